@@ -1,0 +1,157 @@
+"""Plain values passed between the stages: Patch (parsed text), Plan (what to write), Result.
+
+Paths inside a Plan are workspace-relative POSIX strings with no ``.``/``..`` components (the
+workspace has already refused anything that would leave the root); ``spelled`` keeps the path as
+the patch wrote it, for Codex-style summaries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Literal
+
+LineKind = Literal[" ", "-", "+"]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One ``@@`` section of an Update hunk."""
+
+    anchors: tuple[str, ...]
+    """``@@ text`` lines before the body, found one after the other (stacked anchors)."""
+    lines: tuple[tuple[LineKind, str], ...]
+    """Body lines in order: context ``" "``, removed ``"-"``, added ``"+"``."""
+    is_end_of_file: bool = False
+    line: int = 0
+    """Patch line number of the chunk's first line (its ``@@`` line, or first body line)."""
+
+    @property
+    def old_lines(self) -> list[str]:
+        return [text for kind, text in self.lines if kind != "+"]
+
+    @property
+    def new_lines(self) -> list[str]:
+        return [text for kind, text in self.lines if kind != "-"]
+
+
+@dataclass(frozen=True, slots=True)
+class AddFile:
+    path: str
+    contents: str
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteFile:
+    path: str
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateFile:
+    path: str
+    chunks: tuple[Chunk, ...]
+    move_to: str | None = None
+    line: int = 0
+
+
+Hunk = AddFile | DeleteFile | UpdateFile
+
+
+@dataclass(frozen=True, slots=True)
+class Patch:
+    hunks: tuple[Hunk, ...]
+    text: str = ""
+    """The patch as parsed (heredoc wrapper and surrounding blank lines removed)."""
+    environment_id: str | None = None
+
+
+class ChangeKind(str, Enum):
+    ADD = "A"
+    UPDATE = "M"
+    DELETE = "D"
+    MOVE = "R"
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One operation of the patch as planned (for summaries, diffs and per-file status)."""
+
+    kind: ChangeKind
+    path: str
+    """Workspace-relative path; for a move, the destination."""
+    spelled: str
+    """The path as the patch wrote it (destination for a move)."""
+    before: bytes | None
+    """Content of ``source or path`` before this operation; None if it did not exist."""
+    after: bytes | None
+    """Content of ``path`` after this operation; None for a delete."""
+    source: str | None = None
+    """For a move: the workspace-relative source path."""
+    overwrote: bytes | None = None
+    """For an Add or Move allowed to overwrite: what the destination held before."""
+
+
+@dataclass(frozen=True, slots=True)
+class PathTarget:
+    """The net effect of a whole Plan on one path: what the transaction manager must make true.
+
+    ``before`` and ``before_mode`` are what the path held when the Plan was computed (None = absent);
+    the commit re-checks them under the lock. ``after`` None means the path must end up absent.
+    """
+
+    path: str
+    before: bytes | None
+    after: bytes | None
+    before_mode: int | None = None
+    after_mode: int | None = None
+
+    @property
+    def before_sha256(self) -> str | None:
+        return None if self.before is None else hashlib.sha256(self.before).hexdigest()
+
+    @property
+    def after_sha256(self) -> str | None:
+        return None if self.after is None else hashlib.sha256(self.after).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything a commit needs, computed before anything is written."""
+
+    root: str
+    """Absolute, symlink-resolved workspace root."""
+    changes: tuple[FileChange, ...]
+    targets: tuple[PathTarget, ...]
+    """One entry per touched path, in a stable order; paths whose net effect is nil are omitted."""
+    remove_dirs: tuple[str, ...] = ()
+    """Directories the plan empties (deepest first); removed after the files, if still empty."""
+    patch: Patch | None = None
+    intent: str | None = None
+
+    def summary_counts(self) -> dict[str, int]:
+        counts = {kind.value: 0 for kind in ChangeKind}
+        for change in self.changes:
+            counts[change.kind.value] += 1
+        return counts
+
+    @property
+    def summary(self) -> str:
+        counts = self.summary_counts()
+        return ", ".join(f"{k} {counts[k]}" for k in ("A", "M", "D", "R"))
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    plan: Plan
+    committed: bool
+    dry_run: bool = False
+    transaction_id: str | None = None
+    fsyncs: int = 0
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> str:
+        return self.plan.summary
