@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 LineKind = Literal[" ", "-", "+"]
@@ -68,7 +68,7 @@ class Patch:
     environment_id: str | None = None
 
 
-class ChangeKind(str, Enum):
+class ChangeKind(StrEnum):
     ADD = "A"
     UPDATE = "M"
     DELETE = "D"

@@ -1,0 +1,172 @@
+"""Command-line entry points: ``patchtx`` and the drop-in ``apply_patch`` / ``applypatch``.
+
+Agents call ``apply_patch`` once per edit, so this module imports only what a run needs, late.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+
+    from .errors import PatchtxError
+
+APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch"
+
+
+def _has_surrogates(text: str) -> bool:
+    return any("\udc80" <= c <= "\udcff" for c in text)
+
+
+def apply_patch_main(argv: list[str] | None = None) -> int:
+    """Codex's ``apply_patch`` contract: the patch as the one argument or on stdin."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1:
+        sys.stderr.write("Error: apply_patch accepts exactly one argument.\n")
+        return 2
+    if args:
+        text = args[0]
+        if _has_surrogates(text):
+            sys.stderr.write("Error: apply_patch requires a UTF-8 PATCH argument.\n")
+            return 1
+    else:
+        try:
+            text = sys.stdin.buffer.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            sys.stderr.write(f"Error: Failed to read PATCH from stdin.\n{exc}\n")
+            return 1
+        if not text:
+            sys.stderr.write(APPLY_PATCH_USAGE + "\n")
+            return 2
+    from .api import apply_patch
+    from .errors import PatchtxError
+
+    try:
+        result = apply_patch(text, ".")
+    except PatchtxError as exc:
+        sys.stderr.write(exc.message + "\n")
+        return 1
+    from .render import codex_summary
+
+    sys.stdout.write(codex_summary(result.plan))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    top = argparse.ArgumentParser(
+        prog="patchtx",
+        description="Apply Codex-format patches to a tree as one crash-safe transaction.",
+    )
+    sub = top.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--root", default=".", help="workspace root (default: current directory)")
+        p.add_argument("--json", action="store_true", help="print a JSON result")
+
+    for name, helptext in (("apply", "apply patches as one transaction"),
+                           ("check", "plan patches and show what would change; write nothing")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("patches", nargs="*", default=["-"], metavar="FILE",
+                       help="patch files, applied in order as one transaction ('-' = stdin)")
+        common(p)
+        p.add_argument("--allow-overwrite", action="store_true",
+                       help="let Add and Move replace existing files (as Codex does)")
+        p.add_argument("--no-delete", action="store_true", help="refuse patches that delete")
+        p.add_argument("--no-move", action="store_true", help="refuse patches that move")
+        p.add_argument("--first-match", action="store_true",
+                       help="take the first match of an ambiguous hunk (as Codex does)")
+        p.add_argument("--no-diff", action="store_true", help="print the summary only")
+        if name == "apply":
+            p.add_argument("--dry-run", action="store_true", help="same as 'patchtx check'")
+            p.add_argument("--no-fsync", action="store_true",
+                           help="skip fsync (throw-away trees): keeps atomicity, drops durability")
+            p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
+            p.add_argument("--intent", help="why this edit is made (recorded with it)")
+    p = sub.add_parser("recover", help="roll back or finish an interrupted transaction")
+    common(p)
+    return top
+
+
+def _read_patches(names: list[str]) -> list[str]:
+    texts = []
+    for name in names:
+        if name == "-":
+            texts.append(sys.stdin.buffer.read().decode("utf-8"))
+        else:
+            with open(name, "rb") as handle:
+                texts.append(handle.read().decode("utf-8"))
+    return texts
+
+
+def _emit(payload: dict[str, Any]) -> None:
+    import json
+
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def _fail(error: PatchtxError, as_json: bool) -> int:
+    if as_json:
+        from .render import error_json
+
+        _emit(error_json(error))
+    else:
+        sys.stderr.write(f"patchtx: error [{error.kind}]: {error.message}\n")
+    return 1
+
+
+def _run_apply(args: argparse.Namespace) -> int:
+    from .api import apply_patch
+    from .errors import FilesystemError, PatchtxError
+    from .render import human_report, result_json
+
+    dry_run = args.command == "check" or getattr(args, "dry_run", False)
+    try:
+        try:
+            texts = _read_patches(args.patches)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise FilesystemError(f"Cannot read the patch: {exc}.",
+                                  hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
+                from None
+        result = apply_patch(
+            texts, args.root, dry_run=dry_run, allow_overwrite=args.allow_overwrite,
+            allow_delete=not args.no_delete, allow_move=not args.no_move,
+            first_match=args.first_match, durable=not getattr(args, "no_fsync", False),
+            lock_timeout=getattr(args, "lock_timeout", 30.0), intent=getattr(args, "intent", None),
+        )
+    except PatchtxError as exc:
+        return _fail(exc, args.json)
+    if args.json:
+        _emit(result_json(result))
+    else:
+        sys.stdout.write(human_report(result, diffs=not args.no_diff))
+    return 0
+
+
+def _run_recover(args: argparse.Namespace) -> int:
+    from .errors import PatchtxError
+    from .txn import recover
+
+    try:
+        report = recover(args.root)
+    except PatchtxError as exc:
+        return _fail(exc, args.json)
+    if args.json:
+        _emit(report.to_json())
+    else:
+        sys.stdout.write(report.describe() + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command in ("apply", "check"):
+        return _run_apply(args)
+    return _run_recover(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""What to show an agent whose hunk did not match: the closest region and the first difference.
+
+The closest region is found by voting: every file line equal (after normalisation) to pattern line j
+votes for the region starting j lines above it. That is linear in the number of equal lines, so a
+miss in a 200,000-line file is reported in milliseconds, and the output is capped in size.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .matching import normalise
+
+MAX_REGION_LINES = 12
+MAX_SHOWN_CHARS = 160
+MAX_VOTES_PER_LINE = 2000
+_INVISIBLES = {
+    "\t": "\\t",
+    "\r": "\\r",
+    "\ufeff": "\\ufeff(BOM)",
+    "\u00a0": "\\u00a0(no-break space)",
+    "\u2018": "\\u2018(‘)",
+    "\u2019": "\\u2019(’)",
+    "\u201c": "\\u201c(“)",
+    "\u201d": "\\u201d(”)",
+    "\u2013": "\\u2013(–)",
+    "\u2014": "\\u2014(—)",
+    "\u200b": "\\u200b(zero-width space)",
+}
+
+
+def visible(text: str) -> str:
+    """Spell out characters a reader cannot see or tell apart; mark trailing spaces."""
+    stripped = text.rstrip(" ")
+    shown = "".join(_INVISIBLES.get(c, c) for c in stripped)
+    trailing = len(text) - len(stripped)
+    if trailing:
+        shown += "·" * trailing + f"({trailing} trailing space{'s' if trailing > 1 else ''})"
+    if len(shown) > MAX_SHOWN_CHARS:
+        shown = shown[:MAX_SHOWN_CHARS] + "…"
+    return shown
+
+
+@dataclass(frozen=True, slots=True)
+class MissHint:
+    text: str
+    closest_line: int | None
+
+
+def _closest_start(texts: Sequence[str], pattern: Sequence[str]) -> tuple[int, int]:
+    wanted: dict[str, list[int]] = {}
+    for j, line in enumerate(pattern):
+        key = normalise(line)
+        if key:
+            wanted.setdefault(key, []).append(j)
+    votes: dict[int, int] = {}
+    if wanted:
+        seen: dict[str, int] = {}
+        for number, text in enumerate(texts):
+            key = normalise(text)
+            offsets = wanted.get(key)
+            if offsets is None:
+                continue
+            count = seen.get(key, 0)
+            if count >= MAX_VOTES_PER_LINE:
+                continue
+            seen[key] = count + 1
+            for j in offsets:
+                start = number - j
+                votes[start] = votes.get(start, 0) + 1
+    if not votes:
+        return -1, 0
+    best = max(votes.values())
+    return min(s for s, v in votes.items() if v == best), best
+
+
+def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
+                  *, whole_line: bool = False) -> MissHint:
+    """Explain a miss: where the nearest resemblance is and how it differs."""
+    start, score = _closest_start(texts, pattern)
+    if start < 0 or score == 0:
+        # difflib is quadratic per line pair: only worth it (and fast enough) on modest files.
+        near = difflib.get_close_matches(pattern[0], list(texts), n=1, cutoff=0.75) \
+            if len(pattern) == 1 and pattern[0].strip() and len(texts) <= 20_000 else []
+        if near:
+            number = texts.index(near[0])
+            return MissHint(
+                f"Nothing in the file equals that line; the most similar is line {number + 1}: "
+                f"{visible(near[0])!s} (the patch has: {visible(pattern[0])}). "
+                + ("An @@ anchor must equal a whole line of the file." if whole_line else ""),
+                number + 1)
+        return MissHint(
+            "No line of the file resembles the hunk's lines: check the file path, or re-read the "
+            "file before writing the patch.", None)
+    first = max(start, 0)
+    region = range(first, min(len(texts), first + max(len(pattern), 1)))
+    diff_note = ""
+    for j, line in enumerate(pattern):
+        number = start + j
+        if number < 0 or number >= len(texts):
+            diff_note = (f" Patch line {j + 1} of the hunk ({visible(line)}) would lie "
+                         f"{'before the start' if number < 0 else 'past the end'} of the file.")
+            break
+        if texts[number] != line:
+            diff_note = (f" First difference at file line {number + 1}: the file has "
+                         f"{visible(texts[number])!s} where the patch has {visible(line)}.")
+            break
+    listing = "\n".join(f"{n + 1:>7} | {visible(texts[n])}"
+                        for n in list(region)[:MAX_REGION_LINES])
+    if len(region) > MAX_REGION_LINES:
+        listing += f"\n        … ({len(region) - MAX_REGION_LINES} more lines)"
+    where = ""
+    if start + len(pattern) <= cursor:
+        where = (" That region lies above an earlier hunk of this file: hunks must follow file "
+                 "order.")
+    return MissHint(
+        f"Closest region: file lines {first + 1}-{first + max(len(region), 1)} "
+        f"({score} of {len(pattern)} lines alike).{diff_note}{where} Current text of that "
+        f"region:\n{listing}",
+        first + 1,
+    )

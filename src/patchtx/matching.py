@@ -1,0 +1,241 @@
+"""Locating chunk lines in file lines: Codex's four passes, anchors, ambiguity and miss hints.
+
+The four passes (exact; trailing whitespace ignored; surrounding whitespace ignored; Unicode
+punctuation and spaces normalised) are tried in order, each over the whole search window, as Codex
+does. Unlike Codex, a chunk whose text occurs more than once in its window is refused with every
+candidate listed (``first_match=True`` restores Codex's first-occurrence rule). Lookups go through a
+per-pass index of the file's lines, so a 200,000-line file with thousands of chunks is not rescanned
+for each one.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .errors import AmbiguousContextError, ContextNotFoundError
+from .model import Chunk, LineKind
+
+_PUNCTUATION = str.maketrans(
+    {
+        **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"},
+        **{c: "'" for c in "\u2018\u2019\u201a\u201b"},
+        **{c: '"' for c in "\u201c\u201d\u201e\u201f"},
+        **{
+            c: " "
+            for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+        },
+    }
+)
+
+
+def normalise(line: str) -> str:
+    return line.strip().translate(_PUNCTUATION)
+
+
+PASSES: tuple[Callable[[str], str], ...] = (
+    lambda s: s,
+    str.rstrip,
+    str.strip,
+    normalise,
+)
+PASS_NAMES = ("exact", "trailing whitespace ignored", "surrounding whitespace ignored",
+              "Unicode punctuation normalised")
+MAX_CANDIDATES = 20
+
+
+class LineIndex:
+    """File lines keyed per pass, built lazily: most patches never need the fuzzy passes."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = texts
+        self._keys: list[list[str] | None] = [None] * len(PASSES)
+        self._positions: list[dict[str, list[int]] | None] = [None] * len(PASSES)
+
+    def keys(self, tier: int) -> list[str]:
+        keys = self._keys[tier]
+        if keys is None:
+            keys = list(self.texts) if tier == 0 else list(map(PASSES[tier], self.texts))
+            self._keys[tier] = keys
+        return keys
+
+    def positions(self, tier: int) -> dict[str, list[int]]:
+        index = self._positions[tier]
+        if index is None:
+            index = {}
+            for number, key in enumerate(self.keys(tier)):
+                bucket = index.get(key)
+                if bucket is None:
+                    index[key] = [number]
+                else:
+                    bucket.append(number)
+            self._positions[tier] = index
+        return index
+
+    def search(
+        self, pattern: Sequence[str], lower: int, upper: int, *, eof: bool = False,
+        limit: int = 2,
+    ) -> tuple[int, list[int]]:
+        """Return (pass, start positions) of the first pass with a match in [lower, upper).
+
+        A match must fit entirely before ``upper``. With ``eof`` only the position that ends the
+        match at the last line is tried (never before ``lower``). No match: (-1, []).
+        """
+        size = len(self.texts)
+        m = len(pattern)
+        if m == 0:
+            return 0, [lower]
+        if m > size:
+            return -1, []
+        for tier, key_of in enumerate(PASSES):
+            wanted = [key_of(line) for line in pattern]
+            keys = self.keys(tier)
+            if eof:
+                start = max(size - m, lower)
+                if start + m <= size and keys[start : start + m] == wanted:
+                    return tier, [start]
+                continue
+            index = self.positions(tier)
+            # Drive the scan from the pattern line with the fewest occurrences.
+            pivot = min(range(m), key=lambda j: len(index.get(wanted[j], ())))
+            occurrences = index.get(wanted[pivot])
+            if not occurrences:
+                continue
+            found: list[int] = []
+            for position in occurrences[bisect_left(occurrences, lower + pivot) :]:
+                start = position - pivot
+                if start + m > upper:
+                    break
+                if keys[start : start + m] == wanted:
+                    found.append(start)
+                    if len(found) >= limit:
+                        break
+            if found:
+                return tier, found
+        return -1, []
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where one chunk lands: ``length`` file lines from ``start`` are replaced by its lines."""
+
+    chunk_index: int
+    start: int
+    length: int
+    lines: tuple[tuple[LineKind, str], ...]
+
+
+def _without_trailing_blank(
+    lines: tuple[tuple[LineKind, str], ...],
+) -> tuple[tuple[LineKind, str], ...] | None:
+    """Codex's retry: a blank last line of the old text (often a separator) may be absent."""
+    for i in range(len(lines) - 1, -1, -1):
+        kind, text = lines[i]
+        if kind == "+":
+            continue
+        if text != "":
+            return None
+        if kind == "-" or i == len(lines) - 1:
+            return lines[:i] + lines[i + 1 :]
+        return lines[:i] + (("+", ""),) + lines[i + 1 :]
+    return None
+
+
+class Locator:
+    """Places every chunk of one file update, in file order."""
+
+    def __init__(self, texts: Sequence[str], display_path: str, *, first_match: bool = False,
+                 index: LineIndex | None = None) -> None:
+        self.texts = texts
+        self.display_path = display_path
+        self.first_match = first_match
+        self.index = index or LineIndex(texts)
+
+    def place(self, chunks: Sequence[Chunk]) -> list[Placement]:
+        placements: list[Placement] = []
+        pending_checks: list[tuple[int, Sequence[str], int, Chunk, str]] = []
+        cursor = 0
+        size = len(self.texts)
+        # Each uniqueness check needs the start of the next placed item as its upper bound.
+        starts: list[int] = []
+        for number, chunk in enumerate(chunks):
+            first_item: int | None = None
+            for depth, anchor in enumerate(chunk.anchors):
+                tier, found = self.index.search([anchor], cursor, size)
+                if not found:
+                    raise self._anchor_missing(chunk, anchor, cursor)
+                if depth == 0:
+                    pending_checks.append((len(starts), [anchor], cursor, chunk, "anchor"))
+                    first_item = found[0]
+                cursor = found[0] + 1
+            lines = chunk.lines
+            old = [text for kind, text in lines if kind != "+"]
+            if not old:
+                position = cursor if chunk.anchors else size
+                placements.append(Placement(number, position, 0, lines))
+                if chunk.anchors:
+                    starts.append(first_item if first_item is not None else position)
+                continue
+            tier, found = self.index.search(old, cursor, size, eof=chunk.is_end_of_file)
+            if not found:
+                retry = _without_trailing_blank(lines)
+                if retry is not None:
+                    retry_old = [text for kind, text in retry if kind != "+"]
+                    tier, found = self.index.search(retry_old, cursor, size,
+                                                    eof=chunk.is_end_of_file)
+                    if found:
+                        lines, old = retry, retry_old
+            if not found:
+                raise self._lines_missing(chunk, old, cursor)
+            start = found[0]
+            if not chunk.anchors and not chunk.is_end_of_file:
+                pending_checks.append((len(starts), old, cursor, chunk, "lines"))
+            starts.append(first_item if first_item is not None else start)
+            placements.append(Placement(number, start, len(old), lines))
+            cursor = start + len(old)
+        if not self.first_match:
+            for item, pattern, lower, chunk, what in pending_checks:
+                upper = starts[item + 1] if item + 1 < len(starts) else size
+                _tier, found = self.index.search(pattern, lower, upper, limit=MAX_CANDIDATES + 1)
+                if len(found) > 1:
+                    raise self._ambiguous(chunk, pattern, found, what)
+        placements.sort(key=lambda p: p.start)
+        return placements
+
+    # -- errors an agent can act on ------------------------------------------------------------
+    def _anchor_missing(self, chunk: Chunk, anchor: str, cursor: int) -> ContextNotFoundError:
+        from .hints import describe_miss
+
+        hint = describe_miss(self.texts, [anchor], cursor, whole_line=True)
+        return ContextNotFoundError(
+            f"Failed to find context '{anchor}' in {self.display_path}",
+            hint=hint.text, path=self.display_path, line=chunk.line,
+            details={"anchor": anchor, "closest_line": hint.closest_line},
+        )
+
+    def _lines_missing(self, chunk: Chunk, old: list[str], cursor: int) -> ContextNotFoundError:
+        from .hints import describe_miss
+
+        hint = describe_miss(self.texts, old, cursor)
+        return ContextNotFoundError(
+            f"Failed to find expected lines in {self.display_path}:\n" + "\n".join(old),
+            hint=hint.text, path=self.display_path, line=chunk.line,
+            details={"closest_line": hint.closest_line},
+        )
+
+    def _ambiguous(self, chunk: Chunk, pattern: Sequence[str], found: list[int],
+                   what: str) -> AmbiguousContextError:
+        shown = found[:MAX_CANDIDATES]
+        lines = ", ".join(str(s + 1) for s in shown)
+        more = " (and more)" if len(found) > MAX_CANDIDATES else ""
+        subject = f"the @@ anchor '{pattern[0]}'" if what == "anchor" else "the hunk's lines"
+        return AmbiguousContextError(
+            f"Ambiguous patch for {self.display_path}: {subject} (patch line {chunk.line}) "
+            f"match at file lines {lines}{more}.",
+            hint=("Add more unchanged context lines, or an '@@ <line>' anchor naming a unique line "
+                  "above the change (several '@@' lines may be stacked, each found after the "
+                  "previous one), so the patch matches in one place only."),
+            path=self.display_path, line=chunk.line,
+            details={"candidate_lines": [s + 1 for s in shown]},
+        )

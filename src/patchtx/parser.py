@@ -1,0 +1,294 @@
+"""Patch text → ``Patch``, following the released Codex grammar line by line (no I/O).
+
+The grammar, error texts and line numbering are those of Codex's streaming parser (codex 0.169.0);
+see docs/format.md. One extension: several ``@@ anchor`` lines in a row are accepted as stacked
+anchors (Codex's own instructions teach them, its parser rejects them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import HunkParseError, ParseError
+from .model import AddFile, Chunk, DeleteFile, Hunk, LineKind, Patch, UpdateFile
+
+BEGIN_PATCH = "*** Begin Patch"
+END_PATCH = "*** End Patch"
+ADD_FILE = "*** Add File: "
+DELETE_FILE = "*** Delete File: "
+UPDATE_FILE = "*** Update File: "
+MOVE_TO = "*** Move to: "
+END_OF_FILE = "*** End of File"
+ENVIRONMENT_ID = "*** Environment ID:"
+HEREDOC_OPENERS = ("<<EOF", "<<'EOF'", '<<"EOF"')
+
+FIRST_LINE_ERROR = "The first line of the patch must be '*** Begin Patch'"
+LAST_LINE_ERROR = "The last line of the patch must be '*** End Patch'"
+NO_LINES_ERROR = "Update hunk does not contain any lines"
+
+
+def _invalid_header(trimmed: str) -> str:
+    return (
+        f"'{trimmed}' is not a valid hunk header. Valid hunk headers: "
+        "'*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'"
+    )
+
+
+def _unexpected_line(line: str) -> str:
+    return (
+        f"Unexpected line found in update hunk: '{line}'. Every line should start with "
+        "' ' (context line), '+' (added line), or '-' (removed line)"
+    )
+
+
+def _expected_marker(line: str) -> str:
+    return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
+
+
+def _patch_error(message: str, hint: str = "") -> ParseError:
+    return ParseError(f"Invalid patch: {message}", hint=hint, details={"codex_message": message})
+
+
+def _hunk_error(line_number: int, message: str, hint: str = "") -> HunkParseError:
+    return HunkParseError(
+        f"Invalid patch hunk on line {line_number}: {message}",
+        hint=hint,
+        line=line_number,
+        details={"codex_message": message},
+    )
+
+
+def split_lines(text: str) -> list[str]:
+    """Split like Rust's ``str::lines``: on LF, dropping one CR right before it."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _boundary_error(lines: list[str]) -> str | None:
+    if lines and lines[0].strip() == BEGIN_PATCH and lines[-1].strip() == END_PATCH:
+        return None
+    if lines and lines[0].strip() != BEGIN_PATCH:
+        return FIRST_LINE_ERROR
+    return LAST_LINE_ERROR
+
+
+def unwrap(text: str) -> list[str]:
+    """Trim the text, check the Begin/End envelope, and unwrap a lenient ``<<EOF`` heredoc."""
+    lines = split_lines(text.strip())
+    error = _boundary_error(lines)
+    if error is None:
+        return lines
+    if len(lines) >= 4 and lines[0] in HEREDOC_OPENERS and lines[-1].endswith("EOF"):
+        inner = lines[1:-1]
+        inner_error = _boundary_error(inner)
+        if inner_error is None:
+            return inner
+        raise _patch_error(inner_error)
+    hint = ""
+    if not lines:
+        hint = "The patch is empty: send the whole patch, from '*** Begin Patch' to '*** End Patch'."
+    elif error == FIRST_LINE_ERROR:
+        hint = f"It starts with {lines[0][:80]!r}; a patch starts with '*** Begin Patch'."
+    else:
+        hint = "Close the patch with a '*** End Patch' line."
+    raise _patch_error(error, hint)
+
+
+@dataclass
+class _PendingUpdate:
+    path: str
+    line: int
+    move_to: str | None = None
+    chunks: list[_PendingChunk] = field(default_factory=list)
+
+
+@dataclass
+class _PendingChunk:
+    anchors: list[str]
+    line: int
+    lines: list[tuple[LineKind, str]] = field(default_factory=list)
+    is_end_of_file: bool = False
+
+    def freeze(self) -> Chunk:
+        return Chunk(tuple(self.anchors), tuple(self.lines), self.is_end_of_file, self.line)
+
+
+def _header(line: str) -> tuple[str, str] | None:
+    for marker in (ADD_FILE, DELETE_FILE, UPDATE_FILE):
+        if line.startswith(marker):
+            return marker, line[len(marker) :]
+    return None
+
+
+class _StreamParser:
+    """Codex's state machine: NotStarted → StartedPatch → (Add|Delete|Update)* → Ended."""
+
+    def __init__(self) -> None:
+        self.hunks: list[Hunk] = []
+        self.state = "started"
+        self.environment_id: str | None = None
+        self.add: tuple[str, int, list[str]] | None = None
+        self.update: _PendingUpdate | None = None
+
+    # -- closing the current hunk -------------------------------------------------------------
+    def _close(self, number: int, trigger: str, at_end: bool) -> None:
+        if self.add is not None:
+            path, line, contents = self.add
+            self.hunks.append(AddFile(path, "".join(contents), line))
+            self.add = None
+        update = self.update
+        if update is None:
+            return
+        if not update.chunks:
+            raise _hunk_error(
+                update.line,
+                f"Update file hunk for path '{update.path}' is empty",
+                "An Update needs at least one line: a change, or an unchanged context line "
+                "(for a pure rename, repeat one line of the file as context).",
+            )
+        if not update.chunks[-1].lines:
+            message = NO_LINES_ERROR if at_end else _unexpected_line(trigger)
+            raise _hunk_error(number, message)
+        self.hunks.append(
+            UpdateFile(update.path, tuple(c.freeze() for c in update.chunks), update.move_to,
+                       update.line)
+        )
+        self.update = None
+
+    def _start(self, header: tuple[str, str], number: int, trimmed: str) -> None:
+        self._close(number, trimmed, at_end=False)
+        marker, path = header
+        if marker == ADD_FILE:
+            self.add = (path, number, [])
+            self.state = "add"
+        elif marker == DELETE_FILE:
+            self.hunks.append(DeleteFile(path, number))
+            self.state = "delete"
+        else:
+            self.update = _PendingUpdate(path, number)
+            self.state = "update"
+
+    def _end(self, number: int, trimmed: str) -> None:
+        self._close(number, trimmed, at_end=True)
+        self.state = "ended"
+
+    # -- one line ------------------------------------------------------------------------------
+    def feed(self, line: str, number: int, last: bool) -> None:
+        if line.endswith("\r"):
+            line = line[:-1]
+        trimmed = line.strip()
+        state = self.state
+        if state == "ended":
+            if trimmed:
+                raise _patch_error(LAST_LINE_ERROR)
+            return
+        if state == "update":
+            self._feed_update(line, number, trimmed, last)
+            return
+        if trimmed == END_PATCH:
+            self._end(number, trimmed)
+            return
+        header = _header(trimmed)
+        if header is not None:
+            self._start(header, number, trimmed)
+            return
+        if state == "started":
+            if trimmed.startswith(ENVIRONMENT_ID):
+                self._environment_id(trimmed[len(ENVIRONMENT_ID) :].strip())
+                return
+            raise _hunk_error(number, _invalid_header(trimmed))
+        if state == "add" and line.startswith("+"):
+            assert self.add is not None
+            self.add[2].append(line[1:] + "\n")
+            return
+        hint = ""
+        if state == "add":
+            hint = "Every line of an added file starts with '+' (an empty line is a bare '+')."
+        raise _hunk_error(number, _invalid_header(trimmed), hint)
+
+    def _environment_id(self, value: str) -> None:
+        if not value:
+            raise _patch_error("apply_patch environment_id cannot be empty")
+        if self.environment_id is not None:
+            raise _patch_error("apply_patch environment_id cannot be specified more than once")
+        self.environment_id = value
+
+    def _feed_update(self, line: str, number: int, trimmed: str, last: bool) -> None:
+        update = self.update
+        assert update is not None
+        update_line = line.rstrip()
+        # The final line is always the End Patch marker (the envelope check made sure), even when
+        # indented; elsewhere an indented marker inside an Update is a context line, as in Codex.
+        if update_line == END_PATCH or (last and trimmed == END_PATCH):
+            self._end(number, trimmed)
+            return
+        header = _header(update_line)
+        if header is not None:
+            self._start(header, number, trimmed)
+            return
+        chunks = update.chunks
+        current = chunks[-1] if chunks else None
+        is_marker = update_line == "@@" or update_line.startswith("@@ ")
+        if current is not None and current.is_end_of_file:
+            if update_line == "":
+                return
+            if not is_marker:
+                raise _hunk_error(number, _expected_marker(line),
+                                  "Only a new '@@' section may follow '*** End of File'.")
+        if update_line.startswith(MOVE_TO) and not chunks and update.move_to is None:
+            update.move_to = update_line[len(MOVE_TO) :]
+            return
+        if is_marker:
+            anchor = update_line[3:] if update_line != "@@" else None
+            if current is not None and not current.lines:
+                if anchor is None or current.is_end_of_file:
+                    raise _hunk_error(number, _unexpected_line(line))
+                current.anchors.append(anchor)  # stacked anchors: patchtx extension
+                return
+            chunks.append(_PendingChunk([] if anchor is None else [anchor], number))
+            return
+        if update_line == END_OF_FILE:
+            if current is None:
+                return
+            if not current.lines:
+                raise _hunk_error(number, NO_LINES_ERROR)
+            current.is_end_of_file = True
+            return
+        kind: LineKind
+        if line == "":
+            kind, text = " ", ""
+        elif line[0] in " +-":
+            kind, text = line[0], line[1:]  # type: ignore[assignment]
+        else:
+            if current is not None and current.lines:
+                raise _hunk_error(number, _expected_marker(line), _line_prefix_hint(line))
+            raise _hunk_error(number, _unexpected_line(line), _line_prefix_hint(line))
+        if current is None:
+            current = _PendingChunk([], number)
+            chunks.append(current)
+        current.lines.append((kind, text))
+
+
+def _line_prefix_hint(line: str) -> str:
+    if line.startswith("\\"):
+        return ("'\\ No newline at end of file' is unified-diff syntax; this format has no such "
+                "line: patchtx keeps a file's final-newline state by itself.")
+    if line.startswith("\t"):
+        return "A context line starts with one space before its text (here the line starts with a tab)."
+    return "Prefix every body line with ' ', '+' or '-', or start a new section with '@@'."
+
+
+def parse(text: str) -> Patch:
+    """Parse patch text; raise ``ParseError`` (with the patch line number) if it is malformed."""
+    lines = unwrap(text)
+    parser = _StreamParser()
+    if not lines or lines[0].strip() != BEGIN_PATCH:  # unreachable after unwrap; kept for safety
+        raise _patch_error(FIRST_LINE_ERROR)
+    last_index = len(lines) - 1
+    for index in range(1, len(lines)):
+        parser.feed(lines[index], index + 1, index == last_index)
+    if parser.state != "ended":
+        raise _patch_error(LAST_LINE_ERROR)
+    return Patch(tuple(parser.hunks), "\n".join(lines), parser.environment_id)

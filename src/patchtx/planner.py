@@ -1,0 +1,325 @@
+"""Patch + workspace → Plan: every touched file's exact before- and after-bytes (reads only).
+
+Operations are applied in patch order to an in-memory overlay of the tree, so later operations see
+earlier ones (Add then Update of one file works, as in Codex's CLI). Any failure raises before a
+single byte is written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .errors import (
+    ConflictError,
+    EmptyPatchError,
+    FileExistsPatchError,
+    FileNotFoundPatchError,
+    NotARegularFileError,
+    PolicyError,
+    UnsafePathError,
+)
+from .matching import Locator, Placement
+from .model import (
+    AddFile,
+    ChangeKind,
+    DeleteFile,
+    FileChange,
+    Patch,
+    PathTarget,
+    Plan,
+    UpdateFile,
+)
+from .textfile import TextFile, decode
+from .workspace import FileView, ResolvedPath, Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    allow_overwrite: bool = False
+    """Let Add and Move replace an existing file (Codex's behaviour); refused by default."""
+    allow_delete: bool = True
+    allow_move: bool = True
+    first_match: bool = False
+    """Take the first occurrence of an ambiguous hunk (Codex's behaviour) instead of refusing."""
+
+
+@dataclass(slots=True)
+class _Entry:
+    content: bytes | None
+    mode: int | None
+    kind: str = "file"  # "file", "dir", "special" or "absent"
+
+
+def rewrite(original: TextFile, placements: list[Placement]) -> TextFile:
+    """Apply placed chunks: context lines keep the file's text and ending, ``-`` lines go,
+    ``+`` lines come with the file's dominant ending; the final-newline state is kept."""
+    texts, endings = original.texts, original.endings
+    dominant = original.dominant_ending
+    out_texts: list[str] = []
+    out_endings: list[str] = []
+    position = 0
+    for placement in placements:
+        out_texts.extend(texts[position : placement.start])
+        out_endings.extend(endings[position : placement.start])
+        line = placement.start
+        for kind, text in placement.lines:
+            if kind == " ":
+                out_texts.append(texts[line])
+                out_endings.append(endings[line])
+                line += 1
+            elif kind == "-":
+                line += 1
+            else:
+                out_texts.append(text)
+                out_endings.append(dominant)
+        position = line
+    out_texts.extend(texts[position:])
+    out_endings.extend(endings[position:])
+    for k in range(len(out_endings) - 1):
+        if not out_endings[k]:
+            out_endings[k] = dominant
+    if out_endings:
+        out_endings[-1] = (out_endings[-1] or dominant) if original.ends_with_newline else ""
+    return TextFile(out_texts, out_endings, original.bom)
+
+
+class _Planner:
+    def __init__(self, view: FileView, options: PlanOptions) -> None:
+        self.view = view
+        self.options = options
+        self.original: dict[str, _Entry] = {}
+        self.overlay: dict[str, _Entry] = {}
+        self.changes: list[FileChange] = []
+
+    # -- the overlay ----------------------------------------------------------------------------
+    def current(self, rel: str) -> _Entry:
+        entry = self.overlay.get(rel)
+        if entry is not None:
+            return entry
+        info = self.view.info(rel)
+        if info is None:
+            entry = _Entry(None, None, "absent")
+        elif info.kind == "file":
+            entry = _Entry(self.view.read(rel), info.mode)
+        else:
+            entry = _Entry(None, info.mode, "dir" if info.kind == "dir" else "special")
+        self.original[rel] = entry
+        self.overlay[rel] = entry
+        return entry
+
+    def set(self, rel: str, content: bytes | None, mode: int | None) -> None:
+        self.current(rel)
+        self.overlay[rel] = _Entry(content, mode, "file" if content is not None else "absent")
+
+    def display(self, rel: str) -> str:
+        return self.view.display(rel)
+
+    # -- checks ---------------------------------------------------------------------------------
+    def check_parents(self, rel: str, spelled: str, line: int) -> None:
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            prefix = "/".join(parts[:depth])
+            entry = self.overlay.get(prefix)
+            kind = entry.kind if entry is not None else None
+            if kind is None:
+                info = self.view.info(prefix)
+                kind = None if info is None else info.kind
+            if kind in ("file", "special"):
+                raise NotARegularFileError(
+                    f"Failed to write file {self.display(rel)}",
+                    hint=f"'{prefix}' is a file, so it cannot hold '{spelled}'.",
+                    path=rel, line=line)
+            if kind in (None, "absent"):
+                return
+        for other, entry in self.overlay.items():
+            if entry.content is not None and other.startswith(rel + "/"):
+                raise NotARegularFileError(
+                    f"Failed to write file {self.display(rel)}",
+                    hint=f"This patch already puts '{other}' inside a folder named '{spelled}'.",
+                    path=rel, line=line)
+
+    def resolve(self, spelled: str, line: int) -> ResolvedPath:
+        return self.view.resolve(spelled, line=line)
+
+    def refuse_link(self, resolved: ResolvedPath, action: str, line: int) -> None:
+        if resolved.leaf_is_symlink:
+            raise UnsafePathError(
+                f"Refusing to {action} '{resolved.spelled}': it is a symbolic link.",
+                hint="patchtx updates files through links that stay inside the workspace, but "
+                     "never adds, deletes or moves a link itself; name the real file instead.",
+                path=resolved.spelled, line=line)
+
+    # -- operations -----------------------------------------------------------------------------
+    def add(self, hunk: AddFile) -> None:
+        resolved = self.resolve(hunk.path, hunk.line)
+        self.refuse_link(resolved, "add", hunk.line)
+        rel = resolved.rel
+        entry = self.current(rel)
+        if entry.kind in ("dir", "special"):
+            raise NotARegularFileError(
+                f"Failed to write file {self.display(rel)}",
+                hint=f"'{hunk.path}' is a {'directory' if entry.kind == 'dir' else 'special file'}.",
+                path=rel, line=hunk.line)
+        if entry.content is not None and not self.options.allow_overwrite:
+            raise FileExistsPatchError(
+                f"Refusing to add {hunk.path}: the file already exists "
+                f"(patch line {hunk.line}).",
+                hint="Use '*** Update File:' to change it, or allow overwriting explicitly "
+                     "(--allow-overwrite).",
+                path=rel, line=hunk.line)
+        self.check_parents(rel, hunk.path, hunk.line)
+        after = hunk.contents.encode("utf-8")
+        self.changes.append(FileChange(ChangeKind.ADD, rel, hunk.path, entry.content, after,
+                                       overwrote=entry.content))
+        self.set(rel, after, entry.mode)
+
+    def delete(self, hunk: DeleteFile) -> None:
+        resolved = self.resolve(hunk.path, hunk.line)
+        if not self.options.allow_delete:
+            raise PolicyError(f"Refusing to delete {hunk.path}: deleting files is not allowed "
+                              "here.", hint="Ask for permission to delete (allow_delete).",
+                              path=resolved.rel, line=hunk.line)
+        self.refuse_link(resolved, "delete", hunk.line)
+        rel = resolved.rel
+        entry = self.current(rel)
+        if entry.content is None:
+            hint = {
+                "dir": "It is a directory; patchtx deletes files only.",
+                "special": "It is not a regular file.",
+            }.get(entry.kind, "No such file" + (" (this patch already removed it)."
+                                                 if rel in self.original and
+                                                 self.original[rel].content is not None else "."))
+            error = FileNotFoundPatchError if entry.kind == "absent" else NotARegularFileError
+            raise error(f"Failed to delete file {self.display(rel)}", hint=hint, path=rel,
+                        line=hunk.line)
+        self.changes.append(FileChange(ChangeKind.DELETE, rel, hunk.path, entry.content, None))
+        self.set(rel, None, None)
+
+    def update(self, hunk: UpdateFile) -> None:
+        resolved = self.resolve(hunk.path, hunk.line)
+        rel = resolved.rel
+        entry = self.current(rel)
+        display = self.display(rel)
+        if entry.content is None:
+            if entry.kind == "absent":
+                removed = rel in self.original and self.original[rel].content is not None
+                raise FileNotFoundPatchError(
+                    f"Failed to read file to update {display}: No such file or directory "
+                    "(os error 2)",
+                    hint=("An earlier operation of this patch removed it." if removed else
+                          "To create a file use '*** Add File:'."),
+                    path=rel, line=hunk.line)
+            raise NotARegularFileError(
+                f"Failed to read file to update {display}: path `{display}` is not a file",
+                path=rel, line=hunk.line)
+        original = decode(entry.content, display)
+        placements = Locator(original.texts, display,
+                             first_match=self.options.first_match).place(hunk.chunks)
+        after = rewrite(original, placements).encode()
+        destination = None
+        if hunk.move_to is not None:
+            destination = self.resolve(hunk.move_to, hunk.line)
+            if destination.rel == rel:
+                destination = None  # a move onto itself is a plain update, never a loss
+        if destination is None:
+            self.changes.append(FileChange(ChangeKind.UPDATE, rel, hunk.path, entry.content,
+                                           after))
+            self.set(rel, after, entry.mode)
+            return
+        self.move(hunk, resolved, destination, entry, after)
+
+    def move(self, hunk: UpdateFile, source: ResolvedPath, destination: ResolvedPath,
+             entry: _Entry, after: bytes) -> None:
+        if not self.options.allow_move:
+            raise PolicyError(f"Refusing to move {hunk.path}: moving files is not allowed here.",
+                              hint="Ask for permission to move (allow_move).", path=source.rel,
+                              line=hunk.line)
+        self.refuse_link(source, "move", hunk.line)
+        self.refuse_link(destination, "move onto", hunk.line)
+        target = self.current(destination.rel)
+        spelled = destination.spelled
+        if target.kind in ("dir", "special"):
+            raise NotARegularFileError(
+                f"Failed to write file {self.display(destination.rel)}",
+                hint=f"The move destination '{spelled}' is a directory or special file.",
+                path=destination.rel, line=hunk.line)
+        if target.content is not None and not self.options.allow_overwrite:
+            raise FileExistsPatchError(
+                f"Refusing to move {hunk.path} to {spelled}: the destination already exists "
+                f"(patch line {hunk.line}).",
+                hint="Delete the destination first in the same patch, or allow overwriting "
+                     "explicitly (--allow-overwrite).",
+                path=destination.rel, line=hunk.line)
+        self.check_parents(destination.rel, spelled, hunk.line)
+        self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
+                                       after, source=source.rel, overwrote=target.content))
+        self.set(source.rel, None, None)
+        self.set(destination.rel, after, entry.mode)
+
+    # -- the result -----------------------------------------------------------------------------
+    def targets(self) -> list[PathTarget]:
+        out = []
+        for rel in sorted(self.overlay):
+            before, after = self.original[rel], self.overlay[rel]
+            if before.kind in ("dir", "special"):
+                if after.content is None:
+                    continue
+                raise ConflictError(f"Cannot write {self.display(rel)}: it is not a regular file.",
+                                    path=rel)
+            if before.content == after.content and (after.content is None or
+                                                    before.mode == after.mode):
+                continue
+            out.append(PathTarget(rel, before.content, after.content, before.mode, after.mode))
+        return out
+
+    def emptied_dirs(self, targets: list[PathTarget]) -> list[str]:
+        removed = {t.path for t in targets if t.after is None}
+        kept = [t.path for t in targets if t.after is not None]
+        candidates: set[str] = set()
+        for path in removed:
+            parts = path.split("/")
+            for depth in range(1, len(parts)):
+                candidates.add("/".join(parts[:depth]))
+        emptied: set[str] = set()
+        for folder in sorted(candidates, key=lambda d: d.count("/"), reverse=True):
+            prefix = folder + "/"
+            if any(p.startswith(prefix) for p in kept):
+                continue
+            entries = self.view.list_dir(folder)
+            if all(prefix + e in removed or prefix + e in emptied for e in entries):
+                emptied.add(folder)
+        return sorted(emptied, key=lambda d: (-d.count("/"), d))
+
+
+def plan(
+    patch: Patch,
+    view: FileView | str | os.PathLike[str],
+    options: PlanOptions | None = None,
+    *,
+    intent: str | None = None,
+) -> Plan:
+    """Compute the Plan of ``patch`` against the workspace (a root path, or a FileView)."""
+    workspace = view if not isinstance(view, str | os.PathLike) else Workspace(view)
+    planner = _Planner(workspace, options or PlanOptions())
+    if not patch.hunks:
+        raise EmptyPatchError(
+            "No files were modified.",
+            hint="The patch has no file operations: add '*** Add File:', '*** Update File:' or "
+                 "'*** Delete File:' sections between the Begin and End lines.")
+    for hunk in patch.hunks:
+        if isinstance(hunk, AddFile):
+            planner.add(hunk)
+        elif isinstance(hunk, DeleteFile):
+            planner.delete(hunk)
+        else:
+            planner.update(hunk)
+    targets = planner.targets()
+    return Plan(
+        root=workspace.root,
+        changes=tuple(planner.changes),
+        targets=tuple(targets),
+        remove_dirs=tuple(planner.emptied_dirs(targets)),
+        patch=patch,
+        intent=intent,
+    )

@@ -1,0 +1,98 @@
+"""Bytes ⇄ lines, keeping every line's own ending, a UTF-8 BOM and the final-newline state.
+
+Nothing the patch does not touch may change by a single byte: a ``TextFile`` re-encodes to exactly
+the bytes it was decoded from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from .errors import BinaryFileError, EncodingPatchError
+
+BOM = "\ufeff"
+_LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
+
+
+@dataclass(slots=True)
+class TextFile:
+    texts: list[str]
+    """Line contents without their endings (the BOM is not part of the first line)."""
+    endings: list[str]
+    """Each line's ending: ``"\\n"``, ``"\\r\\n"``, ``"\\r"``, or ``""`` for an unterminated last line."""
+    bom: bool = False
+
+    @property
+    def ends_with_newline(self) -> bool:
+        """True for an empty file: text added to it gets a final newline."""
+        return not self.endings or self.endings[-1] != ""
+
+    @property
+    def dominant_ending(self) -> str:
+        """The most common ending (ties go to the first seen); LF for a file without any."""
+        counts = Counter(e for e in self.endings if e)
+        if not counts:
+            return "\n"
+        best = max(counts.values())
+        return next(e for e in self.endings if e and counts[e] == best)
+
+    def encode(self) -> bytes:
+        body = "".join(t + e for t, e in zip(self.texts, self.endings, strict=True))
+        return ((BOM if self.bom else "") + body).encode("utf-8")
+
+
+def split_text(text: str) -> tuple[list[str], list[str]]:
+    if "\r" not in text:  # the common case, ten times faster than the regex
+        texts = text.split("\n")
+        endings = ["\n"] * len(texts)
+        if texts[-1] == "":
+            texts.pop()
+            endings.pop()
+        else:
+            endings[-1] = ""
+        return texts, endings
+    texts = []
+    endings = []
+    for match in _LINE.finditer(text):
+        line, ending = match.group(1), match.group(2)
+        if not line and not ending:
+            if match.start() == len(text):
+                break
+            continue
+        texts.append(line)
+        endings.append(ending)
+    return texts, endings
+
+
+def looks_binary(data: bytes) -> bool:
+    """A NUL byte in the first 8 KiB, as git decides."""
+    return b"\x00" in data[:8192]
+
+
+def decode(data: bytes, display_path: str) -> TextFile:
+    """Decode a file's bytes; refuse binary and non-UTF-8 files (never guess, never replace)."""
+    if looks_binary(data):
+        raise BinaryFileError(
+            f"Refusing to edit {display_path}: it looks like a binary file (it contains NUL bytes).",
+            hint="patchtx edits UTF-8 text only; change binary files with another tool.",
+            path=display_path,
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise EncodingPatchError(
+            f"Failed to read file to update {display_path}: invalid utf-8 sequence of "
+            f"{exc.end - exc.start} bytes from index {exc.start}",
+            hint=(f"The file is not valid UTF-8 (line {line}); patchtx never rewrites such a file "
+                  "with replacement characters. Convert it to UTF-8 first, or edit it another way."),
+            path=display_path,
+            details={"byte_offset": exc.start, "file_line": line},
+        ) from None
+    bom = text.startswith(BOM)
+    if bom:
+        text = text[1:]
+    texts, endings = split_text(text)
+    return TextFile(texts, endings, bom)

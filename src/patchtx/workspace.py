@@ -1,0 +1,202 @@
+"""The workspace root: resolving patch paths inside it, and reading files (never writing).
+
+Every path a patch names must resolve inside the root. Refused before anything is written: NUL
+bytes, backslashes, Windows drive or UNC paths, ``..`` anywhere, absolute paths outside the root,
+symbolic links (file or parent directory) that lead outside, and the ``.git`` and ``.patchtx``
+folders. A symlink that stays inside is replaced by its real path, so the writer never follows one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from typing import Protocol
+
+from .errors import FilesystemError, NotARegularFileError, UnsafePathError
+
+STATE_DIR = ".patchtx"
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedPath:
+    rel: str
+    """Real workspace-relative POSIX path (symlinks inside the root already followed)."""
+    spelled: str
+    leaf_is_symlink: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    kind: str
+    """``file``, ``dir``, ``symlink`` or ``special``."""
+    mode: int
+    uid: int = -1
+    gid: int = -1
+
+
+class FileView(Protocol):
+    """Read-only access the planner needs; the Transaction API supplies a staged overlay."""
+
+    root: str
+
+    def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath: ...
+
+    def info(self, rel: str) -> FileInfo | None: ...
+
+    def read(self, rel: str) -> bytes: ...
+
+    def list_dir(self, rel: str) -> list[str]: ...
+
+    def display(self, rel: str) -> str: ...
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    return "special"
+
+
+def _unsafe(spelled: str, why: str, line: int | None) -> UnsafePathError:
+    return UnsafePathError(
+        f"Refusing path '{spelled}': {why}.",
+        hint="Use a relative path to a file inside the workspace root, without '..'.",
+        path=spelled, line=line,
+    )
+
+
+class Workspace:
+    """A directory on disk, seen read-only."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        given = os.path.abspath(os.fspath(root))
+        if not os.path.isdir(given):
+            raise FilesystemError(
+                f"The workspace root {given} is not a directory.",
+                hint="Pass an existing directory with --root.", path=given,
+            )
+        self.given_root = given
+        self.root = os.path.realpath(given)
+
+    def display(self, rel: str) -> str:
+        return os.path.join(self.root, rel) if rel else self.root
+
+    def info(self, rel: str) -> FileInfo | None:
+        try:
+            st = os.lstat(self.display(rel))
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            return None
+        except OSError as exc:
+            raise _read_error(self.display(rel), exc) from None
+        return FileInfo(_kind(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid)
+
+    def read(self, rel: str) -> bytes:
+        path = self.display(rel)
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(path, flags)
+        except OSError as exc:
+            raise _read_error(path, exc) from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise NotARegularFileError(f"Refusing to read {path}: it is not a regular file.",
+                                           path=path)
+            chunks = []
+            while True:
+                block = os.read(fd, 1 << 20)
+                if not block:
+                    break
+                chunks.append(block)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def list_dir(self, rel: str) -> list[str]:
+        try:
+            return os.listdir(self.display(rel))
+        except OSError:
+            return []
+
+    # -- path resolution ------------------------------------------------------------------------
+    def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath:
+        if "\x00" in spelled:
+            raise _unsafe(spelled, "it contains a NUL byte", line)
+        if "\\" in spelled:
+            raise _unsafe(spelled, "it contains a backslash (Windows separators are not accepted)",
+                          line)
+        if _DRIVE.match(spelled):
+            raise _unsafe(spelled, "it is a Windows drive path", line)
+        relative = spelled
+        if spelled.startswith("/"):
+            relative = self._relative_absolute(spelled, line)
+        parts = [p for p in relative.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            raise _unsafe(spelled, "it contains '..'", line)
+        if not parts:
+            raise _unsafe(spelled, "it names no file", line)
+        real, leaf_is_symlink = self._follow_links(parts, spelled, line)
+        self._check_reserved(real, spelled, line)
+        return ResolvedPath("/".join(real), spelled, leaf_is_symlink)
+
+    def _relative_absolute(self, spelled: str, line: int | None) -> str:
+        normal = os.path.normpath(spelled)
+        for base in (self.root, self.given_root):
+            if normal == base:
+                raise _unsafe(spelled, "it names the workspace root itself", line)
+            if normal.startswith(base.rstrip("/") + "/"):
+                if ".." in spelled.split("/"):
+                    raise _unsafe(spelled, "it contains '..'", line)
+                return normal[len(base.rstrip("/")) + 1 :]
+        raise _unsafe(spelled, f"it is an absolute path outside the workspace root {self.root}",
+                      line)
+
+    def _check_reserved(self, parts: list[str], spelled: str, line: int | None) -> None:
+        if parts and parts[0] == STATE_DIR:
+            raise _unsafe(spelled, "it is inside patchtx's own state folder .patchtx", line)
+        if ".git" in parts:
+            raise _unsafe(spelled, "it is inside a .git folder", line)
+
+    def _follow_links(self, parts: list[str], spelled: str,
+                      line: int | None) -> tuple[list[str], bool]:
+        real: list[str] = []
+        for i, part in enumerate(parts):
+            candidate = os.path.join(self.root, *real, part)
+            try:
+                st = os.lstat(candidate)
+            except (FileNotFoundError, NotADirectoryError):
+                return real + parts[i:], False
+            except OSError as exc:
+                raise _read_error(candidate, exc) from None
+            if not stat.S_ISLNK(st.st_mode):
+                real.append(part)
+                continue
+            target = os.path.realpath(candidate)
+            if target != self.root and not target.startswith(self.root.rstrip("/") + "/"):
+                raise _unsafe(spelled, f"'{'/'.join(parts[: i + 1])}' is a symbolic link that "
+                              f"leads outside the workspace (to {target})", line)
+            inside = os.path.relpath(target, self.root)
+            real = [] if inside == "." else inside.split("/")
+            if i == len(parts) - 1:
+                return real, True
+        return real, False
+
+
+def _read_error(path: str, exc: OSError) -> FilesystemError:
+    name = _errno_name(exc)
+    reason = exc.strerror or str(exc)
+    return FilesystemError(f"Failed to read {path}: {reason}.", errno_name=name, path=path)
+
+
+def _errno_name(exc: OSError) -> str | None:
+    import errno
+
+    return errno.errorcode.get(exc.errno or 0)
