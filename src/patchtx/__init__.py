@@ -1,5 +1,40 @@
-"""patchtx: apply Codex-format patches to a tree as one crash-safe transaction."""
+"""patchtx: apply Codex-format patches to a tree as one crash-safe transaction.
+
+The public names are loaded on first use, so that ``apply_patch`` (which imports this package)
+starts fast.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "parse": "patchtx.parser",
+    "plan_patch": "patchtx.api",
+    "apply_patch": "patchtx.api",
+    "apply_plan": "patchtx.api",
+    "PatchtxError": "patchtx.errors",
+    "Patch": "patchtx.model",
+    "Plan": "patchtx.model",
+    "Result": "patchtx.model",
+    "recover": "patchtx.txn",
+}
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from .api import apply_patch, apply_plan, plan_patch
+    from .errors import PatchtxError
+    from .model import Patch, Plan, Result
+    from .parser import parse
+    from .txn import recover
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'patchtx' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
