@@ -21,7 +21,17 @@ _EXPORTS = {
     "Result": "patchtx.model",
     "recover": "patchtx.txn",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Patch",
+    "PatchtxError",
+    "Plan",
+    "Result",
+    "apply_patch",
+    "apply_plan",
+    "parse",
+    "plan_patch",
+    "recover",
+]
 
 if TYPE_CHECKING:
     from .api import apply_patch, apply_plan, plan_patch

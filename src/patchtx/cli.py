@@ -132,9 +132,10 @@ def _run_apply(args: argparse.Namespace) -> int:
                                   hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
                 from None
         result = apply_patch(
-            texts, args.root, dry_run=dry_run, allow_overwrite=args.allow_overwrite,
-            allow_delete=not args.no_delete, allow_move=not args.no_move,
-            first_match=args.first_match, durable=not getattr(args, "no_fsync", False),
+            texts, args.root, dry_run=dry_run, allow_overwrite=args.allow_overwrite or None,
+            allow_delete=False if args.no_delete else None,
+            allow_move=False if args.no_move else None,
+            first_match=args.first_match or None, durable=not getattr(args, "no_fsync", False),
             lock_timeout=getattr(args, "lock_timeout", 30.0), intent=getattr(args, "intent", None),
         )
     except PatchtxError as exc:

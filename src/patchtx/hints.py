@@ -88,7 +88,7 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
             number = texts.index(near[0])
             return MissHint(
                 f"Nothing in the file equals that line; the most similar is line {number + 1}: "
-                f"{visible(near[0])!s} (the patch has: {visible(pattern[0])}). "
+                f'"{visible(near[0])}" (the patch has "{visible(pattern[0])}"). '
                 + ("An @@ anchor must equal a whole line of the file." if whole_line else ""),
                 number + 1)
         return MissHint(
@@ -100,12 +100,12 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
     for j, line in enumerate(pattern):
         number = start + j
         if number < 0 or number >= len(texts):
-            diff_note = (f" Patch line {j + 1} of the hunk ({visible(line)}) would lie "
+            diff_note = (f' Line {j + 1} of the hunk ("{visible(line)}") would lie '
                          f"{'before the start' if number < 0 else 'past the end'} of the file.")
             break
         if texts[number] != line:
             diff_note = (f" First difference at file line {number + 1}: the file has "
-                         f"{visible(texts[number])!s} where the patch has {visible(line)}.")
+                         f'"{visible(texts[number])}" where the patch has "{visible(line)}".')
             break
     listing = "\n".join(f"{n + 1:>7} | {visible(texts[n])}"
                         for n in list(region)[:MAX_REGION_LINES])

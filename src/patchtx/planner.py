@@ -30,18 +30,9 @@ from .model import (
     Plan,
     UpdateFile,
 )
+from .policy import PlanOptions, protected_by
 from .textfile import TextFile, decode
 from .workspace import FileView, ResolvedPath, Workspace
-
-
-@dataclass(frozen=True, slots=True)
-class PlanOptions:
-    allow_overwrite: bool = False
-    """Let Add and Move replace an existing file (Codex's behaviour); refused by default."""
-    allow_delete: bool = True
-    allow_move: bool = True
-    first_match: bool = False
-    """Take the first occurrence of an ambiguous hunk (Codex's behaviour) instead of refusing."""
 
 
 @dataclass(slots=True)
@@ -292,6 +283,31 @@ class _Planner:
         return sorted(emptied, key=lambda d: (-d.count("/"), d))
 
 
+def _check_policy(planner: _Planner, targets: list[PathTarget]) -> None:
+    options = planner.options
+    touched = [t.path for t in targets] + [c.source for c in planner.changes if c.source]
+    for path in touched:
+        pattern = protected_by(options, path)
+        if pattern is not None:
+            raise PolicyError(
+                f"Refusing to change {path}: it is protected by the pattern '{pattern}'.",
+                hint="Protected paths are set by the workspace's [tool.patchtx] table or the "
+                     "caller; leave this file out of the patch.",
+                path=path, details={"pattern": pattern})
+    if options.max_files is not None and len(targets) > options.max_files:
+        raise PolicyError(
+            f"Refusing the patch: it changes {len(targets)} files, more than the limit of "
+            f"{options.max_files}.", hint="Split it into smaller patches, or raise max-files.",
+            details={"files": len(targets), "limit": options.max_files})
+    if options.max_bytes is not None:
+        changed = sum(len(t.after if t.after is not None else t.before or b"") for t in targets)
+        if changed > options.max_bytes:
+            raise PolicyError(
+                f"Refusing the patch: it changes {changed} bytes, more than the limit of "
+                f"{options.max_bytes}.", hint="Split it into smaller patches, or raise max-bytes.",
+                details={"bytes": changed, "limit": options.max_bytes})
+
+
 def plan(
     patch: Patch,
     view: FileView | str | os.PathLike[str],
@@ -315,6 +331,7 @@ def plan(
         else:
             planner.update(hunk)
     targets = planner.targets()
+    _check_policy(planner, targets)
     return Plan(
         root=workspace.root,
         changes=tuple(planner.changes),

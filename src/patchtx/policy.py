@@ -1,0 +1,133 @@
+"""What a patch may do here: options from the caller, defaults from ``[tool.patchtx]``.
+
+The workspace's ``pyproject.toml`` may hold, for example::
+
+    [tool.patchtx]
+    allow-delete = false
+    protected = ["migrations/**", "*.lock", ".github/"]
+    max-files = 200
+    max-bytes = 5_000_000
+    max-patch-bytes = 1_000_000
+
+Explicit arguments (API keywords, CLI flags) override the file; the file overrides the defaults
+(delete and move allowed, overwrite refused, nothing protected, no caps).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, fields, replace
+from functools import lru_cache
+from typing import Any
+
+from .errors import PolicyError
+
+_KEYS = {
+    "allow-overwrite": "allow_overwrite",
+    "allow-delete": "allow_delete",
+    "allow-move": "allow_move",
+    "first-match": "first_match",
+    "protected": "protected",
+    "max-files": "max_files",
+    "max-bytes": "max_bytes",
+    "max-patch-bytes": "max_patch_bytes",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    allow_overwrite: bool = False
+    """Let Add and Move replace an existing file (Codex's behaviour); refused by default."""
+    allow_delete: bool = True
+    allow_move: bool = True
+    first_match: bool = False
+    """Take the first occurrence of an ambiguous hunk (Codex's behaviour) instead of refusing."""
+    protected: tuple[str, ...] = ()
+    """Glob patterns of workspace paths no patch may touch (``**`` spans folders)."""
+    max_files: int | None = None
+    max_bytes: int | None = None
+    """Cap on bytes changed: the size of every file written plus every file removed."""
+    max_patch_bytes: int | None = None
+
+    def with_overrides(self, **overrides: Any) -> PlanOptions:
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    if pattern.endswith("/"):
+        pattern += "**"
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    body = "".join(out)
+    # A pattern without a slash names a file anywhere, as in .gitignore.
+    prefix = "(?:.*/)?" if "/" not in pattern.rstrip("*") else ""
+    return re.compile(f"^{prefix}{body}$")
+
+
+@lru_cache(maxsize=256)
+def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(_glob_regex(p) for p in patterns)
+
+
+def protected_by(options: PlanOptions, path: str) -> str | None:
+    for pattern, regex in zip(options.protected, _compiled(options.protected), strict=True):
+        if regex.match(path):
+            return pattern
+    return None
+
+
+def _invalid(path: str, why: str) -> PolicyError:
+    return PolicyError(f"Invalid [tool.patchtx] table in {path}: {why}.",
+                       hint="Fix the configuration; see docs/api.md for the keys.", path=path)
+
+
+def load_workspace_options(root: str | os.PathLike[str]) -> PlanOptions:
+    """Read ``[tool.patchtx]`` from the root's pyproject.toml (defaults if absent)."""
+    path = os.path.join(os.fspath(root), "pyproject.toml")
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return PlanOptions()
+    if b"[tool.patchtx]" not in raw:
+        return PlanOptions()
+    import tomllib
+
+    try:
+        table = tomllib.loads(raw.decode("utf-8")).get("tool", {}).get("patchtx", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise _invalid(path, str(exc)) from None
+    values: dict[str, Any] = {}
+    types = {f.name: f.type for f in fields(PlanOptions)}
+    for key, value in table.items():
+        name = _KEYS.get(key)
+        if name is None:
+            raise _invalid(path, f"unknown key '{key}' (known: {', '.join(_KEYS)})")
+        if name == "protected":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise _invalid(path, "'protected' must be a list of glob strings")
+            value = tuple(value)
+        elif "bool" in str(types[name]) and not isinstance(value, bool):
+            raise _invalid(path, f"'{key}' must be true or false")
+        elif "int" in str(types[name]) and (not isinstance(value, int) or isinstance(value, bool)
+                                           or value < 0):
+            raise _invalid(path, f"'{key}' must be a non-negative integer")
+        values[name] = value
+    return PlanOptions(**values)
