@@ -49,7 +49,7 @@ class MissHint:
     closest_line: int | None
 
 
-def _closest_start(texts: Sequence[str], pattern: Sequence[str]) -> tuple[int, int]:
+def _closest_start(normalised: Sequence[str], pattern: Sequence[str]) -> tuple[int, int]:
     wanted: dict[str, list[int]] = {}
     for j, line in enumerate(pattern):
         key = normalise(line)
@@ -58,8 +58,7 @@ def _closest_start(texts: Sequence[str], pattern: Sequence[str]) -> tuple[int, i
     votes: dict[int, int] = {}
     if wanted:
         seen: dict[str, int] = {}
-        for number, text in enumerate(texts):
-            key = normalise(text)
+        for number, key in enumerate(normalised):
             offsets = wanted.get(key)
             if offsets is None:
                 continue
@@ -77,9 +76,14 @@ def _closest_start(texts: Sequence[str], pattern: Sequence[str]) -> tuple[int, i
 
 
 def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
-                  *, whole_line: bool = False) -> MissHint:
-    """Explain a miss: where the nearest resemblance is and how it differs."""
-    start, score = _closest_start(texts, pattern)
+                  *, whole_line: bool = False, normalised: Sequence[str] | None = None) -> MissHint:
+    """Explain a miss: where the nearest resemblance is and how it differs.
+
+    ``normalised`` is the file's lines after ``normalise`` (the matcher already has them).
+    """
+    if normalised is None:
+        normalised = [normalise(t) for t in texts]
+    start, score = _closest_start(normalised, pattern)
     if start < 0 or score == 0:
         # difflib is quadratic per line pair: only worth it (and fast enough) on modest files.
         near = difflib.get_close_matches(pattern[0], list(texts), n=1, cutoff=0.75) \

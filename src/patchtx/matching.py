@@ -10,7 +10,6 @@ for each one.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -31,7 +30,9 @@ _PUNCTUATION = str.maketrans(
 
 
 def normalise(line: str) -> str:
-    return line.strip().translate(_PUNCTUATION)
+    line = line.strip()
+    # str.translate is slow; the characters it maps are all non-ASCII.
+    return line if line.isascii() else line.translate(_PUNCTUATION)
 
 
 PASSES: tuple[Callable[[str], str], ...] = (
@@ -46,12 +47,16 @@ MAX_CANDIDATES = 20
 
 
 class LineIndex:
-    """File lines keyed per pass, built lazily: most patches never need the fuzzy passes."""
+    """File lines keyed per pass, built lazily: most patches never need the fuzzy passes.
+
+    Searching scans for the pattern's longest line with ``list.index`` (a C loop), then compares
+    the whole pattern there. Chunks are found near the cursor and uniqueness is checked only up to
+    the next chunk, so a patch with thousands of chunks does not rescan the file for each one.
+    """
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts = texts
         self._keys: list[list[str] | None] = [None] * len(PASSES)
-        self._positions: list[dict[str, list[int]] | None] = [None] * len(PASSES)
 
     def keys(self, tier: int) -> list[str]:
         keys = self._keys[tier]
@@ -59,19 +64,6 @@ class LineIndex:
             keys = list(self.texts) if tier == 0 else list(map(PASSES[tier], self.texts))
             self._keys[tier] = keys
         return keys
-
-    def positions(self, tier: int) -> dict[str, list[int]]:
-        index = self._positions[tier]
-        if index is None:
-            index = {}
-            for number, key in enumerate(self.keys(tier)):
-                bucket = index.get(key)
-                if bucket is None:
-                    index[key] = [number]
-                else:
-                    bucket.append(number)
-            self._positions[tier] = index
-        return index
 
     def search(
         self, pattern: Sequence[str], lower: int, upper: int, *, eof: bool = False,
@@ -96,21 +88,22 @@ class LineIndex:
                 if start + m <= size and keys[start : start + m] == wanted:
                     return tier, [start]
                 continue
-            index = self.positions(tier)
-            # Drive the scan from the pattern line with the fewest occurrences.
-            pivot = min(range(m), key=lambda j: len(index.get(wanted[j], ())))
-            occurrences = index.get(wanted[pivot])
-            if not occurrences:
-                continue
+            pivot = max(range(m), key=lambda j: len(wanted[j]))
+            needle = wanted[pivot]
             found: list[int] = []
-            for position in occurrences[bisect_left(occurrences, lower + pivot) :]:
-                start = position - pivot
-                if start + m > upper:
+            position = lower + pivot
+            stop = min(upper, size) - m + pivot + 1
+            while position < stop:
+                try:
+                    hit = keys.index(needle, position, stop)
+                except ValueError:
                     break
+                start = hit - pivot
                 if keys[start : start + m] == wanted:
                     found.append(start)
                     if len(found) >= limit:
                         break
+                position = hit + 1
             if found:
                 return tier, found
         return -1, []
@@ -162,7 +155,7 @@ class Locator:
         for number, chunk in enumerate(chunks):
             first_item: int | None = None
             for depth, anchor in enumerate(chunk.anchors):
-                tier, found = self.index.search([anchor], cursor, size)
+                tier, found = self.index.search([anchor], cursor, size, limit=1)
                 if not found:
                     raise self._anchor_missing(chunk, anchor, cursor)
                 if depth == 0:
@@ -177,13 +170,13 @@ class Locator:
                 if chunk.anchors:
                     starts.append(first_item if first_item is not None else position)
                 continue
-            tier, found = self.index.search(old, cursor, size, eof=chunk.is_end_of_file)
+            tier, found = self.index.search(old, cursor, size, eof=chunk.is_end_of_file, limit=1)
             if not found:
                 retry = _without_trailing_blank(lines)
                 if retry is not None:
                     retry_old = [text for kind, text in retry if kind != "+"]
                     tier, found = self.index.search(retry_old, cursor, size,
-                                                    eof=chunk.is_end_of_file)
+                                                    eof=chunk.is_end_of_file, limit=1)
                     if found:
                         lines, old = retry, retry_old
             if not found:
@@ -207,7 +200,8 @@ class Locator:
     def _anchor_missing(self, chunk: Chunk, anchor: str, cursor: int) -> ContextNotFoundError:
         from .hints import describe_miss
 
-        hint = describe_miss(self.texts, [anchor], cursor, whole_line=True)
+        hint = describe_miss(self.texts, [anchor], cursor, whole_line=True,
+                             normalised=self.index.keys(3))
         return ContextNotFoundError(
             f"Failed to find context '{anchor}' in {self.display_path}",
             hint=hint.text, path=self.display_path, line=chunk.line,
@@ -217,7 +211,7 @@ class Locator:
     def _lines_missing(self, chunk: Chunk, old: list[str], cursor: int) -> ContextNotFoundError:
         from .hints import describe_miss
 
-        hint = describe_miss(self.texts, old, cursor)
+        hint = describe_miss(self.texts, old, cursor, normalised=self.index.keys(3))
         return ContextNotFoundError(
             f"Failed to find expected lines in {self.display_path}:\n" + "\n".join(old),
             hint=hint.text, path=self.display_path, line=chunk.line,

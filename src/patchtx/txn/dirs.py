@@ -1,0 +1,111 @@
+"""Directory descriptors of one workspace, opened component by component without following links.
+
+A transaction addresses every file as (directory fd, name). This module turns a workspace-relative
+directory path into such an fd by walking from the root fd with ``O_NOFOLLOW``, so a symlink met on
+the way is refused (``unsafe_path``) instead of followed, even one swapped in after planning.
+"""
+
+from __future__ import annotations
+
+import errno
+import stat
+from collections import OrderedDict
+
+from ..errors import UnsafePathError
+from .fsops import FileSystemOps
+
+
+class DirectoryHandles:
+    """A small LRU cache of open directory fds keyed by workspace-relative path.
+
+    Each :meth:`open` inserts at most one entry, so an fd returned by one call stays open across
+    the next call (callers need at most two at once, e.g. for a rename between directories).
+    """
+
+    def __init__(self, fs: FileSystemOps, root_fd: int, *, capacity: int = 256) -> None:
+        if capacity < 3:
+            raise ValueError("capacity must leave room for two fds in use plus one new")
+        self.fs = fs
+        self.root_fd = root_fd
+        self._capacity = capacity
+        self._cache: OrderedDict[str, int] = OrderedDict()
+        self._device_dirs: dict[int, str] = {fs.fstat(root_fd).st_dev: ""}
+
+    def open(self, relpath: str) -> int:
+        """An fd for an existing directory; FileNotFoundError / NotADirectoryError otherwise."""
+        if relpath == "":
+            return self.root_fd
+        cached = self._cache.get(relpath)
+        if cached is not None:
+            self._cache.move_to_end(relpath)
+            return cached
+        parts = relpath.split("/")
+        start, fd = 0, self.root_fd
+        for depth in range(len(parts) - 1, 0, -1):
+            ancestor = self._cache.get("/".join(parts[:depth]))
+            if ancestor is not None:
+                start, fd = depth, ancestor
+                break
+        transient: list[int] = []
+        try:
+            for depth in range(start, len(parts)):
+                fd = self._open_child(fd, parts[depth], "/".join(parts[: depth + 1]))
+                transient.append(fd)
+        finally:
+            for intermediate in transient[:-1]:
+                self.fs.close(intermediate)
+        self._remember(relpath, fd)
+        return fd
+
+    def lookup(self, relpath: str) -> int | None:
+        """Like :meth:`open`, but None if the directory (or one of its parents) does not exist."""
+        try:
+            return self.open(relpath)
+        except FileNotFoundError:
+            return None
+
+    def forget(self, relpath: str) -> None:
+        """Drop cached fds of ``relpath`` and everything under it (after it was removed)."""
+        prefix = relpath + "/"
+        for path in [p for p in self._cache if p == relpath or p.startswith(prefix)]:
+            self.fs.close(self._cache.pop(path))
+
+    def filesystem_fds(self) -> list[int]:
+        """One open directory fd per filesystem seen so far (for syncfs)."""
+        return [self.open(path) for path in self._device_dirs.values()]
+
+    def close_all(self) -> None:
+        while self._cache:
+            _, fd = self._cache.popitem()
+            self.fs.close(fd)
+
+    def _remember(self, relpath: str, fd: int) -> None:
+        self._cache[relpath] = fd
+        self._device_dirs.setdefault(self.fs.fstat(fd).st_dev, relpath)
+        while len(self._cache) > self._capacity:
+            _, evicted = self._cache.popitem(last=False)
+            self.fs.close(evicted)
+
+    def _open_child(self, parent_fd: int, name: str, relpath: str) -> int:
+        try:
+            return self.fs.open_dir(parent_fd, name)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT:
+                raise FileNotFoundError(errno.ENOENT, "no such directory", relpath) from None
+            if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                raise
+        st = self.fs.lstat(parent_fd, name)
+        if st is not None and stat.S_ISLNK(st.st_mode):
+            raise unsafe_symlink(relpath)
+        if st is None:
+            raise FileNotFoundError(errno.ENOENT, "no such directory", relpath)
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", relpath)
+
+
+def unsafe_symlink(relpath: str) -> UnsafePathError:
+    return UnsafePathError(
+        f"Refusing to commit through the symbolic link {relpath}: a symlink appeared where the"
+        " plan expected a real file or directory.",
+        hint="Check what replaced it, then plan the patch again.",
+        path=relpath,
+    )

@@ -1,0 +1,325 @@
+"""The only code in patchtx that changes the filesystem.
+
+Every mutating call (create, write, chmod/chown, xattr, fsync, syncfs, rename, link, unlink, mkdir,
+rmdir) goes through :meth:`FileSystemOps._call`, which numbers it. Test implementations
+(``patchtx.txn.faults``) override the single hook :meth:`FileSystemOps._perform` to record, fail or
+"crash" at call N, so "call N" means the same thing in every test.
+
+All paths are handled relative to directory file descriptors opened with ``O_NOFOLLOW``: a symlink
+swapped in between a check and a write is never followed, the call fails instead. The object keeps
+the workspace-relative path of every descriptor it opened, so recorded calls and error messages can
+name paths rather than numbers.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+_T = TypeVar("_T")
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: opening a FIFO planted at a target path must not hang the commit.
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+# Extended attributes carried over when a file is replaced: user data and POSIX ACLs. security.*
+# (SELinux labels, file capabilities) is left to the kernel's policy for the new inode on purpose.
+_PRESERVED_XATTR_PREFIXES = ("user.", "system.posix_acl_access")
+
+# Below this many descriptors a barrier fsyncs them one by one (cheaper than starting threads).
+_THREADED_FSYNC_MIN = 8
+_FSYNC_THREADS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One mutating call, as numbered by the choke point."""
+
+    index: int
+    """1-based position among the mutating calls this object has made."""
+    op: str
+    """mkdir, rmdir, create, write, fchmod, fchown, setxattr, fsync, syncfs, rename, link, unlink."""
+    path: str
+    """Workspace-relative path acted on ("" is the root); for fd-based calls, the fd's path."""
+    target: str | None = None
+    """Destination of a rename or link."""
+    data: bytes | None = None
+    """Bytes of a write."""
+    mode: int | None = None
+    """Mode of a create, mkdir or fchmod."""
+    paths: tuple[str, ...] = ()
+    """For fsync: every path made durable. For syncfs: one path per filesystem synced."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileContents:
+    data: bytes
+    stat: os.stat_result
+    xattrs: tuple[tuple[str, bytes], ...]
+
+
+def join(parent: str, name: str) -> str:
+    return f"{parent}/{name}" if parent else name
+
+
+class FileSystemOps:
+    """Real filesystem operations; subclasses intercept :meth:`_perform` to test failures.
+
+    One instance serves one commit or recovery at a time (it is not thread-safe, and ``calls``
+    and ``fsyncs`` are cumulative counters for reports and tests).
+    """
+
+    def __init__(self, *, allow_syncfs: bool = True) -> None:
+        self.calls = 0
+        """Mutating calls made so far; the index of the next one is ``calls + 1``."""
+        self.fsyncs = 0
+        """Durability system calls made: one per fsync(2), one per syncfs(2)."""
+        self.last_call: Call | None = None
+        """The most recent mutating call (what was being done when an error surfaced)."""
+        self.allow_syncfs = allow_syncfs
+        self._paths: dict[int, str] = {}
+
+    # -- the choke point ------------------------------------------------------------------------
+
+    def _call(
+        self,
+        op: str,
+        path: str,
+        action: Callable[[], _T],
+        *,
+        target: str | None = None,
+        data: bytes | None = None,
+        mode: int | None = None,
+        paths: tuple[str, ...] = (),
+    ) -> _T:
+        self.calls += 1
+        call = Call(self.calls, op, path, target=target, data=data, mode=mode, paths=paths)
+        self.last_call = call
+        return self._perform(call, action)
+
+    def _perform(self, call: Call, action: Callable[[], _T]) -> _T:
+        """Hook for test implementations: record, fail or crash instead of (or before) acting."""
+        return action()
+
+    # -- descriptors and reads (not numbered: they change nothing) ------------------------------
+
+    def path_of(self, fd: int) -> str:
+        return self._paths.get(fd, f"<fd {fd}>")
+
+    def open_root(self, root: str) -> int:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        self._paths[fd] = ""
+        return fd
+
+    def open_dir(self, dir_fd: int, name: str) -> int:
+        """Open a subdirectory; raises OSError (ELOOP for a symlink, ENOTDIR, ENOENT)."""
+        fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+        self._paths[fd] = join(self.path_of(dir_fd), name)
+        return fd
+
+    def close(self, fd: int) -> None:
+        self._paths.pop(fd, None)
+        os.close(fd)
+
+    def lstat(self, dir_fd: int, name: str) -> os.stat_result | None:
+        """The entry's own status (never following a symlink), or None if it does not exist."""
+        try:
+            return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+
+    def fstat(self, fd: int) -> os.stat_result:
+        return os.fstat(fd)
+
+    def listdir(self, dir_fd: int) -> list[str]:
+        return os.listdir(dir_fd)
+
+    def read_file(self, dir_fd: int, name: str, *, with_xattrs: bool = False) -> FileContents:
+        """Read a regular file without following a symlink; ELOOP/EISDIR/EINVAL otherwise."""
+        fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", join(self.path_of(dir_fd), name))
+            chunks = []
+            remaining = st.st_size + 1  # one extra byte tells us the file grew meanwhile
+            while True:
+                chunk = os.read(fd, max(remaining, 65536))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+            xattrs = _read_preserved_xattrs(fd) if with_xattrs else ()
+            return FileContents(b"".join(chunks), st, xattrs)
+        finally:
+            os.close(fd)
+
+    # -- mutating calls -------------------------------------------------------------------------
+
+    def mkdir(self, dir_fd: int, name: str, mode: int = 0o777) -> None:
+        self._call(
+            "mkdir",
+            join(self.path_of(dir_fd), name),
+            lambda: os.mkdir(name, mode, dir_fd=dir_fd),
+            mode=mode,
+        )
+
+    def rmdir(self, dir_fd: int, name: str) -> None:
+        self._call("rmdir", join(self.path_of(dir_fd), name), lambda: os.rmdir(name, dir_fd=dir_fd))
+
+    def create(self, dir_fd: int, name: str, mode: int = 0o666) -> int:
+        """Create a new file (never an existing one, never through a symlink), open for writing."""
+        path = join(self.path_of(dir_fd), name)
+        fd = self._call("create", path, lambda: os.open(name, _CREATE_FLAGS, mode, dir_fd=dir_fd), mode=mode)
+        self._paths[fd] = path
+        return fd
+
+    def write(self, fd: int, data: bytes) -> None:
+        """Write all of ``data`` (looping over short writes) as one numbered call."""
+
+        def write_all() -> None:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+
+        self._call("write", self.path_of(fd), write_all, data=data)
+
+    def fchmod(self, fd: int, mode: int) -> None:
+        self._call("fchmod", self.path_of(fd), lambda: os.fchmod(fd, mode), mode=mode)
+
+    def fchown(self, fd: int, uid: int, gid: int) -> None:
+        self._call("fchown", self.path_of(fd), lambda: os.fchown(fd, uid, gid))
+
+    def fsetxattr(self, fd: int, name: str, value: bytes) -> None:
+        self._call("setxattr", self.path_of(fd), lambda: os.setxattr(fd, name, value))
+
+    def rename(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
+        self._call(
+            "rename",
+            join(self.path_of(src_dir_fd), src),
+            lambda: os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd),
+            target=join(self.path_of(dst_dir_fd), dst),
+        )
+
+    def link(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
+        self._call(
+            "link",
+            join(self.path_of(src_dir_fd), src),
+            lambda: os.link(
+                src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd, follow_symlinks=False
+            ),
+            target=join(self.path_of(dst_dir_fd), dst),
+        )
+
+    def unlink(self, dir_fd: int, name: str) -> None:
+        self._call("unlink", join(self.path_of(dir_fd), name), lambda: os.unlink(name, dir_fd=dir_fd))
+
+    def fsync(self, fds: Sequence[int]) -> None:
+        """Make each descriptor's file or directory durable: one numbered call, len(fds) fsyncs."""
+        if not fds:
+            return
+
+        def sync_each() -> None:
+            if len(fds) < _THREADED_FSYNC_MIN:
+                for fd in fds:
+                    os.fsync(fd)
+            else:
+                _fsync_in_threads(fds)
+            self.fsyncs += len(fds)
+
+        self._call("fsync", self.path_of(fds[0]), sync_each, paths=tuple(map(self.path_of, fds)))
+
+    @property
+    def supports_syncfs(self) -> bool:
+        return self.allow_syncfs and _syncfs_function() is not None
+
+    def syncfs(self, fds: Sequence[int]) -> None:
+        """Make everything on each descriptor's filesystem durable (one syncfs(2) per fd).
+
+        Callers pass one descriptor per filesystem. Only used where the kernel reports writeback
+        errors from syncfs (Linux 5.8+), so a failed write cannot go unnoticed.
+        """
+        if not fds:
+            return
+        syncfs = _syncfs_function()
+        if syncfs is None or not self.allow_syncfs:
+            raise OSError(errno.ENOSYS, "syncfs is not available")
+
+        def sync_filesystems() -> None:
+            for fd in fds:
+                syncfs(fd)
+                self.fsyncs += 1
+
+        self._call("syncfs", self.path_of(fds[0]), sync_filesystems, paths=tuple(map(self.path_of, fds)))
+
+
+def _read_preserved_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
+    try:
+        names = os.listxattr(fd)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
+            return ()
+        raise
+    return tuple(
+        (name, os.getxattr(fd, name))
+        for name in sorted(names)
+        if name.startswith(_PRESERVED_XATTR_PREFIXES)
+    )
+
+
+def _fsync_in_threads(fds: Iterable[int]) -> None:
+    # fsync releases the GIL, and concurrent fsyncs share journal commits on ext4/xfs.
+    from concurrent.futures import ThreadPoolExecutor
+
+    fds = list(fds)
+    with ThreadPoolExecutor(max_workers=min(_FSYNC_THREADS, len(fds))) as pool:
+        for _ in pool.map(os.fsync, fds):
+            pass
+
+
+_syncfs_cache: list[Callable[[int], None] | None] = []
+
+
+def _syncfs_function() -> Callable[[int], None] | None:
+    """syncfs(2) through ctypes, if this kernel reports writeback errors from it (Linux >= 5.8)."""
+    if not _syncfs_cache:
+        _syncfs_cache.append(_load_syncfs())
+    return _syncfs_cache[0]
+
+
+def _load_syncfs() -> Callable[[int], None] | None:
+    if not sys.platform.startswith("linux") or not _kernel_at_least(5, 8):
+        return None
+    try:
+        import ctypes
+    except ImportError:
+        return None
+    try:
+        libc_syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    libc_syncfs.argtypes = [ctypes.c_int]
+    libc_syncfs.restype = ctypes.c_int
+
+    def syncfs(fd: int) -> None:
+        if libc_syncfs(fd) != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, os.strerror(code))
+
+    return syncfs
+
+
+def _kernel_at_least(major: int, minor: int) -> bool:
+    release = os.uname().release
+    parts = release.split(".", 2)
+    try:
+        return (int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or 0)) >= (major, minor)
+    except (IndexError, ValueError):
+        return False
