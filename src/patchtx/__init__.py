@@ -20,12 +20,14 @@ _EXPORTS = {
     "Plan": "patchtx.model",
     "Result": "patchtx.model",
     "recover": "patchtx.txn",
+    "Transaction": "patchtx.transaction",
 }
 __all__ = [
     "Patch",
     "PatchtxError",
     "Plan",
     "Result",
+    "Transaction",
     "apply_patch",
     "apply_plan",
     "parse",
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from .errors import PatchtxError
     from .model import Patch, Plan, Result
     from .parser import parse
+    from .transaction import Transaction
     from .txn import recover
 
 

@@ -75,7 +75,14 @@ def rewrite(original: TextFile, placements: list[Placement]) -> TextFile:
     return TextFile(out_texts, out_endings, original.bom)
 
 
-class _Planner:
+class Stager:
+    """An in-memory overlay of the workspace that operations are applied to, in order.
+
+    ``plan()`` stages one patch; the Transaction API stages patches and direct writes, deletes and
+    moves in the same overlay. Nothing here writes to disk; ``build_plan`` turns the overlay into
+    the Plan the transaction manager commits.
+    """
+
     def __init__(self, view: FileView, options: PlanOptions) -> None:
         self.view = view
         self.options = options
@@ -248,6 +255,66 @@ class _Planner:
         self.set(source.rel, None, None)
         self.set(destination.rel, after, entry.mode)
 
+    # -- staging several operations ------------------------------------------------------------
+    def stage_patch(self, patch: Patch) -> None:
+        """Stage every hunk, or none: a failing hunk restores the overlay as it was."""
+        saved_overlay, saved_changes = dict(self.overlay), list(self.changes)
+        try:
+            for hunk in patch.hunks:
+                if isinstance(hunk, AddFile):
+                    self.add(hunk)
+                elif isinstance(hunk, DeleteFile):
+                    self.delete(hunk)
+                else:
+                    self.update(hunk)
+        except BaseException:
+            self.overlay, self.changes = saved_overlay, saved_changes
+            raise
+
+    def stage_write(self, spelled: str, data: bytes, mode: int | None = None) -> None:
+        resolved = self.resolve(spelled, 0)
+        self.refuse_link(resolved, "write", 0)
+        rel = resolved.rel
+        entry = self.current(rel)
+        if entry.kind in ("dir", "special"):
+            raise NotARegularFileError(f"Failed to write file {self.display(rel)}",
+                                       hint=f"'{spelled}' is not a regular file.", path=rel)
+        self.check_parents(rel, spelled, 0)
+        kind = ChangeKind.ADD if entry.content is None else ChangeKind.UPDATE
+        self.changes.append(FileChange(kind, rel, spelled, entry.content, data))
+        self.set(rel, data, mode if mode is not None else entry.mode)
+
+    def stage_move(self, source: str, destination: str) -> None:
+        resolved = self.resolve(source, 0)
+        entry = self.current(resolved.rel)
+        if entry.content is None:
+            raise FileNotFoundPatchError(
+                f"Failed to move {self.display(resolved.rel)}: no such file.", path=resolved.rel)
+        target = self.resolve(destination, 0)
+        if target.rel == resolved.rel:
+            return
+        self.move(UpdateFile(source, (), destination), resolved, target, entry, entry.content)
+
+    def read(self, spelled: str) -> bytes:
+        resolved = self.resolve(spelled, 0)
+        entry = self.current(resolved.rel)
+        if entry.content is None:
+            raise FileNotFoundPatchError(f"No such file: {self.display(resolved.rel)}",
+                                         path=resolved.rel)
+        return entry.content
+
+    def build_plan(self, patch: Patch | None = None, intent: str | None = None) -> Plan:
+        targets = self.targets()
+        _check_policy(self, targets)
+        return Plan(
+            root=self.view.root,
+            changes=tuple(self.changes),
+            targets=tuple(targets),
+            remove_dirs=tuple(self.emptied_dirs(targets)),
+            patch=patch,
+            intent=intent,
+        )
+
     # -- the result -----------------------------------------------------------------------------
     def targets(self) -> list[PathTarget]:
         out = []
@@ -283,7 +350,7 @@ class _Planner:
         return sorted(emptied, key=lambda d: (-d.count("/"), d))
 
 
-def _check_policy(planner: _Planner, targets: list[PathTarget]) -> None:
+def _check_policy(planner: Stager, targets: list[PathTarget]) -> None:
     options = planner.options
     touched = [t.path for t in targets] + [c.source for c in planner.changes if c.source]
     for path in touched:
@@ -317,26 +384,11 @@ def plan(
 ) -> Plan:
     """Compute the Plan of ``patch`` against the workspace (a root path, or a FileView)."""
     workspace = view if not isinstance(view, str | os.PathLike) else Workspace(view)
-    planner = _Planner(workspace, options or PlanOptions())
+    stager = Stager(workspace, options or PlanOptions())
     if not patch.hunks:
         raise EmptyPatchError(
             "No files were modified.",
             hint="The patch has no file operations: add '*** Add File:', '*** Update File:' or "
                  "'*** Delete File:' sections between the Begin and End lines.")
-    for hunk in patch.hunks:
-        if isinstance(hunk, AddFile):
-            planner.add(hunk)
-        elif isinstance(hunk, DeleteFile):
-            planner.delete(hunk)
-        else:
-            planner.update(hunk)
-    targets = planner.targets()
-    _check_policy(planner, targets)
-    return Plan(
-        root=workspace.root,
-        changes=tuple(planner.changes),
-        targets=tuple(targets),
-        remove_dirs=tuple(planner.emptied_dirs(targets)),
-        patch=patch,
-        intent=intent,
-    )
+    stager.stage_patch(patch)
+    return stager.build_plan(patch, intent)

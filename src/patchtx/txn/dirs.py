@@ -72,7 +72,8 @@ class DirectoryHandles:
 
     def filesystem_fds(self) -> list[int]:
         """One open directory fd per filesystem seen so far (for syncfs)."""
-        return [self.open(path) for path in self._device_dirs.values()]
+        fds = (self.lookup(path) for path in self._device_dirs.values())
+        return [fd for fd in fds if fd is not None]
 
     def close_all(self) -> None:
         while self._cache:

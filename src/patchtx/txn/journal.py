@@ -1,0 +1,286 @@
+"""The rollback journal: its on-disk format and the names of everything a transaction creates.
+
+Layout (all inside the workspace, on the same filesystem as the files)::
+
+    .patchtx/
+      .gitignore                 "*": the folder never shows up in git status
+      lock                       the workspace lock (filelock)
+      journal/
+        <txn>.journal.tmp        being written; never acted on
+        <txn>.journal            published: an uncommitted transaction, recovery rolls back
+        <txn>.committed          the same journal renamed: committed, recovery only cleans up
+        <txn>.<n>.before         the original of entry n (a hard link, or a copy)
+
+Temporary files live next to their targets as ``.patchtx-<txn>-<n>.tmp`` (new contents) and
+``.patchtx-<txn>-<n>.restore`` (an original being put back by recovery).
+
+The journal file is canonical JSON (sorted keys) with a ``checksum`` member holding the SHA-256 of
+the canonical JSON of everything else; a mismatch, an unknown format or version, or anything
+unparseable makes it "damaged", and recovery refuses to act on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..errors import JournalError
+
+STATE_DIR = ".patchtx"
+JOURNAL_DIR = ".patchtx/journal"
+GITIGNORE = ".gitignore"
+GITIGNORE_TEXT = b"*\n"
+LOCK_NAME = "lock"
+
+FORMAT = "patchtx-journal"
+VERSION = 1
+
+_TXN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}-[0-9a-f]{8}$")
+_JOURNAL_FILE = re.compile(
+    r"^(?P<txn>[0-9]{8}T[0-9]{6}-[0-9a-f]{8})\.(?P<kind>journal\.tmp|journal|committed|[0-9]+\.before)$"
+)
+
+BackupKind = Literal["link", "copy"]
+
+
+def new_transaction_id() -> str:
+    """Sortable by start time, unique by 32 random bits; contains no dot (see the layout)."""
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + os.urandom(4).hex()
+
+
+def journal_name(txn: str) -> str:
+    return f"{txn}.journal"
+
+
+def unpublished_journal_name(txn: str) -> str:
+    return f"{txn}.journal.tmp"
+
+
+def committed_name(txn: str) -> str:
+    return f"{txn}.committed"
+
+
+def backup_name(txn: str, index: int) -> str:
+    return f"{txn}.{index}.before"
+
+
+def temp_name(txn: str, index: int) -> str:
+    return f".patchtx-{txn}-{index}.tmp"
+
+
+def restore_name(txn: str, index: int) -> str:
+    return f".patchtx-{txn}-{index}.restore"
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """What one path held before the transaction and what it will hold after."""
+
+    path: str
+    before_sha256: str | None
+    """None: the path did not exist before (the transaction adds it)."""
+    after_sha256: str | None
+    """None: the path will not exist after (the transaction deletes it)."""
+    before_mode: int | None
+    after_mode: int | None
+    owner: tuple[int, int] | None
+    """(uid, gid) of the original, or None if there was none."""
+    backup: str | None
+    """Name of the preserved original in the journal folder (None if there was no original)."""
+    backup_kind: BackupKind | None
+    temp: str | None
+    """Name of the temporary file in the path's directory (None for a delete)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemovedDir:
+    path: str
+    mode: int
+    owner: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Journal:
+    transaction_id: str
+    entries: tuple[JournalEntry, ...]
+    created_dirs: tuple[str, ...]
+    """Directories the transaction creates, parents first."""
+    removed_dirs: tuple[RemovedDir, ...]
+    """Directories the transaction removes if they end up empty, deepest first."""
+
+    def backup_names(self) -> list[str]:
+        return [entry.backup for entry in self.entries if entry.backup is not None]
+
+    def to_bytes(self) -> bytes:
+        body: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "transaction": self.transaction_id,
+            "entries": [
+                {
+                    "path": e.path,
+                    "before_sha256": e.before_sha256,
+                    "after_sha256": e.after_sha256,
+                    "before_mode": e.before_mode,
+                    "after_mode": e.after_mode,
+                    "owner": list(e.owner) if e.owner is not None else None,
+                    "backup": e.backup,
+                    "backup_kind": e.backup_kind,
+                    "temp": e.temp,
+                }
+                for e in self.entries
+            ],
+            "created_dirs": list(self.created_dirs),
+            "removed_dirs": [
+                {"path": d.path, "mode": d.mode, "owner": list(d.owner)} for d in self.removed_dirs
+            ],
+        }
+        body["checksum"] = _checksum(body)
+        return (_canonical(body) + "\n").encode("ascii")
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, where: str) -> Journal:
+        """Parse and verify a journal file; JournalError (naming ``where``) if it is damaged."""
+        try:
+            body = json.loads(data.decode("ascii"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise damaged(where, f"unparseable: {exc}") from None
+        if not isinstance(body, dict):
+            raise damaged(where, "not a JSON object")
+        if body.get("format") != FORMAT:
+            raise damaged(where, f"unknown format {body.get('format')!r}")
+        if body.get("version") != VERSION:
+            raise damaged(
+                where,
+                f"unknown version {body.get('version')!r} (this patchtx reads version {VERSION})",
+            )
+        stored = body.pop("checksum", None)
+        if stored != _checksum(body):
+            raise damaged(where, "checksum mismatch")
+        try:
+            return cls(
+                transaction_id=_txn_id(body["transaction"]),
+                entries=tuple(_entry(raw) for raw in body["entries"]),
+                created_dirs=tuple(_relpath(p) for p in body["created_dirs"]),
+                removed_dirs=tuple(
+                    RemovedDir(_relpath(d["path"]), _int(d["mode"]), _owner(d["owner"]))
+                    for d in body["removed_dirs"]
+                ),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise damaged(where, f"malformed content: {exc!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class JournalFiles:
+    """The files of one transaction found in the journal folder."""
+
+    transaction_id: str
+    names: frozenset[str]
+
+    @property
+    def is_committed(self) -> bool:
+        return committed_name(self.transaction_id) in self.names
+
+    @property
+    def is_published(self) -> bool:
+        return journal_name(self.transaction_id) in self.names
+
+
+def group_journal_folder(names: Iterable[str]) -> list[JournalFiles]:
+    """Group a journal folder listing by transaction (oldest first); unknown names are ignored."""
+    groups: dict[str, set[str]] = {}
+    for name in names:
+        match = _JOURNAL_FILE.match(name)
+        if match:
+            groups.setdefault(match["txn"], set()).add(name)
+    return [JournalFiles(txn, frozenset(groups[txn])) for txn in sorted(groups)]
+
+
+def damaged(where: str, reason: str) -> JournalError:
+    return JournalError(
+        f"The transaction journal {where} is damaged ({reason}); patchtx will not act on it.",
+        hint=(
+            "Nothing in the journal folder was deleted. The workspace may hold an interrupted"
+            " transaction: inspect the files it lists, then move the journal folder away to"
+            " discard it."
+        ),
+        path=where,
+    )
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _checksum(body: dict[str, Any]) -> str:
+    return hashlib.sha256(_canonical(body).encode("ascii")).hexdigest()
+
+
+def _entry(raw: dict[str, Any]) -> JournalEntry:
+    backup_kind = raw["backup_kind"]
+    if backup_kind not in (None, "link", "copy"):
+        raise ValueError(f"backup_kind {backup_kind!r}")
+    return JournalEntry(
+        path=_relpath(raw["path"]),
+        before_sha256=_optional_str(raw["before_sha256"]),
+        after_sha256=_optional_str(raw["after_sha256"]),
+        before_mode=_optional_int(raw["before_mode"]),
+        after_mode=_optional_int(raw["after_mode"]),
+        owner=None if raw["owner"] is None else _owner(raw["owner"]),
+        backup=_optional_name(raw["backup"]),
+        backup_kind=backup_kind,
+        temp=_optional_name(raw["temp"]),
+    )
+
+
+def _txn_id(value: object) -> str:
+    if not isinstance(value, str) or not _TXN_ID.match(value):
+        raise ValueError(f"transaction id {value!r}")
+    return value
+
+
+def _relpath(value: object) -> str:
+    # A journal never names anything outside the root or inside the state folder.
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"path {value!r}")
+    parts = value.split("/")
+    if any(p in ("", ".", "..") for p in parts) or "\0" in value or parts[0] == STATE_DIR:
+        raise ValueError(f"path {value!r}")
+    return value
+
+
+def _optional_name(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or "/" in value or value in ("", ".", "..") or "\0" in value:
+        raise ValueError(f"file name {value!r}")
+    return value
+
+
+def _optional_str(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"string {value!r}")
+    return value
+
+
+def _int(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"integer {value!r}")
+    return value
+
+
+def _optional_int(value: object) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _owner(value: object) -> tuple[int, int]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise ValueError(f"owner {value!r}")
+    return (_int(value[0]), _int(value[1]))

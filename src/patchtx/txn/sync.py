@@ -1,0 +1,77 @@
+"""How each durability barrier of a transaction is made: fsync each descriptor, or syncfs.
+
+A commit has a fixed sequence of barriers (journal data, journal directory, new files, changed
+directories, commit mark). Fsyncing each descriptor touches only our own files, so it is immune
+to unrelated dirty data elsewhere on the disk; syncfs(2) makes a whole filesystem durable in one
+call, which is far cheaper once a barrier covers many files (measured: 1,070 fresh 8 KB files take
+~95 ms as sequential fsyncs, ~50 ms from 32 threads, ~12 ms as one syncfs) but also waits for
+whatever else is dirty on that filesystem.
+
+The rule: a commit touching N paths spends at most N + 4 durability calls. Each barrier fsyncs its
+descriptors one by one while that fits in what is left of the budget (keeping one call for every
+later barrier) and stays small; otherwise it uses one syncfs per filesystem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+
+from .dirs import DirectoryHandles
+from .fsops import FileSystemOps
+
+# A barrier with more descriptors than this uses syncfs even if the budget would allow fsyncs.
+_FSYNC_EACH_MAX = 16
+
+
+class SyncMode(Enum):
+    NONE = "none"
+    """durable=False: no durability calls at all."""
+    EACH = "each"
+    """fsync every descriptor of the barrier."""
+    FILESYSTEM = "filesystem"
+    """one syncfs per filesystem."""
+
+
+class Syncer:
+    def __init__(
+        self, fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool, budget: int, barriers: int
+    ) -> None:
+        self._fs = fs
+        self._dirs = dirs
+        self._durable = durable
+        self._budget = budget
+        self._barriers_left = barriers
+        self._spent = 0
+
+    @property
+    def durable(self) -> bool:
+        return self._durable
+
+    def choose(self, count: int) -> SyncMode:
+        """Decide (and account for) the next barrier, which will cover ``count`` descriptors.
+
+        Called before the barrier's files are written, so a caller that gets FILESYSTEM can
+        close each file right after writing it instead of keeping hundreds of fds open.
+        """
+        if not self._durable or count == 0:
+            self._barriers_left = max(self._barriers_left - 1, 0)
+            return SyncMode.NONE
+        self._barriers_left = max(self._barriers_left - 1, 0)
+        affordable = self._budget - self._spent - self._barriers_left
+        if not self._fs.supports_syncfs or count <= min(affordable, _FSYNC_EACH_MAX):
+            self._spent += count
+            return SyncMode.EACH
+        self._spent += len(self._dirs.filesystem_fds())
+        return SyncMode.FILESYSTEM
+
+    def run(self, mode: SyncMode, fds: Sequence[int]) -> None:
+        """Perform a barrier chosen by :meth:`choose`; ``fds`` is only needed for EACH."""
+        if mode is SyncMode.EACH:
+            self._fs.fsync(fds)
+        elif mode is SyncMode.FILESYSTEM:
+            self._fs.syncfs(self._dirs.filesystem_fds())
+
+    def barrier(self, fds: Sequence[int]) -> None:
+        """choose + run, for barriers whose descriptors are all at hand."""
+        self.run(self.choose(len(fds)), fds)
