@@ -132,9 +132,27 @@ class Plan:
     intent: str | None = None
 
     def summary_counts(self) -> dict[str, int]:
+        """Net effect per file: a file written twice is one M; a move whose source is gone and
+        whose destination is new is one R (chains of moves count once)."""
         counts = {kind.value: 0 for kind in ChangeKind}
-        for change in self.changes:
-            counts[change.kind.value] += 1
+        by_path = {t.path: t for t in self.targets}
+        moves = {c.path: c.source for c in self.changes if c.kind is ChangeKind.MOVE and c.source}
+        counted: set[str] = set()
+        for destination, source in moves.items():
+            seen = {destination}
+            while source in moves and source not in seen:
+                seen.add(source)
+                source = moves[source]
+            dest_target, source_target = by_path.get(destination), by_path.get(source or "")
+            if (dest_target and source_target and dest_target.after is not None
+                    and source_target.after is None and not {destination, source} & counted):
+                counts["R"] += 1
+                counted |= {destination, source or ""}
+        for target in self.targets:
+            if target.path in counted:
+                continue
+            kind = "A" if target.before is None else "D" if target.after is None else "M"
+            counts[kind] += 1
         return counts
 
     @property

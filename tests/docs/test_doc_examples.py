@@ -84,3 +84,20 @@ def test_doc_example(page: str, example: Example, tmp_path: Path) -> None:
     patchtx.apply_patch(example.patch, tmp_path)
     for _, name, content in example.checks:
         assert (tmp_path / name).read_bytes() == content.encode(), name
+
+
+def _python_blocks(page: Path) -> list[str]:
+    return [m.group(2) for m in FENCE.finditer(page.read_text(encoding="utf-8"))
+            if m.group(1).strip() == "python"]
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if _python_blocks(p)], ids=lambda p: p.name)
+def test_doc_python_blocks_run_in_order(page: Path, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}
+    for number, block in enumerate(_python_blocks(page), 1):
+        try:
+            exec(compile(block, f"{page.name}[python block {number}]", "exec"), namespace)
+        except Exception as exc:  # pragma: no cover - the failure message is the point
+            raise AssertionError(f"{page.name}: python block {number} failed: {exc!r}") from exc
