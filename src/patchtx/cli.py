@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     import argparse
 
     from .errors import PatchtxError
+    from .model import Plan
 
 APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch"
 
@@ -86,6 +87,8 @@ def _parser() -> argparse.ArgumentParser:
                            help="skip fsync (throw-away trees): keeps atomicity, drops durability")
             p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
             p.add_argument("--intent", help="why this edit is made (recorded with it)")
+            p.add_argument("--confirm", action="store_true",
+                           help="show the summary and diffs on the terminal and ask before writing")
     p = sub.add_parser("recover", help="roll back or finish an interrupted transaction")
     common(p)
     return top
@@ -118,9 +121,44 @@ def _fail(error: PatchtxError, as_json: bool) -> int:
     return 1
 
 
+def _ask_on_terminal(plan: Plan, reason: str) -> bool:
+    """Show the plan with coloured diffs and ask; no terminal means no."""
+    import os
+
+    from .model import Result
+    from .render import human_report
+
+    if sys.stdin.isatty():
+        reader, writer = sys.stdin, sys.stderr
+    else:
+        try:
+            reader = writer = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
+        except OSError:
+            return False
+    colour = writer.isatty() and not os.environ.get("NO_COLOR")
+    report = human_report(Result(plan, committed=False, dry_run=True))
+    lines = []
+    for line in report.splitlines():
+        if colour and line.startswith(("+++", "---")):
+            line = f"\033[1m{line}\033[0m"
+        elif colour and line.startswith("+"):
+            line = f"\033[32m{line}\033[0m"
+        elif colour and line.startswith("-"):
+            line = f"\033[31m{line}\033[0m"
+        elif colour and line.startswith("@@"):
+            line = f"\033[36m{line}\033[0m"
+        lines.append(line)
+    why = f" ({reason})" if reason else ""
+    writer.write("\n".join(lines) + f"\nApply these changes{why}? [y/N] ")
+    writer.flush()
+    answer = reader.readline().strip().lower()
+    return answer in ("y", "yes")
+
+
 def _run_apply(args: argparse.Namespace) -> int:
-    from .api import apply_patch
+    from .api import apply_plan, plan_patch
     from .errors import FilesystemError, PatchtxError
+    from .model import Result
     from .render import human_report, result_json
 
     dry_run = args.command == "check" or getattr(args, "dry_run", False)
@@ -131,13 +169,20 @@ def _run_apply(args: argparse.Namespace) -> int:
             raise FilesystemError(f"Cannot read the patch: {exc}.",
                                   hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
                 from None
-        result = apply_patch(
-            texts, args.root, dry_run=dry_run, allow_overwrite=args.allow_overwrite or None,
+        plan = plan_patch(
+            texts, args.root, allow_overwrite=args.allow_overwrite or None,
             allow_delete=False if args.no_delete else None,
             allow_move=False if args.no_move else None,
-            first_match=args.first_match or None, durable=not getattr(args, "no_fsync", False),
-            lock_timeout=getattr(args, "lock_timeout", 30.0), intent=getattr(args, "intent", None),
+            first_match=args.first_match or None, intent=getattr(args, "intent", None),
         )
+        if dry_run:
+            result = Result(plan, committed=False, dry_run=True)
+        else:
+            if getattr(args, "confirm", False):
+                from .approval import Decision, Verdict, enforce
+
+                enforce(plan, lambda _plan: Verdict(Decision.ASK, ""), _ask_on_terminal)
+            result = apply_plan(plan, durable=not args.no_fsync, lock_timeout=args.lock_timeout)
     except PatchtxError as exc:
         return _fail(exc, args.json)
     if args.json:

@@ -1,0 +1,153 @@
+"""The command-line contract: apply_patch (Codex's) and patchtx apply/check/recover."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+APPLY_PATCH = str(BIN / "apply_patch")
+PATCHTX = str(BIN / "patchtx")
+
+UPDATE = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n"
+
+
+def run(argv: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    return tmp_path
+
+
+def test_apply_patch_argument_and_stdin(tree: Path) -> None:
+    done = run([APPLY_PATCH, UPDATE], tree)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "Success. Updated the following files:\nM a.txt\n", "")
+    again = run([APPLY_PATCH], tree, stdin=UPDATE.replace("one", "two").replace("ONE", "TWO"))
+    assert again.returncode == 0
+    assert (tree / "a.txt").read_text() == "ONE\nTWO\n"
+
+
+def test_apply_patch_usage_errors(tree: Path) -> None:
+    two = run([APPLY_PATCH, UPDATE, "extra"], tree)
+    assert (two.returncode, two.stderr) == (2, "Error: apply_patch accepts exactly one argument.\n")
+    empty = run([APPLY_PATCH], tree, stdin="")
+    assert empty.returncode == 2
+    assert empty.stderr == "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch\n"
+    assert (tree / "a.txt").read_text() == "one\ntwo\n"
+
+
+def test_apply_patch_failure_is_one_message_on_stderr_and_exit_1(tree: Path) -> None:
+    bad = run([APPLY_PATCH, UPDATE.replace("-one", "-missing")], tree)
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr.startswith(f"Failed to find expected lines in {tree.resolve()}/a.txt:\nmissing\n")
+    assert "Nothing was changed." in bad.stderr
+    malformed = run([APPLY_PATCH, "*** Begin Patch\n*** Frobnicate File: x\n*** End Patch"], tree)
+    assert malformed.returncode == 1
+    assert malformed.stderr.startswith("Invalid patch hunk on line 2: '*** Frobnicate File: x' is not")
+    assert (tree / "a.txt").read_text() == "one\ntwo\n"
+    assert not (tree / ".patchtx").exists(), "a refused patch creates no state folder"
+
+
+def test_apply_patch_alias_applypatch(tree: Path) -> None:
+    assert run([str(BIN / "applypatch"), UPDATE], tree).returncode == 0
+    assert (tree / "a.txt").read_text() == "ONE\ntwo\n"
+
+
+def test_patchtx_apply_json_success_and_error(tree: Path) -> None:
+    (tree / "p.patch").write_text(UPDATE)
+    ok = run([PATCHTX, "apply", "--json", "p.patch"], tree)
+    payload = json.loads(ok.stdout)
+    assert ok.returncode == 0 and payload["ok"] is True
+    assert payload["summary"] == "A 0, M 1, D 0, R 0"
+    assert payload["files"][0]["path"] == "a.txt" and payload["files"][0]["status"] == "modified"
+    assert "-one\n+ONE\n" in payload["files"][0]["diff"]
+    failed = run([PATCHTX, "apply", "--json", "p.patch"], tree)
+    error = json.loads(failed.stdout)
+    assert failed.returncode == 1 and error["ok"] is False
+    assert error["error"]["kind"] == "context_not_found" and error["error"]["changed"] is False
+
+
+def test_check_writes_nothing_not_even_state(tree: Path) -> None:
+    done = run([PATCHTX, "check", "--root", str(tree), "-"], tree, stdin=UPDATE)
+    assert done.returncode == 0 and done.stdout.startswith("Would apply: A 0, M 1, D 0, R 0")
+    assert (tree / "a.txt").read_text() == "one\ntwo\n"
+    assert sorted(p.name for p in tree.iterdir()) == ["a.txt"]
+
+
+def test_several_patches_are_one_transaction(tree: Path) -> None:
+    (tree / "1.patch").write_text("*** Begin Patch\n*** Add File: b.txt\n+bee\n*** End Patch\n")
+    (tree / "2.patch").write_text("*** Begin Patch\n*** Update File: b.txt\n@@\n-bee\n+BEE\n*** End Patch\n")
+    (tree / "3.patch").write_text("*** Begin Patch\n*** Delete File: nope.txt\n*** End Patch\n")
+    failed = run([PATCHTX, "apply", "1.patch", "2.patch", "3.patch"], tree)
+    assert failed.returncode == 1 and "[file_not_found]" in failed.stderr
+    assert not (tree / "b.txt").exists()
+    ok = run([PATCHTX, "apply", "1.patch", "2.patch"], tree)
+    assert ok.returncode == 0 and (tree / "b.txt").read_text() == "BEE\n"
+
+
+def test_no_delete_flag_refuses(tree: Path) -> None:
+    done = run([PATCHTX, "apply", "--no-delete", "-"], tree,
+               stdin="*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n")
+    assert done.returncode == 1 and "[policy_violation]" in done.stderr
+    assert (tree / "a.txt").exists()
+
+
+def test_recover_with_nothing_to_do(tree: Path) -> None:
+    done = run([PATCHTX, "recover", "--root", str(tree), "--json"], tree)
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["nothing_to_do"] is True
+
+
+def _confirm_on_pty(tree: Path, answer: bytes) -> tuple[int, str]:
+    (tree / "p.patch").write_text(UPDATE)
+    master, slave = pty.openpty()
+    child = subprocess.Popen([PATCHTX, "apply", "--confirm", "p.patch"], cwd=tree, stdin=slave,
+                             stdout=subprocess.PIPE, stderr=slave, env={**os.environ, "NO_COLOR": ""})
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 30
+    while b"[y/N]" not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 1)
+        if ready:
+            seen += os.read(master, 4096)
+    os.write(master, answer)
+    out, _ = child.communicate(timeout=30)
+    try:
+        while select.select([master], [], [], 0.2)[0]:
+            seen += os.read(master, 4096)
+    except OSError:
+        pass
+    os.close(master)
+    assert b"-one" in seen and b"+ONE" in seen, "the diff is shown before asking"
+    return child.returncode, seen.decode("utf-8", "replace") + out.decode()
+
+
+def test_confirm_yes_applies(tree: Path) -> None:
+    code, _ = _confirm_on_pty(tree, b"y\n")
+    assert code == 0 and (tree / "a.txt").read_text() == "ONE\ntwo\n"
+
+
+def test_confirm_no_writes_nothing(tree: Path) -> None:
+    code, shown = _confirm_on_pty(tree, b"n\n")
+    assert code == 1 and "patch rejected by user" in shown
+    assert (tree / "a.txt").read_text() == "one\ntwo\n"
+
+
+def test_confirm_without_terminal_refuses(tree: Path) -> None:
+    (tree / "p.patch").write_text(UPDATE)
+    child = subprocess.run([PATCHTX, "apply", "--confirm", "p.patch"], cwd=tree, capture_output=True,
+                           stdin=subprocess.DEVNULL, text=True, start_new_session=True, timeout=60)
+    assert child.returncode == 1 and "[rejected]" in child.stderr
+    assert (tree / "a.txt").read_text() == "one\ntwo\n"
