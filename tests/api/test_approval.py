@@ -25,7 +25,8 @@ def plan(tree: Path, body: str) -> patchtx.Plan:
 
 
 def test_edit_inside_writable_root_is_approved(tree: Path) -> None:
-    verdict = ApprovalPolicy(writable_roots=("src",))(plan(tree, "*** Update File: src/app.py\n-x = 1\n+x = 2"))
+    edit = plan(tree, "*** Update File: src/app.py\n-x = 1\n+x = 2")
+    verdict = ApprovalPolicy(writable_roots=("src",))(edit)
     assert verdict.decision is Decision.APPROVE
 
 
@@ -36,7 +37,8 @@ def test_delete_move_outside_and_sensitive_ask(tree: Path) -> None:
     assert moved.decision is Decision.ASK and "moves" in moved.reason
     outside = policy(plan(tree, "*** Add File: README.md\n+hi"))
     assert outside.decision is Decision.ASK and "outside the writable roots: README.md" in outside.reason
-    ci = ApprovalPolicy(ask_paths=(".github/",))(plan(tree, "*** Update File: .github/ci.yml\n-on: push\n+on: pr"))
+    ci_edit = plan(tree, "*** Update File: .github/ci.yml\n-on: push\n+on: pr")
+    ci = ApprovalPolicy(ask_paths=(".github/",))(ci_edit)
     assert ci.decision is Decision.ASK and ".github/ci.yml" in ci.reason
 
 
