@@ -11,6 +11,7 @@ if [ "${PATCHTX_NO_CODEX:-}" != 1 ]; then
   PATCHTX_CODEX_APPLY_PATCH=$(bash scripts/install-codex-reference.sh)
   export PATCHTX_CODEX_APPLY_PATCH
 fi
+export PATCHTX_FUZZ_EXAMPLES=${PATCHTX_FUZZ_EXAMPLES:-10000}
 .venv/bin/python -m pytest "$@"
 shared="$(pwd)/../shared/conformance/run_codex_scenarios.py"
 [ -f "$shared" ] || shared="$(pwd)/tests/conformance/run_codex_scenarios.py"

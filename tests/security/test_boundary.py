@@ -1,0 +1,178 @@
+"""The workspace boundary: every hostile path is refused before a byte is written, inside or
+outside the root, including a symlink swapped in while a commit is under way."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+import patchtx
+from patchtx.errors import PatchtxError
+from patchtx.txn import FileSystemOps, commit
+
+T = TypeVar("T")
+
+
+def snapshot(root: Path) -> dict[str, bytes | str]:
+    out: dict[str, bytes | str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            rel = str(path.relative_to(root))
+            if path.is_symlink():
+                out[rel] = "-> " + os.readlink(path)
+            elif path.is_dir():
+                out[rel] = "<dir>"
+            elif path.is_file():
+                out[rel] = path.read_bytes()
+            else:
+                out[rel] = "<special>"
+    return out
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Path, Path]:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "inside.txt").write_text("inside\n")
+    (root / "sub").mkdir()
+    (root / "sub/file.txt").write_text("sub\n")
+    (outside / "secret.txt").write_text("secret\n")
+    (root / "link_out").symlink_to(outside)
+    (root / "file_link_out").symlink_to(outside / "secret.txt")
+    (root / ".git").mkdir()
+    (root / ".git/config").write_text("[core]\n")
+    return root, outside
+
+
+def add(path: str) -> str:
+    return f"*** Begin Patch\n*** Add File: {path}\n+pwned\n*** End Patch"
+
+
+def update(path: str, old: str = "secret", new: str = "pwned") -> str:
+    return f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch"
+
+
+ATTACKS = {
+    "absolute outside": lambda r, o: add(str(o / "new.txt")),
+    "absolute update outside": lambda r, o: update(str(o / "secret.txt")),
+    "dotdot": lambda r, o: add("../outside/new.txt"),
+    "dotdot in the middle": lambda r, o: add("sub/../../outside/new.txt"),
+    "dotdot staying inside": lambda r, o: add("sub/../inside2.txt"),
+    "backslash traversal": lambda r, o: add("..\\outside\\new.txt"),
+    "windows drive": lambda r, o: add("C:\\Windows\\x.txt"),
+    "windows drive slash": lambda r, o: add("C:/Windows/x.txt"),
+    "unc path": lambda r, o: add("\\\\server\\share\\x.txt"),
+    "nul byte": lambda r, o: add("a\x00b.txt"),
+    "symlinked parent dir": lambda r, o: add("link_out/new.txt"),
+    "update through symlinked parent": lambda r, o: update("link_out/secret.txt"),
+    "update through file symlink": lambda r, o: update("file_link_out"),
+    "delete through file symlink": lambda r, o: "*** Begin Patch\n*** Delete File: file_link_out\n*** End Patch",
+    "move destination leaves": lambda r, o: "*** Begin Patch\n*** Update File: inside.txt\n"
+                                            "*** Move to: ../outside/moved.txt\n@@\n inside\n*** End Patch",
+    "move destination through link": lambda r, o: "*** Begin Patch\n*** Update File: inside.txt\n"
+                                                  "*** Move to: link_out/moved.txt\n@@\n inside\n*** End Patch",
+    "git folder": lambda r, o: update(".git/config", "[core]", "[evil]"),
+    "patchtx state folder": lambda r, o: add(".patchtx/journal/x"),
+    "root itself": lambda r, o: add(str(r)),
+    "empty path segments only": lambda r, o: add("./"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_attack_is_refused_and_nothing_written(name: str, world: tuple[Path, Path]) -> None:
+    root, outside = world
+    before_root, before_outside = snapshot(root), snapshot(outside)
+    with pytest.raises(PatchtxError) as caught:
+        patchtx.apply_patch(ATTACKS[name](root, outside), root)
+    assert caught.value.kind in {"unsafe_path", "parse_error"}, caught.value.kind
+    assert "Nothing was changed." in caught.value.message
+    assert snapshot(root) == before_root
+    assert snapshot(outside) == before_outside
+
+
+def test_absolute_path_inside_root_is_accepted(world: tuple[Path, Path]) -> None:
+    root, _ = world
+    patchtx.apply_patch(update(str(root / "inside.txt"), "inside", "changed"), root)
+    assert (root / "inside.txt").read_text() == "changed\n"
+
+
+def test_symlink_inside_root_is_followed_to_its_target(world: tuple[Path, Path]) -> None:
+    root, _ = world
+    (root / "alias.txt").symlink_to("sub/file.txt")
+    patchtx.apply_patch(update("alias.txt", "sub", "via link"), root)
+    assert os.readlink(root / "alias.txt") == "sub/file.txt", "the link itself is kept"
+    assert (root / "sub/file.txt").read_text() == "via link\n"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "socket", "directory"])
+def test_special_files_and_directories_are_refused_as_targets(kind: str, world: tuple[Path, Path]) -> None:
+    root, _ = world
+    target = root / "special"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(target))
+    else:
+        target.mkdir()
+    before = snapshot(root)
+    for patch in (update("special", "x", "y"), "*** Begin Patch\n*** Delete File: special\n*** End Patch",
+                  add("special")):
+        with pytest.raises(PatchtxError) as caught:
+            patchtx.apply_patch(patch, root, allow_overwrite=True)
+        assert caught.value.kind in {"not_a_file", "file_not_found"}
+    assert snapshot(root) == before
+
+
+class SwapParentForSymlink(FileSystemOps):
+    """Replaces ``sub`` by a symlink to the outside folder right before mutating call N."""
+
+    def __init__(self, root: Path, outside: Path, at_call: int) -> None:
+        super().__init__()
+        self.root, self.outside, self.at_call = root, outside, at_call
+        self.swapped = False
+
+    def _perform(self, call: Any, action: Callable[[], T]) -> T:
+        if call.index == self.at_call and not self.swapped:
+            os.rename(self.root / "sub", self.root / "sub.moved-away")
+            (self.root / "sub").symlink_to(self.outside)
+            self.swapped = True
+        return super()._perform(call, action)
+
+
+def test_symlink_swapped_in_after_planning_is_refused(world: tuple[Path, Path]) -> None:
+    root, outside = world
+    (outside / "file.txt").write_text("sub\n")
+    plan = patchtx.plan_patch(update("sub/file.txt", "sub", "pwned") + "", root)
+    os.rename(root / "sub", root / "sub.moved-away")
+    (root / "sub").symlink_to(outside)
+    before_outside = snapshot(outside)
+    with pytest.raises(PatchtxError) as caught:
+        commit(plan)
+    assert caught.value.kind in {"unsafe_path", "changed_since_planning"}
+    assert snapshot(outside) == before_outside
+    assert (root / "sub.moved-away/file.txt").read_text() == "sub\n"
+
+
+@pytest.mark.parametrize("at_call", range(1, 16))
+def test_symlink_swapped_in_during_a_commit_never_writes_outside(at_call: int,
+                                                                 world: tuple[Path, Path]) -> None:
+    root, outside = world
+    (outside / "file.txt").write_text("sub\n")
+    plan = patchtx.plan_patch(
+        "*** Begin Patch\n*** Update File: sub/file.txt\n@@\n-sub\n+changed\n"
+        "*** Add File: sub/new/deep.txt\n+new\n*** Delete File: inside.txt\n*** End Patch", root)
+    before_outside = snapshot(outside)
+    fs = SwapParentForSymlink(root, outside, at_call)
+    try:
+        commit(plan, fs=fs)
+    except PatchtxError as error:
+        assert error.kind in {"unsafe_path", "changed_since_planning", "io_error"}, error.kind
+    assert snapshot(outside) == before_outside, "nothing may be written through the swapped link"
