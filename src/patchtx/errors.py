@@ -107,7 +107,9 @@ class BinaryFileError(PatchtxError):
 
 
 class ConflictError(PatchtxError):
-    """Two operations of one patch that cannot be combined (e.g. update of a deleted file)."""
+    """Two operations of one patch that cannot be combined (e.g. a file written where the patch
+    needs a folder). An Update of a file the patch already removed is a ``file_not_found`` error
+    with Codex's text and a hint naming the earlier operation."""
 
     kind = "conflicting_operations"
 

@@ -70,9 +70,26 @@ def _closest_start(normalised: Sequence[str], pattern: Sequence[str]) -> tuple[i
                 start = number - j
                 votes[start] = votes.get(start, 0) + 1
     if not votes:
-        return -1, 0
+        return 0, 0
     best = max(votes.values())
     return min(s for s, v in votes.items() if v == best), best
+
+
+def _most_similar_line(texts: Sequence[str], wanted: str) -> int | None:
+    """The line most like ``wanted`` (difflib ratio ≥ 0.75), within a fixed budget: difflib is
+    quadratic in line length, so lines are compared on their first 200 characters and files
+    over 400,000 characters are not searched."""
+    if not wanted.strip() or sum(map(len, texts)) > 400_000:
+        return None
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(wanted[:200])
+    best, best_ratio = None, 0.75
+    for number, text in enumerate(texts):
+        matcher.set_seq1(text[:200])
+        if (matcher.real_quick_ratio() >= best_ratio and matcher.quick_ratio() >= best_ratio
+                and matcher.ratio() >= best_ratio):
+            best, best_ratio = number, matcher.ratio()
+    return best
 
 
 def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
@@ -84,15 +101,13 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
     if normalised is None:
         normalised = [normalise(t) for t in texts]
     start, score = _closest_start(normalised, pattern)
-    if start < 0 or score == 0:
-        # difflib is quadratic per line pair: only worth it (and fast enough) on modest files.
-        near = difflib.get_close_matches(pattern[0], list(texts), n=1, cutoff=0.75) \
-            if len(pattern) == 1 and pattern[0].strip() and len(texts) <= 20_000 else []
-        if near:
-            number = texts.index(near[0])
+    if score == 0:
+        near = _most_similar_line(texts, pattern[0]) if len(pattern) == 1 else None
+        if near is not None:
+            number = near
             return MissHint(
                 f"Nothing in the file equals that line; the most similar is line {number + 1}: "
-                f'"{visible(near[0])}" (the patch has "{visible(pattern[0])}"). '
+                f'"{visible(texts[number])}" (the patch has "{visible(pattern[0])}"). '
                 + ("An @@ anchor must equal a whole line of the file." if whole_line else ""),
                 number + 1)
         return MissHint(

@@ -45,8 +45,9 @@ def _expected_marker(line: str) -> str:
     return f"Expected update hunk to start with a @@ context marker, got: '{line}'"
 
 
-def _patch_error(message: str, hint: str = "") -> ParseError:
-    return ParseError(f"Invalid patch: {message}", hint=hint, details={"codex_message": message})
+def _patch_error(message: str, hint: str = "", line: int | None = None) -> ParseError:
+    return ParseError(f"Invalid patch: {message}", hint=hint, line=line,
+                      details={"codex_message": message})
 
 
 def _hunk_error(line_number: int, message: str, hint: str = "") -> HunkParseError:
@@ -182,7 +183,8 @@ class _StreamParser:
         state = self.state
         if state == "ended":
             if trimmed:
-                raise _patch_error(LAST_LINE_ERROR)
+                raise _patch_error(LAST_LINE_ERROR, f"Line {number} comes after '*** End Patch': "
+                                   "send one patch at a time, or join them into one.", number)
             return
         if state == "update":
             self._feed_update(line, number, trimmed, last)
@@ -196,7 +198,7 @@ class _StreamParser:
             return
         if state == "started":
             if trimmed.startswith(ENVIRONMENT_ID):
-                self._environment_id(trimmed[len(ENVIRONMENT_ID) :].strip())
+                self._environment_id(trimmed[len(ENVIRONMENT_ID) :].strip(), number)
                 return
             raise _hunk_error(number, _invalid_header(trimmed))
         if state == "add" and line.startswith("+"):
@@ -208,11 +210,12 @@ class _StreamParser:
             hint = "Every line of an added file starts with '+' (an empty line is a bare '+')."
         raise _hunk_error(number, _invalid_header(trimmed), hint)
 
-    def _environment_id(self, value: str) -> None:
+    def _environment_id(self, value: str, number: int) -> None:
         if not value:
-            raise _patch_error("apply_patch environment_id cannot be empty")
+            raise _patch_error("apply_patch environment_id cannot be empty", line=number)
         if self.environment_id is not None:
-            raise _patch_error("apply_patch environment_id cannot be specified more than once")
+            raise _patch_error("apply_patch environment_id cannot be specified more than once",
+                               line=number)
         self.environment_id = value
 
     def _feed_update(self, line: str, number: int, trimmed: str, last: bool) -> None:

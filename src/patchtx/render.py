@@ -29,9 +29,13 @@ def codex_summary(plan: Plan) -> str:
 
 
 def _lines(data: bytes | None) -> list[str]:
+    """Lines with their own endings, split on LF, CRLF and CR only (as the text model does)."""
     if not data:
         return []
-    return data.decode("utf-8", "replace").splitlines(keepends=True)
+    from .textfile import split_text
+
+    texts, endings = split_text(data.decode("utf-8", "replace"))
+    return [t + e for t, e in zip(texts, endings, strict=True)]
 
 
 def unified_diff(change: FileChange, context: int = 3) -> str:
@@ -43,7 +47,7 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
                                 n=context)
     out = []
     for line in diff:
-        if not line.endswith("\n"):
+        if not line.endswith(("\n", "\r")):
             line += "\n\\ No newline at end of file\n"
         out.append(line)
     header = ""

@@ -83,9 +83,12 @@ def decode(data: bytes, display_path: str) -> TextFile:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
+        if exc.reason == "unexpected end of data":
+            reason = f"incomplete utf-8 byte sequence from index {exc.start}"
+        else:
+            reason = f"invalid utf-8 sequence of {exc.end - exc.start} bytes from index {exc.start}"
         raise EncodingPatchError(
-            f"Failed to read file to update {display_path}: invalid utf-8 sequence of "
-            f"{exc.end - exc.start} bytes from index {exc.start}",
+            f"Failed to read file to update {display_path}: {reason}",
             hint=(f"The file is not valid UTF-8 (line {line}); patchtx never rewrites such a file "
                   "with replacement characters. Convert it to UTF-8 first, or edit it another way."),
             path=display_path,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 _T = TypeVar("_T")
+_A = TypeVar("_A")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: opening a FIFO planted at a target path must not hang the commit.
@@ -32,9 +33,9 @@ _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOE
 # (SELinux labels, file capabilities) is left to the kernel's policy for the new inode on purpose.
 _PRESERVED_XATTR_PREFIXES = ("user.", "system.posix_acl_access")
 
-# Below this many descriptors a barrier fsyncs them one by one (cheaper than starting threads).
+# Below this many items, fsync/unlink one by one (cheaper than starting threads).
 _THREADED_FSYNC_MIN = 8
-_FSYNC_THREADS = 16
+_THREADS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,8 @@ class Call:
     index: int
     """1-based position among the mutating calls this object has made."""
     op: str
-    """mkdir, rmdir, create, write, fchmod, fchown, setxattr, fsync, syncfs, rename, link, unlink."""
+    """mkdir, rmdir, create, write, fchmod, fchown, setxattr, fsync, syncfs, rename, link, unlink,
+    unlink_many."""
     path: str
     """Workspace-relative path acted on ("" is the root); for fd-based calls, the fd's path."""
     target: str | None = None
@@ -54,7 +56,8 @@ class Call:
     mode: int | None = None
     """Mode of a create, mkdir or fchmod."""
     paths: tuple[str, ...] = ()
-    """For fsync: every path made durable. For syncfs: one path per filesystem synced."""
+    """For fsync: every path made durable. For syncfs: one path per filesystem synced. For
+    unlink_many: every path unlinked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +84,9 @@ class FileSystemOps:
         self.fsyncs = 0
         """Durability system calls made: one per fsync(2), one per syncfs(2)."""
         self.last_call: Call | None = None
-        """The most recent mutating call (what was being done when an error surfaced)."""
+        """The most recent mutating call."""
+        self.last_failure: tuple[Call, OSError] | None = None
+        """The most recent mutating call that raised, with its error (to explain the error)."""
         self.allow_syncfs = allow_syncfs
         self._paths: dict[int, str] = {}
 
@@ -101,7 +106,11 @@ class FileSystemOps:
         self.calls += 1
         call = Call(self.calls, op, path, target=target, data=data, mode=mode, paths=paths)
         self.last_call = call
-        return self._perform(call, action)
+        try:
+            return self._perform(call, action)
+        except OSError as exc:
+            self.last_failure = (call, exc)
+            raise
 
     def _perform(self, call: Call, action: Callable[[], _T]) -> _T:
         """Hook for test implementations: record, fail or crash instead of (or before) acting."""
@@ -119,8 +128,12 @@ class FileSystemOps:
 
     def open_dir(self, dir_fd: int, name: str) -> int:
         """Open a subdirectory; raises OSError (ELOOP for a symlink, ENOTDIR, ENOENT)."""
-        fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
-        self._paths[fd] = join(self.path_of(dir_fd), name)
+        path = join(self.path_of(dir_fd), name)
+        try:
+            fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:
+            raise _with_path(exc, path) from None
+        self._paths[fd] = path
         return fd
 
     def close(self, fd: int) -> None:
@@ -133,20 +146,29 @@ class FileSystemOps:
             return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            raise _with_path(exc, join(self.path_of(dir_fd), name)) from None
 
     def fstat(self, fd: int) -> os.stat_result:
         return os.fstat(fd)
 
     def listdir(self, dir_fd: int) -> list[str]:
-        return os.listdir(dir_fd)
+        try:
+            return os.listdir(dir_fd)
+        except OSError as exc:
+            raise _with_path(exc, self.path_of(dir_fd)) from None
 
     def read_file(self, dir_fd: int, name: str, *, with_xattrs: bool = False) -> FileContents:
         """Read a regular file without following a symlink; ELOOP/EISDIR/EINVAL otherwise."""
-        fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+        path = join(self.path_of(dir_fd), name)
+        try:
+            fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:
+            raise _with_path(exc, path) from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise OSError(errno.EINVAL, "not a regular file", join(self.path_of(dir_fd), name))
+                raise OSError(errno.EINVAL, "not a regular file", path)
             chunks = []
             remaining = st.st_size + 1  # one extra byte tells us the file grew meanwhile
             while True:
@@ -157,6 +179,8 @@ class FileSystemOps:
                 remaining -= len(chunk)
             xattrs = _read_preserved_xattrs(fd) if with_xattrs else ()
             return FileContents(b"".join(chunks), st, xattrs)
+        except OSError as exc:
+            raise _with_path(exc, path) from None
         finally:
             os.close(fd)
 
@@ -212,14 +236,32 @@ class FileSystemOps:
         self._call(
             "link",
             join(self.path_of(src_dir_fd), src),
-            lambda: os.link(
-                src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd, follow_symlinks=False
-            ),
+            lambda: os.link(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd, follow_symlinks=False),
             target=join(self.path_of(dst_dir_fd), dst),
         )
 
     def unlink(self, dir_fd: int, name: str) -> None:
         self._call("unlink", join(self.path_of(dir_fd), name), lambda: os.unlink(name, dir_fd=dir_fd))
+
+    def unlink_many(self, dir_fd: int, names: Sequence[str]) -> None:
+        """Unlink several names in one directory: one numbered call.
+
+        Many at once run from threads: when unlinking frees the last link to allocated blocks,
+        each unlink waits for a journal commit on ext4 (~3 ms here with ``discard``), and
+        concurrent unlinks share those commits (300 files: ~1 s one by one, ~30 ms from 4 threads).
+        """
+        if not names:
+            return
+        parent = self.path_of(dir_fd)
+
+        def unlink_all() -> None:
+            if len(names) < _THREADED_FSYNC_MIN:
+                for name in names:
+                    os.unlink(name, dir_fd=dir_fd)
+            else:
+                _in_threads(lambda name: os.unlink(name, dir_fd=dir_fd), names)
+
+        self._call("unlink_many", join(parent, names[0]), unlink_all, paths=tuple(join(parent, n) for n in names))
 
     def fsync(self, fds: Sequence[int]) -> None:
         """Make each descriptor's file or directory durable: one numbered call, len(fds) fsyncs."""
@@ -231,7 +273,7 @@ class FileSystemOps:
                 for fd in fds:
                     os.fsync(fd)
             else:
-                _fsync_in_threads(fds)
+                _in_threads(os.fsync, fds)
             self.fsyncs += len(fds)
 
         self._call("fsync", self.path_of(fds[0]), sync_each, paths=tuple(map(self.path_of, fds)))
@@ -260,6 +302,13 @@ class FileSystemOps:
         self._call("syncfs", self.path_of(fds[0]), sync_filesystems, paths=tuple(map(self.path_of, fds)))
 
 
+def _with_path(exc: OSError, path: str) -> OSError:
+    """The same error (same subclass) naming the workspace-relative path instead of a bare name."""
+    if exc.errno is None:
+        return exc
+    return OSError(exc.errno, exc.strerror, path)
+
+
 def _read_preserved_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
     try:
         names = os.listxattr(fd)
@@ -267,20 +316,16 @@ def _read_preserved_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
         if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
             return ()
         raise
-    return tuple(
-        (name, os.getxattr(fd, name))
-        for name in sorted(names)
-        if name.startswith(_PRESERVED_XATTR_PREFIXES)
-    )
+    return tuple((name, os.getxattr(fd, name)) for name in sorted(names) if name.startswith(_PRESERVED_XATTR_PREFIXES))
 
 
-def _fsync_in_threads(fds: Iterable[int]) -> None:
-    # fsync releases the GIL, and concurrent fsyncs share journal commits on ext4/xfs.
+def _in_threads(function: Callable[[_A], object], items: Iterable[_A]) -> None:
+    # fsync and unlink release the GIL, and concurrent calls share journal commits (ext4, xfs).
     from concurrent.futures import ThreadPoolExecutor
 
-    fds = list(fds)
-    with ThreadPoolExecutor(max_workers=min(_FSYNC_THREADS, len(fds))) as pool:
-        for _ in pool.map(os.fsync, fds):
+    items = list(items)
+    with ThreadPoolExecutor(max_workers=min(_THREADS, len(items))) as pool:
+        for _ in pool.map(function, items):
             pass
 
 

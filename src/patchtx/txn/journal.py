@@ -137,9 +137,7 @@ class Journal:
                 for e in self.entries
             ],
             "created_dirs": list(self.created_dirs),
-            "removed_dirs": [
-                {"path": d.path, "mode": d.mode, "owner": list(d.owner)} for d in self.removed_dirs
-            ],
+            "removed_dirs": [{"path": d.path, "mode": d.mode, "owner": list(d.owner)} for d in self.removed_dirs],
         }
         body["checksum"] = _checksum(body)
         return (_canonical(body) + "\n").encode("ascii")
@@ -169,8 +167,7 @@ class Journal:
                 entries=tuple(_entry(raw) for raw in body["entries"]),
                 created_dirs=tuple(_relpath(p) for p in body["created_dirs"]),
                 removed_dirs=tuple(
-                    RemovedDir(_relpath(d["path"]), _int(d["mode"]), _owner(d["owner"]))
-                    for d in body["removed_dirs"]
+                    RemovedDir(_relpath(d["path"]), _int(d["mode"]), _owner(d["owner"])) for d in body["removed_dirs"]
                 ),
             )
         except (KeyError, TypeError, ValueError) as exc:

@@ -34,9 +34,7 @@ class SyncMode(Enum):
 
 
 class Syncer:
-    def __init__(
-        self, fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool, budget: int, barriers: int
-    ) -> None:
+    def __init__(self, fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool, budget: int, barriers: int) -> None:
         self._fs = fs
         self._dirs = dirs
         self._durable = durable

@@ -1,0 +1,326 @@
+"""Recovery: finish whatever an interrupted transaction left in the journal folder.
+
+For each transaction found there (see ``journal`` for the layout):
+
+* committed (``<txn>.committed``): roll forward. The tree already holds every new file; only the
+  journal is deleted.
+* published but not committed (``<txn>.journal``): roll back. Put every original back, remove
+  what the transaction added, then delete the journal.
+* neither: the journal was never published, so the tree was never touched; discard the files.
+
+Every step checks the current state before acting, so running recovery again after it was itself
+interrupted (at any call, or by a power cut) picks up where it stopped. The journal file is the
+last thing to go: until then, a rerun redoes the whole roll back, which finds nothing left to do.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+
+from .dirs import DirectoryHandles
+from .failures import filesystem_error
+from .fsops import FileSystemOps
+from .journal import (
+    JOURNAL_DIR,
+    STATE_DIR,
+    Journal,
+    JournalFiles,
+    committed_name,
+    damaged,
+    group_journal_folder,
+    journal_name,
+    restore_name,
+    unpublished_journal_name,
+)
+from .lock import workspace_lock
+from .reports import RecoveredTransaction, RecoveryReport
+from .statedir import tidy_state_dir
+from .sync import Syncer, SyncMode
+
+
+def recover(root: str, *, fs: FileSystemOps | None = None, lock_timeout: float = 30.0) -> RecoveryReport:
+    """Recover the workspace at ``root`` from an interrupted transaction, if there is one.
+
+    Takes the workspace lock. Raises JournalError (deleting nothing) if a journal is damaged, and
+    FilesystemError if the filesystem fails; both leave the journal in place for another try.
+    """
+    fs = FileSystemOps() if fs is None else fs
+    fsyncs_at_start = fs.fsyncs
+    root = os.path.realpath(root)
+    try:
+        root_fd = fs.open_root(root)
+    except OSError as exc:
+        raise filesystem_error(exc, fs, doing="open the workspace for recovery") from exc
+    dirs = DirectoryHandles(fs, root_fd)
+    try:
+        if dirs.lookup(STATE_DIR) is None:
+            return RecoveryReport()  # never used by patchtx: nothing to do, and nothing created
+        with workspace_lock(root, lock_timeout):
+            transactions = recover_workspace(fs, dirs, durable=True)
+    except OSError as exc:
+        raise filesystem_error(
+            exc,
+            fs,
+            doing="recover the workspace",
+            changed=True,
+            hint="Fix the cause and run recovery again: it is safe to repeat, and the journal was kept.",
+        ) from exc
+    finally:
+        dirs.close_all()
+        fs.close(root_fd)
+    return RecoveryReport(transactions, fsyncs=fs.fsyncs - fsyncs_at_start)
+
+
+def recover_workspace(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool) -> tuple[RecoveredTransaction, ...]:
+    """Recover every transaction in the journal folder (the caller holds the lock).
+
+    Every journal is read and verified before anything is acted on, so a damaged one stops
+    recovery with nothing deleted.
+    """
+    tidy_state_dir(fs, dirs)
+    journal_fd = dirs.lookup(JOURNAL_DIR)
+    if journal_fd is None:
+        return ()
+    found = group_journal_folder(fs.listdir(journal_fd))
+    loaded = [(files, _load_journal(fs, journal_fd, files)) for files in found]
+    done = []
+    for files, journal in loaded:
+        journal_fd = dirs.open(JOURNAL_DIR)
+        if journal is None:
+            _delete_files(fs, journal_fd, sorted(files.names))
+            done.append(RecoveredTransaction(files.transaction_id, "discarded"))
+        elif files.is_committed:
+            _delete_journal(fs, journal_fd, journal, committed_name(journal.transaction_id), files)
+            done.append(RecoveredTransaction(files.transaction_id, "rolled_forward"))
+        else:
+            done.append(roll_back(fs, dirs, journal, durable=durable, files=files))
+    return tuple(done)
+
+
+def roll_back(
+    fs: FileSystemOps,
+    dirs: DirectoryHandles,
+    journal: Journal,
+    *,
+    durable: bool,
+    files: JournalFiles | None = None,
+) -> RecoveredTransaction:
+    """Undo a published, uncommitted transaction, then delete its journal.
+
+    Also used by a commit that fails after publishing its journal. The order matters: what the
+    transaction added goes first (a new file may sit where a removed directory must come back, a
+    created directory where a deleted file must come back), originals come back last.
+    """
+    txn = journal.transaction_id
+    changed_dirs: set[str] = set()
+    removed: list[str] = []
+    removed_dirs: list[str] = []
+    recreated: list[str] = []
+    restored: list[str] = []
+    conflicts: list[str] = []
+    removed_dir_paths = {d.path for d in journal.removed_dirs}
+
+    # 1. Temporary files and files the transaction added.
+    for index, entry in enumerate(journal.entries):
+        parent, name = _split(entry.path)
+        parent_fd = _existing_dir(dirs, parent)
+        if parent_fd is None:
+            continue
+        for temp in (entry.temp, restore_name(txn, index)):
+            if temp is not None and fs.lstat(parent_fd, temp) is not None:
+                fs.unlink(parent_fd, temp)
+                changed_dirs.add(parent)
+        if entry.before_sha256 is not None or entry.after_sha256 is None:
+            continue
+        st = fs.lstat(parent_fd, name)
+        if st is None or (stat.S_ISDIR(st.st_mode) and entry.path in removed_dir_paths):
+            continue
+        if stat.S_ISREG(st.st_mode) and _sha256(fs, parent_fd, name) == entry.after_sha256:
+            fs.unlink(parent_fd, name)
+            removed.append(entry.path)
+            changed_dirs.add(parent)
+        else:
+            conflicts.append(entry.path)
+
+    # 2. Directories it created, deepest first (only if empty: anything else in them is not ours).
+    for path in reversed(journal.created_dirs):
+        parent, name = _split(path)
+        parent_fd = _existing_dir(dirs, parent)
+        st = None if parent_fd is None else fs.lstat(parent_fd, name)
+        if parent_fd is None or st is None or not stat.S_ISDIR(st.st_mode):
+            continue
+        try:
+            fs.rmdir(parent_fd, name)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            conflicts.append(path)
+            continue
+        dirs.forget(path)
+        removed_dirs.append(path)
+        changed_dirs.add(parent)
+
+    # 3. Directories it removed, shallowest first, with their mode and owner.
+    for removed_dir in reversed(journal.removed_dirs):
+        parent, name = _split(removed_dir.path)
+        parent_fd = _existing_dir(dirs, parent)
+        if parent_fd is None:
+            conflicts.append(removed_dir.path)
+            continue
+        st = fs.lstat(parent_fd, name)
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            conflicts.append(removed_dir.path)
+            continue
+        if st is None:
+            fs.mkdir(parent_fd, name, 0o700)  # opened up by the fchmod below, never wider before
+            recreated.append(removed_dir.path)
+            changed_dirs.add(parent)
+        # Also when it exists: an interrupted earlier recovery may have created it but not yet
+        # given it back its mode and owner.
+        dir_fd = dirs.open(removed_dir.path)
+        if _restore_owner(fs, dir_fd, removed_dir.owner) | _restore_mode(fs, dir_fd, removed_dir.mode):
+            changed_dirs.add(removed_dir.path)
+
+    # 4. Originals, through a link in the target's directory and a rename over whatever is there.
+    journal_fd = dirs.open(JOURNAL_DIR)
+    for index, entry in enumerate(journal.entries):
+        if entry.backup is None:
+            continue
+        parent, name = _split(entry.path)
+        parent_fd = _existing_dir(dirs, parent)
+        if parent_fd is None:
+            conflicts.append(entry.path)
+            continue
+        journal_fd = dirs.open(JOURNAL_DIR)
+        backup_st = fs.lstat(journal_fd, entry.backup)
+        target_st = fs.lstat(parent_fd, name)
+        if backup_st is None:
+            if not _holds(fs, parent_fd, name, target_st, entry.before_sha256):
+                raise damaged(
+                    f"{JOURNAL_DIR}/{journal_name(txn)}",
+                    f"the preserved original of {entry.path} is missing",
+                )
+            continue
+        if target_st is not None:
+            if (target_st.st_dev, target_st.st_ino) == (backup_st.st_dev, backup_st.st_ino):
+                continue  # never replaced, or already put back
+            if not stat.S_ISREG(target_st.st_mode) or _sha256(fs, parent_fd, name) not in (
+                entry.after_sha256,
+                entry.before_sha256,
+            ):
+                conflicts.append(entry.path)
+                continue
+        restoring = restore_name(txn, index)
+        fs.link(journal_fd, entry.backup, parent_fd, restoring)
+        fs.rename(parent_fd, restoring, parent_fd, name)
+        restored.append(entry.path)
+        changed_dirs.add(parent)
+
+    # 5. Durable before the journal goes: a power cut until then means rolling back again.
+    syncer = Syncer(fs, dirs, durable=durable, budget=len(journal.entries) + 4, barriers=1)
+    present = [path for path in sorted(changed_dirs) if _existing_dir(dirs, path) is not None]
+    mode = syncer.choose(len(present))
+    if mode is SyncMode.EACH:
+        syncer.run(mode, [dirs.open(path) for path in present])
+    else:
+        syncer.run(mode, [])
+
+    journal_fd = dirs.open(JOURNAL_DIR)
+    _delete_journal(fs, journal_fd, journal, journal_name(txn), files)
+    return RecoveredTransaction(
+        txn,
+        "rolled_back",
+        restored=tuple(restored),
+        removed=tuple(removed),
+        removed_dirs=tuple(removed_dirs),
+        recreated_dirs=tuple(recreated),
+        conflicts=tuple(conflicts),
+    )
+
+
+def _load_journal(fs: FileSystemOps, journal_fd: int, files: JournalFiles) -> Journal | None:
+    if files.is_committed:
+        name = committed_name(files.transaction_id)
+    elif files.is_published:
+        name = journal_name(files.transaction_id)
+    else:
+        return None
+    where = f"{JOURNAL_DIR}/{name}"
+    try:
+        data = fs.read_file(journal_fd, name).data
+    except OSError as exc:
+        raise damaged(where, f"unreadable: {os.strerror(exc.errno or 0)}") from None
+    journal = Journal.from_bytes(data, where=where)
+    if journal.transaction_id != files.transaction_id:
+        raise damaged(where, f"it describes transaction {journal.transaction_id}")
+    return journal
+
+
+def _delete_journal(
+    fs: FileSystemOps,
+    journal_fd: int,
+    journal: Journal,
+    journal_file: str,
+    files: JournalFiles | None,
+) -> None:
+    """The journal file first: once it is gone, leftovers are discarded, never acted on."""
+    txn = journal.transaction_id
+    _delete_files(fs, journal_fd, [journal_file])
+    leftovers = set(journal.backup_names()) | {unpublished_journal_name(txn)}
+    if files is not None:
+        leftovers |= files.names - {journal_file}
+    _delete_files(fs, journal_fd, sorted(leftovers))
+
+
+def _delete_files(fs: FileSystemOps, dir_fd: int, names: list[str]) -> None:
+    present = [name for name in names if fs.lstat(dir_fd, name) is not None]
+    if len(present) == 1:
+        fs.unlink(dir_fd, present[0])
+    else:
+        fs.unlink_many(dir_fd, present)
+
+
+def _existing_dir(dirs: DirectoryHandles, path: str) -> int | None:
+    try:
+        return dirs.open(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _holds(fs: FileSystemOps, dir_fd: int, name: str, st: os.stat_result | None, sha256: str | None) -> bool:
+    if st is None or not stat.S_ISREG(st.st_mode):
+        return False
+    return _sha256(fs, dir_fd, name) == sha256
+
+
+def _sha256(fs: FileSystemOps, dir_fd: int, name: str) -> str:
+    return hashlib.sha256(fs.read_file(dir_fd, name).data).hexdigest()
+
+
+def _restore_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int]) -> bool:
+    """Give back the recorded owner (as root) or group (if we may); True if anything changed."""
+    current = fs.fstat(fd)
+    if (current.st_uid, current.st_gid) == owner:
+        return False
+    if os.geteuid() == 0:
+        fs.fchown(fd, *owner)
+        return True
+    if owner[1] != current.st_gid and owner[1] in os.getgroups():
+        fs.fchown(fd, -1, owner[1])
+        return True
+    return False
+
+
+def _restore_mode(fs: FileSystemOps, fd: int, mode: int) -> bool:
+    if stat.S_IMODE(fs.fstat(fd).st_mode) == mode:
+        return False
+    fs.fchmod(fd, mode)
+    return True
+
+
+def _split(path: str) -> tuple[str, str]:
+    parent, _, name = path.rpartition("/")
+    return parent, name

@@ -1,0 +1,619 @@
+"""Commit: turn a Plan into disk state as one crash-safe transaction (rollback journal).
+
+The steps, and why each is safe to interrupt, are written down in docs/guarantees.md. In short:
+
+1. lock, 2. recover leftovers, 3. verify every target still holds what the plan was computed from,
+4. preserve originals (hard links) and publish a durable journal — from here on recovery rolls
+back —, 5. write new contents to temporary files next to their targets, make them durable,
+6. delete, remove emptied directories, create needed ones, rename temporaries over targets, make
+the directories durable, 7. mark the journal committed durably — from here on recovery rolls
+forward — and delete it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..errors import (
+    ChangedSincePlanningError,
+    ConflictError,
+    FilesystemError,
+    PatchtxError,
+    UnsafePathError,
+)
+from ..model import PathTarget, Plan
+from .dirs import DirectoryHandles, unsafe_symlink
+from .failures import describe_errno, filesystem_error
+from .fsops import FileSystemOps, join
+from .journal import (
+    JOURNAL_DIR,
+    STATE_DIR,
+    BackupKind,
+    Journal,
+    JournalEntry,
+    RemovedDir,
+    backup_name,
+    committed_name,
+    journal_name,
+    new_transaction_id,
+    temp_name,
+    unpublished_journal_name,
+)
+from .lock import workspace_lock
+from .recovery import recover_workspace, roll_back
+from .reports import CommitReport, RecoveryReport
+from .statedir import ensure_state_dir
+from .sync import Syncer, SyncMode
+
+# link(2) failures that mean "this filesystem cannot hard-link this file here": preserve a copy.
+_LINK_FALLBACK_ERRNOS = frozenset(
+    {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS}
+)
+
+# Barriers of a commit: journal data, journal directory, new files, changed directories, mark.
+_COMMIT_BARRIERS = 5
+
+
+class Retention(Protocol):
+    """Hook run once a commit is durable, before its journal is deleted.
+
+    It may take over the committed journal (``<txn>.committed``) and the before-images
+    (``<txn>.<n>.before``) — for undo — by moving them out of the journal folder and returning
+    True; returning False lets the commit delete them. Anything left in the journal folder is
+    deleted by the next recovery (a committed journal there means "clean up").
+    """
+
+    def __call__(self, fs: FileSystemOps, journal_dir_fd: int, journal: Journal) -> bool: ...
+
+
+def commit(
+    plan: Plan,
+    *,
+    durable: bool = True,
+    lock_timeout: float = 30.0,
+    fs: FileSystemOps | None = None,
+    retention: Retention | None = None,
+) -> CommitReport:
+    """Apply ``plan.targets`` and ``plan.remove_dirs`` to ``plan.root``: all of it, or none of it.
+
+    Raises a PatchtxError with ``changed=False`` when nothing was changed (the usual case for any
+    failure, the tree having been rolled back), ``changed=True`` only if rolling back failed too
+    (the journal is then kept and the next commit or ``recover`` finishes the roll back).
+    ``durable=False`` makes no fsync at all: still atomic against a crashed process, not against
+    a power cut.
+    """
+    fs = FileSystemOps() if fs is None else fs
+    fsyncs_at_start = fs.fsyncs
+    _check_plan(plan)
+    if not plan.targets and not plan.remove_dirs:
+        return CommitReport(transaction_id=None, fsyncs=0, durable=durable)
+    try:
+        root_fd = fs.open_root(plan.root)
+    except OSError as exc:
+        raise filesystem_error(exc, fs, doing="open the workspace") from exc
+    dirs = DirectoryHandles(fs, root_fd)
+    try:
+        try:
+            ensure_state_dir(fs, dirs, durable=durable)
+        except OSError as exc:
+            raise filesystem_error(exc, fs, doing=f"prepare the {STATE_DIR} folder") from exc
+        with workspace_lock(plan.root, lock_timeout):
+            try:
+                recovered = recover_workspace(fs, dirs, durable=durable)
+            except OSError as exc:
+                raise filesystem_error(
+                    exc,
+                    fs,
+                    doing="recover an earlier interrupted transaction (the patch was not applied)",
+                    changed=True,
+                    hint="Fix the cause and apply again: recovery is safe to repeat.",
+                ) from exc
+            transaction = _Transaction(fs, dirs, plan, durable=durable)
+            transaction.verify()
+            try:
+                transaction.execute()
+            except (Exception, KeyboardInterrupt) as exc:
+                replacement = transaction.abort(exc)
+                if replacement is exc:
+                    raise
+                raise replacement from exc
+            cleanup_pending = transaction.dispose(retention)
+            return transaction.report(
+                fsyncs=fs.fsyncs - fsyncs_at_start,
+                recovery=RecoveryReport(recovered) if recovered else None,
+                cleanup_pending=cleanup_pending,
+            )
+    finally:
+        dirs.close_all()
+        fs.close(root_fd)
+
+
+@dataclass(slots=True)
+class _Target:
+    """One PathTarget as verified under the lock, with the names the transaction gives it."""
+
+    index: int
+    target: PathTarget
+    parent: str
+    name: str
+    original: os.stat_result | None = None
+    """lstat of the file the plan was computed from (None: the path must be absent)."""
+    xattrs: tuple[tuple[str, bytes], ...] = ()
+    after_mode: int | None = None
+    """Mode for the new contents (None: leave the creation default, 0o666 less the umask)."""
+    parent_missing: bool = False
+    temp: str | None = None
+    backup: str | None = None
+    backup_kind: BackupKind | None = None
+    journal_entry: JournalEntry | None = field(default=None, repr=False)
+
+    @property
+    def path(self) -> str:
+        return self.target.path
+
+
+class _Transaction:
+    def __init__(self, fs: FileSystemOps, dirs: DirectoryHandles, plan: Plan, *, durable: bool):
+        self.fs = fs
+        self.dirs = dirs
+        self.plan = plan
+        self.durable = durable
+        self.txn = new_transaction_id()
+        self.targets = [_Target(i, t, *_split(t.path)) for i, t in enumerate(plan.targets)]
+        self.create_dirs: list[str] = []
+        self.remove_dirs: list[RemovedDir] = []
+        self.removed_dirs: list[str] = []
+        self.kept_dirs: list[str] = []
+        self.journal: Journal | None = None
+        # What exists so far, for an abort: names in the journal folder before it is published,
+        # then whether the journal is published / marked committed.
+        self.unpublished: list[str] = []
+        self.published = False
+        self.marked = False
+
+    # -- step 3 ---------------------------------------------------------------------------------
+
+    def verify(self) -> None:
+        """Check every target still holds what the plan was computed from; nothing is written."""
+        try:
+            self._verify()
+        except OSError as exc:
+            raise filesystem_error(exc, self.fs, doing="check the files against the plan", label=self.label) from exc
+
+    def _verify(self) -> None:
+        deleted = {t.path for t in self.targets if t.target.before is not None and t.target.after is None}
+        removable = set(self.plan.remove_dirs)
+        for t in self.targets:
+            parent_fd = self._probe_parent(t, deleted)
+            if t.target.before is not None:
+                self._verify_original(t, parent_fd)
+                continue
+            if t.target.after_mode is not None:
+                t.after_mode = stat.S_IMODE(t.target.after_mode)
+            if parent_fd is not None:
+                st = self.fs.lstat(parent_fd, t.name)
+                if st is not None and not (stat.S_ISDIR(st.st_mode) and t.path in removable):
+                    if stat.S_ISLNK(st.st_mode):
+                        raise unsafe_symlink(t.path)
+                    raise _changed(t.path, "it exists now, but did not when the patch was planned")
+            if t.target.after is not None and t.parent_missing:
+                self._plan_parent_dirs(t.parent, deleted)
+        for path in sorted(self.plan.remove_dirs, key=lambda p: p.count("/"), reverse=True):
+            parent, name = _split(path)
+            parent_fd = self._existing_dir(parent)
+            st = None if parent_fd is None else self.fs.lstat(parent_fd, name)
+            if st is None or not stat.S_ISDIR(st.st_mode):
+                if st is not None and stat.S_ISLNK(st.st_mode):
+                    raise unsafe_symlink(path)
+                continue  # already gone, or no longer a directory: nothing to remove
+            self.remove_dirs.append(RemovedDir(path, stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)))
+
+    def _verify_original(self, t: _Target, parent_fd: int | None) -> None:
+        st = None if parent_fd is None else self.fs.lstat(parent_fd, t.name)
+        if parent_fd is None or st is None:
+            raise _changed(t.path, "it no longer exists")
+        if stat.S_ISLNK(st.st_mode):
+            raise unsafe_symlink(t.path)
+        if not stat.S_ISREG(st.st_mode):
+            raise _changed(t.path, "it is no longer a regular file")
+        contents = self.fs.read_file(parent_fd, t.name, with_xattrs=t.target.after is not None)
+        if contents.data != t.target.before:
+            raise _changed(t.path, "its contents differ from what the patch was planned against")
+        mode = stat.S_IMODE(contents.stat.st_mode)
+        if t.target.before_mode is not None and stat.S_IMODE(t.target.before_mode) != mode:
+            raise _changed(t.path, f"its mode is now {mode:o}, not {stat.S_IMODE(t.target.before_mode):o}")
+        t.original = contents.stat
+        t.xattrs = contents.xattrs
+        if t.target.after is not None:
+            t.after_mode = mode if t.target.after_mode is None else stat.S_IMODE(t.target.after_mode)
+        elif t.target.after_mode is not None:
+            t.after_mode = stat.S_IMODE(t.target.after_mode)
+
+    def _probe_parent(self, t: _Target, deleted: set[str]) -> int | None:
+        try:
+            return self.dirs.open(t.parent)
+        except FileNotFoundError:
+            pass
+        except NotADirectoryError as exc:
+            # A file this plan deletes may stand where a new directory goes ("a" -> "a/b").
+            if exc.filename not in deleted:
+                raise _changed(str(exc.filename), "it is not a directory") from None
+        t.parent_missing = True
+        return None
+
+    def _plan_parent_dirs(self, parent: str, deleted: set[str]) -> None:
+        parts = parent.split("/")
+        for depth in range(1, len(parts) + 1):
+            path = "/".join(parts[:depth])
+            if path in self.create_dirs:
+                continue
+            try:
+                self.dirs.open(path)
+                continue
+            except FileNotFoundError:
+                pass
+            except NotADirectoryError:
+                if path not in deleted:
+                    raise _changed(path, "it is not a directory") from None
+            self.create_dirs.append(path)
+
+    # -- steps 4 to 7 ---------------------------------------------------------------------------
+
+    def execute(self) -> None:
+        for t in self.targets:
+            if t.target.after is not None:
+                t.temp = temp_name(self.txn, t.index)
+            if t.original is not None:
+                t.backup = backup_name(self.txn, t.index)
+        syncer = Syncer(
+            self.fs,
+            self.dirs,
+            durable=self.durable,
+            budget=len(self.targets) + 4,
+            barriers=_COMMIT_BARRIERS,
+        )
+        self.journal_fd = self.dirs.open(JOURNAL_DIR)
+        self._write_journal(syncer)
+        self._apply(syncer)
+        self._mark_committed(syncer)
+
+    def _write_journal(self, syncer: Syncer) -> None:
+        copies: list[int] = []
+        try:
+            for t in self.targets:
+                if t.backup is not None:
+                    copy_fd = self._preserve_original(t)
+                    if copy_fd is not None:
+                        copies.append(copy_fd)
+            self.journal = Journal(
+                self.txn,
+                tuple(self._journal_entry(t) for t in self.targets),
+                tuple(self.create_dirs),
+                tuple(self.remove_dirs),
+            )
+            journal_fd = self.dirs.open(JOURNAL_DIR)
+            pending = unpublished_journal_name(self.txn)
+            self.unpublished.append(pending)
+            fd = self.fs.create(journal_fd, pending, 0o600)
+            copies.append(fd)
+            self.fs.write(fd, self.journal.to_bytes())
+            syncer.barrier(copies)
+        finally:
+            for fd in copies:
+                self.fs.close(fd)
+        journal_fd = self.dirs.open(JOURNAL_DIR)
+        self.fs.rename(journal_fd, pending, journal_fd, journal_name(self.txn))
+        self.published = True
+        syncer.barrier([journal_fd])
+
+    def _preserve_original(self, t: _Target) -> int | None:
+        """Hard-link the original into the journal folder; a copy (fd returned) if it cannot."""
+        assert t.backup is not None and t.original is not None and t.target.before is not None
+        parent_fd = self.dirs.open(t.parent)
+        journal_fd = self.dirs.open(JOURNAL_DIR)
+        self.unpublished.append(t.backup)
+        try:
+            self.fs.link(parent_fd, t.name, journal_fd, t.backup)
+        except OSError as exc:
+            if exc.errno not in _LINK_FALLBACK_ERRNOS:
+                raise
+        else:
+            t.backup_kind = "link"
+            linked = self.fs.lstat(journal_fd, t.backup)
+            if linked is None or not _same_version(linked, t.original):
+                raise _changed(t.path, "it was modified while the patch was being applied")
+            return None
+        t.backup_kind = "copy"
+        fd = self.fs.create(journal_fd, t.backup, 0o600)
+        try:
+            self.fs.write(fd, t.target.before)
+            _set_owner(self.fs, fd, (t.original.st_uid, t.original.st_gid))
+            self.fs.fchmod(fd, stat.S_IMODE(t.original.st_mode))
+        except BaseException:
+            self.fs.close(fd)
+            raise
+        return fd
+
+    def _journal_entry(self, t: _Target) -> JournalEntry:
+        original = t.original
+        entry = JournalEntry(
+            path=t.path,
+            before_sha256=t.target.before_sha256,
+            after_sha256=t.target.after_sha256,
+            before_mode=None if original is None else stat.S_IMODE(original.st_mode),
+            after_mode=t.after_mode if t.target.after is not None else None,
+            owner=None if original is None else (original.st_uid, original.st_gid),
+            backup=t.backup,
+            backup_kind=t.backup_kind,
+            temp=t.temp,
+        )
+        t.journal_entry = entry
+        return entry
+
+    def _apply(self, syncer: Syncer) -> None:
+        written = [t for t in self.targets if t.target.after is not None]
+        temps_mode = syncer.choose(len(written))
+        keep_fds = temps_mode is SyncMode.EACH
+        temp_fds: list[int] = []
+        changed_dirs: set[str] = set()
+        try:
+            # New contents first where their directory exists: a full disk then fails before
+            # anything visible has changed.
+            for t in written:
+                if not t.parent_missing:
+                    self._write_temp(t, temp_fds if keep_fds else None)
+            for t in self.targets:
+                if t.target.after is None and t.original is not None:
+                    parent_fd = self.dirs.open(t.parent)
+                    self._check_unchanged(parent_fd, t)
+                    self.fs.unlink(parent_fd, t.name)
+                    changed_dirs.add(t.parent)
+            self._remove_emptied_dirs(changed_dirs)
+            for path in self.create_dirs:
+                parent, name = _split(path)
+                self.fs.mkdir(self.dirs.open(parent), name, 0o777)
+                changed_dirs.add(parent)
+            for t in written:
+                if t.parent_missing:
+                    self._write_temp(t, temp_fds if keep_fds else None)
+            syncer.run(temps_mode, temp_fds)
+        finally:
+            for fd in temp_fds:
+                self.fs.close(fd)
+        for t in written:
+            assert t.temp is not None
+            parent_fd = self.dirs.open(t.parent)
+            self._check_unchanged(parent_fd, t)
+            self.fs.rename(parent_fd, t.temp, parent_fd, t.name)
+            changed_dirs.add(t.parent)
+        dirs_mode = syncer.choose(len(changed_dirs))
+        if dirs_mode is SyncMode.EACH:
+            syncer.run(dirs_mode, [self.dirs.open(path) for path in sorted(changed_dirs)])
+        else:
+            syncer.run(dirs_mode, [])
+
+    def _write_temp(self, t: _Target, keep: list[int] | None) -> None:
+        assert t.temp is not None and t.target.after is not None
+        fd = self.fs.create(self.dirs.open(t.parent), t.temp, 0o666)
+        try:
+            self.fs.write(fd, t.target.after)
+            if t.original is not None:
+                _set_owner(self.fs, fd, (t.original.st_uid, t.original.st_gid))
+            for name, value in t.xattrs:
+                self.fs.fsetxattr(fd, name, value)
+            # After chown, which clears set-user-ID and set-group-ID bits.
+            if t.after_mode is not None and stat.S_IMODE(self.fs.fstat(fd).st_mode) != t.after_mode:
+                self.fs.fchmod(fd, t.after_mode)
+        except BaseException:
+            self.fs.close(fd)
+            raise
+        if keep is None:
+            self.fs.close(fd)
+        else:
+            keep.append(fd)
+
+    def _remove_emptied_dirs(self, changed_dirs: set[str]) -> None:
+        for removed in self.remove_dirs:
+            parent, name = _split(removed.path)
+            parent_fd = self._existing_dir(parent)
+            if parent_fd is None:
+                continue
+            try:
+                self.fs.rmdir(parent_fd, name)
+            except OSError as exc:
+                if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                    self.kept_dirs.append(removed.path)
+                    continue
+                if exc.errno == errno.ENOENT:
+                    continue
+                raise
+            self.dirs.forget(removed.path)
+            self.removed_dirs.append(removed.path)
+            changed_dirs.discard(removed.path)  # gone: only its parent has a change to persist
+            changed_dirs.add(parent)
+
+    def _check_unchanged(self, parent_fd: int, t: _Target) -> None:
+        """Last look before replacing or deleting: the same file as verified, or still absent."""
+        st = self.fs.lstat(parent_fd, t.name)
+        if t.original is None:
+            if st is not None:
+                raise _changed(t.path, "it was created while the patch was being applied")
+        elif st is None or not _same_version(st, t.original):
+            raise _changed(t.path, "it was modified while the patch was being applied")
+
+    def _mark_committed(self, syncer: Syncer) -> None:
+        journal_fd = self.dirs.open(JOURNAL_DIR)
+        self.fs.rename(journal_fd, journal_name(self.txn), journal_fd, committed_name(self.txn))
+        self.marked = True
+        syncer.barrier([journal_fd])
+
+    # -- after the commit point -----------------------------------------------------------------
+
+    def dispose(self, retention: Retention | None) -> bool:
+        """Delete the committed journal; True if that failed (the next recovery finishes it)."""
+        assert self.journal is not None
+        try:
+            journal_fd = self.dirs.open(JOURNAL_DIR)
+            if retention is not None and retention(self.fs, journal_fd, self.journal):
+                return False
+            backups = [n for n in self.journal.backup_names() if self.fs.lstat(journal_fd, n) is not None]
+            self.fs.unlink_many(journal_fd, backups)
+            self.fs.unlink(journal_fd, committed_name(self.txn))
+        except OSError:
+            return True
+        return False
+
+    def report(self, *, fsyncs: int, recovery: RecoveryReport | None, cleanup_pending: bool) -> CommitReport:
+        return CommitReport(
+            transaction_id=self.txn,
+            fsyncs=fsyncs,
+            written=tuple(t.path for t in self.targets if t.target.after is not None),
+            removed=tuple(t.path for t in self.targets if t.target.after is None and t.original is not None),
+            created_dirs=tuple(self.create_dirs),
+            removed_dirs=tuple(self.removed_dirs),
+            kept_dirs=tuple(self.kept_dirs),
+            durable=self.durable,
+            recovery=recovery,
+            cleanup_pending=cleanup_pending,
+        )
+
+    # -- failure --------------------------------------------------------------------------------
+
+    def abort(self, exc: BaseException) -> BaseException:
+        """Undo everything done so far; return the exception to raise in place of ``exc``."""
+        error = self._as_patchtx_error(exc)  # now: it describes the failed call, the last one so far
+        undo_error: BaseException | None = None
+        touched_tree = self.published  # before publishing, nothing outside the journal folder exists
+        try:
+            journal_fd = self.dirs.open(JOURNAL_DIR)
+            if self.published:
+                assert self.journal is not None
+                if self.marked:
+                    # The commit point was reached but could not be made durable: un-mark, so
+                    # that the journal again means "roll back" for this roll back and any rerun.
+                    try:
+                        self.fs.rename(journal_fd, committed_name(self.txn), journal_fd, journal_name(self.txn))
+                    except Exception:
+                        return self._applied_but_maybe_not_durable(error)
+                roll_back(self.fs, self.dirs, self.journal, durable=self.durable)
+            else:
+                for name in self.unpublished:
+                    if self.fs.lstat(journal_fd, name) is not None:
+                        self.fs.unlink(journal_fd, name)
+        except Exception as second:
+            undo_error = second
+        if isinstance(exc, KeyboardInterrupt) and undo_error is None:
+            return exc
+        if undo_error is None or not touched_tree:
+            return error  # leftovers in the journal folder alone are discarded by the next run
+        if isinstance(undo_error, OSError):
+            name, description = describe_errno(undo_error.errno)
+            why = f"{description} ({name})"
+        else:
+            why = str(undo_error)
+        return FilesystemError(
+            f"{error.headline} Undoing the partial commit then failed too: {why}.",
+            errno_name=error.details.get("errno"),
+            path=error.path,
+            changed=True,
+            hint=(
+                f"The journal in {JOURNAL_DIR} was kept: once the cause is fixed, run"
+                " `patchtx recover` (or apply again), which puts every original back."
+            ),
+        )
+
+    def _as_patchtx_error(self, exc: BaseException) -> PatchtxError:
+        if isinstance(exc, PatchtxError):
+            return exc
+        if isinstance(exc, OSError):
+            return filesystem_error(exc, self.fs, label=self.label)
+        return PatchtxError(f"Internal error while committing the patch: {exc!r}.")
+
+    def _applied_but_maybe_not_durable(self, error: PatchtxError) -> PatchtxError:
+        return FilesystemError(
+            f"{error.headline} The patch is nevertheless applied in full (its journal is marked"
+            " committed and could not be un-marked), but it may not survive a power loss.",
+            errno_name=error.details.get("errno"),
+            path=error.path,
+            changed=True,
+            hint=(
+                "Check the disk. Recovery (run by the next commit, or `patchtx recover`) keeps the"
+                " new contents and only deletes the journal."
+            ),
+        )
+
+    def label(self, path: str) -> str:
+        """Name internal files by what they stand for, in error messages."""
+        for t in self.targets:
+            if t.temp is not None and path == join(t.parent, t.temp):
+                return f"the new contents of {t.path}"
+            if t.backup is not None and path == f"{JOURNAL_DIR}/{t.backup}":
+                return f"the preserved original of {t.path}"
+        if path.startswith(JOURNAL_DIR + "/"):
+            return "the transaction journal"
+        return path
+
+    def _existing_dir(self, path: str) -> int | None:
+        try:
+            return self.dirs.open(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+
+def _check_plan(plan: Plan) -> None:
+    """Refuse, before touching anything, a plan no planner should produce."""
+    if not os.path.isabs(plan.root):
+        raise UnsafePathError(f"The workspace root {plan.root!r} is not an absolute path.")
+    seen: set[str] = set()
+    for path in [t.path for t in plan.targets]:
+        _check_relpath(path)
+        if path in seen:
+            raise ConflictError(f"The plan lists {path} twice.", path=path)
+        seen.add(path)
+    for path in plan.remove_dirs:
+        _check_relpath(path)
+
+
+def _check_relpath(path: str) -> None:
+    parts = path.split("/")
+    if not path or any(p in ("", ".", "..") for p in parts) or "\0" in path:
+        raise UnsafePathError(f"Refusing the path {path!r}: not a plain relative path.", path=path)
+    if parts[0] == STATE_DIR:
+        raise UnsafePathError(f"Refusing the path {path}: {STATE_DIR} holds patchtx's own journal.", path=path)
+
+
+def _changed(path: str, why: str) -> ChangedSincePlanningError:
+    return ChangedSincePlanningError(
+        f"{path} changed since the patch was planned: {why}.",
+        hint="Read the file again and recompute the patch.",
+        path=path,
+    )
+
+
+def _same_version(st: os.stat_result, original: os.stat_result) -> bool:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (
+        original.st_dev,
+        original.st_ino,
+        original.st_size,
+        original.st_mtime_ns,
+    )
+
+
+def _set_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int]) -> None:
+    """Give a new file the original's owner (as root) or at least its group (if we may)."""
+    current = fs.fstat(fd)
+    if (current.st_uid, current.st_gid) == owner:
+        return
+    if os.geteuid() == 0:
+        fs.fchown(fd, *owner)
+    elif owner[1] != current.st_gid and owner[1] in os.getgroups():
+        fs.fchown(fd, -1, owner[1])
+
+
+def _split(path: str) -> tuple[str, str]:
+    parent, _, name = path.rpartition("/")
+    return parent, name
