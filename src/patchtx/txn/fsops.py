@@ -1,7 +1,7 @@
 """The only code in patchtx that changes the filesystem.
 
 Every mutating call (create, write, chmod/chown, xattr, fsync, syncfs, rename, link, unlink, mkdir,
-rmdir) goes through :meth:`FileSystemOps._call`, which numbers it. Test implementations
+rmdir, and batched unlinks) goes through :meth:`FileSystemOps._call`, which numbers it. Test implementations
 (``patchtx.txn.faults``) override the single hook :meth:`FileSystemOps._perform` to record, fail or
 "crash" at call N, so "call N" means the same thing in every test.
 
@@ -170,13 +170,8 @@ class FileSystemOps:
             if not stat.S_ISREG(st.st_mode):
                 raise OSError(errno.EINVAL, "not a regular file", path)
             chunks = []
-            remaining = st.st_size + 1  # one extra byte tells us the file grew meanwhile
-            while True:
-                chunk = os.read(fd, max(remaining, 65536))
-                if not chunk:
-                    break
+            while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):  # to EOF, even if it grew
                 chunks.append(chunk)
-                remaining -= len(chunk)
             xattrs = _read_preserved_xattrs(fd) if with_xattrs else ()
             return FileContents(b"".join(chunks), st, xattrs)
         except OSError as exc:

@@ -139,8 +139,10 @@ class Journal:
             "created_dirs": list(self.created_dirs),
             "removed_dirs": [{"path": d.path, "mode": d.mode, "owner": list(d.owner)} for d in self.removed_dirs],
         }
-        body["checksum"] = _checksum(body)
-        return (_canonical(body) + "\n").encode("ascii")
+        text = _canonical(body)
+        checksum = hashlib.sha256(text.encode("ascii")).hexdigest()
+        # Appended rather than re-serialised: only the body needs to be canonical.
+        return f'{text[:-1]},"checksum":"{checksum}"}}\n'.encode("ascii")
 
     @classmethod
     def from_bytes(cls, data: bytes, *, where: str) -> Journal:

@@ -19,6 +19,7 @@ import errno
 import hashlib
 import os
 import stat
+from dataclasses import dataclass, field
 
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
@@ -114,131 +115,146 @@ def roll_back(
     transaction added goes first (a new file may sit where a removed directory must come back, a
     created directory where a deleted file must come back), originals come back last.
     """
-    txn = journal.transaction_id
-    changed_dirs: set[str] = set()
-    removed: list[str] = []
-    removed_dirs: list[str] = []
-    recreated: list[str] = []
-    restored: list[str] = []
-    conflicts: list[str] = []
-    removed_dir_paths = {d.path for d in journal.removed_dirs}
-
-    # 1. Temporary files and files the transaction added.
-    for index, entry in enumerate(journal.entries):
-        parent, name = _split(entry.path)
-        parent_fd = _existing_dir(dirs, parent)
-        if parent_fd is None:
-            continue
-        for temp in (entry.temp, restore_name(txn, index)):
-            if temp is not None and fs.lstat(parent_fd, temp) is not None:
-                fs.unlink(parent_fd, temp)
-                changed_dirs.add(parent)
-        if entry.before_sha256 is not None or entry.after_sha256 is None:
-            continue
-        st = fs.lstat(parent_fd, name)
-        if st is None or (stat.S_ISDIR(st.st_mode) and entry.path in removed_dir_paths):
-            continue
-        if stat.S_ISREG(st.st_mode) and _sha256(fs, parent_fd, name) == entry.after_sha256:
-            fs.unlink(parent_fd, name)
-            removed.append(entry.path)
-            changed_dirs.add(parent)
-        else:
-            conflicts.append(entry.path)
-
-    # 2. Directories it created, deepest first (only if empty: anything else in them is not ours).
-    for path in reversed(journal.created_dirs):
-        parent, name = _split(path)
-        parent_fd = _existing_dir(dirs, parent)
-        st = None if parent_fd is None else fs.lstat(parent_fd, name)
-        if parent_fd is None or st is None or not stat.S_ISDIR(st.st_mode):
-            continue
-        try:
-            fs.rmdir(parent_fd, name)
-        except OSError as exc:
-            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise
-            conflicts.append(path)
-            continue
-        dirs.forget(path)
-        removed_dirs.append(path)
-        changed_dirs.add(parent)
-
-    # 3. Directories it removed, shallowest first, with their mode and owner.
-    for removed_dir in reversed(journal.removed_dirs):
-        parent, name = _split(removed_dir.path)
-        parent_fd = _existing_dir(dirs, parent)
-        if parent_fd is None:
-            conflicts.append(removed_dir.path)
-            continue
-        st = fs.lstat(parent_fd, name)
-        if st is not None and not stat.S_ISDIR(st.st_mode):
-            conflicts.append(removed_dir.path)
-            continue
-        if st is None:
-            fs.mkdir(parent_fd, name, 0o700)  # opened up by the fchmod below, never wider before
-            recreated.append(removed_dir.path)
-            changed_dirs.add(parent)
-        # Also when it exists: an interrupted earlier recovery may have created it but not yet
-        # given it back its mode and owner.
-        dir_fd = dirs.open(removed_dir.path)
-        if _restore_owner(fs, dir_fd, removed_dir.owner) | _restore_mode(fs, dir_fd, removed_dir.mode):
-            changed_dirs.add(removed_dir.path)
-
-    # 4. Originals, through a link in the target's directory and a rename over whatever is there.
-    journal_fd = dirs.open(JOURNAL_DIR)
-    for index, entry in enumerate(journal.entries):
-        if entry.backup is None:
-            continue
-        parent, name = _split(entry.path)
-        parent_fd = _existing_dir(dirs, parent)
-        if parent_fd is None:
-            conflicts.append(entry.path)
-            continue
-        journal_fd = dirs.open(JOURNAL_DIR)
-        backup_st = fs.lstat(journal_fd, entry.backup)
-        target_st = fs.lstat(parent_fd, name)
-        if backup_st is None:
-            if not _holds(fs, parent_fd, name, target_st, entry.before_sha256):
-                raise damaged(
-                    f"{JOURNAL_DIR}/{journal_name(txn)}",
-                    f"the preserved original of {entry.path} is missing",
-                )
-            continue
-        if target_st is not None:
-            if (target_st.st_dev, target_st.st_ino) == (backup_st.st_dev, backup_st.st_ino):
-                continue  # never replaced, or already put back
-            if not stat.S_ISREG(target_st.st_mode) or _sha256(fs, parent_fd, name) not in (
-                entry.after_sha256,
-                entry.before_sha256,
-            ):
-                conflicts.append(entry.path)
-                continue
-        restoring = restore_name(txn, index)
-        fs.link(journal_fd, entry.backup, parent_fd, restoring)
-        fs.rename(parent_fd, restoring, parent_fd, name)
-        restored.append(entry.path)
-        changed_dirs.add(parent)
-
-    # 5. Durable before the journal goes: a power cut until then means rolling back again.
+    undo = _Undo(fs, dirs, journal)
+    undo.remove_added_files()
+    undo.remove_created_dirs()
+    undo.recreate_removed_dirs()
+    undo.restore_originals()
+    # Durable before the journal goes: until then, a power cut means rolling back again.
     syncer = Syncer(fs, dirs, durable=durable, budget=len(journal.entries) + 4, barriers=1)
-    present = [path for path in sorted(changed_dirs) if _existing_dir(dirs, path) is not None]
+    present = [path for path in sorted(undo.changed_dirs) if _existing_dir(dirs, path) is not None]
     mode = syncer.choose(len(present))
-    if mode is SyncMode.EACH:
-        syncer.run(mode, [dirs.open(path) for path in present])
-    else:
-        syncer.run(mode, [])
-
-    journal_fd = dirs.open(JOURNAL_DIR)
-    _delete_journal(fs, journal_fd, journal, journal_name(txn), files)
+    syncer.run(mode, [dirs.open(path) for path in present] if mode is SyncMode.EACH else [])
+    _delete_journal(fs, dirs.open(JOURNAL_DIR), journal, journal_name(journal.transaction_id), files)
     return RecoveredTransaction(
-        txn,
+        journal.transaction_id,
         "rolled_back",
-        restored=tuple(restored),
-        removed=tuple(removed),
-        removed_dirs=tuple(removed_dirs),
-        recreated_dirs=tuple(recreated),
-        conflicts=tuple(conflicts),
+        restored=tuple(undo.restored),
+        removed=tuple(undo.removed),
+        removed_dirs=tuple(undo.removed_dirs),
+        recreated_dirs=tuple(undo.recreated_dirs),
+        conflicts=tuple(undo.conflicts),
     )
+
+
+@dataclass
+class _Undo:
+    """The steps of a roll back; each checks the current state first, so each can be redone."""
+
+    fs: FileSystemOps
+    dirs: DirectoryHandles
+    journal: Journal
+    changed_dirs: set[str] = field(default_factory=set)
+    restored: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    removed_dirs: list[str] = field(default_factory=list)
+    recreated_dirs: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+
+    def remove_added_files(self) -> None:
+        """Temporary files, and files the transaction added if they still hold what it wrote."""
+        txn = self.journal.transaction_id
+        removed_dir_paths = {d.path for d in self.journal.removed_dirs}
+        for index, entry in enumerate(self.journal.entries):
+            parent, name = _split(entry.path)
+            parent_fd = _existing_dir(self.dirs, parent)
+            if parent_fd is None:
+                continue
+            for temp in (entry.temp, restore_name(txn, index)):
+                if temp is not None and self.fs.lstat(parent_fd, temp) is not None:
+                    self.fs.unlink(parent_fd, temp)
+                    self.changed_dirs.add(parent)
+            if entry.before_sha256 is not None or entry.after_sha256 is None:
+                continue
+            st = self.fs.lstat(parent_fd, name)
+            if st is None or (stat.S_ISDIR(st.st_mode) and entry.path in removed_dir_paths):
+                continue
+            if stat.S_ISREG(st.st_mode) and _sha256(self.fs, parent_fd, name) == entry.after_sha256:
+                self.fs.unlink(parent_fd, name)
+                self.removed.append(entry.path)
+                self.changed_dirs.add(parent)
+            else:
+                self.conflicts.append(entry.path)
+
+    def remove_created_dirs(self) -> None:
+        """Deepest first, and only if empty: anything else in them is not ours."""
+        for path in reversed(self.journal.created_dirs):
+            parent, name = _split(path)
+            parent_fd = _existing_dir(self.dirs, parent)
+            st = None if parent_fd is None else self.fs.lstat(parent_fd, name)
+            if parent_fd is None or st is None or not stat.S_ISDIR(st.st_mode):
+                continue
+            try:
+                self.fs.rmdir(parent_fd, name)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+                self.conflicts.append(path)
+                continue
+            self.dirs.forget(path)
+            self.removed_dirs.append(path)
+            self.changed_dirs.add(parent)
+
+    def recreate_removed_dirs(self) -> None:
+        """Shallowest first, with their mode and owner."""
+        for removed_dir in reversed(self.journal.removed_dirs):
+            parent, name = _split(removed_dir.path)
+            parent_fd = _existing_dir(self.dirs, parent)
+            if parent_fd is None:
+                self.conflicts.append(removed_dir.path)
+                continue
+            st = self.fs.lstat(parent_fd, name)
+            if st is not None and not stat.S_ISDIR(st.st_mode):
+                self.conflicts.append(removed_dir.path)
+                continue
+            if st is None:
+                self.fs.mkdir(parent_fd, name, 0o700)  # opened up by the fchmod below, never wider before
+                self.recreated_dirs.append(removed_dir.path)
+                self.changed_dirs.add(parent)
+            # Also when it exists: an interrupted earlier recovery may have created it but not yet
+            # given it back its mode and owner.
+            dir_fd = self.dirs.open(removed_dir.path)
+            owner_changed = _restore_owner(self.fs, dir_fd, removed_dir.owner)
+            if _restore_mode(self.fs, dir_fd, removed_dir.mode) or owner_changed:
+                self.changed_dirs.add(removed_dir.path)
+
+    def restore_originals(self) -> None:
+        """Through a link next to the target and a rename over whatever is there.
+
+        Linking (rather than renaming the before-image itself) keeps the before-image until the
+        journal is deleted, so an interrupted restore can always be redone.
+        """
+        txn = self.journal.transaction_id
+        for index, entry in enumerate(self.journal.entries):
+            if entry.backup is None:
+                continue
+            parent, name = _split(entry.path)
+            parent_fd = _existing_dir(self.dirs, parent)
+            if parent_fd is None:
+                self.conflicts.append(entry.path)
+                continue
+            journal_fd = self.dirs.open(JOURNAL_DIR)
+            backup_st = self.fs.lstat(journal_fd, entry.backup)
+            target_st = self.fs.lstat(parent_fd, name)
+            if backup_st is None:
+                if not _holds(self.fs, parent_fd, name, target_st, entry.before_sha256):
+                    raise damaged(
+                        f"{JOURNAL_DIR}/{journal_name(txn)}",
+                        f"the preserved original of {entry.path} is missing",
+                    )
+                continue
+            if target_st is not None:
+                if (target_st.st_dev, target_st.st_ino) == (backup_st.st_dev, backup_st.st_ino):
+                    continue  # never replaced, or already put back
+                ours = (entry.after_sha256, entry.before_sha256)  # what we wrote, or a copy of the original
+                if not stat.S_ISREG(target_st.st_mode) or _sha256(self.fs, parent_fd, name) not in ours:
+                    self.conflicts.append(entry.path)
+                    continue
+            restoring = restore_name(txn, index)
+            self.fs.link(journal_fd, entry.backup, parent_fd, restoring)
+            self.fs.rename(parent_fd, restoring, parent_fd, name)
+            self.restored.append(entry.path)
+            self.changed_dirs.add(parent)
 
 
 def _load_journal(fs: FileSystemOps, journal_fd: int, files: JournalFiles) -> Journal | None:

@@ -57,7 +57,7 @@ class Syncer:
             return SyncMode.NONE
         self._barriers_left = max(self._barriers_left - 1, 0)
         affordable = self._budget - self._spent - self._barriers_left
-        if not self._fs.supports_syncfs or count <= min(affordable, _FSYNC_EACH_MAX):
+        if count <= min(affordable, _FSYNC_EACH_MAX) or not self._fs.supports_syncfs:
             self._spent += count
             return SyncMode.EACH
         self._spent += len(self._dirs.filesystem_fds())

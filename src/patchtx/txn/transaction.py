@@ -15,7 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..errors import (
@@ -45,7 +45,7 @@ from .journal import (
 )
 from .lock import workspace_lock
 from .recovery import recover_workspace, roll_back
-from .reports import CommitReport, RecoveryReport
+from .reports import CommitReport, RecoveredTransaction, RecoveryReport
 from .statedir import ensure_state_dir
 from .sync import Syncer, SyncMode
 
@@ -113,7 +113,12 @@ def commit(
                     hint="Fix the cause and apply again: recovery is safe to repeat.",
                 ) from exc
             transaction = _Transaction(fs, dirs, plan, durable=durable)
-            transaction.verify()
+            try:
+                transaction.verify()
+            except ChangedSincePlanningError as exc:
+                if not recovered:
+                    raise
+                raise _after_recovery(exc, recovered) from exc
             try:
                 transaction.execute()
             except (Exception, KeyboardInterrupt) as exc:
@@ -149,7 +154,6 @@ class _Target:
     temp: str | None = None
     backup: str | None = None
     backup_kind: BackupKind | None = None
-    journal_entry: JournalEntry | None = field(default=None, repr=False)
 
     @property
     def path(self) -> str:
@@ -230,8 +234,6 @@ class _Transaction:
         t.xattrs = contents.xattrs
         if t.target.after is not None:
             t.after_mode = mode if t.target.after_mode is None else stat.S_IMODE(t.target.after_mode)
-        elif t.target.after_mode is not None:
-            t.after_mode = stat.S_IMODE(t.target.after_mode)
 
     def _probe_parent(self, t: _Target, deleted: set[str]) -> int | None:
         try:
@@ -276,19 +278,18 @@ class _Transaction:
             budget=len(self.targets) + 4,
             barriers=_COMMIT_BARRIERS,
         )
-        self.journal_fd = self.dirs.open(JOURNAL_DIR)
         self._write_journal(syncer)
         self._apply(syncer)
         self._mark_committed(syncer)
 
     def _write_journal(self, syncer: Syncer) -> None:
-        copies: list[int] = []
+        to_sync: list[int] = []  # copied originals (if any) and the journal itself
         try:
             for t in self.targets:
                 if t.backup is not None:
                     copy_fd = self._preserve_original(t)
                     if copy_fd is not None:
-                        copies.append(copy_fd)
+                        to_sync.append(copy_fd)
             self.journal = Journal(
                 self.txn,
                 tuple(self._journal_entry(t) for t in self.targets),
@@ -299,11 +300,11 @@ class _Transaction:
             pending = unpublished_journal_name(self.txn)
             self.unpublished.append(pending)
             fd = self.fs.create(journal_fd, pending, 0o600)
-            copies.append(fd)
+            to_sync.append(fd)
             self.fs.write(fd, self.journal.to_bytes())
-            syncer.barrier(copies)
+            syncer.barrier(to_sync)
         finally:
-            for fd in copies:
+            for fd in to_sync:
                 self.fs.close(fd)
         journal_fd = self.dirs.open(JOURNAL_DIR)
         self.fs.rename(journal_fd, pending, journal_fd, journal_name(self.txn))
@@ -340,7 +341,7 @@ class _Transaction:
 
     def _journal_entry(self, t: _Target) -> JournalEntry:
         original = t.original
-        entry = JournalEntry(
+        return JournalEntry(
             path=t.path,
             before_sha256=t.target.before_sha256,
             after_sha256=t.target.after_sha256,
@@ -351,8 +352,6 @@ class _Transaction:
             backup_kind=t.backup_kind,
             temp=t.temp,
         )
-        t.journal_entry = entry
-        return entry
 
     def _apply(self, syncer: Syncer) -> None:
         written = [t for t in self.targets if t.target.after is not None]
@@ -591,6 +590,23 @@ def _changed(path: str, why: str) -> ChangedSincePlanningError:
         f"{path} changed since the patch was planned: {why}.",
         hint="Read the file again and recompute the patch.",
         path=path,
+    )
+
+
+def _after_recovery(
+    exc: ChangedSincePlanningError, recovered: tuple[RecoveredTransaction, ...]
+) -> ChangedSincePlanningError:
+    """The same error, saying that recovery ran first: the plan was likely made from a tree an
+    interrupted transaction had left half-applied, which recovery has just put back."""
+    ids = ", ".join(t.transaction_id for t in recovered)
+    return ChangedSincePlanningError(
+        exc.headline,
+        hint=(
+            f"Before checking, patchtx recovered the interrupted transaction {ids}, which likely"
+            f" explains it; the tree is now as before that transaction. {exc.hint}"
+        ),
+        path=exc.path,
+        details=exc.details,
     )
 
 

@@ -1,0 +1,333 @@
+"""Commit behaviour without failures: the model, preconditions, modes/owners, the state folder."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from patchtx.errors import (
+    ChangedSincePlanningError,
+    ConflictError,
+    LockTimeoutError,
+    UnsafePathError,
+)
+from patchtx.model import PathTarget, Plan
+from patchtx.txn import commit, recover
+from patchtx.txn.faults import RecordingFileSystemOps
+from patchtx.txn.fsops import FileSystemOps
+from patchtx.txn.journal import Journal
+
+from .helpers import (
+    NEW_FILE_MODE,
+    Scenario,
+    build_plan,
+    crash_in_process,
+    expected_after,
+    leftovers,
+    make_tree,
+    snapshot,
+)
+from .scenarios import ALL, MIXED
+
+
+@pytest.mark.parametrize("scenario", ALL, ids=lambda s: s.name)
+def test_commit_produces_the_modelled_tree(tmp_path: Path, scenario: Scenario) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, scenario.tree)
+    before = snapshot(root)
+    plan = build_plan(root, scenario)
+
+    report = commit(plan)
+
+    assert snapshot(root) == expected_after(before, plan)
+    assert leftovers(root) == []
+    assert (root / ".patchtx" / ".gitignore").read_bytes() == b"*\n"
+    assert report.transaction_id is not None
+    assert set(report.written) == {t.path for t in plan.targets if t.after is not None}
+    assert set(report.removed) == {t.path for t in plan.targets if t.after is None}
+
+
+def test_report_lists_created_removed_and_kept_dirs(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {**MIXED.tree, "keepme/a.txt": b"a\n", "keepme/b.txt": b"b\n"})
+    scenario = Scenario("x", {}, dict(MIXED.changes) | {"keepme/a.txt": None})
+    plan = build_plan(root, scenario)
+    plan = Plan(plan.root, (), plan.targets, plan.remove_dirs + ("keepme",))
+
+    report = commit(plan)
+
+    assert report.created_dirs == ("pkg", "pkg/sub")
+    assert report.removed_dirs == ("old/inner", "old")
+    assert report.kept_dirs == ("keepme",)
+    assert (root / "keepme" / "b.txt").exists()
+
+
+def test_nothing_to_do_creates_no_state_folder(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {"a.txt": b"a\n"})
+    report = commit(Plan(str(root), (), ()))
+    assert report.transaction_id is None and report.fsyncs == 0
+    assert recover(str(root)).nothing_to_do
+    assert not (root / ".patchtx").exists()
+
+
+def _stale(root: Path, edit: str) -> None:
+    if edit == "content":
+        (root / "src/app.py").write_bytes(b"edited by someone else\n")
+    elif edit == "mode":
+        os.chmod(root / "src/app.py", 0o600)
+    elif edit == "appeared":
+        (root / "src/new.txt").write_bytes(b"created meanwhile\n")
+    elif edit == "vanished":
+        (root / "src/app.py").unlink()
+    elif edit == "became-a-folder":
+        (root / "src/app.py").unlink()
+        (root / "src/app.py").mkdir()
+
+
+@pytest.mark.parametrize("edit", ["content", "mode", "appeared", "vanished", "became-a-folder"])
+def test_changed_since_planning_writes_nothing(tmp_path: Path, edit: str) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, MIXED.tree)
+    plan = build_plan(root, MIXED)
+    _stale(root, edit)
+    before = snapshot(root)
+
+    with pytest.raises(ChangedSincePlanningError) as caught:
+        commit(plan)
+
+    assert caught.value.kind == "changed_since_planning"
+    assert "Nothing was changed." in caught.value.message
+    assert caught.value.path in ("src/app.py", "src/new.txt")
+    assert snapshot(root) == before
+    assert leftovers(root) == []
+
+
+def test_symlinked_folder_swapped_in_after_planning_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    outside = tmp_path / "outside"
+    make_tree(root, MIXED.tree)
+    make_tree(outside, {"app.py": b"print('v1')\n", "tool.sh": (b"#!/bin/sh\necho v1\n", 0o755)})
+    plan = build_plan(root, MIXED)
+    os.rename(root / "src", tmp_path / "moved-src")
+    os.symlink(outside, root / "src")
+    before, outside_before = snapshot(root), snapshot(outside)
+
+    with pytest.raises(UnsafePathError) as caught:
+        commit(plan)
+
+    assert caught.value.kind == "unsafe_path" and caught.value.path == "src"
+    assert snapshot(root) == before and snapshot(outside) == outside_before
+
+
+def test_symlinked_file_swapped_in_after_planning_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, MIXED.tree)
+    plan = build_plan(root, MIXED)
+    target = tmp_path / "elsewhere.txt"
+    target.write_bytes(b"readme\n")
+    (root / "README.md").unlink()
+    os.symlink(target, root / "README.md")
+
+    with pytest.raises(UnsafePathError):
+        commit(plan)
+    assert target.read_bytes() == b"readme\n"
+    assert leftovers(root) == []
+
+
+@pytest.mark.parametrize("path", ["../escape.txt", "/etc/passwd", "a/./b", "a//b", ".patchtx/journal/x", ""])
+def test_malformed_plan_paths_are_refused_before_anything_is_created(tmp_path: Path, path: str) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {"a.txt": b"a\n"})
+    with pytest.raises(UnsafePathError):
+        commit(Plan(str(root), (), (PathTarget(path, None, b"x"),)))
+    assert not (root / ".patchtx").exists()
+
+
+def test_a_path_listed_twice_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {"a.txt": b"a\n"})
+    targets = (PathTarget("b.txt", None, b"1"), PathTarget("b.txt", None, b"2"))
+    with pytest.raises(ConflictError):
+        commit(Plan(str(root), (), targets))
+    assert not (root / "b.txt").exists()
+
+
+def test_modes_new_default_kept_and_changed(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {"run.sh": (b"v1\n", 0o750), "private": (b"v1\n", 0o644)})
+    plan = Plan(
+        str(root),
+        (),
+        (
+            PathTarget("new.txt", None, b"n\n"),
+            PathTarget("new.sh", None, b"n\n", None, 0o755),
+            PathTarget("run.sh", b"v1\n", b"v2\n", 0o750, None),  # None: keep the current mode
+            PathTarget("private", b"v1\n", b"v2\n", 0o644, 0o600),
+        ),
+    )
+    commit(plan)
+    modes = {name: (root / name).stat().st_mode & 0o7777 for name in ("new.txt", "new.sh", "run.sh", "private")}
+    assert modes == {"new.txt": NEW_FILE_MODE, "new.sh": 0o755, "run.sh": 0o750, "private": 0o600}
+
+
+def test_owner_is_kept_when_running_as_root(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file another owner")
+    root = tmp_path / "ws"
+    make_tree(root, {"owned.txt": (b"v1\n", 0o4755)})
+    os.chown(root / "owned.txt", 1234, 5678)
+    os.chmod(root / "owned.txt", 0o4755)  # chown cleared set-user-ID
+    commit(Plan(str(root), (), (PathTarget("owned.txt", b"v1\n", b"v2\n", 0o4755, 0o4755),)))
+    st = (root / "owned.txt").stat()
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o7777) == (1234, 5678, 0o4755)
+
+
+def test_user_extended_attributes_are_kept(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {"tagged.txt": b"v1\n"})
+    try:
+        os.setxattr(root / "tagged.txt", "user.patchtx-test", b"kept")
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            pytest.skip("this filesystem has no user extended attributes")
+        raise
+    commit(Plan(str(root), (), (PathTarget("tagged.txt", b"v1\n", b"v2\n", 0o644, 0o644),)))
+    assert os.getxattr(root / "tagged.txt", "user.patchtx-test") == b"kept"
+
+
+def test_a_hard_link_elsewhere_keeps_the_old_contents(tmp_path: Path) -> None:
+    # Documented behaviour (docs/guarantees.md): the new contents are a new file renamed into
+    # place, as with git and most editors; another name for the old file keeps the old bytes.
+    root = tmp_path / "ws"
+    make_tree(root, {"a.txt": b"v1\n"})
+    os.link(root / "a.txt", root / "alias.txt")
+    commit(Plan(str(root), (), (PathTarget("a.txt", b"v1\n", b"v2\n", 0o644, 0o644),)))
+    assert (root / "a.txt").read_bytes() == b"v2\n"
+    assert (root / "alias.txt").read_bytes() == b"v1\n"
+
+
+def test_a_leftover_journal_is_recovered_by_the_next_commit(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, MIXED.tree)
+    before = snapshot(root)
+    plan = build_plan(root, MIXED)
+    assert crash_in_process(lambda fs: commit(plan, fs=fs), 40)
+    assert snapshot(root) != before  # half-applied
+
+    other = Plan(str(root), (), (PathTarget("src/keep.txt", b"untouched\n", b"touched\n", 0o644, 0o644),))
+    report = commit(other)
+
+    assert report.recovery is not None
+    [recovered] = report.recovery.transactions
+    assert recovered.outcome == "rolled_back" and recovered.conflicts == ()
+    assert snapshot(root) == expected_after(before, other)
+    assert leftovers(root) == []
+
+
+def test_durable_false_makes_no_fsync_at_all(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, MIXED.tree)
+    before = snapshot(root)
+    plan = build_plan(root, MIXED)
+    fs = RecordingFileSystemOps()
+
+    report = commit(plan, durable=False, fs=fs)  # first commit: the state folder is created too
+
+    assert report.fsyncs == 0 and fs.fsyncs == 0
+    assert not [c for c in fs.log if c.op in ("fsync", "syncfs")]
+    assert snapshot(root) == expected_after(before, plan)
+
+
+def _many_files_plan(root: Path, count: int, folders: int) -> Plan:
+    spec = {f"d{i % folders}/f{i}.txt": f"old {i}\n".encode() for i in range(count)}
+    make_tree(root, spec)
+    return build_plan(root, Scenario("many", spec, {p: v.replace(b"old", b"new") for p, v in spec.items()}))
+
+
+@pytest.mark.parametrize(("count", "folders"), [(1, 1), (2, 2), (3, 3), (12, 4), (40, 40), (300, 30)])
+def test_fsync_calls_stay_within_files_plus_four(tmp_path: Path, count: int, folders: int) -> None:
+    root = tmp_path / "ws"
+    plan = _many_files_plan(root, count, folders)
+    (root / ".patchtx" / "journal").mkdir(parents=True)
+    (root / ".patchtx" / ".gitignore").write_bytes(b"*\n")
+
+    report = commit(plan)
+
+    assert 1 <= report.fsyncs <= count + 4
+
+
+def test_the_first_commit_spends_two_more_fsyncs_on_the_state_folder(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    plan = _many_files_plan(root, 1, 1)
+    assert commit(plan).fsyncs == 1 + 4 + 2
+
+
+def test_without_syncfs_every_barrier_fsyncs_each_descriptor(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    plan = _many_files_plan(root, 40, 10)
+    fs = RecordingFileSystemOps(allow_syncfs=False)
+    report = commit(plan, fs=fs)
+    assert not [c for c in fs.log if c.op == "syncfs"]
+    # setup 2, journal 2, 40 new files, 10 folders + root? no: only the 10 folders, mark 1
+    assert report.fsyncs == 2 + 2 + 40 + 10 + 1
+
+
+def test_lock_timeout_names_the_lock_file(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {"a.txt": b"a\n"})
+    commit(Plan(str(root), (), (PathTarget("b.txt", None, b"b\n"),)))  # creates .patchtx/lock
+    lock_file = root / ".patchtx" / "lock"
+    plan = Plan(str(root), (), (PathTarget("a.txt", b"a\n", b"a2\n", 0o644, 0o644),))
+    with open(lock_file, "a") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)  # another open file description: excludes commit
+        started = time.monotonic()
+        with pytest.raises(LockTimeoutError) as caught:
+            commit(plan, lock_timeout=0.3)
+        waited = time.monotonic() - started
+    assert 0.3 <= waited < 5
+    assert caught.value.kind == "lock_timeout"
+    assert str(lock_file) in caught.value.message
+    assert "Nothing was changed." in caught.value.message
+    assert (root / "a.txt").read_bytes() == b"a\n"
+
+
+def test_retention_hook_can_keep_before_images(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, MIXED.tree)
+    plan = build_plan(root, MIXED)
+    kept: list[str] = []
+
+    def keep_for_undo(fs: FileSystemOps, journal_dir_fd: int, journal: Journal) -> bool:
+        history = root / ".patchtx" / "history"
+        history.mkdir()
+        for name in [*journal.backup_names(), f"{journal.transaction_id}.committed"]:
+            os.rename(root / ".patchtx" / "journal" / name, history / name)
+            kept.append(name)
+        return True
+
+    commit(plan, retention=keep_for_undo)
+
+    assert leftovers(root) == []
+    assert len(kept) == 7
+    history = root / ".patchtx" / "history"
+    befores = sorted((history / n).read_bytes() for n in kept if n.endswith(".before"))
+    originals = sorted(t.before for t in plan.targets if t.before is not None)
+    assert befores == originals
+
+
+def test_importing_the_transaction_manager_stays_cheap() -> None:
+    code = (
+        "import sys, patchtx.txn\n"
+        "heavy = [m for m in ('filelock', 'concurrent.futures', 'ctypes', 'hypothesis') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,223 @@
+"""Injected OS errors at every call index: a clear error, and the tree exactly as it was.
+
+A failing call makes the commit roll back and raise FilesystemError (kind "io_error", the errno's
+name and meaning in the message, "Nothing was changed."), except where a failure cannot hurt: a
+journal hard link refused with EXDEV (the original is copied instead), and the clean-up after the
+commit point (the commit stands; the next recovery finishes the clean-up).
+"""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pytest
+
+from patchtx.errors import FilesystemError, PatchtxError
+from patchtx.model import PathTarget, Plan
+from patchtx.txn import commit, recover
+from patchtx.txn.faults import FailingFileSystemOps, RecordingFileSystemOps
+from patchtx.txn.fsops import Call, FileSystemOps
+
+from .helpers import (
+    Scenario,
+    build_plan,
+    describe_difference,
+    expected_after,
+    index_of,
+    leftovers,
+    make_tree,
+    snapshot,
+    variant,
+)
+from .scenarios import DELETE_THEN_DESCEND, MIXED
+
+Fast = variant(FileSystemOps, real_sync=False)
+Failing = variant(FailingFileSystemOps, real_sync=False)
+
+ERRORS = {
+    errno.ENOSPC: "disk full",
+    errno.EIO: "I/O error",
+    errno.EACCES: "permission denied",
+    errno.EXDEV: "cross-device link",
+}
+
+
+def prepare(root: Path, scenario: Scenario, *, state_folder: bool) -> None:
+    make_tree(root, scenario.tree)
+    if state_folder:
+        (root / ".patchtx" / "journal").mkdir(parents=True)
+        (root / ".patchtx" / ".gitignore").write_bytes(b"*\n")
+
+
+def reference_log(root: Path, scenario: Scenario, *, state_folder: bool) -> tuple[Plan, list[Call], int]:
+    prepare(root, scenario, state_folder=state_folder)
+    plan = build_plan(root, scenario)
+    fs = variant(RecordingFileSystemOps, real_sync=False)()
+    commit(plan, fs=fs)
+    mark = index_of(fs.log, lambda c: c.op == "rename" and (c.target or "").endswith(".committed"))
+    mark_durable = index_of(fs.log[mark:], lambda c: c.op in ("fsync", "syncfs"))
+    return plan, fs.log, mark_durable
+
+
+def assert_clean_failure(exc: PatchtxError, code: int) -> None:
+    assert isinstance(exc, FilesystemError), exc
+    assert exc.kind == "io_error"
+    assert exc.details["errno"] == errno.errorcode[code]
+    assert ERRORS[code] in exc.message
+    assert "Nothing was changed." in exc.message
+    assert not exc.changed
+
+
+@pytest.mark.parametrize("code", list(ERRORS), ids=lambda c: errno.errorcode[c])
+@pytest.mark.parametrize(
+    ("scenario", "state_folder"),
+    [(MIXED, True), (MIXED, False), (DELETE_THEN_DESCEND, True)],
+    ids=["mixed", "mixed-first-commit", "file-becomes-folder"],
+)
+def test_one_failing_call_at_every_index(scratch: Path, scenario: Scenario, state_folder: bool, code: int) -> None:
+    root = scratch / "ws"
+    plan, log, mark_durable = reference_log(root, scenario, state_folder=state_folder)
+    prepare(root, scenario, state_folder=state_folder)
+    before = snapshot(root)
+    after = expected_after(before, plan)
+    failed_ops = set()
+
+    for fail_at in range(1, len(log) + 1):
+        prepare(root, scenario, state_folder=state_folder)
+        fs = Failing(fail_at, code)
+        what = f"{errno.errorcode[code]} at call {fail_at} ({log[fail_at - 1].op} {log[fail_at - 1].path})"
+        try:
+            report = commit(plan, fs=fs)
+        except PatchtxError as exc:
+            assert fail_at <= mark_durable, what
+            assert_clean_failure(exc, code)
+            assert snapshot(root) == before, what + "\n" + describe_difference(snapshot(root), before)
+            assert leftovers(root) == [], what
+            failed_ops.add(fs.failures[0].op)
+            continue
+        assert snapshot(root) == after, what
+        failed = fs.failures[0]
+        copy_fallback = code == errno.EXDEV and failed.op == "link"
+        assert copy_fallback or fail_at > mark_durable, what
+        if report.cleanup_pending:
+            assert recover(str(root), fs=Fast()).transactions[0].outcome == "rolled_forward"
+        assert leftovers(root) == [], what
+    # Every kind of call was made to fail at least once, fsync included (a refused journal
+    # link is not a failure: the original is copied instead).
+    expected_ops = {"create", "write", "fsync", "rename", "link", "unlink", "mkdir"}
+    if code == errno.EXDEV:
+        expected_ops.discard("link")
+    assert expected_ops <= failed_ops
+
+
+@pytest.mark.parametrize("syncfs", [True, False], ids=["syncfs", "fsync-only"])
+def test_eio_from_every_durability_call(scratch: Path, syncfs: bool) -> None:
+    root = scratch / "ws"
+    prepare(root, MIXED, state_folder=True)
+    before = snapshot(root)
+    plan = build_plan(root, MIXED)
+    fs = variant(RecordingFileSystemOps, real_sync=False)(allow_syncfs=syncfs)
+    commit(plan, fs=fs)
+    sync_calls = [c.index for c in fs.log if c.op in ("fsync", "syncfs")]
+    assert len(sync_calls) == 5 and (syncfs == any(c.op == "syncfs" for c in fs.log))
+
+    for fail_at in sync_calls:
+        prepare(root, MIXED, state_folder=True)
+        with pytest.raises(FilesystemError) as caught:
+            commit(plan, fs=Failing(fail_at, errno.EIO, allow_syncfs=syncfs))
+        assert_clean_failure(caught.value, errno.EIO)
+        assert "flushing to disk" in caught.value.message
+        assert snapshot(root) == before and leftovers(root) == []
+
+
+def test_a_persistent_failure_keeps_the_journal_for_recovery(scratch: Path) -> None:
+    root = scratch / "ws"
+    plan, log, mark_durable = reference_log(root, MIXED, state_folder=True)
+    prepare(root, MIXED, state_folder=True)
+    before = snapshot(root)
+    after = expected_after(before, plan)
+    kept_journal = 0
+
+    for fail_at in range(1, len(log) + 1):
+        prepare(root, MIXED, state_folder=True)
+        fs = Failing(fail_at, errno.EIO, persistent=True)
+        what = f"EIO from call {fail_at} on"
+        try:
+            commit(plan, fs=fs)
+        except FilesystemError as exc:
+            assert fail_at <= mark_durable, what
+            applied = "applied in full" in exc.message
+            if exc.changed:  # the roll back failed too: the journal must say what to undo
+                kept_journal += 1
+                assert "patchtx recover" in exc.message, what
+                # Only the failed durability call of the mark itself leaves a committed journal.
+                assert applied == (fail_at == mark_durable), what
+                assert applied or "Undoing the partial commit then failed too" in exc.message, what
+                assert list((root / ".patchtx" / "journal").iterdir()), what
+            else:
+                assert snapshot(root) == before, what
+        else:
+            applied = True
+            assert fail_at > mark_durable, what
+        recover(str(root), fs=Fast())
+        expected = after if applied else before
+        assert snapshot(root) == expected, what + "\n" + describe_difference(snapshot(root), expected)
+        assert leftovers(root) == [], what
+    assert kept_journal > 10
+
+
+def test_failure_after_the_mark_that_cannot_be_unmarked_reports_the_commit_as_applied(scratch: Path) -> None:
+    root = scratch / "ws"
+    plan, log, mark_durable = reference_log(root, MIXED, state_folder=True)
+    prepare(root, MIXED, state_folder=True)
+    after = expected_after(snapshot(root), plan)
+
+    with pytest.raises(FilesystemError) as caught:
+        commit(plan, fs=Failing(mark_durable, errno.EIO, persistent=True))
+
+    assert caught.value.changed
+    assert "applied in full" in caught.value.message
+    assert snapshot(root) == after
+    assert recover(str(root), fs=Fast()).transactions[0].outcome == "rolled_forward"
+    assert leftovers(root) == []
+
+
+def test_disk_full_on_a_fake_filesystem(fs: object) -> None:
+    """pyfakefs with a size limit: a real ENOSPC wherever the space runs out."""
+    from pyfakefs.fake_filesystem import FakeFilesystem
+
+    assert isinstance(fs, FakeFilesystem)
+    root = Path("/ws")
+    old = {f"d{i}/f{i}.txt": bytes([65 + i]) * 500 for i in range(4)}
+    for path, data in old.items():
+        fs.create_file(root / path, contents=data)
+    plan = Plan(
+        str(root),
+        (),
+        # No modes: pyfakefs 6.3 os.open() of an existing file resets its mode to the open's
+        # default 0o777 less the umask, so modes are not meaningful on the fake filesystem.
+        tuple(PathTarget(p, d, d * 3) for p, d in sorted(old.items()))
+        + (PathTarget("new/big.txt", None, b"x" * 1500),),
+    )
+    before = snapshot(root)
+    outcomes = set()
+    for limit in range(2000, 12001, 250):
+        fs.set_disk_usage(limit)
+        try:
+            commit(plan, durable=True, fs=FileSystemOps(allow_syncfs=False))
+        except FilesystemError as exc:
+            assert_clean_failure(exc, errno.ENOSPC)
+            assert _contents(snapshot(root)) == _contents(before), limit
+            assert leftovers(root) == [], limit
+            outcomes.add("disk full")
+        else:
+            assert snapshot(root)["new/big.txt"][2] == b"x" * 1500
+            assert snapshot(root)["d0/f0.txt"][2] == old["d0/f0.txt"] * 3
+            outcomes.add("applied")
+            break
+    assert outcomes == {"disk full", "applied"}
+
+
+def _contents(tree: dict[str, tuple[object, ...]]) -> dict[str, object]:
+    return {path: entry[-1] if entry[0] == "file" else entry[0] for path, entry in tree.items()}
