@@ -91,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
                            help="show the summary and diffs on the terminal and ask before writing")
     p = sub.add_parser("recover", help="roll back or finish an interrupted transaction")
     common(p)
+    # Listed for --help only: main() hands their arguments to the agents package untouched.
+    sub.add_parser("tool-spec", add_help=False, help="print the apply_patch tool declaration for a model host")
+    sub.add_parser("mcp", add_help=False, help="serve apply_patch over MCP on stdin/stdout")
     return top
 
 
@@ -208,7 +211,16 @@ def _run_recover(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    given = sys.argv[1:] if argv is None else argv
+    if given[:1] == ["tool-spec"]:
+        from .agents.toolspec import tool_spec_main
+
+        return tool_spec_main(given[1:])
+    if given[:1] == ["mcp"]:
+        from .agents.mcp_server import mcp_main
+
+        return mcp_main(given[1:])
+    args = _parser().parse_args(given)
     if args.command in ("apply", "check"):
         return _run_apply(args)
     return _run_recover(args)

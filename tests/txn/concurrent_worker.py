@@ -37,6 +37,7 @@ def main() -> None:
     root, worker, rounds, go = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
     once = sys.argv[5:] == ["once"]
     planned = plan_round(root, worker, 0) if once else None
+    Path(f"{go}.ready-{worker}").touch()  # planned: the test waits for every worker before "go"
     while not os.path.exists(go):
         time.sleep(0.001)
     done = refused = 0

@@ -23,7 +23,11 @@ def run_workers(root: Path, count: int, rounds: int, *extra: str) -> list[dict[s
         )
         for n in range(count)
     ]
-    time.sleep(0.5)  # let every worker import and plan before the start signal
+    # Every worker must have planned from the same base before the start signal, however slow the
+    # machine is to start them.
+    deadline = time.monotonic() + 120
+    while len(list(go.parent.glob("go.ready-*"))) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
     go.touch()
     results = []
     for proc in procs:

@@ -1,0 +1,145 @@
+"""An MCP server over stdio with two tools: ``apply_patch`` and the read-only ``preview_patch``.
+
+Run it as ``patchtx mcp --root DIR`` or ``python -m patchtx.agents.mcp_server --root DIR``. The
+root is fixed when the server starts; every call stays inside it (see ``tool_call``). A refused
+patch is a tool result with ``isError`` true and structured content
+``{"ok": false, "error": ..., "kind": ...}``, so the model reads why and can resend.
+
+stdout belongs to the protocol: nothing else may ever be printed there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from .. import __version__
+from .tool_call import ToolOutcome, apply_patch_call
+from .toolspec import OPTION_DESCRIPTIONS, PATCH_DESCRIPTION, instructions
+
+SERVER_INSTRUCTIONS = (
+    "Edit files under one workspace root with patches in the '*** Begin Patch' format. "
+    "apply_patch applies a patch as one transaction (all of it or nothing); preview_patch shows "
+    "what a patch would change without writing anything."
+)
+APPLY_DESCRIPTION = (
+    "Apply a patch to files under this server's workspace root, as one transaction. Pass the "
+    "patch text in `patch`.\n\n"
+)
+PREVIEW_DESCRIPTION = (
+    "Check a patch without writing anything: the same checks as apply_patch, then the summary "
+    "and the unified diff of every file it would change. The patch format is described in "
+    "apply_patch's description."
+)
+
+
+class PatchOutcome(BaseModel):
+    """The structured content of both tools (its JSON schema is the tools' outputSchema)."""
+
+    ok: bool = Field(description="True if the patch was applied (or, for a dry run, would apply).")
+    dry_run: bool | None = Field(None, description="True if nothing was written.")
+    summary: str | None = Field(None, description="Counts of added, modified, deleted and moved "
+                                                  "files: 'A x, M y, D z, R w'.")
+    files: list[dict[str, str]] | None = Field(
+        None, description="One entry per file: path, status (added, modified, deleted, moved), "
+                          "from (for a move), diff (unified).")
+    error: str | None = Field(None, description="Why the patch was refused; nothing was changed.")
+    kind: str | None = Field(None, description="Stable machine-readable kind of the error.")
+
+
+PatchText = Annotated[str, Field(description=PATCH_DESCRIPTION)]
+AllowDelete = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["allow_delete"])]
+AllowMove = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["allow_move"])]
+WorkspaceRoot = Annotated[str, Field(description=OPTION_DESCRIPTIONS["workspace_root"])]
+ToolResult = Annotated[CallToolResult, PatchOutcome]
+
+
+def _result(outcome: ToolOutcome) -> CallToolResult:
+    # A success carries its structured content as JSON text too, as MCP asks for clients that
+    # read only text; a refusal carries the message itself, which is what the model must read.
+    if outcome.ok:
+        text = json.dumps(outcome.payload, indent=2, ensure_ascii=False)
+    else:
+        text = outcome.text
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=outcome.payload, is_error=not outcome.ok)
+
+
+def build_server(root: str) -> MCPServer:
+    """The server for workspace ``root`` (an existing directory), not yet running."""
+    if not os.path.isdir(root):
+        raise NotADirectoryError(f"The workspace root {root!r} is not a directory.")
+    root = os.path.realpath(root)
+    server = MCPServer("patchtx", version=__version__, instructions=SERVER_INSTRUCTIONS)
+
+    @server.tool(
+        name="apply_patch",
+        description=APPLY_DESCRIPTION + instructions(),
+        annotations=ToolAnnotations(title="Apply patch", read_only_hint=False,
+                                    destructive_hint=True, idempotent_hint=False,
+                                    open_world_hint=False),
+    )
+    def apply_patch(
+        patch: PatchText,
+        dry_run: Annotated[bool, Field(description=OPTION_DESCRIPTIONS["dry_run"])] = False,
+        allow_delete: AllowDelete = False,
+        allow_move: AllowMove = True,
+        workspace_root: WorkspaceRoot = ".",
+        intent: Annotated[str | None, Field(description=OPTION_DESCRIPTIONS["intent"])] = None,
+    ) -> ToolResult:
+        return _result(apply_patch_call(patch, root, dry_run=dry_run, allow_delete=allow_delete,
+                                        allow_move=allow_move, workspace_root=workspace_root,
+                                        intent=intent))
+
+    @server.tool(
+        name="preview_patch",
+        description=PREVIEW_DESCRIPTION,
+        annotations=ToolAnnotations(title="Preview patch", read_only_hint=True,
+                                    destructive_hint=False, idempotent_hint=True,
+                                    open_world_hint=False),
+    )
+    def preview_patch(
+        patch: PatchText,
+        allow_delete: AllowDelete = False,
+        allow_move: AllowMove = True,
+        workspace_root: WorkspaceRoot = ".",
+    ) -> ToolResult:
+        return _result(apply_patch_call(patch, root, dry_run=True, allow_delete=allow_delete,
+                                        allow_move=allow_move, workspace_root=workspace_root))
+
+    return server
+
+
+def run_mcp_server(root: str) -> None:
+    """Serve workspace ``root`` over stdio until the client closes the connection."""
+    build_server(root).run("stdio")
+
+
+def mcp_main(argv: list[str] | None = None) -> int:
+    """``patchtx mcp [--root DIR]``: the MCP server on stdin/stdout."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="patchtx mcp",
+        description="Serve the apply_patch and preview_patch tools over MCP (stdio).",
+    )
+    parser.add_argument("--root", default=".",
+                        help="workspace root the tools may edit (default: current directory)")
+    args = parser.parse_args(argv)
+    try:
+        server = build_server(args.root)
+    except NotADirectoryError as exc:
+        sys.stderr.write(f"patchtx mcp: {exc}\n")
+        return 2
+    server.run("stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(mcp_main())

@@ -1,0 +1,156 @@
+"""How the apply_patch tool is declared to a model: grammar, tool JSON, instructions.
+
+Formats (``tool_spec(format)`` and ``patchtx tool-spec --format FORMAT``):
+
+- ``custom``: an OpenAI Responses custom (freeform) tool whose input is constrained by our Lark
+  grammar; the model sends the raw patch text.
+- ``function``: a JSON-schema function tool whose patch parameter is ``input`` (Codex's name);
+  ``function-patchText`` and ``function-patch`` name it ``patchText`` or ``patch`` for hosts that
+  use those names. All three take the same options (``dry_run``, ``allow_delete``, ``allow_move``,
+  ``workspace_root``, ``intent``), which ``patchtx.agents.tool_call.run_tool_call`` executes.
+- ``lark``: the grammar definition exactly as the custom tool carries it.
+- ``instructions``: the text that teaches the format and patchtx's semantics.
+
+Both tool declarations carry the instructions as their description, so a host that declares the
+tool needs nothing else in its system prompt.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from importlib import resources
+from typing import Any
+
+TOOL_NAME = "apply_patch"
+GRAMMAR_RESOURCE = "apply_patch.lark"
+INSTRUCTIONS_RESOURCE = "apply_patch_instructions.md"
+
+FUNCTION_PATCH_PARAMETERS = {
+    "function": "input",
+    "function-patchText": "patchText",
+    "function-patch": "patch",
+}
+FORMATS = ("custom", *FUNCTION_PATCH_PARAMETERS, "lark", "instructions")
+
+FREEFORM_NOTE = (
+    "This is a FREEFORM tool: send the patch text itself, from '*** Begin Patch' to "
+    "'*** End Patch', not JSON.\n\n"
+)
+
+# What the host does with each option; shared by the function tools and the MCP server so that
+# a model sees the same words whichever way the tool reaches it.
+OPTION_DESCRIPTIONS = {
+    "dry_run": "Check the patch and report what it would change (summary and diffs) without "
+               "writing anything.",
+    "allow_delete": "Permit '*** Delete File' operations. Deleting is refused unless this is true.",
+    "allow_move": "Permit '*** Move to' renames.",
+    "workspace_root": "Directory that the patch's paths are relative to, itself relative to the "
+                      "host's workspace root (or absolute inside it). Default: the workspace root.",
+    "intent": "One sentence saying why this edit is made; recorded with the change.",
+}
+PATCH_DESCRIPTION = "The whole patch, from '*** Begin Patch' to '*** End Patch'."
+
+
+def _read_resource(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+@cache
+def grammar_definition() -> str:
+    """The Lark grammar as sent to a model: the packaged file without its comment lines.
+
+    The comments explain the grammar to maintainers; a model pays for every byte of the
+    definition on every request, so they are dropped (blank lines collapse with them).
+    """
+    lines = [line for line in _read_resource(GRAMMAR_RESOURCE).splitlines()
+             if not line.lstrip().startswith("//")]
+    text = "\n".join(lines)
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text.strip() + "\n"
+
+
+@cache
+def instructions() -> str:
+    """The text that teaches a model the patch format and how patchtx applies it."""
+    return _read_resource(INSTRUCTIONS_RESOURCE)
+
+
+def custom_tool() -> dict[str, Any]:
+    """The Responses API custom tool: raw patch text constrained by the grammar."""
+    return {
+        "type": "custom",
+        "name": TOOL_NAME,
+        "description": FREEFORM_NOTE + instructions(),
+        "format": {"type": "grammar", "syntax": "lark", "definition": grammar_definition()},
+    }
+
+
+def option_properties() -> dict[str, dict[str, Any]]:
+    """JSON-schema properties of the options every JSON-argument form of the tool accepts."""
+    return {
+        "dry_run": {"type": "boolean", "default": False,
+                    "description": OPTION_DESCRIPTIONS["dry_run"]},
+        "allow_delete": {"type": "boolean", "default": False,
+                         "description": OPTION_DESCRIPTIONS["allow_delete"]},
+        "allow_move": {"type": "boolean", "default": True,
+                       "description": OPTION_DESCRIPTIONS["allow_move"]},
+        "workspace_root": {"type": "string", "default": ".",
+                           "description": OPTION_DESCRIPTIONS["workspace_root"]},
+        "intent": {"type": "string", "description": OPTION_DESCRIPTIONS["intent"]},
+    }
+
+
+def function_tool(patch_parameter: str = "input") -> dict[str, Any]:
+    """A Responses API function tool (``strict`` off: the options are optional)."""
+    properties: dict[str, Any] = {
+        patch_parameter: {"type": "string", "description": PATCH_DESCRIPTION},
+        **option_properties(),
+    }
+    return {
+        "type": "function",
+        "name": TOOL_NAME,
+        "description": instructions(),
+        "strict": False,
+        "parameters": {
+            "type": "object",
+            "properties": properties,
+            "required": [patch_parameter],
+            "additionalProperties": False,
+        },
+    }
+
+
+def tool_spec(format: str = "custom") -> dict[str, Any] | str:
+    """The declaration in ``format`` (one of ``FORMATS``): a JSON-ready dict, or text for
+    ``lark`` and ``instructions``."""
+    if format == "custom":
+        return custom_tool()
+    if format in FUNCTION_PATCH_PARAMETERS:
+        return function_tool(FUNCTION_PATCH_PARAMETERS[format])
+    if format == "lark":
+        return grammar_definition()
+    if format == "instructions":
+        return instructions()
+    raise ValueError(f"unknown tool-spec format {format!r}; choose one of: {', '.join(FORMATS)}")
+
+
+def tool_spec_main(argv: list[str] | None = None) -> int:
+    """``patchtx tool-spec [--format FORMAT]``: print a declaration (JSON or text) on stdout."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(
+        prog="patchtx tool-spec",
+        description="Print the apply_patch tool declaration for a model host.",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="custom",
+                        help="custom (freeform tool with grammar, the default), function, "
+                             "function-patchText, function-patch (JSON-schema tools), lark "
+                             "(the grammar alone), instructions (the text alone)")
+    args = parser.parse_args(argv)
+    spec = tool_spec(args.format)
+    text = spec if isinstance(spec, str) else json.dumps(spec, indent=2, ensure_ascii=False) + "\n"
+    sys.stdout.write(text)
+    return 0

@@ -1,0 +1,173 @@
+"""The MCP server, driven as a client would drive it: a real subprocess over stdio
+(``python -m patchtx.agents.mcp_server --root DIR``), the official SDK's client, a real tree."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents_support import snapshot
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.anyio
+
+EDIT = ("*** Begin Patch\n*** Update File: app.py\n@@ def main():\n-    print('hello')\n"
+        "+    print('bye')\n*** Add File: pkg/new.py\n+NEW = True\n*** End Patch\n")
+DELETE = "*** Begin Patch\n*** Delete File: notes.txt\n*** End Patch\n"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def connect(root: Path) -> AsyncIterator[Client]:
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "patchtx.agents.mcp_server", "--root", str(root)],
+                                   cwd=str(root.parent))
+    async with Client(params) as client:
+        yield client
+
+
+def files(root: Path) -> dict[str, bytes | None]:
+    return {k: v for k, v in snapshot(root).items() if not k.startswith(".patchtx")}
+
+
+def assert_tree_matches(before: dict[str, bytes | None], after: dict[str, bytes | None],
+                        reported: list[dict[str, str]]) -> None:
+    """The files that changed on disk are exactly the ones the result lists, each as it says."""
+    changed = {path for path in before.keys() | after.keys()
+               if before.get(path) != after.get(path) and (after.get(path) or before.get(path)) is not None}
+    expected: set[str] = set()
+    for entry in reported:
+        expected.add(entry["path"])
+        if entry["status"] == "deleted":
+            assert entry["path"] not in after
+        else:
+            assert after.get(entry["path"]) is not None, entry["path"]
+        if entry["status"] == "moved":
+            expected.add(entry["from"])
+            assert entry["from"] not in after
+    assert changed == expected
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any], str]:
+    result = await client.call_tool(tool, arguments)
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    assert isinstance(result.structured_content, dict)
+    return bool(result.is_error), result.structured_content, result.content[0].text
+
+
+async def test_lists_both_tools_with_schemas_and_annotations(tree: Path) -> None:
+    async with connect(tree) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {"apply_patch", "preview_patch"}
+    apply, preview = tools["apply_patch"], tools["preview_patch"]
+
+    schema = apply.input_schema
+    assert schema["required"] == ["patch"]
+    assert schema["properties"]["patch"]["type"] == "string"
+    assert {name: prop.get("default") for name, prop in schema["properties"].items()} == {
+        "patch": None, "dry_run": False, "allow_delete": False, "allow_move": True,
+        "workspace_root": ".", "intent": None}
+    assert set(preview.input_schema["properties"]) == {"patch", "allow_delete", "allow_move",
+                                                       "workspace_root"}
+    assert apply.output_schema is not None and apply.output_schema["required"] == ["ok"]
+
+    assert apply.annotations is not None and preview.annotations is not None
+    assert (apply.annotations.read_only_hint, apply.annotations.destructive_hint,
+            apply.annotations.idempotent_hint, apply.annotations.open_world_hint) == (
+        False, True, False, False)
+    assert preview.annotations.read_only_hint is True
+    assert preview.annotations.open_world_hint is False
+    assert "*** Begin Patch" in (apply.description or "")
+
+
+async def test_apply_dry_run_and_permissions_in_one_session(tree: Path) -> None:
+    """One server, several calls, the tree checked after each (a server start costs ~2 s)."""
+    async with connect(tree) as client:
+        before = snapshot(tree)
+        dry = await call(client, "apply_patch", {"patch": EDIT, "dry_run": True})
+        preview = await call(client, "preview_patch", {"patch": EDIT})
+        assert snapshot(tree) == before
+        for is_error, content, _ in (dry, preview):
+            assert not is_error and content["dry_run"] is True
+            assert content["summary"] == "A 1, M 1, D 0, R 0"
+        assert dry[1] == preview[1]
+
+        before = files(tree)
+        is_error, content, text = await call(client, "apply_patch", {"patch": EDIT, "intent": "greet"})
+        assert not is_error
+        assert_tree_matches(before, files(tree), content["files"])
+        assert content["ok"] is True and content["dry_run"] is False
+        assert content["summary"] == "A 1, M 1, D 0, R 0"
+        assert [(f["path"], f["status"]) for f in content["files"]] == [("app.py", "modified"),
+                                                                        ("pkg/new.py", "added")]
+        assert "+    print('bye')\n" in content["files"][0]["diff"]
+        assert '"summary": "A 1, M 1, D 0, R 0"' in text
+        assert (tree / "app.py").read_text() == "def main():\n    print('bye')\n"
+        assert (tree / "pkg" / "new.py").read_text() == "NEW = True\n"
+        assert content["files"] == dry[1]["files"]  # the dry run told the truth
+
+        is_error, content, text = await call(client, "apply_patch", {"patch": DELETE})
+        assert is_error
+        assert set(content) == {"ok", "error", "kind"}
+        assert content["ok"] is False and content["kind"] == "policy_violation"
+        assert text == f"Error [policy_violation]: {content['error']}"
+        assert (tree / "notes.txt").read_text() == "one\ntwo\nthree\n"
+        before = files(tree)
+        is_error, content, _ = await call(client, "apply_patch", {"patch": DELETE, "allow_delete": True})
+        assert_tree_matches(before, files(tree), content["files"])
+        assert not is_error and content["files"] == [
+            {"path": "notes.txt", "status": "deleted",
+             "diff": "--- a/notes.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-one\n-two\n-three\n"}]
+        assert not (tree / "notes.txt").exists()
+
+        before = files(tree)
+        failing = ("*** Begin Patch\n*** Add File: later.txt\n+x\n*** Update File: app.py\n"
+                   "-    print('four')\n+    print(4)\n*** End Patch\n")
+        is_error, content, text = await call(client, "apply_patch", {"patch": failing})
+        assert is_error and content["kind"] == "context_not_found"
+        assert "Nothing was changed." in text and "app.py" in text
+        bad_arguments = await client.call_tool("apply_patch", {"dry_run": True})
+        assert bad_arguments.is_error  # the SDK's own validation: 'patch' is required
+        assert files(tree) == before
+
+
+async def test_nothing_outside_the_root_is_reachable(tree: Path) -> None:
+    (tree.parent / "outside.txt").write_text("keep\n")
+    escape = "*** Begin Patch\n*** Update File: ../outside.txt\n-keep\n+gone\n*** End Patch\n"
+    absolute = f"*** Begin Patch\n*** Add File: {tree.parent}/planted.txt\n+x\n*** End Patch\n"
+    add = "*** Begin Patch\n*** Add File: planted.txt\n+x\n*** End Patch\n"
+    async with connect(tree) as client:
+        before = files(tree.parent)
+        results = [await call(client, "apply_patch", {"patch": escape}),
+                   await call(client, "apply_patch", {"patch": absolute}),
+                   await call(client, "apply_patch", {"patch": add, "workspace_root": ".."}),
+                   await call(client, "preview_patch", {"patch": add, "workspace_root": str(tree.parent)})]
+        for is_error, content, _ in results:
+            assert is_error and content["kind"] == "unsafe_path", content
+        assert "outside the workspace root" in results[2][1]["error"]
+        assert files(tree.parent) == before
+
+        patch = ("*** Begin Patch\n*** Update File: util.py\n*** Move to: lib/util.py\n-VALUE = 1\n"
+                 "+VALUE = 2\n*** End Patch\n")
+        before = files(tree)
+        is_error, content, _ = await call(client, "apply_patch", {"patch": patch, "workspace_root": "pkg"})
+        assert not is_error and content["files"][0]["path"] == "pkg/lib/util.py"
+        assert_tree_matches(before, files(tree), content["files"])
+        assert (tree / "pkg" / "lib" / "util.py").read_text() == "VALUE = 2\n"
+
+
+def test_the_server_refuses_a_root_that_is_not_a_directory(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from patchtx.agents.mcp_server import mcp_main
+
+    assert mcp_main(["--root", str(tmp_path / "missing")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "is not a directory" in captured.err

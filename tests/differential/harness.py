@@ -1,0 +1,707 @@
+"""One case through the real Codex binary and through patchtx's planner, and the verdict.
+
+A ``Case`` is an input tree and a patch. ``check(case)`` materialises the tree twice, runs Codex's
+``apply_patch`` in one copy and plans the patch with patchtx in the other (then applies the Plan's
+targets itself: after-bytes written, ``None`` unlinked, ``remove_dirs`` removed), and compares the
+two resulting trees and the two outcomes.
+
+Every difference must be explained by one of the deliberate differences of DESIGN.md §2, each an
+explicit, narrow predicate below (the ``Allowed`` labels). Anything else raises ``Divergence``
+with a full reproduction. Several predicates are *counterfactual*: patchtx is re-run with the
+explicit option that restores Codex's behaviour (``allow_overwrite``, ``first_match``), or patchtx's
+own placement and rewrite functions are re-run with exactly one documented rule switched to Codex's
+(insertion point of an anchored pure insertion, final newline, ending of added lines), and the
+result must then equal Codex's bytes exactly.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import posixpath
+import re
+import shutil
+import stat
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from patchtx.api import plan_patch
+from patchtx.errors import (
+    AmbiguousContextError,
+    BinaryFileError,
+    FileExistsPatchError,
+    ParseError,
+    PatchtxError,
+    UnsafePathError,
+)
+from patchtx.matching import Locator
+from patchtx.model import AddFile, ChangeKind, DeleteFile, Hunk, Patch, Plan, UpdateFile
+from patchtx.parser import parse, unwrap
+from patchtx.planner import rewrite
+from patchtx.render import codex_summary
+from patchtx.textfile import BOM, TextFile, decode
+
+from .codex_binary import CodexRun, run_codex
+
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+DEFAULT_MODE = 0o666 & ~_UMASK
+"""Mode of a newly created file (what Codex gives a moved file)."""
+ROOT_TOKEN = "{ROOT}"
+"""Replaced in a patch by the absolute path of the workspace root of the run."""
+OUTSIDE_TOKEN = "{OUTSIDE}"
+"""Replaced by the folder that holds the root (somewhere patchtx must never write)."""
+
+
+# -- the deliberate differences (DESIGN.md §2) ------------------------------------------------------
+class Allowed:
+    ATOMIC = "atomic: nothing applied when an operation fails (Codex keeps earlier ones)"
+    OVERWRITE = "overwrite refused: Add/Move onto an existing file (Codex overwrites)"
+    MOVE_TO_SELF = "move to own path is an update (Codex deletes the file)"
+    UNSAFE_PATH = "unsafe path refused: absolute/../symlink leaving the root (Codex accepts)"
+    AMBIGUOUS = "ambiguity refused (Codex takes the first match)"
+    ANCHOR_INSERT = "pure insertion under @@ anchor goes after the anchor (Codex: end of file)"
+    STACKED = "stacked @@ anchors accepted (Codex rejects them)"
+    FINAL_NEWLINE = "final-newline state kept (Codex adds one)"
+    BOM = "UTF-8 BOM kept on disk and ignored for matching (Codex: text of the first line)"
+    ENDING = "added lines take the dominant line ending (Codex: the first one in the file)"
+    MODE = "mode bits kept on move (Codex: default mode)"
+    EMPTY_DIRS = "directories emptied by the patch removed (Codex leaves them)"
+    BINARY = "binary (NUL) file refused"
+
+
+# Rules of patchtx's rewrite that can be switched to Codex's, for the counterfactual predicates.
+REWRITE_RULES = (Allowed.ANCHOR_INSERT, Allowed.FINAL_NEWLINE, Allowed.ENDING)
+
+
+class Divergence(AssertionError):
+    """patchtx and Codex differ in a way that no deliberate difference explains."""
+
+
+class HarnessError(RuntimeError):
+    """The harness's model of patchtx is out of step with patchtx itself (not a divergence)."""
+
+
+# -- cases and trees ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Case:
+    name: str
+    patch: str
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    modes: Mapping[str, int] = field(default_factory=dict)
+    dirs: Sequence[str] = ()
+    links: Mapping[str, str] = field(default_factory=dict)
+
+    def text_for(self, root: Path) -> str:
+        return self.patch.replace(ROOT_TOKEN, str(root)).replace(OUTSIDE_TOKEN, str(root.parent))
+
+    def materialise(self, root: Path) -> None:
+        root.mkdir(parents=True)
+        for d in self.dirs:
+            (root / d).mkdir(parents=True, exist_ok=True)
+        for rel, data in self.files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            path.chmod(self.modes.get(rel, DEFAULT_MODE))
+        for rel, target in self.links.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.symlink_to(target)
+
+    @functools.cached_property
+    def input_tree(self) -> Tree:
+        with tempfile.TemporaryDirectory(prefix="patchtx-diff-in-", dir=_scratch_base()) as tmp:
+            root = Path(tmp) / "root"
+            self.materialise(root)
+            return Tree.snapshot(root)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """Files (bytes and mode), directories and symlinks; paths relative to the root. Entries
+    outside the root (written through '..' or an absolute path) appear as ``../name``."""
+
+    files: dict[str, bytes]
+    modes: dict[str, int]
+    dirs: frozenset[str]
+    links: dict[str, str]
+
+    @classmethod
+    def snapshot(cls, root: Path) -> Tree:
+        files: dict[str, bytes] = {}
+        modes: dict[str, int] = {}
+        dirs: set[str] = set()
+        links: dict[str, str] = {}
+        base = root.parent
+        for folder, dirnames, filenames in os.walk(base):
+            for name in dirnames + filenames:
+                path = Path(folder) / name
+                rel = os.path.relpath(path, root)
+                if rel == ".":
+                    continue
+                st = os.lstat(path)
+                if stat.S_ISLNK(st.st_mode):
+                    links[rel] = os.readlink(path)
+                elif stat.S_ISDIR(st.st_mode):
+                    dirs.add(rel)
+                else:
+                    files[rel] = path.read_bytes()
+                    modes[rel] = stat.S_IMODE(st.st_mode)
+        return cls(files, modes, frozenset(dirs), links)
+
+    def describe(self) -> str:
+        lines = [f"  {p!r}: {self.files[p]!r} (mode {self.modes[p]:o})" for p in sorted(self.files)]
+        lines += [f"  {d!r}/ (dir)" for d in sorted(self.dirs)]
+        lines += [f"  {p!r} -> {t!r} (symlink)" for p, t in sorted(self.links.items())]
+        return "\n".join(lines) or "  (empty)"
+
+
+# -- running both --------------------------------------------------------------------------------
+def _scratch_base() -> str | None:
+    """A RAM-backed folder if there is one (creating and removing thousands of small trees on a
+    disk-backed /tmp costs milliseconds per rmdir); ``PATCHTX_DIFF_TMP`` overrides."""
+    explicit = os.environ.get("PATCHTX_DIFF_TMP")
+    if explicit:
+        return explicit
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+class Workdirs:
+    """Fresh, separate directories for every run of one case."""
+
+    def __init__(self) -> None:
+        self._tmp = tempfile.mkdtemp(prefix="patchtx-diff-", dir=_scratch_base())
+        self._count = itertools.count()
+
+    def new_root(self, label: str) -> Path:
+        return Path(self._tmp) / f"{next(self._count)}-{label}" / "root"
+
+    def close(self) -> None:
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+@dataclass
+class CodexOutcome:
+    run: CodexRun
+    tree: Tree
+    root: Path
+
+    @property
+    def ok(self) -> bool:
+        return self.run.ok
+
+    @property
+    def message(self) -> str:
+        return self.run.stderr.rstrip("\n").replace(str(self.root), ROOT_TOKEN)
+
+
+@dataclass(frozen=True)
+class Counterfactual:
+    """How patchtx is run: by default as it is; each flag restores one Codex behaviour."""
+
+    allow_overwrite: bool = False
+    """patchtx's explicit option: Add/Move may replace an existing file."""
+    first_match: bool = False
+    """patchtx's explicit option: an ambiguous hunk takes its first match."""
+    move_to_self_deletes: bool = False
+    """A Move onto its own path is planned as Codex executes it: write, then delete the path."""
+
+    def names(self) -> list[str]:
+        return [name for name, value in vars(self).items() if value]
+
+
+@dataclass
+class PatchtxOutcome:
+    tree: Tree
+    root: Path
+    how: Counterfactual
+    plan: Plan | None = None
+    error: PatchtxError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def message(self) -> str:
+        assert self.error is not None
+        return self.error.headline.rstrip("\n").replace(str(self.root), ROOT_TOKEN)
+
+
+def run_codex_case(case: Case, dirs: Workdirs) -> CodexOutcome:
+    root = dirs.new_root("codex")
+    case.materialise(root)
+    root = root.resolve()
+    run = run_codex(case.text_for(root), root)
+    return CodexOutcome(run, Tree.snapshot(root), root)
+
+
+def apply_plan_to_tree(plan: Plan, root: Path) -> None:
+    """What a commit makes true, done directly: the test's own, independent of patchtx.txn."""
+    for target in plan.targets:
+        if target.after is None:
+            (root / target.path).unlink()
+    for target in plan.targets:
+        if target.after is not None:
+            path = root / target.path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(target.after)
+            if target.after_mode is not None:
+                path.chmod(target.after_mode)
+    for folder in plan.remove_dirs:
+        (root / folder).rmdir()
+
+
+def _same_path(a: str, b: str) -> bool:
+    return posixpath.normpath(a) == posixpath.normpath(b)
+
+
+def moves_onto_itself(patch: Patch) -> bool:
+    return any(isinstance(h, UpdateFile) and h.move_to is not None and _same_path(h.path, h.move_to)
+               for h in patch.hunks)
+
+
+def move_to_self_as_delete(patch: Patch) -> Patch:
+    """Codex's Move onto its own path writes the new contents, then removes the path."""
+    hunks: list[Hunk] = []
+    for hunk in patch.hunks:
+        if isinstance(hunk, UpdateFile) and hunk.move_to is not None and _same_path(hunk.path,
+                                                                                   hunk.move_to):
+            hunks += [UpdateFile(hunk.path, hunk.chunks, None, hunk.line),
+                      DeleteFile(hunk.path, hunk.line)]
+        else:
+            hunks.append(hunk)
+    return Patch(tuple(hunks), patch.text, patch.environment_id)
+
+
+def run_patchtx_case(case: Case, dirs: Workdirs, how: Counterfactual = Counterfactual(), *,
+                     patch: Patch | None = None) -> PatchtxOutcome:
+    """Plan the case with patchtx (``patch`` replaces the case's text), then apply the Plan."""
+    root = dirs.new_root("patchtx")
+    case.materialise(root)
+    root = root.resolve()
+    outcome = PatchtxOutcome(Tree.snapshot(root), root, how)
+    try:
+        if patch is None and how.move_to_self_deletes:
+            patch = move_to_self_as_delete(parse(case.text_for(root)))
+        outcome.plan = plan_patch(patch if patch is not None else case.text_for(root), root,
+                                  allow_overwrite=how.allow_overwrite, first_match=how.first_match)
+    except PatchtxError as exc:
+        outcome.error = exc
+        return outcome
+    apply_plan_to_tree(outcome.plan, root)
+    outcome.tree = Tree.snapshot(root)
+    return outcome
+
+
+# -- the counterfactual rewrite: patchtx's own functions with one rule switched to Codex's -------------
+class _DocumentedText(TextFile):
+    """A TextFile whose two rewrite rules are the documented ones (DESIGN §2), re-implemented here
+    rather than taken from patchtx, each switchable to Codex's rule:
+
+    - final newline: patchtx keeps the file's state; Codex ends every line (so the file) with one;
+    - ending of added lines: patchtx uses the most common ending (ties: the first seen); Codex the
+      first ending in the file. Both use LF for a file without any line ending.
+    """
+
+    codex_final_newline = False
+    codex_ending = False
+
+    @property
+    def ends_with_newline(self) -> bool:
+        return self.codex_final_newline or not self.endings or self.endings[-1] != ""
+
+    @property
+    def dominant_ending(self) -> str:
+        seen = [e for e in self.endings if e]
+        if not seen:
+            return "\n"
+        if self.codex_ending:
+            return seen[0]
+        counts = Counter(seen)
+        best = max(counts.values())
+        return next(e for e in seen if counts[e] == best)
+
+
+FAILED = object()
+_LOOSE = str.maketrans({**{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"},
+                        **{c: "'" for c in "\u2018\u2019\u201a\u201b"},
+                        **{c: '"' for c in "\u201c\u201d\u201e\u201f"},
+                        **{c: " " for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+                                         "\u2009\u200a\u202f\u205f\u3000"}})
+
+
+def _loose(line: str) -> str:
+    """Codex's loosest comparison (fourth pass): trimmed, Unicode punctuation and spaces mapped."""
+    return line.strip().translate(_LOOSE)
+
+
+def rewrite_with_rules(before: bytes, hunk: UpdateFile, rules: frozenset[str],
+                       first_match: bool) -> bytes | object:
+    """patchtx's placement + rewrite of one Update, with the given rules switched to Codex's."""
+    try:
+        original = decode(before, "<file>")
+        placements = Locator(original.texts, "<file>", first_match=first_match).place(hunk.chunks)
+    except PatchtxError:
+        return FAILED
+    for p in placements:
+        chunk = hunk.chunks[p.chunk_index]
+        if p.length == 0 and chunk.anchors and not (
+                p.start > 0 and _loose(original.texts[p.start - 1]) == _loose(chunk.anchors[-1])):
+            return FAILED  # patchtx's documented rule: right after the (last) anchor line
+    if Allowed.ANCHOR_INSERT in rules:
+        end = len(original.texts)
+        placements = [
+            type(p)(p.chunk_index, end, p.length, p.lines)
+            if p.length == 0 and hunk.chunks[p.chunk_index].anchors else p
+            for p in placements
+        ]
+        placements.sort(key=lambda p: (p.start, p.chunk_index))
+    switched = _DocumentedText(list(original.texts), list(original.endings), original.bom)
+    switched.codex_final_newline = Allowed.FINAL_NEWLINE in rules
+    switched.codex_ending = Allowed.ENDING in rules
+    return rewrite(switched, placements).encode()
+
+
+def replay(plan: Plan, before_tree: Tree, rules: frozenset[str],
+           first_match: bool) -> dict[str, bytes | None | object]:
+    """Re-run the Plan's operations, each Update through ``rewrite_with_rules``."""
+    assert plan.patch is not None
+    hunks = plan.patch.hunks
+    if len(hunks) != len(plan.changes):
+        raise HarnessError(f"{len(hunks)} hunks but {len(plan.changes)} planned changes")
+    state: dict[str, bytes | None | object] = {}
+
+    def current(rel: str, fallback: bytes | None) -> bytes | None | object:
+        return state[rel] if rel in state else fallback
+
+    for hunk, change in zip(hunks, plan.changes, strict=True):
+        if change.kind is ChangeKind.ADD:
+            state[change.path] = change.after
+        elif change.kind is ChangeKind.DELETE:
+            state[change.path] = None
+        else:
+            assert isinstance(hunk, UpdateFile)
+            source = change.source or change.path
+            before = current(source, change.before)
+            state[source] = None
+            if isinstance(before, bytes):
+                state[change.path] = rewrite_with_rules(before, hunk, rules, first_match)
+            else:
+                state[change.path] = FAILED
+    return state
+
+
+# -- the verdict ------------------------------------------------------------------------------------
+@dataclass
+class Verdict:
+    labels: list[str] = field(default_factory=list)
+    codex_ok: bool = False
+    patchtx_ok: bool = False
+
+    def add(self, label: str) -> None:
+        if label not in self.labels:
+            self.labels.append(label)
+
+
+def _divergence(case: Case, codex: CodexOutcome, px: PatchtxOutcome, what: str) -> Divergence:
+    px_text = ("success" if px.ok else f"error {type(px.error).__name__}: {px.message}")
+    options = px.how.names()
+    return Divergence(
+        f"DIVERGENCE in {case.name}: {what}\n"
+        f"--- patch ---\n{case.patch}\n"
+        f"--- input tree ---\n{case.input_tree.describe()}\n"
+        f"--- codex: exit {codex.run.returncode}; stdout {codex.run.stdout!r}; "
+        f"stderr {codex.message!r}\n{codex.tree.describe()}\n"
+        f"--- patchtx{' (' + ', '.join(options) + ')' if options else ''}: {px_text}\n"
+        f"{px.tree.describe()}"
+    )
+
+
+def check(case: Case, dirs: Workdirs | None = None) -> Verdict:
+    """Run ``case`` through both and return the deliberate differences seen; raise Divergence."""
+    own = dirs is None
+    dirs = dirs or Workdirs()
+    try:
+        codex = run_codex_case(case, dirs)
+        verdict = Verdict(codex_ok=codex.ok)
+        _classify(case, codex, dirs, verdict, Counterfactual())
+        return verdict
+    finally:
+        if own:
+            dirs.close()
+
+
+def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
+              how: Counterfactual) -> None:
+    px = run_patchtx_case(case, dirs, how)
+    if how == Counterfactual():
+        verdict.patchtx_ok = px.ok
+    error = px.error
+    # Where patchtx refuses or differs by design and has an explicit option (or a plain rewrite
+    # of the patch) that restores Codex's behaviour, it must then agree with Codex.
+    if not how.move_to_self_deletes and _parses_with_move_to_self(case, px.root):
+        verdict.add(Allowed.MOVE_TO_SELF)
+        _classify(case, codex, dirs, verdict, replace(how, move_to_self_deletes=True))
+        return
+    if isinstance(error, FileExistsPatchError) and not how.allow_overwrite \
+            and _names_an_existing_file(case, px, error):
+        verdict.add(Allowed.OVERWRITE)
+        _classify(case, codex, dirs, verdict, replace(how, allow_overwrite=True))
+        return
+    if isinstance(error, AmbiguousContextError) and not how.first_match \
+            and len(set(error.details.get("candidate_lines", ()))) >= 2:
+        verdict.add(Allowed.AMBIGUOUS)
+        _classify(case, codex, dirs, verdict, replace(how, first_match=True))
+        return
+    if isinstance(error, UnsafePathError) and _patch_has_unsafe_path(case):
+        verdict.add(Allowed.UNSAFE_PATH)
+        return
+    if isinstance(error, BinaryFileError) and any(
+            b"\x00" in d and str(error.path or "").endswith("/" + p) for p, d in case.files.items()):
+        verdict.add(Allowed.BINARY)
+        return
+    try:
+        if codex.ok and px.ok:
+            _compare_success(case, codex, px, verdict)
+            _compare_summary(case, codex, px)
+        elif not codex.ok and not px.ok:
+            _compare_failure(case, codex, px, dirs, verdict)
+        elif px.ok:  # Codex failed, patchtx succeeded
+            if not _codex_rejected_stacked_anchor(case, codex, px):
+                raise _divergence(case, codex, px, "Codex failed, patchtx succeeded")
+            verdict.add(Allowed.STACKED)
+        else:
+            raise _divergence(case, codex, px, "Codex succeeded, patchtx failed")
+    except Divergence:
+        if not _bom_explains(case, dirs, verdict, how):
+            raise
+
+
+def _names_an_existing_file(case: Case, px: PatchtxOutcome, error: PatchtxError) -> bool:
+    """The refused Add/Move destination exists: in the input, or made by an earlier operation."""
+    target = posixpath.normpath(str(error.path or ""))
+    if target in case.input_tree.files or target in case.input_tree.links:
+        return True
+    try:
+        hunks = parse(case.text_for(px.root)).hunks
+    except PatchtxError:
+        return False
+    made = [h.path for h in hunks if isinstance(h, AddFile)]
+    made += [h.move_to for h in hunks if isinstance(h, UpdateFile) and h.move_to is not None]
+    return any(_same_path(p, target) for p in made)
+
+
+def _parses_with_move_to_self(case: Case, root: Path) -> bool:
+    try:
+        return moves_onto_itself(parse(case.text_for(root)))
+    except PatchtxError:
+        return False
+
+
+def _patch_has_unsafe_path(case: Case) -> bool:
+    """The patch names a path outside the root: absolute (other than under the root), with a
+    ``..`` component, or through a symlink whose target leaves the root."""
+    try:
+        hunks = parse(case.patch).hunks
+    except PatchtxError:
+        return False
+    for hunk in hunks:
+        paths = [hunk.path]
+        if isinstance(hunk, UpdateFile) and hunk.move_to is not None:
+            paths.append(hunk.move_to)
+        for path in paths:
+            if path.startswith(ROOT_TOKEN + "/"):
+                path = path[len(ROOT_TOKEN) + 1 :]
+            if path.startswith(("/", OUTSIDE_TOKEN)) or ".." in path.split("/"):
+                return True
+            parts = [p for p in path.split("/") if p not in ("", ".")]
+            for depth in range(1, len(parts) + 1):
+                link = "/".join(parts[:depth])
+                if link in case.links and _link_leaves_root(link, case.links[link]):
+                    return True
+    return False
+
+
+def _link_leaves_root(link: str, target: str) -> bool:
+    if os.path.isabs(target):
+        return True
+    joined = os.path.normpath(os.path.join(os.path.dirname(link), target))
+    return joined == ".." or joined.startswith("../")
+
+
+_STACKED = re.compile(r"^Invalid patch hunk on line (\d+): Unexpected line found in update hunk: '@@ ")
+
+
+def _codex_rejected_stacked_anchor(case: Case, codex: CodexOutcome, px: PatchtxOutcome) -> bool:
+    """Codex's parse error names an ``@@ anchor`` line that directly follows another ``@@`` line
+    (the instructions' stacked anchors), Codex changed nothing, and patchtx's parser got past that
+    line (it parses the patch, or stops at a later line)."""
+    match = _STACKED.match(codex.message)
+    if not match or codex.tree != case.input_tree:
+        return False
+    line = int(match.group(1))
+    try:
+        lines = unwrap(case.text_for(px.root))
+    except PatchtxError:
+        return False
+    if not 2 <= line <= len(lines):
+        return False
+    previous, rejected = lines[line - 2].rstrip(), lines[line - 1].rstrip()
+    if not (rejected.startswith("@@ ") and (previous == "@@" or previous.startswith("@@ "))):
+        return False
+    try:
+        parse(case.text_for(px.root))
+    except ParseError as exc:
+        return exc.line is not None and exc.line > line
+    return True
+
+
+def _bom_explains(case: Case, dirs: Workdirs, verdict: Verdict, how: Counterfactual) -> bool:
+    """patchtx ignores a UTF-8 BOM for matching and keeps it on disk: on the input with every
+    BOM removed, Codex and patchtx must agree, and patchtx's result with the BOM may differ from
+    its result without it only by the BOM at the start of files (Codex sees the BOM as text of
+    the first line, so its matching fails or its line count differs)."""
+    bom = BOM.encode()
+    with_bom = [p for p, d in case.files.items() if d.startswith(bom)]
+    if not with_bom:
+        return False
+    stripped = Case(case.name + " [BOM stripped]", case.patch,
+                    {p: d[len(bom):] if p in with_bom else d for p, d in case.files.items()},
+                    case.modes, case.dirs, case.links)
+    sub = Verdict()
+    try:
+        _classify(stripped, run_codex_case(stripped, dirs), dirs, sub, how)
+    except Divergence:
+        return False
+    px_bom = run_patchtx_case(case, dirs, how)
+    px_plain = run_patchtx_case(stripped, dirs, how)
+    if px_bom.ok != px_plain.ok:
+        return False
+    if not px_bom.ok:
+        return px_bom.message == px_plain.message
+    a, b = px_bom.tree, px_plain.tree
+    if set(a.files) != set(b.files) or a.dirs != b.dirs or a.links != b.links:
+        return False
+    if any(a.files[p] not in (b.files[p], bom + b.files[p]) for p in a.files):
+        return False
+    for label in [*sub.labels, Allowed.BOM]:
+        verdict.add(label)
+    return True
+
+
+def _compare_failure(case: Case, codex: CodexOutcome, px: PatchtxOutcome, dirs: Workdirs,
+                     verdict: Verdict) -> None:
+    inp = case.input_tree
+    if px.tree != inp:
+        raise _divergence(case, codex, px, "patchtx failed but the tree changed")
+    if codex.message != px.message:
+        if _codex_rejected_stacked_anchor(case, codex, px):
+            verdict.add(Allowed.STACKED)
+            return
+        raise _divergence(case, codex, px,
+                          f"error texts differ:\n  codex:   {codex.message!r}\n  patchtx: {px.message!r}")
+    if codex.tree == inp:
+        return
+    # Codex left earlier operations applied: its tree must be a prefix of the patch, applied.
+    try:
+        parsed = parse(case.text_for(px.root))
+    except PatchtxError as exc:
+        raise _divergence(case, codex, px, "Codex changed the tree on a parse error") from exc
+    hunks = move_to_self_as_delete(parsed).hunks if px.how.move_to_self_deletes else parsed.hunks
+    codexlike = replace(px.how, allow_overwrite=True, first_match=True)
+    for k in range(len(hunks) - 1, 0, -1):
+        prefix = run_patchtx_case(case, dirs, codexlike, patch=Patch(tuple(hunks[:k])))
+        if not prefix.ok:
+            continue
+        sub = Verdict()
+        try:
+            _compare_success(case, codex, prefix, sub)
+        except Divergence:
+            continue
+        verdict.add(Allowed.ATOMIC)
+        for label in sub.labels:
+            verdict.add(label)
+        return
+    raise _divergence(case, codex, px, "Codex changed the tree, but not as any prefix of the patch")
+
+
+def _compare_summary(case: Case, codex: CodexOutcome, px: PatchtxOutcome) -> None:
+    """Codex's success summary on stdout (patchtx's drop-in apply_patch prints the same)."""
+    if px.how.move_to_self_deletes:
+        return  # the rewritten patch has an extra Delete; the summary of the real one is not compared
+    assert px.plan is not None
+    ours = codex_summary(px.plan).replace(str(px.root), ROOT_TOKEN)
+    theirs = codex.run.stdout.replace(str(codex.root), ROOT_TOKEN)
+    if ours != theirs:
+        raise _divergence(case, codex, px, f"success summaries differ:\n  codex:   {theirs!r}\n"
+                                           f"  patchtx: {ours!r}")
+
+
+def _compare_success(case: Case, codex: CodexOutcome, px: PatchtxOutcome, verdict: Verdict) -> None:
+    plan = px.plan
+    assert plan is not None and plan.patch is not None
+    inp = case.input_tree
+    ctree, xtree = codex.tree, px.tree
+    replays: dict[frozenset[str], dict[str, bytes | None | object]] = {}
+    subsets = [frozenset(c) for n in range(len(REWRITE_RULES) + 1)
+               for c in itertools.combinations(REWRITE_RULES, n)]
+    for rules in subsets:
+        replays[rules] = replay(plan, inp, rules, px.how.first_match)
+    for rel in sorted(set(ctree.files) | set(xtree.files)):
+        c, x = ctree.files.get(rel), xtree.files.get(rel)
+        if c == x:
+            continue
+        if c is None or x is None:
+            raise _divergence(case, codex, px, f"{rel!r} exists in one tree only")
+        # A rule difference explains Codex's bytes only if patchtx's own bytes are what its
+        # documented rules give (the model with no rule switched), and Codex's are what the model
+        # gives with the rule(s) switched to Codex's.
+        if replays[frozenset()].get(rel) != x:
+            raise _divergence(case, codex, px, f"contents of {rel!r} differ, and patchtx's are not "
+                                               f"what its documented rules give:\n  codex:   {c!r}\n"
+                                               f"  patchtx: {x!r}\n  rules:   "
+                                               f"{replays[frozenset()].get(rel)!r}")
+        for rules in subsets[1:]:
+            if replays[rules].get(rel) == c:
+                for label in REWRITE_RULES:
+                    if label in rules:
+                        verdict.add(label)
+                break
+        else:
+            raise _divergence(case, codex, px, f"contents of {rel!r} differ:\n  codex:   {c!r}\n"
+                                               f"  patchtx: {x!r}")
+    for rel in sorted(set(ctree.modes) & set(xtree.modes)):
+        if ctree.modes[rel] != xtree.modes[rel]:
+            if _mode_kept_on_move(plan, inp, rel, ctree.modes[rel], xtree.modes[rel]):
+                verdict.add(Allowed.MODE)
+                continue
+            raise _divergence(case, codex, px, f"mode of {rel!r}: codex {ctree.modes[rel]:o}, "
+                                               f"patchtx {xtree.modes[rel]:o}")
+    extra_dirs = ctree.dirs - xtree.dirs
+    if extra_dirs:
+        # Codex leaves them empty; patchtx removed them (emptied by the patch) or never made them
+        # (created and emptied by the patch: a Move into a new folder, then a Delete there).
+        explained = {d for d in extra_dirs if d in plan.remove_dirs or d not in inp.dirs}
+        if explained != extra_dirs or any(f.startswith(d + "/") for d in extra_dirs
+                                          for f in [*ctree.files, *ctree.links]):
+            raise _divergence(case, codex, px, f"directories {sorted(extra_dirs)} missing")
+        verdict.add(Allowed.EMPTY_DIRS)
+    if xtree.dirs - ctree.dirs:
+        raise _divergence(case, codex, px, f"directories {sorted(xtree.dirs - ctree.dirs)} extra")
+    if ctree.links != xtree.links:
+        raise _divergence(case, codex, px, "symlinks differ")
+
+
+def _mode_kept_on_move(plan: Plan, inp: Tree, rel: str, codex_mode: int, px_mode: int) -> bool:
+    for change in plan.changes:
+        if change.kind is ChangeKind.MOVE and change.path == rel and change.source is not None:
+            source_mode = inp.modes.get(change.source)
+            return px_mode == source_mode and codex_mode in (DEFAULT_MODE, inp.modes.get(rel))
+    return False
