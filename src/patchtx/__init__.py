@@ -6,7 +6,7 @@ starts fast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -36,6 +36,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import apply_patch, apply_plan, plan_patch
     from .errors import PatchtxError
     from .model import Patch, Plan, Result

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 
 from .errors import PolicyError
 from .model import Patch, Plan, Result
 from .parser import parse
 from .planner import plan
 from .policy import PlanOptions, load_workspace_options
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 PathLike = str | os.PathLike[str]
 

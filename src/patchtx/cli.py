@@ -6,10 +6,11 @@ Agents call ``apply_patch`` once per edit, so this module imports only what a ru
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
     from .errors import PatchtxError
     from .model import Plan

@@ -7,7 +7,9 @@ trained on Codex see what they expect); ``hint`` adds what an agent needs to fix
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 NOTHING_CHANGED = "Nothing was changed."
 

@@ -8,10 +8,13 @@ miss in a 200,000-line file is reported in milliseconds, and the output is cappe
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ._record import record
 from .matching import normalise
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MAX_REGION_LINES = 12
 MAX_SHOWN_CHARS = 160
@@ -43,7 +46,7 @@ def visible(text: str) -> str:
     return shown
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MissHint:
     text: str
     closest_line: int | None

@@ -10,11 +10,14 @@ for each one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-
+from ._record import record
 from .errors import AmbiguousContextError, ContextNotFoundError
-from .model import Chunk, LineKind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from .model import Chunk, LineKind
 
 _PUNCTUATION = str.maketrans(
     {
@@ -109,7 +112,7 @@ class LineIndex:
         return -1, []
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Placement:
     """Where one chunk lands: ``length`` file lines from ``start`` are replaced by its lines."""
 

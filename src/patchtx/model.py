@@ -7,15 +7,18 @@ the patch wrote it, for Codex-style summaries.
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
 
-LineKind = Literal[" ", "-", "+"]
+from ._record import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    LineKind = Literal[" ", "-", "+"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Chunk:
     """One ``@@`` section of an Update hunk."""
 
@@ -36,20 +39,20 @@ class Chunk:
         return [text for kind, text in self.lines if kind != "-"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AddFile:
     path: str
     contents: str
     line: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DeleteFile:
     path: str
     line: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UpdateFile:
     path: str
     chunks: tuple[Chunk, ...]
@@ -60,7 +63,7 @@ class UpdateFile:
 Hunk = AddFile | DeleteFile | UpdateFile
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Patch:
     hunks: tuple[Hunk, ...]
     text: str = ""
@@ -75,7 +78,7 @@ class ChangeKind(StrEnum):
     MOVE = "R"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileChange:
     """One operation of the patch as planned (for summaries, diffs and per-file status)."""
 
@@ -94,7 +97,7 @@ class FileChange:
     """For an Add or Move allowed to overwrite: what the destination held before."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathTarget:
     """The net effect of a whole Plan on one path: what the transaction manager must make true.
 
@@ -110,14 +113,18 @@ class PathTarget:
 
     @property
     def before_sha256(self) -> str | None:
-        return None if self.before is None else hashlib.sha256(self.before).hexdigest()
+        from hashlib import sha256
+
+        return None if self.before is None else sha256(self.before).hexdigest()
 
     @property
     def after_sha256(self) -> str | None:
-        return None if self.after is None else hashlib.sha256(self.after).hexdigest()
+        from hashlib import sha256
+
+        return None if self.after is None else sha256(self.after).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Plan:
     """Everything a commit needs, computed before anything is written."""
 
@@ -161,7 +168,7 @@ class Plan:
         return ", ".join(f"{k} {counts[k]}" for k in ("A", "M", "D", "R"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Result:
     plan: Plan
     committed: bool

@@ -7,10 +7,13 @@ anchors (Codex's own instructions teach them, its parser rejects them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from ._record import field, record
 from .errors import HunkParseError, ParseError
-from .model import AddFile, Chunk, DeleteFile, Hunk, LineKind, Patch, UpdateFile
+from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .model import Hunk, LineKind
 
 BEGIN_PATCH = "*** Begin Patch"
 END_PATCH = "*** End Patch"
@@ -97,7 +100,7 @@ def unwrap(text: str) -> list[str]:
     raise _patch_error(error, hint)
 
 
-@dataclass
+@record(frozen=False)
 class _PendingUpdate:
     path: str
     line: int
@@ -105,7 +108,7 @@ class _PendingUpdate:
     chunks: list[_PendingChunk] = field(default_factory=list)
 
 
-@dataclass
+@record(frozen=False)
 class _PendingChunk:
     anchors: list[str]
     line: int

@@ -8,8 +8,8 @@ single byte is written.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from ._record import record
 from .errors import (
     ConflictError,
     EmptyPatchError,
@@ -35,7 +35,7 @@ from .textfile import TextFile, decode
 from .workspace import FileView, ResolvedPath, Workspace
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Entry:
     content: bytes | None
     mode: int | None

@@ -16,12 +16,14 @@ Explicit arguments (API keywords, CLI flags) override the file; the file overrid
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, fields, replace
-from functools import lru_cache
-from typing import Any
 
+from ._record import record, replace
 from .errors import PolicyError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import Any
 
 _KEYS = {
     "allow-overwrite": "allow_overwrite",
@@ -35,7 +37,7 @@ _KEYS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlanOptions:
     allow_overwrite: bool = False
     """Let Add and Move replace an existing file (Codex's behaviour); refused by default."""
@@ -55,6 +57,8 @@ class PlanOptions:
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
+    import re
+
     if pattern.endswith("/"):
         pattern += "**"
     out = []
@@ -81,9 +85,14 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(f"^{prefix}{body}$")
 
 
-@lru_cache(maxsize=256)
+_COMPILED: dict[tuple[str, ...], tuple[re.Pattern[str], ...]] = {}
+
+
 def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(_glob_regex(p) for p in patterns)
+    compiled = _COMPILED.get(patterns)
+    if compiled is None:
+        compiled = _COMPILED[patterns] = tuple(_glob_regex(p) for p in patterns)
+    return compiled
 
 
 def protected_by(options: PlanOptions, path: str) -> str | None:
@@ -115,7 +124,7 @@ def load_workspace_options(root: str | os.PathLike[str]) -> PlanOptions:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise _invalid(path, str(exc)) from None
     values: dict[str, Any] = {}
-    types = {f.name: f.type for f in fields(PlanOptions)}
+    types = PlanOptions.__annotations__
     for key, value in table.items():
         name = _KEYS.get(key)
         if name is None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import difflib
-from typing import Any
+from .model import ChangeKind
 
-from .errors import PatchtxError
-from .model import ChangeKind, FileChange, Plan, Result
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .errors import PatchtxError
+    from .model import FileChange, Plan, Result
 
 STATUS_NAMES = {
     ChangeKind.ADD: "added",
@@ -43,6 +46,8 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
     if change.kind is ChangeKind.ADD and change.overwrote is None:
         old_name = "/dev/null"
+    import difflib
+
     diff = difflib.unified_diff(_lines(change.before), _lines(change.after), old_name, new_name,
                                 n=context)
     out = []

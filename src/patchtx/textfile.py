@@ -6,17 +6,13 @@ the bytes it was decoded from.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from dataclasses import dataclass
-
+from ._record import record
 from .errors import BinaryFileError, EncodingPatchError
 
 BOM = "\ufeff"
-_LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class TextFile:
     texts: list[str]
     """Line contents without their endings (the BOM is not part of the first line)."""
@@ -32,7 +28,10 @@ class TextFile:
     @property
     def dominant_ending(self) -> str:
         """The most common ending (ties go to the first seen); LF for a file without any."""
-        counts = Counter(e for e in self.endings if e)
+        counts: dict[str, int] = {}
+        for ending in self.endings:
+            if ending:
+                counts[ending] = counts.get(ending, 0) + 1
         if not counts:
             return "\n"
         best = max(counts.values())
@@ -53,9 +52,11 @@ def split_text(text: str) -> tuple[list[str], list[str]]:
         else:
             endings[-1] = ""
         return texts, endings
+    import re
+
     texts = []
     endings = []
-    for match in _LINE.finditer(text):
+    for match in re.finditer(r"([^\r\n]*)(\r\n|\r|\n|$)", text):
         line, ending = match.group(1), match.group(2)
         if not line and not ending:
             if match.start() == len(text):

@@ -9,18 +9,21 @@ folders. A symlink that stays inside is replaced by its real path, so the writer
 from __future__ import annotations
 
 import os
-import re
 import stat
-from dataclasses import dataclass
-from typing import Protocol
 
+from ._record import record
 from .errors import FilesystemError, NotARegularFileError, UnsafePathError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object
+
 STATE_DIR = ".patchtx"
-_DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ResolvedPath:
     rel: str
     """Real workspace-relative POSIX path (symlinks inside the root already followed)."""
@@ -28,7 +31,7 @@ class ResolvedPath:
     leaf_is_symlink: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileInfo:
     kind: str
     """``file``, ``dir``, ``symlink`` or ``special``."""
@@ -133,7 +136,7 @@ class Workspace:
         if "\\" in spelled:
             raise _unsafe(spelled, "it contains a backslash (Windows separators are not accepted)",
                           line)
-        if _DRIVE.match(spelled):
+        if len(spelled) >= 2 and spelled[1] == ":" and spelled[0].isascii() and spelled[0].isalpha():
             raise _unsafe(spelled, "it is a Windows drive path", line)
         relative = spelled
         if spelled.startswith("/"):
