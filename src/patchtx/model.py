@@ -95,6 +95,9 @@ class FileChange:
     """For a move: the workspace-relative source path."""
     overwrote: bytes | None = None
     """For an Add or Move allowed to overwrite: what the destination held before."""
+    edits: tuple[tuple[int, int, int, int], ...] | None = None
+    """For an update: the changed line ranges ``(old_start, old_end, new_start, new_end)``
+    (0-based, end exclusive), known from the matched chunks, so a diff needs no diff algorithm."""
 
 
 @record

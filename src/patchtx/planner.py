@@ -42,13 +42,21 @@ class _Entry:
     kind: str = "file"  # "file", "dir", "special" or "absent"
 
 
-def rewrite(original: TextFile, placements: list[Placement]) -> TextFile:
+Edit = tuple[int, int, int, int]
+
+
+def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, list[Edit]]:
     """Apply placed chunks: context lines keep the file's text and ending, ``-`` lines go,
-    ``+`` lines come with the file's dominant ending; the final-newline state is kept."""
+    ``+`` lines come with the file's dominant ending; the final-newline state is kept.
+
+    Also returns the changed line ranges ``(old_start, old_end, new_start, new_end)``.
+    """
     texts, endings = original.texts, original.endings
     dominant = original.dominant_ending
     out_texts: list[str] = []
     out_endings: list[str] = []
+    edits: list[Edit] = []
+    opened: tuple[int, int] | None = None
     position = 0
     for placement in placements:
         out_texts.extend(texts[position : placement.start])
@@ -56,14 +64,23 @@ def rewrite(original: TextFile, placements: list[Placement]) -> TextFile:
         line = placement.start
         for kind, text in placement.lines:
             if kind == " ":
+                if opened is not None:
+                    edits.append((opened[0], line, opened[1], len(out_texts)))
+                    opened = None
                 out_texts.append(texts[line])
                 out_endings.append(endings[line])
                 line += 1
-            elif kind == "-":
+                continue
+            if opened is None:
+                opened = (line, len(out_texts))
+            if kind == "-":
                 line += 1
             else:
                 out_texts.append(text)
                 out_endings.append(dominant)
+        if opened is not None:
+            edits.append((opened[0], line, opened[1], len(out_texts)))
+            opened = None
         position = line
     out_texts.extend(texts[position:])
     out_endings.extend(endings[position:])
@@ -72,7 +89,42 @@ def rewrite(original: TextFile, placements: list[Placement]) -> TextFile:
             out_endings[k] = dominant
     if out_endings:
         out_endings[-1] = (out_endings[-1] or dominant) if original.ends_with_newline else ""
-    return TextFile(out_texts, out_endings, original.bom)
+    if texts and out_texts and not (endings[-1] and out_endings[-1]):
+        edits = _with_ending_changes(edits, endings, out_endings)
+    return TextFile(out_texts, out_endings, original.bom), edits
+
+
+def _with_ending_changes(edits: list[Edit], old_endings: list[str], new_endings: list[str]) -> list[Edit]:
+    """Lines copied unchanged can still change ending at the end of the file (keeping the
+    final-newline state moves the missing newline to the new last line): add those lines as
+    edits so a diff shows them."""
+    extra: list[Edit] = []
+    old_size, new_size = len(old_endings), len(new_endings)
+
+    def new_index(old: int) -> int | None:
+        position = old
+        for old_start, old_end, _new_start, new_end in edits:
+            if old_start <= old < old_end:
+                return None
+            if old_end <= old:
+                position = new_end + (old - old_end)
+        return position
+
+    def old_index(new: int) -> int | None:
+        position = new
+        for _old_start, old_end, new_start, new_end in edits:
+            if new_start <= new < new_end:
+                return None
+            if new_end <= new:
+                position = old_end + (new - new_end)
+        return position
+
+    candidates = {old_size - 1, old_index(new_size - 1)}
+    for old in sorted(c for c in candidates if c is not None and 0 <= c < old_size):
+        new = new_index(old)
+        if new is not None and 0 <= new < new_size and old_endings[old] != new_endings[new]:
+            extra.append((old, old + 1, new, new + 1))
+    return sorted(edits + extra)
 
 
 class Stager:
@@ -214,7 +266,8 @@ class Stager:
         original = decode(entry.content, display)
         placements = Locator(original.texts, display,
                              first_match=self.options.first_match).place(hunk.chunks)
-        after = rewrite(original, placements).encode()
+        rewritten, edits = rewrite(original, placements)
+        after = rewritten.encode()
         destination = None
         if hunk.move_to is not None:
             destination = self.resolve(hunk.move_to, hunk.line)
@@ -222,13 +275,13 @@ class Stager:
                 destination = None  # a move onto itself is a plain update, never a loss
         if destination is None:
             self.changes.append(FileChange(ChangeKind.UPDATE, rel, hunk.path, entry.content,
-                                           after))
+                                           after, edits=tuple(edits)))
             self.set(rel, after, entry.mode)
             return
-        self.move(hunk, resolved, destination, entry, after)
+        self.move(hunk, resolved, destination, entry, after, tuple(edits))
 
     def move(self, hunk: UpdateFile, source: ResolvedPath, destination: ResolvedPath,
-             entry: _Entry, after: bytes) -> None:
+             entry: _Entry, after: bytes, edits: tuple[Edit, ...] | None = None) -> None:
         if not self.options.allow_move:
             raise PolicyError(f"Refusing to move {hunk.path}: moving files is not allowed here.",
                               hint="Ask for permission to move (allow_move).", path=source.rel,
@@ -251,7 +304,8 @@ class Stager:
                 path=destination.rel, line=hunk.line)
         self.check_parents(destination.rel, spelled, hunk.line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
-                                       after, source=source.rel, overwrote=target.content))
+                                       after, source=source.rel, overwrote=target.content,
+                                       edits=edits))
         self.set(source.rel, None, None)
         self.set(destination.rel, after, entry.mode)
 
@@ -293,7 +347,7 @@ class Stager:
         target = self.resolve(destination, 0)
         if target.rel == resolved.rel:
             return
-        self.move(UpdateFile(source, (), destination), resolved, target, entry, entry.content)
+        self.move(UpdateFile(source, (), destination), resolved, target, entry, entry.content, ())
 
     def read(self, spelled: str) -> bytes:
         resolved = self.resolve(spelled, 0)

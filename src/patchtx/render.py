@@ -41,24 +41,82 @@ def _lines(data: bytes | None) -> list[str]:
     return [t + e for t, e in zip(texts, endings, strict=True)]
 
 
+Edit = tuple[int, int, int, int]
+_DIFFLIB_BUDGET = 4_000_000
+"""Largest old×new line product handed to difflib; above it the changed middle is one edit."""
+
+
+def _computed_edits(old: list[str], new: list[str]) -> list[Edit]:
+    """Changed ranges of two line lists: difflib's when affordable, else the middle between the
+    common prefix and suffix (linear, never slow, maybe not minimal)."""
+    if len(old) * len(new) <= _DIFFLIB_BUDGET:
+        import difflib
+
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    if prefix == len(old) == len(new):
+        return []
+    return [(prefix, len(old) - suffix, prefix, len(new) - suffix)]
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
+def _line(prefix: str, line: str) -> str:
+    if line.endswith(("\n", "\r")):
+        return prefix + line
+    return prefix + line + "\n\\ No newline at end of file\n"
+
+
 def unified_diff(change: FileChange, context: int = 3) -> str:
+    """A unified diff of one operation. Updates carry their changed ranges from the matcher, so
+    even a 200,000-line file with thousands of hunks renders in linear time."""
     old_name = f"a/{change.source or change.path}" if change.before is not None else "/dev/null"
     new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
     if change.kind is ChangeKind.ADD and change.overwrote is None:
         old_name = "/dev/null"
-    import difflib
-
-    diff = difflib.unified_diff(_lines(change.before), _lines(change.after), old_name, new_name,
-                                n=context)
-    out = []
-    for line in diff:
-        if not line.endswith(("\n", "\r")):
-            line += "\n\\ No newline at end of file\n"
-        out.append(line)
+    old, new = _lines(change.before), _lines(change.after)
+    # The matcher's line numbers leave a byte-order mark out; here it is part of the first line.
+    bom = (change.before or b"").startswith(b"\xef\xbb\xbf") or (change.after or b"").startswith(b"\xef\xbb\xbf")
+    edits = list(change.edits) if change.edits is not None and not bom else _computed_edits(old, new)
     header = ""
     if change.kind is ChangeKind.MOVE:
         header = f"rename from {change.source}\nrename to {change.path}\n"
-    return header + "".join(out)
+    if not edits:
+        return header
+    out = [header, f"--- {old_name}\n+++ {new_name}\n"]
+    group: list[Edit] = []
+    groups: list[list[Edit]] = []
+    for edit in sorted(edits):
+        if group and edit[0] - group[-1][1] > 2 * context:
+            groups.append(group)
+            group = []
+        group.append(edit)
+    groups.append(group)
+    for group in groups:
+        old_lo = max(0, group[0][0] - context)
+        old_hi = min(len(old), group[-1][1] + context)
+        new_lo = group[0][2] - (group[0][0] - old_lo)
+        new_hi = group[-1][3] + (old_hi - group[-1][1])
+        out.append(f"@@ -{_range(old_lo, old_hi)} +{_range(new_lo, new_hi)} @@\n")
+        cursor = old_lo
+        for old_start, old_end, new_start, new_end in group:
+            out.extend(_line(" ", line) for line in old[cursor:old_start])
+            out.extend(_line("-", line) for line in old[old_start:old_end])
+            out.extend(_line("+", line) for line in new[new_start:new_end])
+            cursor = old_end
+        out.extend(_line(" ", line) for line in old[cursor:old_hi])
+    return "".join(out)
 
 
 def file_entries(plan: Plan, *, with_diff: bool = True) -> list[dict[str, Any]]:
