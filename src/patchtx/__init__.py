@@ -22,6 +22,8 @@ _EXPORTS = {
     "recover": "patchtx.txn",
     "Transaction": "patchtx.transaction",
 }
+# Submodules reachable as attributes without an explicit import (``patchtx.history.undo(...)``).
+_SUBMODULES = frozenset({"history"})
 __all__ = [
     "Patch",
     "PatchtxError",
@@ -30,6 +32,7 @@ __all__ = [
     "Transaction",
     "apply_patch",
     "apply_plan",
+    "history",
     "parse",
     "plan_patch",
     "recover",
@@ -38,6 +41,7 @@ __all__ = [
 if TYPE_CHECKING:
     from typing import Any
 
+    from . import history
     from .api import apply_patch, apply_plan, plan_patch
     from .errors import PatchtxError
     from .model import Patch, Plan, Result
@@ -47,9 +51,11 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _SUBMODULES:
+        return importlib.import_module(f"patchtx.{name}")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'patchtx' has no attribute {name!r}")
-    import importlib
-
     return getattr(importlib.import_module(module), name)

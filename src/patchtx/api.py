@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from .errors import PolicyError
-from .model import Patch, Plan, Result
+from .model import Patch, Plan, Result, UpdateFile
 from .parser import parse
 from .planner import plan
 from .policy import PlanOptions, load_workspace_options
@@ -13,6 +13,9 @@ from .policy import PlanOptions, load_workspace_options
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from .txn.transaction import Progress
+    from .workspace import FileInfo, ResolvedPath, Workspace
 
 PathLike = str | os.PathLike[str]
 
@@ -45,24 +48,87 @@ def plan_patch(
     first_match: bool | None = None,
     protected: tuple[str, ...] | None = None,
     intent: str | None = None,
+    progress: Progress | None = None,
 ) -> Plan:
     """Parse and plan without writing. Several patches are planned in order as one.
 
     Options left as None come from the workspace's ``[tool.patchtx]`` table, then the defaults.
+    ``progress(phase, done, total)`` is told each new file planned (phase "planning").
     """
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match, protected=protected)
+    return _plan(patches, root, options, intent, progress)
+
+
+def _plan(patches: str | Patch | Sequence[str | Patch], root: PathLike, options: PlanOptions,
+          intent: str | None, progress: Progress | None) -> Plan:
     parsed = _patches(patches, options)
     combined = parsed[0] if len(parsed) == 1 else Patch(
         tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed))
-    return plan(combined, root, options, intent=intent)
+    if progress is None:
+        return plan(combined, root, options, intent=intent)
+    from .workspace import Workspace
+
+    return plan(combined, _ProgressView(Workspace(root), combined, progress), options, intent=intent)
 
 
-def apply_plan(plan_: Plan, *, durable: bool = True, lock_timeout: float = 30.0) -> Result:
-    """Commit a Plan through the transaction manager (all or nothing)."""
+class _ProgressView:
+    """The workspace as the planner sees it, reporting each new path the planner resolves."""
+
+    def __init__(self, view: Workspace, patch: Patch, progress: Progress) -> None:
+        self.root = view.root
+        self._view = view
+        self._progress = progress
+        named = {h.path for h in patch.hunks}
+        named |= {h.move_to for h in patch.hunks if isinstance(h, UpdateFile) and h.move_to}
+        self._total = len(named)
+        self._seen: set[str] = set()
+
+    def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath:
+        resolved = self._view.resolve(spelled, line=line)
+        if resolved.rel not in self._seen:
+            self._seen.add(resolved.rel)
+            self._progress("planning", len(self._seen), max(self._total, len(self._seen)))
+        return resolved
+
+    def info(self, rel: str) -> FileInfo | None:
+        return self._view.info(rel)
+
+    def read(self, rel: str) -> bytes:
+        return self._view.read(rel)
+
+    def list_dir(self, rel: str) -> list[str]:
+        return self._view.list_dir(rel)
+
+    def display(self, rel: str) -> str:
+        return self._view.display(rel)
+
+
+def apply_plan(
+    plan_: Plan,
+    *,
+    durable: bool = True,
+    lock_timeout: float = 30.0,
+    history_count: int | None = None,
+    history_bytes: int | None = None,
+    progress: Progress | None = None,
+) -> Result:
+    """Commit a Plan through the transaction manager (all or nothing), keeping its before-images
+    in the undo history (``history_count`` / ``history_bytes``: None means as the workspace's
+    ``[tool.patchtx]`` table says, else 20 transactions / 64 MiB)."""
+    options = load_workspace_options(plan_.root).with_overrides(
+        history_count=history_count, history_bytes=history_bytes)
+    return _commit(plan_, options, durable=durable, lock_timeout=lock_timeout, progress=progress)
+
+
+def _commit(plan_: Plan, options: PlanOptions, *, durable: bool, lock_timeout: float,
+            progress: Progress | None) -> Result:
     from .txn import commit
+    from .txn.history import KeepHistory
 
-    report = commit(plan_, durable=durable, lock_timeout=lock_timeout)
+    keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes)
+    report = commit(plan_, durable=durable, lock_timeout=lock_timeout, retention=keep,
+                    progress=progress)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
                   fsyncs=report.fsyncs)
 
@@ -80,12 +146,16 @@ def apply_patch(
     durable: bool = True,
     lock_timeout: float = 30.0,
     intent: str | None = None,
+    history_count: int | None = None,
+    history_bytes: int | None = None,
+    progress: Progress | None = None,
 ) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
     failure, in which case nothing was changed."""
-    planned = plan_patch(patches, root, allow_overwrite=allow_overwrite,
-                         allow_delete=allow_delete, allow_move=allow_move,
-                         first_match=first_match, protected=protected, intent=intent)
+    options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
+                          allow_move=allow_move, first_match=first_match, protected=protected,
+                          history_count=history_count, history_bytes=history_bytes)
+    planned = _plan(patches, root, options, intent, progress)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)
-    return apply_plan(planned, durable=durable, lock_timeout=lock_timeout)
+    return _commit(planned, options, durable=durable, lock_timeout=lock_timeout, progress=progress)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from .errors import PatchtxError
     from .model import Plan
+    from .progress import TerminalProgress
 
 APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch"
 
@@ -68,6 +69,8 @@ def _parser() -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--root", default=".", help="workspace root (default: current directory)")
         p.add_argument("--json", action="store_true", help="print a JSON result")
+        p.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress display on the terminal (it is only shown on one)")
 
     for name, helptext in (("apply", "apply patches as one transaction"),
                            ("check", "plan patches and show what would change; write nothing")):
@@ -92,6 +95,18 @@ def _parser() -> argparse.ArgumentParser:
                            help="show the summary and diffs on the terminal and ask before writing")
     p = sub.add_parser("recover", help="roll back or finish an interrupted transaction")
     common(p)
+    p = sub.add_parser("log", help="list the transactions in the undo history, newest first")
+    common(p)
+    p = sub.add_parser("undo", help="undo a committed transaction (default: the newest) as a new one")
+    p.add_argument("transaction", nargs="?", metavar="ID",
+                   help="transaction id, or a unique prefix of one, as `patchtx log` shows it")
+    common(p)
+    p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
+    p.add_argument("--no-diff", action="store_true", help="print the summary only")
+    p.add_argument("--no-fsync", action="store_true",
+                   help="skip fsync (throw-away trees): keeps atomicity, drops durability")
+    p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
+    p.add_argument("--intent", help="why the undo is made (default: 'undo ID: <its intent>')")
     # Listed for --help only: main() hands their arguments to the agents package untouched.
     sub.add_parser("tool-spec", add_help=False, help="print the apply_patch tool declaration for a model host")
     sub.add_parser("mcp", add_help=False, help="serve apply_patch over MCP on stdin/stdout")
@@ -159,6 +174,15 @@ def _ask_on_terminal(plan: Plan, reason: str) -> bool:
     return answer in ("y", "yes")
 
 
+def _terminal_progress(args: argparse.Namespace) -> TerminalProgress | None:
+    """A progress display on standard error if it is a terminal and --quiet was not given."""
+    if args.quiet or not sys.stderr.isatty():
+        return None
+    from .progress import TerminalProgress
+
+    return TerminalProgress(sys.stderr)
+
+
 def _run_apply(args: argparse.Namespace) -> int:
     from .api import apply_plan, plan_patch
     from .errors import FilesystemError, PatchtxError
@@ -166,6 +190,7 @@ def _run_apply(args: argparse.Namespace) -> int:
     from .render import human_report, result_json
 
     dry_run = args.command == "check" or getattr(args, "dry_run", False)
+    progress = _terminal_progress(args)
     try:
         try:
             texts = _read_patches(args.patches)
@@ -178,6 +203,7 @@ def _run_apply(args: argparse.Namespace) -> int:
             allow_delete=False if args.no_delete else None,
             allow_move=False if args.no_move else None,
             first_match=args.first_match or None, intent=getattr(args, "intent", None),
+            progress=progress,
         )
         if dry_run:
             result = Result(plan, committed=False, dry_run=True)
@@ -185,10 +211,17 @@ def _run_apply(args: argparse.Namespace) -> int:
             if getattr(args, "confirm", False):
                 from .approval import Decision, Verdict, enforce
 
+                if progress is not None:
+                    progress.close()  # the question goes to the terminal too
                 enforce(plan, lambda _plan: Verdict(Decision.ASK, ""), _ask_on_terminal)
-            result = apply_plan(plan, durable=not args.no_fsync, lock_timeout=args.lock_timeout)
+            result = apply_plan(plan, durable=not args.no_fsync, lock_timeout=args.lock_timeout,
+                                progress=progress)
     except PatchtxError as exc:
+        if progress is not None:
+            progress.close(success=False)
         return _fail(exc, args.json)
+    if progress is not None:
+        progress.close()
     if args.json:
         _emit(result_json(result))
     else:
@@ -211,6 +244,67 @@ def _run_recover(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_log(args: argparse.Namespace) -> int:
+    from .errors import PatchtxError
+    from .history import log
+
+    try:
+        entries = log(args.root)
+    except PatchtxError as exc:
+        return _fail(exc, args.json)
+    if args.json:
+        _emit({"ok": True, "transactions": [entry.to_json() for entry in entries]})
+        return 0
+    if not entries:
+        sys.stdout.write("The undo history is empty.\n")
+        return 0
+    from datetime import datetime
+
+    for entry in entries:
+        when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        intent = f"  {entry.intent}" if entry.intent else ""
+        sys.stdout.write(f"{entry.transaction_id}  {when}  {entry.summary}  {_size(entry.bytes):>9}{intent}\n")
+    return 0
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return f"{count} B"
+    value = count / 1024
+    for unit in ("KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
+
+
+def _run_undo(args: argparse.Namespace) -> int:
+    from .errors import PatchtxError
+    from .history import undo
+    from .render import human_report, result_json
+
+    progress = _terminal_progress(args)
+    try:
+        result = undo(args.root, args.transaction, dry_run=args.dry_run, durable=not args.no_fsync,
+                      lock_timeout=args.lock_timeout, intent=args.intent, progress=progress)
+    except PatchtxError as exc:
+        if progress is not None:
+            progress.close(success=False)
+        return _fail(exc, args.json)
+    if progress is not None:
+        progress.close()
+    undone = result.extra["undone"]
+    if args.json:
+        _emit({**result_json(result), "undone": undone})
+        return 0
+    if result.dry_run:
+        sys.stdout.write(f"Would undo transaction {undone}.\n")
+    else:
+        sys.stdout.write(f"Undid transaction {undone} as transaction {result.transaction_id}.\n")
+    sys.stdout.write(human_report(result, diffs=not args.no_diff))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     if given[:1] == ["tool-spec"]:
@@ -224,6 +318,10 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(given)
     if args.command in ("apply", "check"):
         return _run_apply(args)
+    if args.command == "log":
+        return _run_log(args)
+    if args.command == "undo":
+        return _run_undo(args)
     return _run_recover(args)
 
 

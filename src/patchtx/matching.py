@@ -32,16 +32,30 @@ _PUNCTUATION = str.maketrans(
 )
 
 
+# Rust's char::is_whitespace (Unicode White_Space): Python's str.strip() also strips U+001C-U+001F,
+# which Codex keeps, so every trim here names its characters.
+WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+              "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
+def strip(line: str) -> str:
+    return line.strip(WHITESPACE)
+
+
+def rstrip(line: str) -> str:
+    return line.rstrip(WHITESPACE)
+
+
 def normalise(line: str) -> str:
-    line = line.strip()
+    line = line.strip(WHITESPACE)
     # str.translate is slow; the characters it maps are all non-ASCII.
     return line if line.isascii() else line.translate(_PUNCTUATION)
 
 
 PASSES: tuple[Callable[[str], str], ...] = (
     lambda s: s,
-    str.rstrip,
-    str.strip,
+    rstrip,
+    strip,
     normalise,
 )
 PASS_NAMES = ("exact", "trailing whitespace ignored", "surrounding whitespace ignored",
@@ -125,17 +139,25 @@ class Placement:
 def _without_trailing_blank(
     lines: tuple[tuple[LineKind, str], ...],
 ) -> tuple[tuple[LineKind, str], ...] | None:
-    """Codex's retry: a blank last line of the old text (often a separator) may be absent."""
-    for i in range(len(lines) - 1, -1, -1):
-        kind, text = lines[i]
-        if kind == "+":
-            continue
-        if text != "":
-            return None
-        if kind == "-" or i == len(lines) - 1:
-            return lines[:i] + lines[i + 1 :]
-        return lines[:i] + (("+", ""),) + lines[i + 1 :]
-    return None
+    """Codex's retry: when the old text ends with a blank line (often a separator the file does
+    not have), drop it, and drop the new text's last line too if that is blank."""
+    old = [i for i, (kind, _) in enumerate(lines) if kind != "+"]
+    new = [i for i, (kind, _) in enumerate(lines) if kind != "-"]
+    if not old or lines[old[-1]][1] != "":
+        return None
+    drop_old = old[-1]
+    drop_new = new[-1] if new and lines[new[-1]][1] == "" else None
+    out: list[tuple[LineKind, str]] = []
+    for i, (kind, text) in enumerate(lines):
+        in_old = kind != "+" and i != drop_old
+        in_new = kind != "-" and i != drop_new
+        if in_old and in_new:
+            out.append((" ", text))
+        elif in_old:
+            out.append(("-", text))
+        elif in_new:
+            out.append(("+", text))
+    return tuple(out)
 
 
 class Locator:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._record import field, record
 from .errors import HunkParseError, ParseError
+from .matching import WHITESPACE
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 
 TYPE_CHECKING = False
@@ -71,16 +72,16 @@ def split_lines(text: str) -> list[str]:
 
 
 def _boundary_error(lines: list[str]) -> str | None:
-    if lines and lines[0].strip() == BEGIN_PATCH and lines[-1].strip() == END_PATCH:
+    if lines and lines[0].strip(WHITESPACE) == BEGIN_PATCH and lines[-1].strip(WHITESPACE) == END_PATCH:
         return None
-    if lines and lines[0].strip() != BEGIN_PATCH:
+    if lines and lines[0].strip(WHITESPACE) != BEGIN_PATCH:
         return FIRST_LINE_ERROR
     return LAST_LINE_ERROR
 
 
 def unwrap(text: str) -> list[str]:
     """Trim the text, check the Begin/End envelope, and unwrap a lenient ``<<EOF`` heredoc."""
-    lines = split_lines(text.strip())
+    lines = split_lines(text.strip(WHITESPACE))
     error = _boundary_error(lines)
     if error is None:
         return lines
@@ -182,7 +183,7 @@ class _StreamParser:
     def feed(self, line: str, number: int, last: bool) -> None:
         if line.endswith("\r"):
             line = line[:-1]
-        trimmed = line.strip()
+        trimmed = line.strip(WHITESPACE)
         state = self.state
         if state == "ended":
             if trimmed:
@@ -201,7 +202,7 @@ class _StreamParser:
             return
         if state == "started":
             if trimmed.startswith(ENVIRONMENT_ID):
-                self._environment_id(trimmed[len(ENVIRONMENT_ID) :].strip(), number)
+                self._environment_id(trimmed[len(ENVIRONMENT_ID) :].strip(WHITESPACE), number)
                 return
             raise _hunk_error(number, _invalid_header(trimmed))
         if state == "add" and line.startswith("+"):
@@ -224,7 +225,7 @@ class _StreamParser:
     def _feed_update(self, line: str, number: int, trimmed: str, last: bool) -> None:
         update = self.update
         assert update is not None
-        update_line = line.rstrip()
+        update_line = line.rstrip(WHITESPACE)
         # The final line is always the End Patch marker (the envelope check made sure), even when
         # indented; elsewhere an indented marker inside an Update is a context line, as in Codex.
         if update_line == END_PATCH or (last and trimmed == END_PATCH):
@@ -290,7 +291,7 @@ def parse(text: str) -> Patch:
     """Parse patch text; raise ``ParseError`` (with the patch line number) if it is malformed."""
     lines = unwrap(text)
     parser = _StreamParser()
-    if not lines or lines[0].strip() != BEGIN_PATCH:  # unreachable after unwrap; kept for safety
+    if not lines or lines[0].strip(WHITESPACE) != BEGIN_PATCH:  # unreachable after unwrap; kept for safety
         raise _patch_error(FIRST_LINE_ERROR)
     last_index = len(lines) - 1
     for index in range(1, len(lines)):

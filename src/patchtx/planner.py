@@ -43,6 +43,16 @@ class _Entry:
 
 
 Edit = tuple[int, int, int, int]
+_DEFAULT_MODE: list[int] = []
+
+
+def default_file_mode() -> int:
+    """What a newly created file gets: 0o666 less the process umask (read once)."""
+    if not _DEFAULT_MODE:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        _DEFAULT_MODE.append(0o666 & ~umask)
+    return _DEFAULT_MODE[0]
 
 
 def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, list[Edit]]:
@@ -189,6 +199,22 @@ class Stager:
                     hint=f"This patch already puts '{other}' inside a folder named '{spelled}'.",
                     path=rel, line=line)
 
+    def parent_is_file(self, rel: str) -> bool:
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            prefix = "/".join(parts[:depth])
+            entry = self.overlay.get(prefix)
+            if entry is not None:
+                if entry.content is not None:
+                    return True
+                continue
+            info = self.view.info(prefix)
+            if info is None:
+                return False
+            if info.kind != "dir":
+                return True
+        return False
+
     def resolve(self, spelled: str, line: int) -> ResolvedPath:
         return self.view.resolve(spelled, line=line)
 
@@ -254,9 +280,10 @@ class Stager:
         if entry.content is None:
             if entry.kind == "absent":
                 removed = rel in self.original and self.original[rel].content is not None
+                reason = ("Not a directory (os error 20)" if self.parent_is_file(rel)
+                          else "No such file or directory (os error 2)")
                 raise FileNotFoundPatchError(
-                    f"Failed to read file to update {display}: No such file or directory "
-                    "(os error 2)",
+                    f"Failed to read file to update {display}: {reason}",
                     hint=("An earlier operation of this patch removed it." if removed else
                           "To create a file use '*** Add File:'."),
                     path=rel, line=hunk.line)
@@ -382,7 +409,10 @@ class Stager:
             if before.content == after.content and (after.content is None or
                                                     before.mode == after.mode):
                 continue
-            out.append(PathTarget(rel, before.content, after.content, before.mode, after.mode))
+            after_mode = after.mode
+            if before.content is not None and after.content is not None and after_mode is None:
+                after_mode = default_file_mode()  # removed, then created anew by this patch
+            out.append(PathTarget(rel, before.content, after.content, before.mode, after_mode))
         return out
 
     def emptied_dirs(self, targets: list[PathTarget]) -> list[str]:

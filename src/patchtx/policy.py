@@ -8,9 +8,12 @@ The workspace's ``pyproject.toml`` may hold, for example::
     max-files = 200
     max-bytes = 5_000_000
     max-patch-bytes = 1_000_000
+    history-count = 20          # undo history: transactions kept (0: none)
+    history-bytes = 67_108_864  # ... and bytes of before-images kept
 
 Explicit arguments (API keywords, CLI flags) override the file; the file overrides the defaults
-(delete and move allowed, overwrite refused, nothing protected, no caps).
+(delete and move allowed, overwrite refused, nothing protected, no caps, undo history of 20
+transactions within 64 MiB).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ _KEYS = {
     "max-files": "max_files",
     "max-bytes": "max_bytes",
     "max-patch-bytes": "max_patch_bytes",
+    "history-count": "history_count",
+    "history-bytes": "history_bytes",
 }
 
 
@@ -51,6 +56,10 @@ class PlanOptions:
     max_bytes: int | None = None
     """Cap on bytes changed: the size of every file written plus every file removed."""
     max_patch_bytes: int | None = None
+    history_count: int = 20
+    """Committed transactions whose before-images are kept for undo (0 turns history off)."""
+    history_bytes: int = 64 * 1024 * 1024
+    """Cap on the before-image bytes the undo history keeps (oldest transactions go first)."""
 
     def with_overrides(self, **overrides: Any) -> PlanOptions:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})

@@ -65,6 +65,18 @@ def _computed_edits(old: list[str], new: list[str]) -> list[Edit]:
     return [(prefix, len(old) - suffix, prefix, len(new) - suffix)]
 
 
+def _edits_fit(old: list[str], new: list[str], edits: list[Edit]) -> bool:
+    """The matcher's ranges are in the text model's lines; re-splitting the bytes can merge a
+    lone-CR line with a following empty LF line. Use the ranges only if every line outside them
+    is the same on both sides (a C-speed slice comparison)."""
+    old_at = new_at = 0
+    for old_start, old_end, new_start, new_end in sorted(edits):
+        if old_start - old_at != new_start - new_at or old[old_at:old_start] != new[new_at:new_start]:
+            return False
+        old_at, new_at = old_end, new_end
+    return len(old) - old_at == len(new) - new_at and old[old_at:] == new[new_at:]
+
+
 def _range(start: int, stop: int) -> str:
     length = stop - start
     if length == 1:
@@ -88,7 +100,9 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     old, new = _lines(change.before), _lines(change.after)
     # The matcher's line numbers leave a byte-order mark out; here it is part of the first line.
     bom = (change.before or b"").startswith(b"\xef\xbb\xbf") or (change.after or b"").startswith(b"\xef\xbb\xbf")
-    edits = list(change.edits) if change.edits is not None and not bom else _computed_edits(old, new)
+    edits = list(change.edits) if change.edits is not None and not bom else None
+    if edits is None or not _edits_fit(old, new, edits):
+        edits = _computed_edits(old, new)
     header = ""
     if change.kind is ChangeKind.MOVE:
         header = f"rename from {change.source}\nrename to {change.path}\n"

@@ -36,6 +36,8 @@ class Transaction:
         allow_move: bool | None = None,
         first_match: bool | None = None,
         intent: str | None = None,
+        history_count: int | None = None,
+        history_bytes: int | None = None,
     ) -> None:
         workspace = Workspace(root)
         options = load_workspace_options(workspace.root).with_overrides(
@@ -45,6 +47,8 @@ class Transaction:
         self._durable = durable
         self._lock_timeout = lock_timeout
         self.intent = intent
+        self._history_count = history_count
+        self._history_bytes = history_bytes
         self.result: Result | None = None
         self._closed = False
 
@@ -96,7 +100,8 @@ class Transaction:
         if not plan.targets:
             self.result = Result(plan, committed=False)
             return self.result
-        self.result = apply_plan(plan, durable=self._durable, lock_timeout=self._lock_timeout)
+        self.result = apply_plan(plan, durable=self._durable, lock_timeout=self._lock_timeout,
+                                 history_count=self._history_count, history_bytes=self._history_bytes)
         return self.result
 
     def rollback(self) -> None:

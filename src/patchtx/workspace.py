@@ -145,7 +145,7 @@ class Workspace:
         if ".." in parts:
             raise _unsafe(spelled, "it contains '..'", line)
         if not parts:
-            raise _unsafe(spelled, "it names no file", line)
+            return ResolvedPath("", spelled)  # the root: a directory, which every operation refuses
         real, leaf_is_symlink = self._follow_links(parts, spelled, line)
         self._check_reserved(real, spelled, line)
         return ResolvedPath("/".join(real), spelled, leaf_is_symlink)
@@ -154,7 +154,7 @@ class Workspace:
         normal = os.path.normpath(spelled)
         for base in (self.root, self.given_root):
             if normal == base:
-                raise _unsafe(spelled, "it names the workspace root itself", line)
+                return ""
             if normal.startswith(base.rstrip("/") + "/"):
                 if ".." in spelled.split("/"):
                     raise _unsafe(spelled, "it contains '..'", line)

@@ -199,8 +199,13 @@ class TestPaths:
         assert planned.root == str(tree.root)
         assert targets(planned) == {"a.txt": b"b\n"}
 
-    def test_the_root_itself_is_refused(self, tree) -> None:
-        assert isinstance(tree.fail(f"*** Add File: {tree.root}\n+x"), UnsafePathError)
+    def test_the_root_itself_is_refused_with_codex_texts(self, tree) -> None:
+        root = os.path.realpath(tree.root)
+        added = tree.fail(f"*** Add File: {tree.root}\n+x")
+        assert isinstance(added, NotARegularFileError) and added.headline == f"Failed to write file {root}"
+        assert tree.fail("*** Delete File: .").headline == f"Failed to delete file {root}"
+        updated = tree.fail("*** Update File: .\n-a\n+b")
+        assert updated.headline == f"Failed to read file to update {root}: path `{root}` is not a file"
 
     @pytest.mark.parametrize("operation", ["add", "delete", "update", "move-from", "move-to"])
     def test_symlinked_folder_leading_outside_is_refused(self, tree, outside, operation: str) -> None:

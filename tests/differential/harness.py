@@ -273,11 +273,11 @@ def move_to_self_as_delete(patch: Patch) -> Patch:
     for hunk in patch.hunks:
         if isinstance(hunk, UpdateFile) and hunk.move_to is not None and _same_path(hunk.path,
                                                                                    hunk.move_to):
-            hunks += [UpdateFile(hunk.path, hunk.chunks, None, hunk.line),
-                      DeleteFile(hunk.path, hunk.line)]
+            hunks += [UpdateFile(path=hunk.path, chunks=hunk.chunks, move_to=None, line=hunk.line),
+                      DeleteFile(path=hunk.path, line=hunk.line)]
         else:
             hunks.append(hunk)
-    return Patch(tuple(hunks), patch.text, patch.environment_id)
+    return Patch(hunks=tuple(hunks), text=patch.text, environment_id=patch.environment_id)
 
 
 def run_patchtx_case(case: Case, dirs: Workdirs, how: Counterfactual = Counterfactual(), *,
@@ -300,18 +300,23 @@ def run_patchtx_case(case: Case, dirs: Workdirs, how: Counterfactual = Counterfa
     return outcome
 
 
-# -- the counterfactual rewrite: patchtx's own functions with one rule switched to Codex's -------------
-class _DocumentedText(TextFile):
-    """A TextFile whose two rewrite rules are the documented ones (DESIGN §2), re-implemented here
-    rather than taken from patchtx, each switchable to Codex's rule:
+# -- the counterfactual rewrite: patchtx's placement, the documented rules, switchable to Codex's -----
+class _DocumentedText:
+    """The view of a file that patchtx's ``rewrite`` reads (texts, endings, BOM, final-newline state
+    and ending for new lines), with the two rewrite rules as documented in DESIGN §2, implemented
+    here rather than taken from patchtx, each switchable to Codex's rule:
 
     - final newline: patchtx keeps the file's state; Codex ends every line (so the file) with one;
     - ending of added lines: patchtx uses the most common ending (ties: the first seen); Codex the
       first ending in the file. Both use LF for a file without any line ending.
     """
 
-    codex_final_newline = False
-    codex_ending = False
+    def __init__(self, original: TextFile, *, codex_final_newline: bool, codex_ending: bool) -> None:
+        self.texts = list(original.texts)
+        self.endings = list(original.endings)
+        self.bom = original.bom
+        self.codex_final_newline = codex_final_newline
+        self.codex_ending = codex_ending
 
     @property
     def ends_with_newline(self) -> bool:
@@ -350,28 +355,30 @@ def rewrite_with_rules(before: bytes, hunk: UpdateFile, rules: frozenset[str],
         placements = Locator(original.texts, "<file>", first_match=first_match).place(hunk.chunks)
     except PatchtxError:
         return FAILED
+    def anchored_insertion(chunk_index: int) -> bool:  # only '+' lines, under an @@ anchor
+        chunk = hunk.chunks[chunk_index]
+        return bool(chunk.anchors) and not chunk.old_lines
+
     for p in placements:
-        chunk = hunk.chunks[p.chunk_index]
-        if p.length == 0 and chunk.anchors and not (
-                p.start > 0 and _loose(original.texts[p.start - 1]) == _loose(chunk.anchors[-1])):
+        anchor = hunk.chunks[p.chunk_index].anchors[-1:] if anchored_insertion(p.chunk_index) else []
+        if anchor and not (p.start > 0 and _loose(original.texts[p.start - 1]) == _loose(anchor[0])):
             return FAILED  # patchtx's documented rule: right after the (last) anchor line
     if Allowed.ANCHOR_INSERT in rules:
         end = len(original.texts)
-        placements = [
-            type(p)(p.chunk_index, end, p.length, p.lines)
-            if p.length == 0 and hunk.chunks[p.chunk_index].anchors else p
-            for p in placements
-        ]
+        placements = [type(p)(chunk_index=p.chunk_index, start=end, length=p.length, lines=p.lines)
+                      if anchored_insertion(p.chunk_index) else p for p in placements]
         placements.sort(key=lambda p: (p.start, p.chunk_index))
-    switched = _DocumentedText(list(original.texts), list(original.endings), original.bom)
-    switched.codex_final_newline = Allowed.FINAL_NEWLINE in rules
-    switched.codex_ending = Allowed.ENDING in rules
-    return rewrite(switched, placements).encode()
+    view = _DocumentedText(original, codex_final_newline=Allowed.FINAL_NEWLINE in rules,
+                           codex_ending=Allowed.ENDING in rules)
+    result = rewrite(view, placements)  # type: ignore[arg-type]  # duck-typed TextFile
+    if isinstance(result, tuple):  # newer patchtx also returns the changed line ranges
+        result = result[0]
+    return result.encode()
 
 
-def replay(plan: Plan, before_tree: Tree, rules: frozenset[str],
-           first_match: bool) -> dict[str, bytes | None | object]:
-    """Re-run the Plan's operations, each Update through ``rewrite_with_rules``."""
+def replay(plan: Plan, rules: frozenset[str], first_match: bool) -> dict[str, bytes | None | object]:
+    """Re-run the Plan's operations in order, each Update through ``rewrite_with_rules``; returns
+    every touched path's final bytes (None: removed; FAILED: a chunk no longer places)."""
     assert plan.patch is not None
     hunks = plan.patch.hunks
     if len(hunks) != len(plan.changes):
@@ -617,7 +624,7 @@ def _compare_failure(case: Case, codex: CodexOutcome, px: PatchtxOutcome, dirs: 
     hunks = move_to_self_as_delete(parsed).hunks if px.how.move_to_self_deletes else parsed.hunks
     codexlike = replace(px.how, allow_overwrite=True, first_match=True)
     for k in range(len(hunks) - 1, 0, -1):
-        prefix = run_patchtx_case(case, dirs, codexlike, patch=Patch(tuple(hunks[:k])))
+        prefix = run_patchtx_case(case, dirs, codexlike, patch=Patch(hunks=tuple(hunks[:k])))
         if not prefix.ok:
             continue
         sub = Verdict()
@@ -653,7 +660,7 @@ def _compare_success(case: Case, codex: CodexOutcome, px: PatchtxOutcome, verdic
     subsets = [frozenset(c) for n in range(len(REWRITE_RULES) + 1)
                for c in itertools.combinations(REWRITE_RULES, n)]
     for rules in subsets:
-        replays[rules] = replay(plan, inp, rules, px.how.first_match)
+        replays[rules] = replay(plan, rules, px.how.first_match)
     for rel in sorted(set(ctree.files) | set(xtree.files)):
         c, x = ctree.files.get(rel), xtree.files.get(rel)
         if c == x:

@@ -7,9 +7,15 @@ full reproduction. Three sources of inputs: Codex's own scenario corpus, a table
 hypothesis-generated trees and patches.
 
 Known divergences (real differences that are not deliberate) are ``xfail(strict=True)`` table cases
-named ``DIVERGENCE: …``; when patchtx or DESIGN changes so that one passes, the xfail turns red and
-must be removed together with its entry in ``KNOWN_DIVERGENCES`` (which keeps the generated tests
-from rediscovering it).
+(ids ``X…``, reason ``DIVERGENCE: …``); when patchtx or DESIGN changes so that one passes, the xfail
+turns red and must be removed together with its entry in ``KNOWN_DIVERGENCES`` (which keeps the
+generated tests from rediscovering it).
+
+Environment: ``PATCHTX_CODEX_APPLY_PATCH`` (the reference binary; see codex_binary.py),
+``PATCHTX_NO_CODEX=1`` (deselect this folder), ``PATCHTX_DIFF_EXAMPLES`` (hypothesis examples per
+generated test, default 500), ``PATCHTX_DIFF_RANDOM=1`` (fresh random examples instead of the fixed,
+derandomised ones CI runs: use it to hunt for new divergences), ``PATCHTX_DIFF_TMP`` (scratch folder;
+default /dev/shm when writable).
 """
 
 from __future__ import annotations
@@ -131,6 +137,9 @@ SYMLINK_LEAF = ("patchtx refuses to Add/Move/Delete a path whose last component 
 RESERVED = "patchtx refuses paths inside .git and .patchtx (Codex writes them); not in DESIGN §2"
 WINDOWS = ("patchtx refuses a backslash or a drive-letter prefix in a path (on POSIX Codex treats "
            "them as ordinary file-name characters); not in DESIGN §2")
+ROOT_PATH = ("error text only: a path naming the root ('.') gets \"Refusing path '.': it names no "
+             "file.\" instead of Codex's 'Failed to read file to update {root}: path `{root}` is not "
+             "a file' / 'Failed to delete file {root}' / 'Failed to write file {root}' (both refuse)")
 RETRY_BLANK = (
     "a chunk whose old lines end with a blank line absent from the file: Codex retries without it "
     "and drops the last new line if blank; patchtx drops the blank patch line itself (one blank "
@@ -325,6 +334,12 @@ TABLE = [
     T("X6b a path inside .patchtx", {}, P("*** Add File: .patchtx/x", "+x"), divergence=RESERVED),
     T("X7a a backslash in a path", {}, P("*** Add File: a\\b.txt", "+x"), divergence=WINDOWS),
     T("X7b a drive-letter-like path", {}, P("*** Add File: C:x.txt", "+x"), divergence=WINDOWS),
+    T("X8 Update below a regular file", {"a": b"a\n"}, U("a/b", "-a", "+b"),
+      divergence="error text only: Codex 'Failed to read file to update {path}: Not a directory (os "
+                 "error 20)', patchtx '… No such file or directory (os error 2)' (both refuse)"),
+    T("X9a Update of the root itself", {}, U(".", "-a", "+b"), divergence=ROOT_PATH),
+    T("X9b Delete of the root itself", {}, P("*** Delete File: ."), divergence=ROOT_PATH),
+    T("X9c Add onto the root itself", {}, P("*** Add File: .", "+x"), divergence=ROOT_PATH),
     T("X1 blank context last (agrees)", {"f.txt": b"a\nb\n"}, U("f.txt", " a", "+x", " ")),
     T("D14 binary file refused", {"f.bin": b"a\x00b\nc\n"}, U("f.bin", "-c", "+C", "*** End of File"),
       expect={A.BINARY}),
@@ -556,7 +571,7 @@ KNOWN_DIVERGENCES: list[Callable[[Case, Divergence], bool]] = [
     _insertion_order_at_eof,
 ]
 
-EXAMPLES = int(os.environ.get("PATCHTX_DIFF_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("PATCHTX_DIFF_EXAMPLES", "500"))
 _SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .fsops import Call, FileSystemOps
 from .recovery import recover
 from .reports import CommitReport, RecoveredTransaction, RecoveryReport
-from .transaction import Retention, commit
+from .transaction import Retention, RetentionContext, commit
 
 __all__ = [
     "Call",
@@ -18,6 +18,7 @@ __all__ = [
     "RecoveredTransaction",
     "RecoveryReport",
     "Retention",
+    "RetentionContext",
     "commit",
     "recover",
 ]

@@ -10,6 +10,8 @@ Layout (all inside the workspace, on the same filesystem as the files)::
         <txn>.journal            published: an uncommitted transaction, recovery rolls back
         <txn>.committed          the same journal renamed: committed, recovery only cleans up
         <txn>.<n>.before         the original of entry n (a hard link, or a copy)
+      history/<txn>/             the undo history entry of a transaction (see ``history``): part of
+                                 the transaction, so a roll back removes its ``entry.json``
 
 Temporary files live next to their targets as ``.patchtx-<txn>-<n>.tmp`` (new contents) and
 ``.patchtx-<txn>-<n>.restore`` (an original being put back by recovery).
@@ -34,6 +36,8 @@ from ..errors import JournalError
 
 STATE_DIR = ".patchtx"
 JOURNAL_DIR = ".patchtx/journal"
+HISTORY_DIR = ".patchtx/history"
+HISTORY_ENTRY = "entry.json"
 GITIGNORE = ".gitignore"
 GITIGNORE_TEXT = b"*\n"
 LOCK_NAME = "lock"
@@ -113,6 +117,8 @@ class Journal:
     """Directories the transaction creates, parents first."""
     removed_dirs: tuple[RemovedDir, ...]
     """Directories the transaction removes if they end up empty, deepest first."""
+    intent: str | None = None
+    """Why the change was made (``Plan.intent``), kept with it for recovery reports and history."""
 
     def backup_names(self) -> list[str]:
         return [entry.backup for entry in self.entries if entry.backup is not None]
@@ -138,8 +144,9 @@ class Journal:
             ],
             "created_dirs": list(self.created_dirs),
             "removed_dirs": [{"path": d.path, "mode": d.mode, "owner": list(d.owner)} for d in self.removed_dirs],
+            "intent": self.intent,
         }
-        text = _canonical(body)
+        text = canonical_json(body)
         checksum = hashlib.sha256(text.encode("ascii")).hexdigest()
         # Appended rather than re-serialised: only the body needs to be canonical.
         return f'{text[:-1]},"checksum":"{checksum}"}}\n'.encode("ascii")
@@ -161,7 +168,7 @@ class Journal:
                 f"unknown version {body.get('version')!r} (this patchtx reads version {VERSION})",
             )
         stored = body.pop("checksum", None)
-        if stored != _checksum(body):
+        if stored != json_checksum(body):
             raise damaged(where, "checksum mismatch")
         try:
             return cls(
@@ -171,6 +178,8 @@ class Journal:
                 removed_dirs=tuple(
                     RemovedDir(_relpath(d["path"]), _int(d["mode"]), _owner(d["owner"])) for d in body["removed_dirs"]
                 ),
+                # Optional within version 1: journals written before it was recorded have none.
+                intent=_optional_str(body.get("intent")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise damaged(where, f"malformed content: {exc!r}") from None
@@ -214,12 +223,13 @@ def damaged(where: str, reason: str) -> JournalError:
     )
 
 
-def _canonical(value: object) -> str:
+def canonical_json(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def _checksum(body: dict[str, Any]) -> str:
-    return hashlib.sha256(_canonical(body).encode("ascii")).hexdigest()
+def json_checksum(body: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``body`` (the ``checksum`` member of journal files)."""
+    return hashlib.sha256(canonical_json(body).encode("ascii")).hexdigest()
 
 
 def _entry(raw: dict[str, Any]) -> JournalEntry:

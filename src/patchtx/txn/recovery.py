@@ -8,6 +8,9 @@ For each transaction found there (see ``journal`` for the layout):
   what the transaction added, then delete the journal.
 * neither: the journal was never published, so the tree was never touched; discard the files.
 
+Rolling back also removes the transaction's undo-history entry, if it had written one (its
+``entry.json``; the rest is garbage the next commit deletes).
+
 Every step checks the current state before acting, so running recovery again after it was itself
 interrupted (at any call, or by a power cut) picks up where it stopped. The journal file is the
 last thing to go: until then, a rerun redoes the whole roll back, which finds nothing left to do.
@@ -25,6 +28,8 @@ from .dirs import DirectoryHandles
 from .failures import filesystem_error
 from .fsops import FileSystemOps
 from .journal import (
+    HISTORY_DIR,
+    HISTORY_ENTRY,
     JOURNAL_DIR,
     STATE_DIR,
     Journal,
@@ -116,6 +121,7 @@ def roll_back(
     created directory where a deleted file must come back), originals come back last.
     """
     undo = _Undo(fs, dirs, journal)
+    undo.hide_history_entry()
     undo.remove_added_files()
     undo.remove_created_dirs()
     undo.recreate_removed_dirs()
@@ -150,6 +156,18 @@ class _Undo:
     removed_dirs: list[str] = field(default_factory=list)
     recreated_dirs: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+
+    def hide_history_entry(self) -> None:
+        """A rolled-back transaction leaves the undo history: its entry.json goes (see history).
+
+        Made durable by the barrier below, before the journal file goes: a listed entry always
+        belongs to a committed transaction.
+        """
+        folder = f"{HISTORY_DIR}/{self.journal.transaction_id}"
+        folder_fd = _existing_dir(self.dirs, folder)
+        if folder_fd is not None and self.fs.lstat(folder_fd, HISTORY_ENTRY) is not None:
+            self.fs.unlink(folder_fd, HISTORY_ENTRY)
+            self.changed_dirs.add(folder)
 
     def remove_added_files(self) -> None:
         """Temporary files, and files the transaction added if they still hold what it wrote."""

@@ -87,3 +87,5 @@ class CommitReport:
     """What was recovered from an earlier interrupted transaction before this one started."""
     cleanup_pending: bool = False
     """The commit is complete, but deleting its journal failed; the next run finishes it."""
+    retention_error: str | None = None
+    """The commit is complete, but its retention hook (undo history) failed with this error."""

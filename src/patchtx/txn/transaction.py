@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -58,16 +59,49 @@ _LINK_FALLBACK_ERRNOS = frozenset(
 _COMMIT_BARRIERS = 5
 
 
-class Retention(Protocol):
-    """Hook run once a commit is durable, before its journal is deleted.
+Progress = Callable[[str, int, int], None]
+"""Called as ``progress(phase, done, total)`` while a commit works through its files; phases are
+"checking" (verifying every target against the plan) and "writing" (new contents and deletions)."""
 
-    It may take over the committed journal (``<txn>.committed``) and the before-images
-    (``<txn>.<n>.before``) — for undo — by moving them out of the journal folder and returning
-    True; returning False lets the commit delete them. Anything left in the journal folder is
-    deleted by the next recovery (a committed journal there means "clean up").
+
+class RetentionContext:
+    """What a retention hook is given: the transaction being committed, its journal in place."""
+
+    __slots__ = ("fs", "dirs", "journal", "plan", "durable")
+
+    def __init__(self, fs: FileSystemOps, dirs: DirectoryHandles, journal: Journal, plan: Plan, durable: bool) -> None:
+        self.fs = fs
+        """The commit's filesystem layer: every change the hook makes must go through it."""
+        self.dirs = dirs
+        """Directory descriptors of the workspace (``dirs.open(".patchtx/journal")`` etc.)."""
+        self.journal = journal
+        """The transaction's journal; its before-images are ``<txn>.<n>.before`` in the journal folder."""
+        self.plan = plan
+        self.durable = durable
+
+
+# A retention hook may hand this many descriptors to the changed-directories barrier; the commit's
+# budget of durability calls grows by as much, so that small commits keep using fsync, not syncfs.
+RETENTION_DESCRIPTORS = 5
+
+
+class Retention(Protocol):
+    """Keeps what a transaction replaces — its before-images — for undo (``history.KeepHistory``).
+
+    ``prepare`` runs under the lock once every new file is in place, before the barrier that makes
+    the changed directories durable, so that what it writes becomes durable with the transaction
+    and before the commit point. It may only write under ``.patchtx/history/<txn>/`` (and prune
+    other entries there), must hard-link rather than move the journal's before-images, and must
+    write ``entry.json`` last: readers ignore an entry while its transaction's journal is not marked
+    committed, and rolling back (in-process or by recovery) deletes that ``entry.json``. It returns
+    descriptors (at most RETENTION_DESCRIPTORS) to include in the barrier; the commit closes them.
+    ``finish`` runs once the commit is durable (clean-up only). If either raises an Exception, the
+    commit still succeeds, without the entry, and reports it in ``CommitReport.retention_error``.
     """
 
-    def __call__(self, fs: FileSystemOps, journal_dir_fd: int, journal: Journal) -> bool: ...
+    def prepare(self, context: RetentionContext) -> list[int]: ...
+
+    def finish(self, context: RetentionContext) -> None: ...
 
 
 def commit(
@@ -77,6 +111,8 @@ def commit(
     lock_timeout: float = 30.0,
     fs: FileSystemOps | None = None,
     retention: Retention | None = None,
+    progress: Progress | None = None,
+    dir_modes: Mapping[str, int] | None = None,
 ) -> CommitReport:
     """Apply ``plan.targets`` and ``plan.remove_dirs`` to ``plan.root``: all of it, or none of it.
 
@@ -84,7 +120,9 @@ def commit(
     failure, the tree having been rolled back), ``changed=True`` only if rolling back failed too
     (the journal is then kept and the next commit or ``recover`` finishes the roll back).
     ``durable=False`` makes no fsync at all: still atomic against a crashed process, not against
-    a power cut.
+    a power cut. ``retention`` keeps the before-images as part of the transaction (undo history);
+    ``progress`` is told how far the commit is; ``dir_modes`` gives the mode of directories the
+    commit creates (default: 0o777 less the umask), so that an undo can recreate them exactly.
     """
     fs = FileSystemOps() if fs is None else fs
     fsyncs_at_start = fs.fsyncs
@@ -112,7 +150,9 @@ def commit(
                     changed=True,
                     hint="Fix the cause and apply again: recovery is safe to repeat.",
                 ) from exc
-            transaction = _Transaction(fs, dirs, plan, durable=durable)
+            transaction = _Transaction(
+                fs, dirs, plan, durable=durable, retention=retention, progress=progress, dir_modes=dir_modes
+            )
             try:
                 transaction.verify()
             except ChangedSincePlanningError as exc:
@@ -126,7 +166,7 @@ def commit(
                 if replacement is exc:
                     raise
                 raise replacement from exc
-            cleanup_pending = transaction.dispose(retention)
+            cleanup_pending = transaction.dispose()
             return transaction.report(
                 fsyncs=fs.fsyncs - fsyncs_at_start,
                 recovery=RecoveryReport(recovered) if recovered else None,
@@ -161,11 +201,25 @@ class _Target:
 
 
 class _Transaction:
-    def __init__(self, fs: FileSystemOps, dirs: DirectoryHandles, plan: Plan, *, durable: bool):
+    def __init__(
+        self,
+        fs: FileSystemOps,
+        dirs: DirectoryHandles,
+        plan: Plan,
+        *,
+        durable: bool,
+        retention: Retention | None = None,
+        progress: Progress | None = None,
+        dir_modes: Mapping[str, int] | None = None,
+    ):
         self.fs = fs
         self.dirs = dirs
         self.plan = plan
         self.durable = durable
+        self.retention = retention
+        self.retention_error: str | None = None
+        self.progress = progress
+        self.dir_modes = dir_modes or {}
         self.txn = new_transaction_id()
         self.targets = [_Target(i, t, *_split(t.path)) for i, t in enumerate(plan.targets)]
         self.create_dirs: list[str] = []
@@ -187,11 +241,15 @@ class _Transaction:
             self._verify()
         except OSError as exc:
             raise filesystem_error(exc, self.fs, doing="check the files against the plan", label=self.label) from exc
+        if self.progress is not None:
+            self.progress("checking", len(self.targets), len(self.targets))
 
     def _verify(self) -> None:
         deleted = {t.path for t in self.targets if t.target.before is not None and t.target.after is None}
         removable = set(self.plan.remove_dirs)
         for t in self.targets:
+            if self.progress is not None:
+                self.progress("checking", t.index, len(self.targets))
             parent_fd = self._probe_parent(t, deleted)
             if t.target.before is not None:
                 self._verify_original(t, parent_fd)
@@ -275,7 +333,7 @@ class _Transaction:
             self.fs,
             self.dirs,
             durable=self.durable,
-            budget=len(self.targets) + 4,
+            budget=len(self.targets) + 4 + (RETENTION_DESCRIPTORS if self.retention is not None else 0),
             barriers=_COMMIT_BARRIERS,
         )
         self._write_journal(syncer)
@@ -295,6 +353,7 @@ class _Transaction:
                 tuple(self._journal_entry(t) for t in self.targets),
                 tuple(self.create_dirs),
                 tuple(self.remove_dirs),
+                intent=self.plan.intent,
             )
             journal_fd = self.dirs.open(JOURNAL_DIR)
             pending = unpublished_journal_name(self.txn)
@@ -359,14 +418,17 @@ class _Transaction:
         keep_fds = temps_mode is SyncMode.EACH
         temp_fds: list[int] = []
         changed_dirs: set[str] = set()
+        done = 0
         try:
             # New contents first where their directory exists: a full disk then fails before
             # anything visible has changed.
             for t in written:
                 if not t.parent_missing:
+                    done = self._report("writing", done)
                     self._write_temp(t, temp_fds if keep_fds else None)
             for t in self.targets:
                 if t.target.after is None and t.original is not None:
+                    done = self._report("writing", done)
                     parent_fd = self.dirs.open(t.parent)
                     self._check_unchanged(parent_fd, t)
                     self.fs.unlink(parent_fd, t.name)
@@ -374,11 +436,16 @@ class _Transaction:
             self._remove_emptied_dirs(changed_dirs)
             for path in self.create_dirs:
                 parent, name = _split(path)
-                self.fs.mkdir(self.dirs.open(parent), name, 0o777)
+                # A requested mode may be narrower than the umask's: never wider before the fchmod.
+                self.fs.mkdir(self.dirs.open(parent), name, 0o700 if path in self.dir_modes else 0o777)
                 changed_dirs.add(parent)
+                if path in self.dir_modes and self._set_dir_mode(path, self.dir_modes[path]):
+                    changed_dirs.add(path)
             for t in written:
                 if t.parent_missing:
+                    done = self._report("writing", done)
                     self._write_temp(t, temp_fds if keep_fds else None)
+            self._report("writing", done)
             syncer.run(temps_mode, temp_fds)
         finally:
             for fd in temp_fds:
@@ -389,11 +456,43 @@ class _Transaction:
             self._check_unchanged(parent_fd, t)
             self.fs.rename(parent_fd, t.temp, parent_fd, t.name)
             changed_dirs.add(t.parent)
-        dirs_mode = syncer.choose(len(changed_dirs))
-        if dirs_mode is SyncMode.EACH:
-            syncer.run(dirs_mode, [self.dirs.open(path) for path in sorted(changed_dirs)])
-        else:
-            syncer.run(dirs_mode, [])
+        retained = self._prepare_retention()
+        try:
+            dirs_mode = syncer.choose(len(changed_dirs) + len(retained))
+            if dirs_mode is SyncMode.EACH:
+                syncer.run(dirs_mode, [self.dirs.open(path) for path in sorted(changed_dirs)] + retained)
+            else:
+                syncer.run(dirs_mode, [])
+        finally:
+            for fd in retained:
+                self.fs.close(fd)
+
+    def _prepare_retention(self) -> list[int]:
+        if self.retention is None:
+            return []
+        assert self.journal is not None
+        try:
+            return self.retention.prepare(self._retention_context())
+        except Exception as exc:  # not a crash or Ctrl-C: those stop the commit as anywhere else
+            self.retention_error = str(exc) or repr(exc)
+            return []
+
+    def _retention_context(self) -> RetentionContext:
+        assert self.journal is not None
+        return RetentionContext(self.fs, self.dirs, self.journal, self.plan, self.durable)
+
+    def _report(self, phase: str, done: int) -> int:
+        if self.progress is not None:
+            self.progress(phase, done, len(self.targets))
+        return done + 1
+
+    def _set_dir_mode(self, path: str, mode: int) -> bool:
+        """Give a directory just created its requested mode (mkdir's is cut by the umask)."""
+        fd = self.dirs.open(path)
+        if stat.S_IMODE(self.fs.fstat(fd).st_mode) == stat.S_IMODE(mode):
+            return False
+        self.fs.fchmod(fd, stat.S_IMODE(mode))
+        return True
 
     def _write_temp(self, t: _Target, keep: list[int] | None) -> None:
         assert t.temp is not None and t.target.after is not None
@@ -452,19 +551,27 @@ class _Transaction:
 
     # -- after the commit point -----------------------------------------------------------------
 
-    def dispose(self, retention: Retention | None) -> bool:
-        """Delete the committed journal; True if that failed (the next recovery finishes it)."""
+    def dispose(self) -> bool:
+        """Delete the committed journal, then let the retention hook clean up.
+
+        True if deleting the journal failed (the next recovery finishes it): nothing here may fail
+        the commit, which is durable already.
+        """
         assert self.journal is not None
+        pending = False
         try:
             journal_fd = self.dirs.open(JOURNAL_DIR)
-            if retention is not None and retention(self.fs, journal_fd, self.journal):
-                return False
             backups = [n for n in self.journal.backup_names() if self.fs.lstat(journal_fd, n) is not None]
             self.fs.unlink_many(journal_fd, backups)
             self.fs.unlink(journal_fd, committed_name(self.txn))
         except OSError:
-            return True
-        return False
+            pending = True
+        if self.retention is not None and self.retention_error is None:
+            try:
+                self.retention.finish(self._retention_context())
+            except Exception as exc:
+                self.retention_error = str(exc) or repr(exc)
+        return pending
 
     def report(self, *, fsyncs: int, recovery: RecoveryReport | None, cleanup_pending: bool) -> CommitReport:
         return CommitReport(
@@ -478,6 +585,7 @@ class _Transaction:
             durable=self.durable,
             recovery=recovery,
             cleanup_pending=cleanup_pending,
+            retention_error=self.retention_error,
         )
 
     # -- failure --------------------------------------------------------------------------------
