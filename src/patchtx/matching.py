@@ -10,6 +10,8 @@ for each one.
 
 from __future__ import annotations
 
+from operator import methodcaller
+
 from ._record import record
 from .errors import AmbiguousContextError, ContextNotFoundError
 
@@ -46,6 +48,10 @@ def rstrip(line: str) -> str:
     return line.rstrip(WHITESPACE)
 
 
+_RSTRIP = methodcaller("rstrip", WHITESPACE)
+_STRIP = methodcaller("strip", WHITESPACE)
+
+
 def normalise(line: str) -> str:
     line = line.strip(WHITESPACE)
     # str.translate is slow; the characters it maps are all non-ASCII.
@@ -74,11 +80,30 @@ class LineIndex:
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts = texts
         self._keys: list[list[str] | None] = [None] * len(PASSES)
+        self._all_ascii: bool | None = None
+
+    def _ascii(self) -> bool:
+        if self._all_ascii is None:
+            self._all_ascii = all(map(str.isascii, self.texts))
+        return self._all_ascii
 
     def keys(self, tier: int) -> list[str]:
         keys = self._keys[tier]
         if keys is None:
-            keys = list(self.texts) if tier == 0 else list(map(PASSES[tier], self.texts))
+            # Each pass builds on the previous one's keys, in C-level loops where it can: this is
+            # the whole cost of a miss in a large file (every pass is tried).
+            if tier == 0:
+                keys = list(self.texts)
+            elif tier == 1:
+                keys = list(map(_RSTRIP, self.texts))
+            elif tier == 2:
+                keys = list(map(_STRIP, self.keys(1)))
+            else:
+                stripped = self.keys(2)
+                if self._ascii():
+                    keys = stripped  # nothing to map: the last pass equals the one before
+                else:
+                    keys = [k if k.isascii() else k.translate(_PUNCTUATION) for k in stripped]
             self._keys[tier] = keys
         return keys
 
@@ -98,8 +123,10 @@ class LineIndex:
         if m > size:
             return -1, []
         for tier, key_of in enumerate(PASSES):
-            wanted = [key_of(line) for line in pattern]
             keys = self.keys(tier)
+            if tier and keys is self._keys[tier - 1] and all(map(str.isascii, pattern)):
+                continue  # same keys as the pass just tried, and an ASCII pattern maps to itself
+            wanted = [key_of(line) for line in pattern]
             if eof:
                 start = max(size - m, lower)
                 if start + m <= size and keys[start : start + m] == wanted:

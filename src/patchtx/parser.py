@@ -183,6 +183,13 @@ class _StreamParser:
     def feed(self, line: str, number: int, last: bool) -> None:
         if line.endswith("\r"):
             line = line[:-1]
+        if self.state == "update" and not last and line and line[0] in "+- ":
+            # The bulk of every patch: a body line of an open section. No marker starts with
+            # '+', '-' or ' ' (an indented marker inside an Update is context, as in Codex).
+            chunks = self.update.chunks if self.update is not None else None
+            if chunks and not chunks[-1].is_end_of_file:
+                chunks[-1].lines.append((line[0], line[1:]))  # type: ignore[arg-type]
+                return
         trimmed = line.strip(WHITESPACE)
         state = self.state
         if state == "ended":
