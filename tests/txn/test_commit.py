@@ -8,7 +8,9 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -21,8 +23,8 @@ from patchtx.errors import (
 from patchtx.model import PathTarget, Plan
 from patchtx.txn import commit, recover
 from patchtx.txn.faults import RecordingFileSystemOps
-from patchtx.txn.fsops import FileSystemOps
-from patchtx.txn.journal import Journal
+from patchtx.txn.fsops import Call
+from patchtx.txn.transaction import RetentionContext
 
 from .helpers import (
     NEW_FILE_MODE,
@@ -35,6 +37,8 @@ from .helpers import (
     snapshot,
 )
 from .scenarios import ALL, MIXED
+
+_T = TypeVar("_T")
 
 
 @pytest.mark.parametrize("scenario", ALL, ids=lambda s: s.name)
@@ -299,28 +303,77 @@ def test_lock_timeout_names_the_lock_file(tmp_path: Path) -> None:
     assert (root / "a.txt").read_bytes() == b"a\n"
 
 
-def test_retention_hook_can_keep_before_images(tmp_path: Path) -> None:
+def test_the_retention_hook_runs_inside_the_transaction(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     make_tree(root, MIXED.tree)
+    before = snapshot(root)
     plan = build_plan(root, MIXED)
-    kept: list[str] = []
+    journal_dir = root / ".patchtx" / "journal"
+    seen: list[tuple[str, bool, list[str]]] = []
 
-    def keep_for_undo(fs: FileSystemOps, journal_dir_fd: int, journal: Journal) -> bool:
-        history = root / ".patchtx" / "history"
-        history.mkdir()
-        for name in [*journal.backup_names(), f"{journal.transaction_id}.committed"]:
-            os.rename(root / ".patchtx" / "journal" / name, history / name)
-            kept.append(name)
-        return True
+    class Keep:
+        def prepare(self, context: RetentionContext) -> list[int]:
+            assert context.plan is plan and context.durable
+            published = sorted(p.suffix for p in journal_dir.iterdir() if not p.name.endswith(".before"))
+            seen.append(("prepare", snapshot(root) == expected_after(before, plan), published))
+            return [context.fs.create(context.dirs.open(".patchtx"), "kept", 0o600)]
 
-    commit(plan, retention=keep_for_undo)
+        def finish(self, context: RetentionContext) -> None:
+            seen.append(("finish", True, sorted(p.name for p in journal_dir.iterdir())))
 
+    fs = RecordingFileSystemOps(allow_syncfs=False)
+    report = commit(plan, fs=fs, retention=Keep())
+
+    # Called once the tree is as planned and before the commit mark; cleaned up after it.
+    assert seen == [("prepare", True, [".journal"]), ("finish", True, [])]
+    assert report.retention_error is None
+    kept_synced = [c for c in fs.log if c.op == "fsync" and ".patchtx/kept" in c.paths]
+    mark = next(c.index for c in fs.log if c.op == "rename" and (c.target or "").endswith(".committed"))
+    assert len(kept_synced) == 1 and kept_synced[0].index < mark  # durable before the commit point
+
+
+def test_a_failing_retention_hook_does_not_fail_the_commit(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, MIXED.tree)
+    before = snapshot(root)
+    plan = build_plan(root, MIXED)
+    finished: list[bool] = []
+
+    class Broken:
+        def prepare(self, context: RetentionContext) -> list[int]:
+            raise OSError(28, "No space left on device")
+
+        def finish(self, context: RetentionContext) -> None:
+            finished.append(True)
+
+    report = commit(plan, retention=Broken())
+
+    assert snapshot(root) == expected_after(before, plan)
+    assert report.retention_error is not None and "No space left" in report.retention_error
+    assert finished == []
     assert leftovers(root) == []
-    assert len(kept) == 7
-    history = root / ".patchtx" / "history"
-    befores = sorted((history / n).read_bytes() for n in kept if n.endswith(".before"))
-    originals = sorted(t.before for t in plan.targets if t.before is not None)
-    assert befores == originals
+
+
+def test_a_first_commit_whose_gitignore_temporary_is_swept_by_another_process(tmp_path: Path) -> None:
+    # Two first commits race: one's recovery (under the lock) sweeps the other's .gitignore
+    # temporary, still in flight before its rename, taking it for a crash leftover.
+    root = tmp_path / "ws"
+    make_tree(root, MIXED.tree)
+    before = snapshot(root)
+    plan = build_plan(root, MIXED)
+
+    class SweptOnce(RecordingFileSystemOps):
+        def _perform(self, call: Call, action: Callable[[], _T]) -> _T:
+            if call.op == "rename" and call.target == ".patchtx/.gitignore" and not self.failed:
+                os.unlink(root / call.path)
+            return super()._perform(call, action)
+
+    fs = SweptOnce()
+    commit(plan, fs=fs)
+
+    assert fs.failed  # the first rename did fail
+    assert (root / ".patchtx" / ".gitignore").read_bytes() == b"*\n"
+    assert snapshot(root) == expected_after(before, plan) and leftovers(root) == []
 
 
 def test_importing_the_transaction_manager_stays_cheap() -> None:

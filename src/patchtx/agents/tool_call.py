@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from .._record import replace
 from ..api import apply_plan, options_for, plan_patch
 from ..errors import PatchtxError, PolicyError, UnsafePathError
 from ..model import Hunk, Patch, Plan, Result, UpdateFile

@@ -256,6 +256,8 @@ class KeepHistory:
         self.undoes = undoes
         self.kept: str | None = None
         self.pruned: list[str] = []
+        self._entries_left: set[str] | None = None
+        """Names of the valid entries once ``prepare`` has pruned (None: history/ untouched)."""
 
     def prepare(self, context: RetentionContext) -> list[int]:
         fs, journal, plan = context.fs, context.journal, context.plan
@@ -272,18 +274,25 @@ class KeepHistory:
                 to_sync.append(fs.open_dir(context.dirs.root_fd, STATE_DIR))  # its new entry
             history_fd = fs.open_dir(state_fd, _HISTORY_NAME)
             to_sync.append(history_fd)
-            existing = sorted(_valid_entries(fs, history_fd), key=lambda e: e.sequence, reverse=True)
-            for entry in self._to_prune(existing, size if keep_new else None):
+            names = fs.listdir(history_fd)
+            existing = sorted(_valid_entries(fs, history_fd, names), key=lambda e: e.sequence, reverse=True)
+            pruned = self._to_prune(existing, size if keep_new else None)
+            for entry in pruned:
                 fs.rename(history_fd, entry.transaction_id, history_fd, entry.transaction_id + PRUNED_SUFFIX)
                 self.pruned.append(entry.transaction_id)
+            left = {e.transaction_id for e in existing[: len(existing) - len(pruned)]}
             if keep_new:
                 sequence = existing[0].sequence + 1 if existing else 1
                 self._write_entry(context, history_fd, sequence, size, before_sizes, to_sync)
                 self.kept = journal.transaction_id
-            elif not self.pruned:
+                left.add(journal.transaction_id)
+            elif not pruned and not {n for n in names if _OWN_NAME.match(n)} - left:
                 for fd in to_sync:
                     fs.close(fd)
-                return []  # nothing changed in history/
+                return []  # nothing changed in history/, nothing to sweep
+            # finish() deletes the rest, once this barrier has made every rename into .pruned
+            # durable (this commit's, or one an interrupted commit made and never synced).
+            self._entries_left = left
         except BaseException:
             for fd in to_sync:
                 fs.close(fd)
@@ -293,11 +302,10 @@ class KeepHistory:
     def finish(self, context: RetentionContext) -> None:
         """Delete pruned entries and leftovers of interrupted runs (never listed, so any order)."""
         fs = context.fs
-        history_fd = context.dirs.lookup(HISTORY_DIR)
-        if history_fd is None:
+        if self._entries_left is None:
             return
-        listed = {e.transaction_id for e in _valid_entries(fs, history_fd)}
-        for name in sorted(set(fs.listdir(history_fd)) - listed):
+        history_fd = context.dirs.open(HISTORY_DIR)
+        for name in sorted(set(fs.listdir(history_fd)) - self._entries_left):
             if _OWN_NAME.match(name):
                 _delete_entry_folder(fs, history_fd, name)
 
@@ -395,7 +403,8 @@ def _delete_entry_folder(fs: FileSystemOps, history_fd: int, name: str) -> None:
         fs.rmdir(history_fd, name)
     except OSError as exc:
         if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-            raise  # something that is not ours is in it: leave it
+            raise
+        # A folder someone put in it is not ours to delete: leave the entry's folder too.
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -515,9 +524,9 @@ def _damaged(entry: HistoryEntry, why: str) -> HistoryDamagedError:
     )
 
 
-def _valid_entries(fs: FileSystemOps, history_fd: int) -> Iterator[HistoryEntry]:
+def _valid_entries(fs: FileSystemOps, history_fd: int, names: list[str] | None = None) -> Iterator[HistoryEntry]:
     """Entries whose entry.json verifies (committed or not: see list_entries)."""
-    for name in fs.listdir(history_fd):
+    for name in fs.listdir(history_fd) if names is None else names:
         if not _ENTRY_DIR.match(name):
             continue
         try:

@@ -12,6 +12,7 @@ from .fsops import FileSystemOps
 from .journal import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, STATE_DIR
 
 _GITIGNORE_TEMP = re.compile(r"^\.gitignore\.[0-9a-f]{8}\.tmp$")
+_GITIGNORE_ATTEMPTS = 3
 
 
 def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool) -> None:
@@ -31,22 +32,39 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
     _mkdir_unless_exists(fs, state_fd, os.path.basename(JOURNAL_DIR))
     if durable:
         fs.fsync([state_fd, dirs.root_fd])
-    write_gitignore(fs, state_fd)
+    # No sweep of leftover temporaries here: this runs without the lock, so another process's
+    # temporary may be in flight. Recovery sweeps them, under the lock.
+    write_gitignore(fs, state_fd, sweep=False)
 
 
 def tidy_state_dir(fs: FileSystemOps, dirs: DirectoryHandles) -> None:
     """Finish an interrupted setup (recovery's part): remove its temporary, restore .gitignore."""
     state_fd = dirs.lookup(STATE_DIR)
     if state_fd is not None and not _gitignore_is_in_place(fs, state_fd):
-        write_gitignore(fs, state_fd)
+        write_gitignore(fs, state_fd, sweep=True)
 
 
-def write_gitignore(fs: FileSystemOps, state_fd: int) -> None:
+def write_gitignore(fs: FileSystemOps, state_fd: int, *, sweep: bool) -> None:
+    if sweep:
+        for name in fs.listdir(state_fd):
+            if _GITIGNORE_TEMP.match(name):
+                with contextlib.suppress(FileNotFoundError):  # renamed into place by its writer
+                    fs.unlink(state_fd, name)
+    for _attempt in range(_GITIGNORE_ATTEMPTS):
+        try:
+            _write_gitignore_once(fs, state_fd)
+            return
+        except FileNotFoundError:
+            # A recovery in another process swept our temporary, taking it for a crash leftover
+            # (both run only while .gitignore is missing). Its .gitignore does the job, or retry.
+            if _gitignore_is_in_place(fs, state_fd):
+                return
+    _write_gitignore_once(fs, state_fd)
+
+
+def _write_gitignore_once(fs: FileSystemOps, state_fd: int) -> None:
     # Through a temporary and a rename: a crash never leaves an empty .gitignore that would
     # let git list the folder's contents.
-    for name in fs.listdir(state_fd):
-        if _GITIGNORE_TEMP.match(name):
-            fs.unlink(state_fd, name)
     temp = f".gitignore.{os.urandom(4).hex()}.tmp"
     fd = fs.create(state_fd, temp, 0o666)
     try:
@@ -56,7 +74,7 @@ def write_gitignore(fs: FileSystemOps, state_fd: int) -> None:
             fs.close(fd)
         fs.rename(state_fd, temp, state_fd, GITIGNORE)
     except Exception:
-        with contextlib.suppress(OSError):  # if this fails too, the next setup sweeps it
+        with contextlib.suppress(OSError):  # if this fails too, the next recovery sweeps it
             if fs.lstat(state_fd, temp) is not None:
                 fs.unlink(state_fd, temp)
         raise

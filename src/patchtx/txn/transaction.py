@@ -424,11 +424,11 @@ class _Transaction:
             # anything visible has changed.
             for t in written:
                 if not t.parent_missing:
-                    done = self._report("writing", done)
+                    done = self._written(done)
                     self._write_temp(t, temp_fds if keep_fds else None)
             for t in self.targets:
                 if t.target.after is None and t.original is not None:
-                    done = self._report("writing", done)
+                    done = self._written(done)
                     parent_fd = self.dirs.open(t.parent)
                     self._check_unchanged(parent_fd, t)
                     self.fs.unlink(parent_fd, t.name)
@@ -443,9 +443,9 @@ class _Transaction:
                     changed_dirs.add(path)
             for t in written:
                 if t.parent_missing:
-                    done = self._report("writing", done)
+                    done = self._written(done)
                     self._write_temp(t, temp_fds if keep_fds else None)
-            self._report("writing", done)
+            self._written(done)
             syncer.run(temps_mode, temp_fds)
         finally:
             for fd in temp_fds:
@@ -470,7 +470,6 @@ class _Transaction:
     def _prepare_retention(self) -> list[int]:
         if self.retention is None:
             return []
-        assert self.journal is not None
         try:
             return self.retention.prepare(self._retention_context())
         except Exception as exc:  # not a crash or Ctrl-C: those stop the commit as anywhere else
@@ -481,9 +480,10 @@ class _Transaction:
         assert self.journal is not None
         return RetentionContext(self.fs, self.dirs, self.journal, self.plan, self.durable)
 
-    def _report(self, phase: str, done: int) -> int:
+    def _written(self, done: int) -> int:
+        """Tell the progress callback ``done`` files are written (or deleted); return done + 1."""
         if self.progress is not None:
-            self.progress(phase, done, len(self.targets))
+            self.progress("writing", done, len(self.targets))
         return done + 1
 
     def _set_dir_mode(self, path: str, mode: int) -> bool:

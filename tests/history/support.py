@@ -1,0 +1,101 @@
+"""Commits that keep undo history, and checks of what the history holds, for tests/history."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+from patchtx import history
+from patchtx.model import Plan
+from patchtx.txn import commit
+from patchtx.txn.fsops import FileSystemOps
+from patchtx.txn.history import DEFAULT_BYTES, HISTORY_DIR, KeepHistory
+from patchtx.txn.journal import json_checksum
+
+from ..txn.helpers import Scenario, build_plan
+
+
+def plan_changes(
+    root: Path,
+    changes: Mapping[str, bytes | None],
+    *,
+    modes: Mapping[str, int] | None = None,
+    remove_dirs: tuple[str, ...] | None = None,
+    intent: str | None = None,
+) -> Plan:
+    """A Plan as the planner would make it from the tree on disk now: path -> bytes (None: delete)."""
+    plan = build_plan(root, Scenario("changes", {}, changes, modes, remove_dirs))
+    return Plan(root=plan.root, changes=plan.changes, targets=plan.targets, remove_dirs=plan.remove_dirs,
+                intent=intent)
+
+
+def commit_kept(
+    plan: Plan,
+    *,
+    count: int = 20,
+    max_bytes: int = DEFAULT_BYTES,
+    fs: FileSystemOps | None = None,
+    durable: bool = True,
+) -> str:
+    """Commit ``plan`` keeping its history entry; the new transaction id."""
+    keep = KeepHistory(count=count, max_bytes=max_bytes)
+    report = commit(plan, retention=keep, fs=fs, durable=durable)
+    assert report.transaction_id is not None and report.retention_error is None
+    assert keep.kept == report.transaction_id
+    return report.transaction_id
+
+
+def history_folder(root: Path) -> Path:
+    return root / HISTORY_DIR
+
+
+def history_names(root: Path) -> list[str]:
+    folder = history_folder(root)
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
+def logged_ids(root: Path) -> list[str]:
+    return [entry.transaction_id for entry in history.log(root)]
+
+
+def assert_no_entry_claims_a_lost_before_image(root: Path) -> None:
+    """On disk, not through ``log`` (which would hide such an entry): every entry folder whose
+    entry.json verifies holds as many before-images as it counts (``<txn>.pruned`` folders are
+    not entries)."""
+    folder = history_folder(root)
+    for entry_dir in folder.iterdir() if folder.is_dir() else []:
+        if entry_dir.name.endswith(".pruned"):
+            continue  # being deleted: renamed first, so it claims nothing any more
+        try:
+            body = json.loads((entry_dir / "entry.json").read_bytes())
+        except (OSError, ValueError):
+            continue  # no entry.json, or a torn one: claims nothing
+        if body.pop("checksum", None) != json_checksum(body):
+            continue
+        images = [p for p in entry_dir.iterdir() if p.name.endswith(".before")]
+        assert len(images) == body["before_images"], f"{entry_dir.name} claims before-images it lost"
+
+
+def assert_listed_entries_are_whole(root: Path) -> list[str]:
+    """Every entry ``log`` lists has every before-image it records, with the recorded bytes."""
+    assert_no_entry_claims_a_lost_before_image(root)
+    ids = logged_ids(root)
+    for txn in ids:
+        record = history.show(root, txn)
+        for file in record.files:
+            if file.before_image is None:
+                continue
+            image = history_folder(root) / txn / file.before_image
+            assert image.is_file(), f"{txn}: the before-image of {file.path} is missing"
+            assert hashlib.sha256(image.read_bytes()).hexdigest() == file.before_sha256, (txn, file.path)
+    return ids
+
+
+def copy_tree(source: Path, destination: Path) -> None:
+    """A fresh copy of a prepared workspace (hard links in the history become plain copies)."""
+    if destination.exists():
+        shutil.rmtree(destination)
+    shutil.copytree(source, destination, symlinks=True)
