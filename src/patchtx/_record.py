@@ -95,6 +95,18 @@ def record(cls: _C | None = None, *, frozen: bool = True) -> Any:
     return build if cls is None else build(cls)
 
 
+def as_dict(obj: Any) -> Any:
+    """Fields as a dict, recursively through records, lists and tuples (``dataclasses.asdict``)."""
+    fields = getattr(type(obj), "__record_fields__", None)
+    if fields is not None:
+        return {n: as_dict(getattr(obj, n)) for n in fields}
+    if isinstance(obj, list | tuple):
+        return type(obj)(as_dict(v) for v in obj)
+    if isinstance(obj, dict):
+        return {k: as_dict(v) for k, v in obj.items()}
+    return obj
+
+
 def replace(obj: _T, **changes: Any) -> _T:
     """A copy of a record with some fields changed (``dataclasses.replace``)."""
     values = {n: getattr(obj, n) for n in type(obj).__record_fields__}  # type: ignore[attr-defined]

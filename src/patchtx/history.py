@@ -13,10 +13,10 @@ transaction changed since it was committed.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 
+from ._sha import sha256
 from .errors import ChangedSincePlanningError
 from .model import ChangeKind, FileChange, PathTarget, Plan, Result
 from .policy import load_workspace_options
@@ -36,7 +36,10 @@ from .txn.history import (
     read_before_image,
     read_record,
 )
-from .txn.transaction import Progress
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .txn.transaction import Progress
 
 __all__ = [
     "HistoryDamagedError",
@@ -152,7 +155,7 @@ def _change(file: HistoryFile, current: _Current, record: HistoryRecord) -> str 
         return "it was deleted"
     if isinstance(current, str):
         return f"it is now {current}"
-    if hashlib.sha256(current[0]).hexdigest() != file.after_sha256:
+    if sha256(current[0]).hexdigest() != file.after_sha256:
         return "its contents differ from what the transaction wrote"
     return None
 

@@ -116,13 +116,13 @@ class PathTarget:
 
     @property
     def before_sha256(self) -> str | None:
-        from hashlib import sha256
+        from ._sha import sha256
 
         return None if self.before is None else sha256(self.before).hexdigest()
 
     @property
     def after_sha256(self) -> str | None:
-        from hashlib import sha256
+        from ._sha import sha256
 
         return None if self.after is None else sha256(self.after).hexdigest()
 

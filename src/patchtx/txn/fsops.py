@@ -17,12 +17,17 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
 
-_T = TypeVar("_T")
-_A = TypeVar("_A")
+from .._record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import TypeVar
+
+if TYPE_CHECKING:
+    _T = TypeVar("_T")
+    _A = TypeVar("_A")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: opening a FIFO planted at a target path must not hang the commit.
@@ -38,7 +43,7 @@ _THREADED_FSYNC_MIN = 8
 _THREADS = 16
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Call:
     """One mutating call, as numbered by the choke point."""
 
@@ -60,7 +65,7 @@ class Call:
     unlink_many: every path unlinked."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileContents:
     data: bytes
     stat: os.stat_result

@@ -42,7 +42,6 @@ one entry fewer than its limit, never a gap.
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import re
@@ -50,8 +49,8 @@ import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
+from .._sha import sha256
 from ..errors import PatchtxError
 from ..model import ChangeKind
 from .dirs import DirectoryHandles
@@ -67,6 +66,10 @@ from .journal import (
     json_checksum,
 )
 from .transaction import RetentionContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _HISTORY_NAME = HISTORY_DIR.rpartition("/")[2]
 ENTRY_FILE = HISTORY_ENTRY
@@ -369,7 +372,7 @@ class KeepHistory:
             bytes=size,
             file_count=len(journal.entries),
             before_images=sum(1 for f in files if f.before_image is not None),
-            files_sha256=hashlib.sha256(files_data).hexdigest(),
+            files_sha256=sha256(files_data).hexdigest(),
         )
         to_sync.append(_create_file(fs, entry_fd, ENTRY_FILE, _sealed(_entry_body(entry))))
 
@@ -486,7 +489,7 @@ def read_record(fs: FileSystemOps, dirs: DirectoryHandles, entry: HistoryEntry) 
         data = fs.read_file(dirs.open(folder), FILES_FILE).data
     except OSError as exc:
         raise _damaged(entry, f"{FILES_FILE} is unreadable ({os.strerror(exc.errno or 0)})") from None
-    if hashlib.sha256(data).hexdigest() != entry.files_sha256:
+    if sha256(data).hexdigest() != entry.files_sha256:
         raise _damaged(entry, f"{FILES_FILE} does not match its recorded hash")
     try:
         body = _unseal(data, FILES_FORMAT)
@@ -511,7 +514,7 @@ def read_before_image(fs: FileSystemOps, dirs: DirectoryHandles, entry: HistoryE
     except OSError as exc:
         why = os.strerror(exc.errno or 0)
         raise _damaged(entry, f"the before-image of {file.path} is unreadable ({why})") from None
-    if hashlib.sha256(data).hexdigest() != file.before_sha256:
+    if sha256(data).hexdigest() != file.before_sha256:
         raise _damaged(entry, f"the before-image of {file.path} does not match its recorded hash")
     return data
 
@@ -553,7 +556,7 @@ def _valid_entries(fs: FileSystemOps, history_fd: int, names: list[str] | None =
 def _sealed(body: dict[str, Any]) -> bytes:
     """Canonical JSON with a ``checksum`` member, as the journal (a torn file never verifies)."""
     text = canonical_json(body)
-    checksum = hashlib.sha256(text.encode("ascii")).hexdigest()
+    checksum = sha256(text.encode("ascii")).hexdigest()
     return f'{text[:-1]},"checksum":"{checksum}"}}\n'.encode("ascii")
 
 

@@ -23,16 +23,19 @@ unparseable makes it "damaged", and recovery refuses to act on it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
 
+from .._record import record
+from .._sha import sha256
 from ..errors import JournalError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, Literal
 
 STATE_DIR = ".patchtx"
 JOURNAL_DIR = ".patchtx/journal"
@@ -50,7 +53,8 @@ _JOURNAL_FILE = re.compile(
     r"^(?P<txn>[0-9]{8}T[0-9]{6}-[0-9a-f]{8})\.(?P<kind>journal\.tmp|journal|committed|[0-9]+\.before)$"
 )
 
-BackupKind = Literal["link", "copy"]
+if TYPE_CHECKING:
+    BackupKind = Literal["link", "copy"]
 
 
 def new_transaction_id() -> str:
@@ -82,7 +86,7 @@ def restore_name(txn: str, index: int) -> str:
     return f".patchtx-{txn}-{index}.restore"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JournalEntry:
     """What one path held before the transaction and what it will hold after."""
 
@@ -102,14 +106,14 @@ class JournalEntry:
     """Name of the temporary file in the path's directory (None for a delete)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RemovedDir:
     path: str
     mode: int
     owner: tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Journal:
     transaction_id: str
     entries: tuple[JournalEntry, ...]
@@ -147,7 +151,7 @@ class Journal:
             "intent": self.intent,
         }
         text = canonical_json(body)
-        checksum = hashlib.sha256(text.encode("ascii")).hexdigest()
+        checksum = sha256(text.encode("ascii")).hexdigest()
         # Appended rather than re-serialised: only the body needs to be canonical.
         return f'{text[:-1]},"checksum":"{checksum}"}}\n'.encode("ascii")
 
@@ -185,7 +189,7 @@ class Journal:
             raise damaged(where, f"malformed content: {exc!r}") from None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JournalFiles:
     """The files of one transaction found in the journal folder."""
 
@@ -229,7 +233,7 @@ def canonical_json(value: object) -> str:
 
 def json_checksum(body: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of ``body`` (the ``checksum`` member of journal files)."""
-    return hashlib.sha256(canonical_json(body).encode("ascii")).hexdigest()
+    return sha256(canonical_json(body).encode("ascii")).hexdigest()
 
 
 def _entry(raw: dict[str, Any]) -> JournalEntry:

@@ -19,11 +19,11 @@ last thing to go: until then, a rerun redoes the whole roll back, which finds no
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
-from dataclasses import dataclass, field
 
+from .._record import field, record
+from .._sha import sha256
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
 from .fsops import FileSystemOps
@@ -143,7 +143,7 @@ def roll_back(
     )
 
 
-@dataclass
+@record(frozen=False)
 class _Undo:
     """The steps of a roll back; each checks the current state first, so each can be redone."""
 
@@ -331,7 +331,7 @@ def _holds(fs: FileSystemOps, dir_fd: int, name: str, st: os.stat_result | None,
 
 
 def _sha256(fs: FileSystemOps, dir_fd: int, name: str) -> str:
-    return hashlib.sha256(fs.read_file(dir_fd, name).data).hexdigest()
+    return sha256(fs.read_file(dir_fd, name).data).hexdigest()
 
 
 def _restore_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int]) -> bool:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from .._record import as_dict, record
 
-Outcome = Literal["rolled_back", "rolled_forward", "discarded"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+if TYPE_CHECKING:
+    Outcome = Literal["rolled_back", "rolled_forward", "discarded"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RecoveredTransaction:
     """One interrupted transaction found in the journal folder, and what recovery did with it."""
 
@@ -29,7 +33,7 @@ class RecoveredTransaction:
     """Paths left as found because something else changed them after the interruption."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RecoveryReport:
     transactions: tuple[RecoveredTransaction, ...] = ()
     fsyncs: int = 0
@@ -46,7 +50,7 @@ class RecoveryReport:
         return {
             "nothing_to_do": self.nothing_to_do,
             "fsyncs": self.fsyncs,
-            "transactions": [asdict(txn) for txn in self.transactions],
+            "transactions": [as_dict(txn) for txn in self.transactions],
         }
 
     @property
@@ -69,7 +73,7 @@ class RecoveryReport:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CommitReport:
     transaction_id: str | None
     """None when the plan had nothing to write (no transaction was started)."""

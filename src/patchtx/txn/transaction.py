@@ -15,10 +15,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Protocol
 
+from .._record import record
 from ..errors import (
     ChangedSincePlanningError,
     ConflictError,
@@ -33,7 +31,6 @@ from .fsops import FileSystemOps, join
 from .journal import (
     JOURNAL_DIR,
     STATE_DIR,
-    BackupKind,
     Journal,
     JournalEntry,
     RemovedDir,
@@ -50,6 +47,15 @@ from .reports import CommitReport, RecoveredTransaction, RecoveryReport
 from .statedir import ensure_state_dir
 from .sync import Syncer, SyncMode
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Protocol
+
+    from .journal import BackupKind
+else:
+    Protocol = object
+
 # link(2) failures that mean "this filesystem cannot hard-link this file here": preserve a copy.
 _LINK_FALLBACK_ERRNOS = frozenset(
     {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS}
@@ -59,8 +65,9 @@ _LINK_FALLBACK_ERRNOS = frozenset(
 _COMMIT_BARRIERS = 5
 
 
-Progress = Callable[[str, int, int], None]
-"""Called as ``progress(phase, done, total)`` while a commit works through its files; phases are
+if TYPE_CHECKING:
+    Progress = Callable[[str, int, int], None]
+"""``Progress`` is called as ``progress(phase, done, total)`` while a commit works through its files; phases are
 "checking" (verifying every target against the plan) and "writing" (new contents and deletions)."""
 
 
@@ -177,7 +184,7 @@ def commit(
         fs.close(root_fd)
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Target:
     """One PathTarget as verified under the lock, with the names the transaction gives it."""
 
