@@ -65,6 +65,9 @@ from .journal import (
     group_journal_folder,
     json_checksum,
 )
+from .journal import (
+    relpath_field as _relpath,
+)
 from .transaction import RetentionContext
 
 TYPE_CHECKING = False
@@ -625,14 +628,6 @@ def _file(raw: dict[str, Any]) -> HistoryFile:
     )
 
 
-def _relpath(value: object) -> str:
-    # Never anything outside the root or inside the state folder, whatever the file says.
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"path {value!r}")
-    parts = value.split("/")
-    if any(p in ("", ".", "..") for p in parts) or "\0" in value or parts[0] == STATE_DIR:
-        raise ValueError(f"path {value!r}")
-    return value
 
 
 def _str(value: object) -> str:

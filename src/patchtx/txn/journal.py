@@ -178,9 +178,10 @@ class Journal:
             return cls(
                 transaction_id=_txn_id(body["transaction"]),
                 entries=tuple(_entry(raw) for raw in body["entries"]),
-                created_dirs=tuple(_relpath(p) for p in body["created_dirs"]),
+                created_dirs=tuple(relpath_field(p) for p in body["created_dirs"]),
                 removed_dirs=tuple(
-                    RemovedDir(_relpath(d["path"]), _int(d["mode"]), _owner(d["owner"])) for d in body["removed_dirs"]
+                    RemovedDir(relpath_field(d["path"]), _int(d["mode"]), _owner(d["owner"]))
+                    for d in body["removed_dirs"]
                 ),
                 # Optional within version 1: journals written before it was recorded have none.
                 intent=_optional_str(body.get("intent")),
@@ -241,7 +242,7 @@ def _entry(raw: dict[str, Any]) -> JournalEntry:
     if backup_kind not in (None, "link", "copy"):
         raise ValueError(f"backup_kind {backup_kind!r}")
     return JournalEntry(
-        path=_relpath(raw["path"]),
+        path=relpath_field(raw["path"]),
         before_sha256=_optional_str(raw["before_sha256"]),
         after_sha256=_optional_str(raw["after_sha256"]),
         before_mode=_optional_int(raw["before_mode"]),
@@ -259,8 +260,8 @@ def _txn_id(value: object) -> str:
     return value
 
 
-def _relpath(value: object) -> str:
-    # A journal never names anything outside the root or inside the state folder.
+def relpath_field(value: object) -> str:
+    """A path read from a journal or history file: never outside the root or inside the state folder."""
     if not isinstance(value, str) or not value:
         raise ValueError(f"path {value!r}")
     parts = value.split("/")
