@@ -5,13 +5,14 @@ A ``Case`` is an input tree and a patch. ``check(case)`` materialises the tree t
 targets itself: after-bytes written, ``None`` unlinked, ``remove_dirs`` removed), and compares the
 two resulting trees and the two outcomes.
 
-Every difference must be explained by one of the deliberate differences of DESIGN.md §2, each an
-explicit, narrow predicate below (the ``Allowed`` labels). Anything else raises ``Divergence``
-with a full reproduction. Several predicates are *counterfactual*: patchtx is re-run with the
-explicit option that restores Codex's behaviour (``allow_overwrite``, ``first_match``), or patchtx's
-own placement and rewrite functions are re-run with exactly one documented rule switched to Codex's
-(insertion point of an anchored pure insertion, final newline, ending of added lines), and the
-result must then equal Codex's bytes exactly.
+Every difference must be explained by one of the deliberate differences of DESIGN.md §2 and the
+"Deliberate differences from Codex" table of docs/format.md, each an explicit, narrow predicate
+below (the ``Allowed`` labels). Anything else raises ``Divergence`` with a full reproduction.
+Several predicates are *counterfactual*: patchtx is re-run with the explicit option that restores
+Codex's behaviour (``allow_overwrite``, ``first_match``), or patchtx's own placement and rewrite
+functions are re-run with documented rules switched to Codex's (insertion point of an anchored pure
+insertion, final newline, ending of added lines, order of lines added at the end of the file), and
+the result must then equal Codex's bytes exactly.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from patchtx.errors import (
     PatchtxError,
     UnsafePathError,
 )
-from patchtx.matching import Locator
+from patchtx.matching import Locator, Placement
 from patchtx.model import AddFile, ChangeKind, DeleteFile, Hunk, Patch, Plan, UpdateFile
 from patchtx.parser import parse, unwrap
 from patchtx.planner import rewrite
@@ -72,10 +73,16 @@ class Allowed:
     MODE = "mode bits kept on move (Codex: default mode)"
     EMPTY_DIRS = "directories emptied by the patch removed (Codex leaves them)"
     BINARY = "binary (NUL) file refused"
+    SYMLINK_LEAF = ("a symlink inside the root is never added onto, deleted or moved: refused "
+                    "(Codex writes through it / removes it / moves its target)")
+    RESERVED = "paths inside .git/ or .patchtx/ refused (Codex writes them)"
+    WINDOWS_PATH = "a backslash or a drive-letter prefix in a path refused (Codex: a literal file name)"
+    EOF_ORDER = ("pure insertion at end of file goes after a later chunk's lines added at the end "
+                 "(Codex: chunk order)")
 
 
 # Rules of patchtx's rewrite that can be switched to Codex's, for the counterfactual predicates.
-REWRITE_RULES = (Allowed.ANCHOR_INSERT, Allowed.FINAL_NEWLINE, Allowed.ENDING)
+REWRITE_RULES = (Allowed.ANCHOR_INSERT, Allowed.FINAL_NEWLINE, Allowed.ENDING, Allowed.EOF_ORDER)
 
 
 class Divergence(AssertionError):
@@ -368,12 +375,39 @@ def rewrite_with_rules(before: bytes, hunk: UpdateFile, rules: frozenset[str],
         placements = [type(p)(chunk_index=p.chunk_index, start=end, length=p.length, lines=p.lines)
                       if anchored_insertion(p.chunk_index) else p for p in placements]
         placements.sort(key=lambda p: (p.start, p.chunk_index))
+    if Allowed.EOF_ORDER in rules:
+        placements = _codex_eof_order(placements, len(original.texts))
     view = _DocumentedText(original, codex_final_newline=Allowed.FINAL_NEWLINE in rules,
                            codex_ending=Allowed.ENDING in rules)
     result = rewrite(view, placements)  # type: ignore[arg-type]  # duck-typed TextFile
     if isinstance(result, tuple):  # newer patchtx also returns the changed line ranges
         result = result[0]
     return result.encode()
+
+
+def _codex_eof_order(placements: list[Placement], end: int) -> list[Placement]:
+    """Codex's order of lines added at the end of the file (docs/format.md; table case X3).
+
+    Codex replaces each run of ``-``/``+`` lines between context lines on its own, sorts the runs
+    stably by start and applies them bottom-up, so zero-length runs that all start at the end of the
+    file (pure insertions, and a chunk's trailing ``+`` lines right after its last context line when
+    the chunk's match ends at the end of the file) land in chunk order. patchtx keeps such a chunk's
+    lines right after its context and puts the pure insertion last. Here each such trailing run is
+    split off as its own zero-length placement at the end, and those are ordered by chunk."""
+    out: list[Placement] = []
+    for p in placements:
+        kinds = [kind for kind, _ in p.lines]
+        tail = len(kinds)
+        while tail and kinds[tail - 1] == "+":
+            tail -= 1
+        if 0 < tail < len(kinds) and kinds[tail - 1] == " " and p.start + p.length == end:
+            out.append(Placement(chunk_index=p.chunk_index, start=p.start, length=p.length,
+                                 lines=p.lines[:tail]))
+            out.append(Placement(chunk_index=p.chunk_index, start=end, length=0, lines=p.lines[tail:]))
+        else:
+            out.append(p)
+    out.sort(key=lambda p: (p.start, p.chunk_index if p.start == end and p.length == 0 else -1))
+    return out
 
 
 def replay(plan: Plan, rules: frozenset[str], first_match: bool) -> dict[str, bytes | None | object]:
@@ -470,6 +504,11 @@ def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
     if isinstance(error, UnsafePathError) and _patch_has_unsafe_path(case):
         verdict.add(Allowed.UNSAFE_PATH)
         return
+    if isinstance(error, UnsafePathError):
+        refused = _refused_path_label(case, px, error)
+        if refused is not None and _codex_accepts_or_fails_there(case, codex, px, dirs, verdict, refused[1]):
+            verdict.add(refused[0])
+            return
     if isinstance(error, BinaryFileError) and any(
             b"\x00" in d and str(error.path or "").endswith("/" + p) for p, d in case.files.items()):
         verdict.add(Allowed.BINARY)
@@ -534,6 +573,117 @@ def _patch_has_unsafe_path(case: Case) -> bool:
                 if link in case.links and _link_leaves_root(link, case.links[link]):
                     return True
     return False
+
+
+def _relative(path: str, root: Path) -> str:
+    """A patch path as the workspace-relative POSIX path it spells (``""``: the root)."""
+    prefix = str(root).rstrip("/") + "/"
+    if path.startswith(prefix):
+        path = path[len(prefix):]
+    return "/".join(p for p in path.split("/") if p not in ("", "."))
+
+
+def _named_paths(case: Case, root: Path) -> list[tuple[str, str]]:
+    """Every path the patch names, as (role, spelled path): role ``add``, ``delete``,
+    ``update``, ``move from`` or ``move to``."""
+    try:
+        hunks = parse(case.text_for(root)).hunks
+    except PatchtxError:
+        return []
+    named: list[tuple[str, str]] = []
+    for hunk in hunks:
+        if isinstance(hunk, AddFile):
+            named.append(("add", hunk.path))
+        elif isinstance(hunk, DeleteFile):
+            named.append(("delete", hunk.path))
+        elif hunk.move_to is None:
+            named.append(("update", hunk.path))
+        else:
+            named += [("move from", hunk.path), ("move to", hunk.move_to)]
+    return named
+
+
+def _resolve_links(case: Case, parts: Sequence[str]) -> list[str] | None:
+    """The real root-relative path of ``parts``, every symlink of the input tree followed (as
+    realpath does); None if one leaves the root."""
+    real: list[str] = []
+    pending = list(parts)
+    hops = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not real:
+                return None
+            real.pop()
+            continue
+        target = case.links.get("/".join([*real, part]))
+        if target is None:
+            real.append(part)
+            continue
+        hops += 1
+        if hops > 40 or os.path.isabs(target):
+            return None
+        pending = target.split("/") + pending
+    return real
+
+
+def _windows_path(path: str) -> bool:
+    return "\\" in path or (len(path) >= 2 and path[1] == ":" and path[0].isascii() and path[0].isalpha())
+
+
+def _reserved_path(parts: Sequence[str]) -> bool:
+    return ".git" in parts or (bool(parts) and parts[0] == ".patchtx")
+
+
+def _refused_path_label(case: Case, px: PatchtxOutcome, error: UnsafePathError) -> tuple[str, str] | None:
+    """patchtx's path refusals of DESIGN §2 / docs/format.md beyond paths that leave the root, by
+    the shape of the path: an ``unsafe_path`` error naming a path the patch spells, which is
+
+    - WINDOWS_PATH: with a backslash or a drive-letter prefix (``C:``);
+    - RESERVED: with a ``.git`` component or the first component ``.patchtx``, as spelled or once
+      the input tree's symlinks are followed;
+    - SYMLINK_LEAF: the path of an Add, Delete or Move (either end) that is itself a symlink of the
+      input tree (parent folders followed) with its target inside the root.
+
+    Returns the label and the root-relative path as spelled (the caller checks Codex's side)."""
+    if error.kind != "unsafe_path" or error.path is None:
+        return None
+    roles = [role for role, spelled in _named_paths(case, px.root) if spelled == error.path]
+    rel = _relative(error.path, px.root)
+    if not roles or not rel:
+        return None
+    if _windows_path(error.path):
+        return Allowed.WINDOWS_PATH, rel
+    parts = rel.split("/")
+    parent = _resolve_links(case, parts[:-1])
+    if parent is None:
+        return None
+    real = _resolve_links(case, [*parent, parts[-1]])
+    if _reserved_path(parts) or (real is not None and _reserved_path(real)):
+        return Allowed.RESERVED, rel
+    leaf_is_link = "/".join([*parent, parts[-1]]) in case.links
+    if leaf_is_link and real is not None and any(role != "update" for role in roles):
+        return Allowed.SYMLINK_LEAF, rel
+    return None
+
+
+_CODEX_PATH_ERRORS = ("Failed to read file to update", "Failed to write file", "Failed to delete file",
+                      "Failed to create parent directories for", "Failed to remove original", "Failed to read")
+
+
+def _codex_accepts_or_fails_there(case: Case, codex: CodexOutcome, px: PatchtxOutcome, dirs: Workdirs,
+                                  verdict: Verdict, rel: str) -> bool:
+    """Codex's side of a path refusal: Codex succeeded, or Codex failed on that very path (its
+    error names it: e.g. deleting a dangling link, updating a missing file inside .git) and
+    changed nothing, or only applied the operations before it (Codex is not atomic)."""
+    if codex.ok:
+        return True
+    named = [f"{what} {ROOT_TOKEN}/{rel}" for what in _CODEX_PATH_ERRORS]
+    if not any(codex.message == text or codex.message.startswith(text + ": ") for text in named):
+        return False
+    return codex.tree == case.input_tree or _codex_prefix_explains(case, codex, px, dirs, verdict)
 
 
 def _link_leaves_root(link: str, target: str) -> bool:
@@ -616,11 +766,22 @@ def _compare_failure(case: Case, codex: CodexOutcome, px: PatchtxOutcome, dirs: 
                           f"error texts differ:\n  codex:   {codex.message!r}\n  patchtx: {px.message!r}")
     if codex.tree == inp:
         return
-    # Codex left earlier operations applied: its tree must be a prefix of the patch, applied.
     try:
-        parsed = parse(case.text_for(px.root))
+        parse(case.text_for(px.root))
     except PatchtxError as exc:
         raise _divergence(case, codex, px, "Codex changed the tree on a parse error") from exc
+    if not _codex_prefix_explains(case, codex, px, dirs, verdict):
+        raise _divergence(case, codex, px, "Codex changed the tree, but not as any prefix of the patch")
+
+
+def _codex_prefix_explains(case: Case, codex: CodexOutcome, px: PatchtxOutcome, dirs: Workdirs,
+                           verdict: Verdict) -> bool:
+    """Codex failed but left earlier operations applied: its tree must be a proper prefix of the
+    patch, applied (by patchtx with Codex's overwrite and first-match behaviour)."""
+    try:
+        parsed = parse(case.text_for(px.root))
+    except PatchtxError:
+        return False
     hunks = move_to_self_as_delete(parsed).hunks if px.how.move_to_self_deletes else parsed.hunks
     codexlike = replace(px.how, allow_overwrite=True, first_match=True)
     for k in range(len(hunks) - 1, 0, -1):
@@ -635,8 +796,8 @@ def _compare_failure(case: Case, codex: CodexOutcome, px: PatchtxOutcome, dirs: 
         verdict.add(Allowed.ATOMIC)
         for label in sub.labels:
             verdict.add(label)
-        return
-    raise _divergence(case, codex, px, "Codex changed the tree, but not as any prefix of the patch")
+        return True
+    return False
 
 
 def _compare_summary(case: Case, codex: CodexOutcome, px: PatchtxOutcome) -> None:
@@ -707,8 +868,21 @@ def _compare_success(case: Case, codex: CodexOutcome, px: PatchtxOutcome, verdic
 
 
 def _mode_kept_on_move(plan: Plan, inp: Tree, rel: str, codex_mode: int, px_mode: int) -> bool:
-    for change in plan.changes:
-        if change.kind is ChangeKind.MOVE and change.path == rel and change.source is not None:
-            source_mode = inp.modes.get(change.source)
-            return px_mode == source_mode and codex_mode in (DEFAULT_MODE, inp.modes.get(rel))
-    return False
+    """``rel`` holds a file moved there (followed back through the patch's Moves, and Updates and
+    overwriting Adds, which keep the mode, to a file of the input), and patchtx kept that file's
+    mode where Codex gave it the default mode (or left the one ``rel`` had)."""
+    origin: str | None = rel
+    moved = False
+    for change in reversed(plan.changes):
+        if change.path != origin:
+            continue
+        if change.kind is ChangeKind.MOVE and change.source is not None:
+            origin, moved = change.source, True
+        elif change.kind is ChangeKind.ADD and change.overwrote is not None:
+            continue  # written onto the existing file (allow_overwrite): its mode stays
+        elif change.kind is not ChangeKind.UPDATE:
+            origin = None  # created or deleted on the way: no mode of the input to keep
+            break
+    if not moved or origin is None or origin not in inp.modes:
+        return False
+    return px_mode == inp.modes[origin] and codex_mode in (DEFAULT_MODE, inp.modes.get(rel))
