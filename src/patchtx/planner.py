@@ -299,7 +299,11 @@ class Stager:
         if hunk.move_to is not None:
             destination = self.resolve(hunk.move_to, hunk.line)
             if destination.rel == rel:
-                destination = None  # a move onto itself is a plain update, never a loss
+                # A move onto itself is a plain update, never a loss; but moving a link itself, or
+                # onto one, is refused as every other move of a link is.
+                self.refuse_link(resolved, "move", hunk.line)
+                self.refuse_link(destination, "move onto", hunk.line)
+                destination = None
         if destination is None:
             self.changes.append(FileChange(ChangeKind.UPDATE, rel, hunk.path, entry.content,
                                            after, edits=tuple(edits)))
