@@ -83,6 +83,8 @@ def record(cls: _C | None = None, *, frozen: bool = True) -> Any:
 
         namespace.setdefault("__repr__", __repr__)
         namespace["__eq__"] = __eq__
+        # copy, deepcopy and pickle rebuild through __init__ (the frozen __setattr__ refuses state).
+        namespace["__reduce__"] = lambda self: (type(self), tuple(getattr(self, n) for n in names))
         if frozen:
             namespace["__setattr__"] = _frozen_setattr
             namespace["__hash__"] = lambda self: hash(tuple(getattr(self, n) for n in names))

@@ -36,6 +36,8 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
             return 1
     else:
         try:
+            if sys.stdin is None:
+                raise OSError("standard input is closed")
             text = sys.stdin.buffer.read().decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             sys.stderr.write(f"Error: Failed to read PATCH from stdin.\n{exc}\n")
@@ -43,6 +45,13 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         if not text:
             sys.stderr.write(APPLY_PATCH_USAGE + "\n")
             return 2
+    import os
+
+    try:
+        os.getcwd()
+    except OSError as exc:
+        sys.stderr.write(f"Error: Failed to determine current directory.\n{exc}\n")
+        return 1
     from .api import apply_patch
     from .errors import PatchtxError
 

@@ -216,6 +216,10 @@ class Locator:
                 cursor = found[0] + 1
             lines = chunk.lines
             old = [text for kind, text in lines if kind != "+"]
+            if chunk.anchors and old and self.index.search(old[:1], cursor - 1, cursor)[1]:
+                # The chunk repeats its anchor line as its first line (a common way to write it):
+                # it starts at the anchor, not at the next copy of that line further down.
+                cursor -= 1
             if not old:
                 position = cursor if chunk.anchors else size
                 placements.append(Placement(number, position, 0, lines))

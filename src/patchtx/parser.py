@@ -296,6 +296,13 @@ def _line_prefix_hint(line: str) -> str:
 
 def parse(text: str) -> Patch:
     """Parse patch text; raise ``ParseError`` (with the patch line number) if it is malformed."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        raise _patch_error("the patch is not valid Unicode text",
+                           f"It contains a lone surrogate code point (text line {line}); send UTF-8 text.",
+                           line) from None
     lines = unwrap(text)
     parser = _StreamParser()
     if not lines or lines[0].strip(WHITESPACE) != BEGIN_PATCH:  # unreachable after unwrap; kept for safety

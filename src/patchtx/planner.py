@@ -191,7 +191,7 @@ class Stager:
                     hint=f"'{prefix}' is a file, so it cannot hold '{spelled}'.",
                     path=rel, line=line)
             if kind in (None, "absent"):
-                return
+                continue  # missing here, but a deeper parent may be a file this patch adds
         for other, entry in self.overlay.items():
             if entry.content is not None and other.startswith(rel + "/"):
                 raise NotARegularFileError(

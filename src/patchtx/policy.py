@@ -62,12 +62,16 @@ class PlanOptions:
     """Cap on the before-image bytes the undo history keeps (oldest transactions go first)."""
 
     def with_overrides(self, **overrides: Any) -> PlanOptions:
+        if overrides.get("protected") is not None:
+            overrides["protected"] = tuple(overrides["protected"])
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     import re
 
+    # A slash only at the end (a folder) still matches at any depth, as in .gitignore.
+    anywhere = "/" not in pattern.rstrip("/")
     if pattern.endswith("/"):
         pattern += "**"
     out = []
@@ -89,15 +93,17 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(pattern[i]))
             i += 1
     body = "".join(out)
-    # A pattern without a slash names a file anywhere, as in .gitignore.
-    prefix = "(?:.*/)?" if "/" not in pattern.rstrip("*") else ""
-    return re.compile(f"^{prefix}{body}$")
+    # A pattern without a slash names a file or folder anywhere, as in .gitignore; a match also
+    # covers everything inside a matched folder.
+    prefix = "(?:.*/)?" if anywhere else ""
+    return re.compile(f"^{prefix}{body}(?:/.*)?$")
 
 
 _COMPILED: dict[tuple[str, ...], tuple[re.Pattern[str], ...]] = {}
 
 
 def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    patterns = tuple(patterns)  # a caller may pass a list
     compiled = _COMPILED.get(patterns)
     if compiled is None:
         compiled = _COMPILED[patterns] = tuple(_glob_regex(p) for p in patterns)
@@ -129,9 +135,12 @@ def load_workspace_options(root: str | os.PathLike[str]) -> PlanOptions:
     import tomllib
 
     try:
-        table = tomllib.loads(raw.decode("utf-8")).get("tool", {}).get("patchtx", {})
+        tool = tomllib.loads(raw.decode("utf-8")).get("tool", {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise _invalid(path, str(exc)) from None
+    table = tool.get("patchtx", {}) if isinstance(tool, dict) else {}
+    if not isinstance(table, dict):
+        raise _invalid(path, "[tool.patchtx] must be a table")
     values: dict[str, Any] = {}
     types = PlanOptions.__annotations__
     for key, value in table.items():
