@@ -158,17 +158,21 @@ def human_report(result: Result, *, diffs: bool = True) -> str:
     return text
 
 
-def result_json(result: Result) -> dict[str, Any]:
+def result_json(result: Result, *, with_diff: bool = True) -> dict[str, Any]:
+    """The machine-readable result: summary, counts, per-file status (and diffs), transaction id,
+    and the intent when one was given."""
     plan = result.plan
     out: dict[str, Any] = {
         "ok": True,
         "dry_run": result.dry_run,
         "summary": plan.summary,
         "counts": plan.summary_counts(),
-        "files": file_entries(plan),
+        "files": file_entries(plan, with_diff=with_diff),
     }
     if result.transaction_id:
         out["transaction"] = result.transaction_id
+    if plan.intent:
+        out["intent"] = plan.intent
     return out
 
 

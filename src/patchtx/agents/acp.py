@@ -37,7 +37,7 @@ from typing import Any, Literal
 from ..approval import ApprovalHook, Decision, rejection
 from ..errors import PatchtxError
 from ..model import ChangeKind, Plan, Result
-from ..render import error_json, file_entries
+from ..render import error_json, result_json
 
 ToolCallStatus = Literal["pending", "in_progress", "completed", "failed"]
 ALLOW_ONCE = "allow_once"
@@ -184,20 +184,9 @@ def tool_call_update(tool_call_id: str, *, status: ToolCallStatus | None = None,
 
 
 def result_output(result: Result) -> dict[str, Any]:
-    """``rawOutput`` of a committed edit: summary, counts, files and the transaction id."""
-    plan = result.plan
-    output: dict[str, Any] = {
-        "ok": True,
-        "dry_run": result.dry_run,
-        "summary": plan.summary,
-        "counts": plan.summary_counts(),
-        "files": file_entries(plan, with_diff=False),
-    }
-    if result.transaction_id:
-        output["transaction"] = result.transaction_id
-    if plan.intent:
-        output["intent"] = plan.intent
-    return output
+    """``rawOutput`` of a committed edit: summary, counts, files and the transaction id (the
+    diffs travel as the payload's own diff content)."""
+    return result_json(result, with_diff=False)
 
 
 def completed_update(tool_call_id: str, result: Result) -> dict[str, Any]:
