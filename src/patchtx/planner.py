@@ -104,6 +104,19 @@ def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, 
     return TextFile(out_texts, out_endings, original.bom), edits
 
 
+def _unchanged_counterpart(edits: list[Edit], index: int, *, from_new: bool) -> int | None:
+    """Where an unchanged line stands on the other side of the edits (None if the line is edited)."""
+    source = 2 if from_new else 0
+    target = 2 - source
+    position = index
+    for edit in edits:
+        if edit[source] <= index < edit[source + 1]:
+            return None
+        if edit[source + 1] <= index:
+            position = edit[target + 1] + (index - edit[source + 1])
+    return position
+
+
 def _with_ending_changes(edits: list[Edit], old_endings: list[str], new_endings: list[str]) -> list[Edit]:
     """Lines copied unchanged can still change ending at the end of the file (keeping the
     final-newline state moves the missing newline to the new last line): add those lines as
@@ -111,27 +124,9 @@ def _with_ending_changes(edits: list[Edit], old_endings: list[str], new_endings:
     extra: list[Edit] = []
     old_size, new_size = len(old_endings), len(new_endings)
 
-    def new_index(old: int) -> int | None:
-        position = old
-        for old_start, old_end, _new_start, new_end in edits:
-            if old_start <= old < old_end:
-                return None
-            if old_end <= old:
-                position = new_end + (old - old_end)
-        return position
-
-    def old_index(new: int) -> int | None:
-        position = new
-        for _old_start, old_end, new_start, new_end in edits:
-            if new_start <= new < new_end:
-                return None
-            if new_end <= new:
-                position = old_end + (new - new_end)
-        return position
-
-    candidates = {old_size - 1, old_index(new_size - 1)}
+    candidates = {old_size - 1, _unchanged_counterpart(edits, new_size - 1, from_new=True)}
     for old in sorted(c for c in candidates if c is not None and 0 <= c < old_size):
-        new = new_index(old)
+        new = _unchanged_counterpart(edits, old, from_new=False)
         if new is not None and 0 <= new < new_size and old_endings[old] != new_endings[new]:
             extra.append((old, old + 1, new, new + 1))
     return sorted(edits + extra)
