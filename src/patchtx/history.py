@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ._sha import sha256
+from ._sha import hexdigest
 from .errors import ChangedSincePlanningError
 from .model import ChangeKind, FileChange, PathTarget, Plan, Result
 from .policy import load_workspace_options
@@ -155,7 +155,7 @@ def _change(file: HistoryFile, current: _Current, record: HistoryRecord) -> str 
         return "it was deleted"
     if isinstance(current, str):
         return f"it is now {current}"
-    if sha256(current[0]).hexdigest() != file.after_sha256:
+    if hexdigest(current[0]) != file.after_sha256:
         return "its contents differ from what the transaction wrote"
     return None
 

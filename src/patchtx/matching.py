@@ -126,13 +126,14 @@ class LineIndex:
             keys = self.keys(tier)
             if tier and keys is self._keys[tier - 1] and all(map(str.isascii, pattern)):
                 continue  # same keys as the pass just tried, and an ASCII pattern maps to itself
-            wanted = [key_of(line) for line in pattern]
+            wanted = list(pattern) if tier == 0 else list(map(key_of, pattern))
             if eof:
                 start = max(size - m, lower)
                 if start + m <= size and keys[start : start + m] == wanted:
                     return tier, [start]
                 continue
-            pivot = max(range(m), key=lambda j: len(wanted[j]))
+            lengths = list(map(len, wanted))
+            pivot = lengths.index(max(lengths))  # the longest line: the rarest, as a rule
             needle = wanted[pivot]
             found: list[int] = []
             position = lower + pivot

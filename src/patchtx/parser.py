@@ -308,8 +308,27 @@ def parse(text: str) -> Patch:
     if not lines or lines[0].strip(WHITESPACE) != BEGIN_PATCH:  # unreachable after unwrap; kept for safety
         raise _patch_error(FIRST_LINE_ERROR)
     last_index = len(lines) - 1
-    for index in range(1, len(lines)):
+    index = 1
+    while index <= last_index:
         parser.feed(lines[index], index + 1, index == last_index)
+        index += 1
+        update = parser.update
+        if parser.state != "update" or update is None or not update.chunks:
+            continue
+        chunk = update.chunks[-1]
+        if chunk.is_end_of_file:
+            continue
+        # The bulk of a patch: the body lines of an open chunk, taken here in a tight loop (the
+        # same rule as feed's first branch) rather than by a method call per line.
+        body = chunk.lines
+        while index < last_index:
+            line = lines[index]
+            if not line or line[0] not in "+- ":
+                break
+            if line[-1] == "\r":
+                line = line[:-1]
+            body.append((line[0], line[1:]))  # type: ignore[arg-type]
+            index += 1
     if parser.state != "ended":
         raise _patch_error(LAST_LINE_ERROR)
     return Patch(tuple(parser.hunks), "\n".join(lines), parser.environment_id)

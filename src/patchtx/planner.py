@@ -94,9 +94,15 @@ def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, 
         position = line
     out_texts.extend(texts[position:])
     out_endings.extend(endings[position:])
-    for k in range(len(out_endings) - 1):
-        if not out_endings[k]:
-            out_endings[k] = dominant
+    # An unterminated line that is no longer last gets the dominant ending. Only the original
+    # last line can be one, so find it with C-level searches, not a loop over every line.
+    last, k = len(out_endings) - 1, 0
+    while True:
+        try:
+            k = out_endings.index("", k, last)
+        except ValueError:
+            break
+        out_endings[k] = dominant
     if out_endings:
         out_endings[-1] = (out_endings[-1] or dominant) if original.ends_with_newline else ""
     if texts and out_texts and not (endings[-1] and out_endings[-1]):
@@ -146,6 +152,8 @@ class Stager:
         self.original: dict[str, _Entry] = {}
         self.overlay: dict[str, _Entry] = {}
         self.changes: list[FileChange] = []
+        self.files_under: dict[str, int] = {}
+        """Folder → how many overlay entries with content lie somewhere inside it."""
 
     # -- the overlay ----------------------------------------------------------------------------
     def current(self, rel: str) -> _Entry:
@@ -161,11 +169,23 @@ class Stager:
             entry = _Entry(None, info.mode, "dir" if info.kind == "dir" else "special")
         self.original[rel] = entry
         self.overlay[rel] = entry
+        if entry.content is not None:
+            self._count_in_folders(rel, 1)
         return entry
 
     def set(self, rel: str, content: bytes | None, mode: int | None) -> None:
-        self.current(rel)
+        had_content = self.current(rel).content is not None
         self.overlay[rel] = _Entry(content, mode, "file" if content is not None else "absent")
+        if had_content != (content is not None):
+            self._count_in_folders(rel, 1 if content is not None else -1)
+
+    def _count_in_folders(self, rel: str, step: int) -> None:
+        # Kept as we go so that "is anything staged inside this folder?" is one lookup, not a
+        # scan of the overlay for every Add or Move (quadratic on patches adding many files).
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            self.files_under[folder] = self.files_under.get(folder, 0) + step
 
     def display(self, rel: str) -> str:
         return self.view.display(rel)
@@ -187,12 +207,13 @@ class Stager:
                     path=rel, line=line)
             if kind in (None, "absent"):
                 continue  # missing here, but a deeper parent may be a file this patch adds
-        for other, entry in self.overlay.items():
-            if entry.content is not None and other.startswith(rel + "/"):
-                raise NotARegularFileError(
-                    f"Failed to write file {self.display(rel)}",
-                    hint=f"This patch already puts '{other}' inside a folder named '{spelled}'.",
-                    path=rel, line=line)
+        if self.files_under.get(rel, 0) > 0:
+            other = next(other for other, entry in self.overlay.items()
+                         if entry.content is not None and other.startswith(rel + "/"))
+            raise NotARegularFileError(
+                f"Failed to write file {self.display(rel)}",
+                hint=f"This patch already puts '{other}' inside a folder named '{spelled}'.",
+                path=rel, line=line)
 
     def parent_is_file(self, rel: str) -> bool:
         parts = rel.split("/")
@@ -338,7 +359,7 @@ class Stager:
     # -- staging several operations ------------------------------------------------------------
     def stage_patch(self, patch: Patch) -> None:
         """Stage every hunk, or none: a failing hunk restores the overlay as it was."""
-        saved_overlay, saved_changes = dict(self.overlay), list(self.changes)
+        saved = dict(self.overlay), list(self.changes), dict(self.files_under)
         try:
             for hunk in patch.hunks:
                 if isinstance(hunk, AddFile):
@@ -348,7 +369,7 @@ class Stager:
                 else:
                     self.update(hunk)
         except BaseException:
-            self.overlay, self.changes = saved_overlay, saved_changes
+            self.overlay, self.changes, self.files_under = saved
             raise
 
     def stage_write(self, spelled: str, data: bytes, mode: int | None = None) -> None:

@@ -31,14 +31,10 @@ def codex_summary(plan: Plan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _lines(data: bytes | None) -> list[str]:
-    """Lines with their own endings, split on LF, CRLF and CR only (as the text model does)."""
-    if not data:
-        return []
-    from .textfile import split_text
-
-    texts, endings = split_text(data.decode("utf-8", "replace"))
-    return [t + e for t, e in zip(texts, endings, strict=True)]
+def _lines(data: bytes | None) -> list[bytes]:
+    """Lines with their own endings, split on LF, CRLF and CR only, as the text model does (and as
+    ``bytes.splitlines`` does, in C). Lines stay bytes: only the few shown in a diff are decoded."""
+    return data.splitlines(keepends=True) if data else []
 
 
 Edit = tuple[int, int, int, int]
@@ -46,7 +42,7 @@ _DIFFLIB_BUDGET = 4_000_000
 """Largest old×new line product handed to difflib; above it the changed middle is one edit."""
 
 
-def _computed_edits(old: list[str], new: list[str]) -> list[Edit]:
+def _computed_edits(old: list[bytes], new: list[bytes]) -> list[Edit]:
     """Changed ranges of two line lists: difflib's when affordable, else the middle between the
     common prefix and suffix (linear, never slow, maybe not minimal)."""
     if len(old) * len(new) <= _DIFFLIB_BUDGET:
@@ -65,7 +61,7 @@ def _computed_edits(old: list[str], new: list[str]) -> list[Edit]:
     return [(prefix, len(old) - suffix, prefix, len(new) - suffix)]
 
 
-def _edits_fit(old: list[str], new: list[str], edits: list[Edit]) -> bool:
+def _edits_fit(old: list[bytes], new: list[bytes], edits: list[Edit]) -> bool:
     """The matcher's ranges are in the text model's lines; re-splitting the bytes can merge a
     lone-CR line with a following empty LF line. Use the ranges only if every line outside them
     is the same on both sides (a C-speed slice comparison)."""
@@ -84,10 +80,15 @@ def _range(start: int, stop: int) -> str:
     return f"{start + 1 if length else start},{length}"
 
 
-def _line(prefix: str, line: str) -> str:
-    if line.endswith(("\n", "\r")):
-        return prefix + line
-    return prefix + line + "\n\\ No newline at end of file\n"
+def _block(prefix: bytes, lines: list[bytes]) -> str:
+    """Diff lines with one prefix, joined and decoded in C; every line but a file's last ends
+    with a line break."""
+    if not lines:
+        return ""
+    text = (prefix + prefix.join(lines)).decode("utf-8", "replace")
+    if not lines[-1].endswith((b"\n", b"\r")):
+        text += "\n\\ No newline at end of file\n"
+    return text
 
 
 def unified_diff(change: FileChange, context: int = 3) -> str:
@@ -125,11 +126,11 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
         out.append(f"@@ -{_range(old_lo, old_hi)} +{_range(new_lo, new_hi)} @@\n")
         cursor = old_lo
         for old_start, old_end, new_start, new_end in group:
-            out.extend(_line(" ", line) for line in old[cursor:old_start])
-            out.extend(_line("-", line) for line in old[old_start:old_end])
-            out.extend(_line("+", line) for line in new[new_start:new_end])
+            out.append(_block(b" ", old[cursor:old_start]))
+            out.append(_block(b"-", old[old_start:old_end]))
+            out.append(_block(b"+", new[new_start:new_end]))
             cursor = old_end
-        out.extend(_line(" ", line) for line in old[cursor:old_hi])
+        out.append(_block(b" ", old[cursor:old_hi]))
     return "".join(out)
 
 

@@ -28,17 +28,25 @@ class TextFile:
     @property
     def dominant_ending(self) -> str:
         """The most common ending (ties go to the first seen); LF for a file without any."""
-        counts: dict[str, int] = {}
-        for ending in self.endings:
-            if ending:
-                counts[ending] = counts.get(ending, 0) + 1
-        if not counts:
-            return "\n"
+        endings = self.endings
+        # list.count runs in C: a per-line Python loop cost ~0.1 s on a 200,000-line file.
+        counts = {e: n for e in ("\n", "\r\n", "\r") if (n := endings.count(e))}
+        if len(counts) <= 1:
+            return next(iter(counts), "\n")
         best = max(counts.values())
-        return next(e for e in self.endings if e and counts[e] == best)
+        tied = [e for e, n in counts.items() if n == best]
+        return min(tied, key=endings.index)
 
     def encode(self) -> bytes:
-        body = "".join(t + e for t, e in zip(self.texts, self.endings, strict=True))
+        texts, endings = self.texts, self.endings
+        if len(texts) != len(endings):
+            raise ValueError("a TextFile needs one ending per line")
+        if endings.count("\n") == len(endings):  # LF only: one C-level join
+            body = "\n".join(texts) + "\n" if texts else ""
+        elif endings.count("\n") == len(endings) - 1 and endings[-1] == "":
+            body = "\n".join(texts)
+        else:
+            body = "".join(map(str.__add__, texts, endings))
         return ((BOM if self.bom else "") + body).encode("utf-8")
 
 

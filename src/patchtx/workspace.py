@@ -86,6 +86,10 @@ class Workspace:
             )
         self.given_root = given
         self.root = os.path.realpath(given)
+        self._plain_dirs: set[str] = set()
+        """Relative folders already seen to be real directories, not links (checked once per
+        plan: a thousand files in a few folders need a few lstat calls, not one per component).
+        The commit re-checks everything under the lock through O_NOFOLLOW descriptors."""
 
     def display(self, rel: str) -> str:
         return os.path.join(self.root, rel) if rel else self.root
@@ -171,8 +175,12 @@ class Workspace:
     def _follow_links(self, parts: list[str], spelled: str,
                       line: int | None) -> tuple[list[str], bool]:
         real: list[str] = []
+        last = len(parts) - 1
         for i, part in enumerate(parts):
-            candidate = os.path.join(self.root, *real, part)
+            if i < last and "/".join((*real, part)) in self._plain_dirs:
+                real.append(part)
+                continue
+            candidate = "/".join((self.root.rstrip("/"), *real, part))
             try:
                 st = os.lstat(candidate)
             except (FileNotFoundError, NotADirectoryError):
@@ -181,6 +189,8 @@ class Workspace:
                 raise _read_error(candidate, exc) from None
             if not stat.S_ISLNK(st.st_mode):
                 real.append(part)
+                if i < last and stat.S_ISDIR(st.st_mode):
+                    self._plain_dirs.add("/".join(real))
                 continue
             target = os.path.realpath(candidate)
             if target != self.root and not target.startswith(self.root.rstrip("/") + "/"):

@@ -18,10 +18,10 @@ HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$")
 
 def apply_unified(old: bytes, diff: str) -> bytes:
     """A strict applier: every context and removed line must match exactly."""
-    lines = _lines(old)
+    lines = [line.decode() for line in _lines(old)]
     out: list[str] = []
     # Diff lines end as the file's lines do (LF, CRLF or a lone CR), so split them the same way.
-    body = _lines(diff.encode())
+    body = [line.decode() for line in _lines(diff.encode())]
     cursor = 0
     i = 0
     while i < len(body) and not body[i].startswith("@@"):

@@ -1,0 +1,104 @@
+"""The fast paths taken for speed give the same answers as the plain definitions they replace."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import patchtx
+from patchtx import _sha
+from patchtx.errors import NotARegularFileError, PatchtxError
+from patchtx.parser import parse
+from patchtx.render import _lines
+from patchtx.textfile import TextFile
+
+
+def test_hexdigest_matches_hashlib_before_and_after_switching_to_openssl(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_sha, "_hashed", [0])
+    monkeypatch.setattr(_sha, "_fast", [])
+    small, big = b"tiny edit\n", os.urandom(_sha._BUILTIN_BYTES + 1)
+    assert _sha.hexdigest(small) == hashlib.sha256(small).hexdigest()
+    assert not _sha._fast, "a small edit never imports hashlib"
+    assert _sha.hexdigest(big) == hashlib.sha256(big).hexdigest()
+    assert _sha._fast, "past the budget hashlib's OpenSSL SHA-256 takes over"
+    assert _sha.hexdigest(small) == hashlib.sha256(small).hexdigest()
+
+
+ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@given(st.lists(st.tuples(st.text(alphabet="ab \t", max_size=4), ENDINGS), max_size=12),
+       st.sampled_from(["", "\n", "\r\n", "\r"]))
+def test_dominant_ending_and_encode_agree_with_their_definitions(
+        lines: list[tuple[str, str]], last: str) -> None:
+    texts = [t for t, _ in lines] + (["end"] if last == "" else [])
+    endings = [e for _, e in lines] + ([""] if last == "" else [])
+    doc = TextFile(texts, endings)
+    # Definition: the most common ending, ties to the one seen first, LF when there is none.
+    seen = [e for e in endings if e]
+    expected = max(seen, key=lambda e: (seen.count(e), -seen.index(e))) if seen else "\n"
+    assert doc.dominant_ending == expected
+    assert doc.encode() == "".join(t + e for t, e in zip(texts, endings)).encode()
+
+
+def test_encode_refuses_mismatched_lists() -> None:
+    with pytest.raises(ValueError):
+        TextFile(["a", "b"], ["\n"]).encode()
+
+
+@given(st.text(alphabet="ab\r\n\x0b\x0c\x1c\u2028\x85", max_size=30))
+def test_diff_lines_split_on_lf_crlf_and_cr_only(text: str) -> None:
+    data = text.encode()
+    lines = _lines(data)
+    assert b"".join(lines) == data
+    for line in lines[:-1]:
+        assert line.endswith((b"\n", b"\r"))
+        body = line.rstrip(b"\r\n")
+        assert b"\n" not in body and b"\r" not in body  # \v, \f, U+2028 ... do not split
+
+
+def test_bulk_body_lines_keep_crlf_patches_and_markers() -> None:
+    patch = ("*** Begin Patch\r\n*** Update File: a.txt\r\n@@\r\n a\r\n-b\r\n+c\r\n"
+             "*** Update File: b.txt\r\n@@ top\r\n x\r\n+y\r\n*** End of File\r\n*** End Patch")
+    first, second = parse(patch).hunks
+    assert first.chunks[0].lines == ((" ", "a"), ("-", "b"), ("+", "c"))
+    assert second.chunks[0].anchors == ("top",) and second.chunks[0].is_end_of_file
+    assert second.chunks[0].lines == ((" ", "x"), ("+", "y"))
+
+
+def test_a_failed_patch_forgets_the_folders_its_adds_implied(tmp_path: Path) -> None:
+    with patchtx.Transaction(tmp_path) as tx:
+        with pytest.raises(PatchtxError):
+            tx.apply_patch("*** Begin Patch\n*** Add File: d/inner.txt\n+x\n"
+                           "*** Delete File: missing.txt\n*** End Patch")
+        # Nothing of the failed patch is staged, so 'd' may now be a file.
+        tx.write_text("d", "a file\n")
+    assert (tmp_path / "d").read_text() == "a file\n"
+
+
+def test_a_staged_file_inside_a_folder_still_blocks_a_file_of_that_name(tmp_path: Path) -> None:
+    with patchtx.Transaction(tmp_path) as tx:
+        tx.write_text("d/inner.txt", "x\n")
+        with pytest.raises(NotARegularFileError, match="inside a folder named"):
+            tx.apply_patch("*** Begin Patch\n*** Add File: d\n+y\n*** End Patch")
+        tx.delete("d/inner.txt")
+        tx.apply_patch("*** Begin Patch\n*** Add File: d\n+y\n*** End Patch")
+    assert (tmp_path / "d").read_text() == "y\n"
+
+
+def test_links_are_resolved_in_every_path_sharing_a_checked_folder(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real/a.txt").write_text("a\n")
+    (tmp_path / "real/sub").mkdir()
+    (tmp_path / "real/sub/b.txt").write_text("b\n")
+    (tmp_path / "alias").symlink_to("real")
+    result = patchtx.apply_patch(
+        "*** Begin Patch\n*** Update File: real/a.txt\n@@\n-a\n+A\n"
+        "*** Update File: alias/sub/b.txt\n@@\n-b\n+B\n*** End Patch", tmp_path)
+    assert [c.path for c in result.plan.changes] == ["real/a.txt", "real/sub/b.txt"]
+    assert (tmp_path / "real/sub/b.txt").read_text() == "B\n"
