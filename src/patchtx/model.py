@@ -7,15 +7,16 @@ the patch wrote it, for Codex-style summaries.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from ._record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from enum import StrEnum
     from typing import Literal
 
     LineKind = Literal[" ", "-", "+"]
+else:
+    from ._record import StrEnum  # the same behaviour without importing enum (see _record)
 
 
 @record
@@ -98,6 +99,19 @@ class FileChange:
     edits: tuple[tuple[int, int, int, int], ...] | None = None
     """For an update: the changed line ranges ``(old_start, old_end, new_start, new_end)``
     (0-based, end exclusive), known from the matched chunks, so a diff needs no diff algorithm."""
+    lines: DecodedLines | None = None
+    """For an update: both sides as the text model split them, the lines ``edits`` count (kept so
+    a diff of a 200,000-line file does not split and decode it all again)."""
+
+
+@record
+class DecodedLines:
+    """Both sides of an update as line texts and endings (a UTF-8 BOM left out)."""
+
+    old_texts: tuple[str, ...]
+    old_endings: tuple[str, ...]
+    new_texts: tuple[str, ...]
+    new_endings: tuple[str, ...]
 
 
 @record
@@ -116,15 +130,15 @@ class PathTarget:
 
     @property
     def before_sha256(self) -> str | None:
-        from ._sha import sha256
+        from ._sha import hexdigest
 
-        return None if self.before is None else sha256(self.before).hexdigest()
+        return None if self.before is None else hexdigest(self.before)
 
     @property
     def after_sha256(self) -> str | None:
-        from ._sha import sha256
+        from ._sha import hexdigest
 
-        return None if self.after is None else sha256(self.after).hexdigest()
+        return None if self.after is None else hexdigest(self.after)
 
 
 @record

@@ -322,12 +322,12 @@ def parse(text: str) -> Patch:
         # same rule as feed's first branch) rather than by a method call per line.
         body = chunk.lines
         while index < last_index:
-            line = lines[index]
-            if not line or line[0] not in "+- ":
+            body_line = lines[index]
+            if not body_line or body_line[0] not in "+- ":
                 break
-            if line[-1] == "\r":
-                line = line[:-1]
-            body.append((line[0], line[1:]))  # type: ignore[arg-type]
+            if body_line[-1] == "\r":
+                body_line = body_line[:-1]
+            body.append((body_line[0], body_line[1:]))  # type: ignore[arg-type]
             index += 1
     if parser.state != "ended":
         raise _patch_error(LAST_LINE_ERROR)

@@ -23,6 +23,7 @@ from .matching import Locator, Placement
 from .model import (
     AddFile,
     ChangeKind,
+    DecodedLines,
     DeleteFile,
     FileChange,
     Patch,
@@ -311,6 +312,8 @@ class Stager:
                              first_match=self.options.first_match).place(hunk.chunks)
         rewritten, edits = rewrite(original, placements)
         after = rewritten.encode()
+        lines = DecodedLines(tuple(original.texts), tuple(original.endings),
+                             tuple(rewritten.texts), tuple(rewritten.endings))
         destination = None
         if hunk.move_to is not None:
             destination = self.resolve(hunk.move_to, hunk.line)
@@ -322,13 +325,14 @@ class Stager:
                 destination = None
         if destination is None:
             self.changes.append(FileChange(ChangeKind.UPDATE, rel, hunk.path, entry.content,
-                                           after, edits=tuple(edits)))
+                                           after, edits=tuple(edits), lines=lines))
             self.set(rel, after, entry.mode)
             return
-        self.move(hunk, resolved, destination, entry, after, tuple(edits))
+        self.move(hunk, resolved, destination, entry, after, tuple(edits), lines)
 
     def move(self, hunk: UpdateFile, source: ResolvedPath, destination: ResolvedPath,
-             entry: _Entry, after: bytes, edits: tuple[Edit, ...] | None = None) -> None:
+             entry: _Entry, after: bytes, edits: tuple[Edit, ...] | None = None,
+             lines: DecodedLines | None = None) -> None:
         if not self.options.allow_move:
             raise PolicyError(f"Refusing to move {hunk.path}: moving files is not allowed here.",
                               hint="Ask for permission to move (allow_move).", path=source.rel,
@@ -352,7 +356,7 @@ class Stager:
         self.check_parents(destination.rel, spelled, hunk.line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
                                        after, source=source.rel, overwrote=target.content,
-                                       edits=edits))
+                                       edits=edits, lines=lines))
         self.set(source.rel, None, None)
         self.set(destination.rel, after, entry.mode)
 

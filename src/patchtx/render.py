@@ -6,6 +6,7 @@ from .model import ChangeKind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from .errors import PatchtxError
@@ -80,13 +81,29 @@ def _range(start: int, stop: int) -> str:
     return f"{start + 1 if length else start},{length}"
 
 
-def _block(prefix: bytes, lines: list[bytes]) -> str:
-    """Diff lines with one prefix, joined and decoded in C; every line but a file's last ends
-    with a line break."""
+class _Side:
+    """One side of a diff by line number; only the lines a hunk shows are made into text."""
+
+    __slots__ = ("size", "_texts", "_endings", "_raw")
+
+    def __init__(self, raw: list[bytes] | None = None, texts: Sequence[str] = (),
+                 endings: Sequence[str] = ()) -> None:
+        self._raw, self._texts, self._endings = raw, texts, endings
+        self.size = len(raw) if raw is not None else len(texts)
+
+    def shown(self, start: int, stop: int) -> list[str]:
+        if self._raw is not None:
+            return [line.decode("utf-8", "replace") for line in self._raw[start:stop]]
+        return list(map(str.__add__, self._texts[start:stop], self._endings[start:stop]))
+
+
+def _block(prefix: str, lines: list[str]) -> str:
+    """Diff lines with one prefix, joined in C; every line but a file's last ends with a line
+    break."""
     if not lines:
         return ""
-    text = (prefix + prefix.join(lines)).decode("utf-8", "replace")
-    if not lines[-1].endswith((b"\n", b"\r")):
+    text = prefix + prefix.join(lines)
+    if not lines[-1].endswith(("\n", "\r")):
         text += "\n\\ No newline at end of file\n"
     return text
 
@@ -98,12 +115,20 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
     if change.kind is ChangeKind.ADD and change.overwrote is None:
         old_name = "/dev/null"
-    old, new = _lines(change.before), _lines(change.after)
     # The matcher's line numbers leave a byte-order mark out; here it is part of the first line.
     bom = (change.before or b"").startswith(b"\xef\xbb\xbf") or (change.after or b"").startswith(b"\xef\xbb\xbf")
-    edits = list(change.edits) if change.edits is not None and not bom else None
-    if edits is None or not _edits_fit(old, new, edits):
-        edits = _computed_edits(old, new)
+    decoded = change.lines
+    if change.edits is not None and decoded is not None and not bom:
+        edits = list(change.edits)
+        old = _Side(texts=decoded.old_texts, endings=decoded.old_endings)
+        new = _Side(texts=decoded.new_texts, endings=decoded.new_endings)
+    else:
+        old_raw, new_raw = _lines(change.before), _lines(change.after)
+        if change.edits is not None and not bom and _edits_fit(old_raw, new_raw, list(change.edits)):
+            edits = list(change.edits)
+        else:
+            edits = _computed_edits(old_raw, new_raw)
+        old, new = _Side(old_raw), _Side(new_raw)
     header = ""
     if change.kind is ChangeKind.MOVE:
         header = f"rename from {change.source}\nrename to {change.path}\n"
@@ -120,17 +145,17 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     groups.append(group)
     for group in groups:
         old_lo = max(0, group[0][0] - context)
-        old_hi = min(len(old), group[-1][1] + context)
+        old_hi = min(old.size, group[-1][1] + context)
         new_lo = group[0][2] - (group[0][0] - old_lo)
         new_hi = group[-1][3] + (old_hi - group[-1][1])
         out.append(f"@@ -{_range(old_lo, old_hi)} +{_range(new_lo, new_hi)} @@\n")
         cursor = old_lo
         for old_start, old_end, new_start, new_end in group:
-            out.append(_block(b" ", old[cursor:old_start]))
-            out.append(_block(b"-", old[old_start:old_end]))
-            out.append(_block(b"+", new[new_start:new_end]))
+            out.append(_block(" ", old.shown(cursor, old_start)))
+            out.append(_block("-", old.shown(old_start, old_end)))
+            out.append(_block("+", new.shown(new_start, new_end)))
             cursor = old_end
-        out.append(_block(b" ", old[cursor:old_hi]))
+        out.append(_block(" ", old.shown(cursor, old_hi)))
     return "".join(out)
 
 

@@ -151,3 +151,45 @@ def test_confirm_without_terminal_refuses(tree: Path) -> None:
                            stdin=subprocess.DEVNULL, text=True, start_new_session=True, timeout=60)
     assert child.returncode == 1 and "[rejected]" in child.stderr
     assert (tree / "a.txt").read_text() == "one\ntwo\n"
+
+
+# Modules an agent's small edit must not load: each is milliseconds of start-up on every edit
+# (enum, re and json also pull in functools and collections). Checked by name, not by timing, so
+# that a regression fails on any machine. Modules the interpreter itself loaded before patchtx
+# (site customisations) are not held against it.
+_NOT_ON_THE_TINY_PATH = (
+    "enum", "re", "json", "contextlib", "functools", "collections", "typing", "dataclasses",
+    "inspect", "types", "hashlib", "difflib", "argparse", "tomllib", "datetime", "filelock",
+    "concurrent.futures", "threading", "ctypes", "patchtx.txn.recovery", "patchtx.hints",
+    "patchtx.history", "patchtx.progress", "patchtx.approval",
+)
+
+
+def _modules_loaded_by_apply_patch(cwd: Path, patch: str) -> list[str]:
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "from patchtx.cli import apply_patch_main\n"
+        f"code = apply_patch_main([{patch!r}])\n"
+        f"print(sorted(m for m in {_NOT_ON_THE_TINY_PATH!r} if m in sys.modules and m not in before),"
+        " file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stderr.strip().splitlines()
+
+
+def test_a_small_edit_imports_nothing_it_does_not_need(tree: Path) -> None:
+    # The first transaction creates .patchtx/; the second finds an undo history to keep within its
+    # limits (reading entries back); the third follows a journal left behind by a crash, which
+    # does need recovery.
+    assert _modules_loaded_by_apply_patch(tree, UPDATE) == ["[]"]
+    second = UPDATE.replace("-one\n+ONE", "-two\n+TWO")
+    assert _modules_loaded_by_apply_patch(tree, second) == ["[]"]
+    assert (tree / "a.txt").read_text() == "ONE\nTWO\n"
+    journal = tree / ".patchtx" / "journal"
+    (journal / "20250101T000000-0000abcd.journal.tmp").write_bytes(b"torn")
+    third = UPDATE.replace("-one\n+ONE", "-ONE\n+one")
+    assert _modules_loaded_by_apply_patch(tree, third) == ["['patchtx.txn.recovery']"]
+    assert list(journal.iterdir()) == []

@@ -43,7 +43,7 @@ def test_dominant_ending_and_encode_agree_with_their_definitions(
     seen = [e for e in endings if e]
     expected = max(seen, key=lambda e: (seen.count(e), -seen.index(e))) if seen else "\n"
     assert doc.dominant_ending == expected
-    assert doc.encode() == "".join(t + e for t, e in zip(texts, endings)).encode()
+    assert doc.encode() == "".join(t + e for t, e in zip(texts, endings, strict=True)).encode()
 
 
 def test_encode_refuses_mismatched_lists() -> None:

@@ -7,9 +7,14 @@ one that was interrupted. The protocol and its crash reasoning are in docs/guara
 from __future__ import annotations
 
 from .fsops import Call, FileSystemOps
-from .recovery import recover
 from .reports import CommitReport, RecoveredTransaction, RecoveryReport
 from .transaction import Retention, RetentionContext, commit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .recovery import recover
 
 __all__ = [
     "Call",
@@ -22,3 +27,12 @@ __all__ = [
     "commit",
     "recover",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # recover loads on first use: a commit imports recovery only when there is something to recover.
+    if name == "recover":
+        from .recovery import recover
+
+        return recover
+    raise AttributeError(f"module 'patchtx.txn' has no attribute {name!r}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import stat
-from collections import OrderedDict
 
 from ..errors import UnsafePathError
 from .fsops import FileSystemOps
@@ -28,7 +27,9 @@ class DirectoryHandles:
         self.fs = fs
         self.root_fd = root_fd
         self._capacity = capacity
-        self._cache: OrderedDict[str, int] = OrderedDict()
+        # A plain dict (insertion order = recency) rather than an OrderedDict: importing
+        # collections costs more than a small commit's filesystem work.
+        self._cache: dict[str, int] = {}
         self._device_dirs: dict[int, str] = {fs.fstat(root_fd).st_dev: ""}
 
     def open(self, relpath: str) -> int:
@@ -37,7 +38,7 @@ class DirectoryHandles:
             return self.root_fd
         cached = self._cache.get(relpath)
         if cached is not None:
-            self._cache.move_to_end(relpath)
+            self._cache[relpath] = self._cache.pop(relpath)
             return cached
         parts = relpath.split("/")
         start, fd = 0, self.root_fd
@@ -84,7 +85,7 @@ class DirectoryHandles:
         self._cache[relpath] = fd
         self._device_dirs.setdefault(self.fs.fstat(fd).st_dev, relpath)
         while len(self._cache) > self._capacity:
-            _, evicted = self._cache.popitem(last=False)
+            evicted = self._cache.pop(next(iter(self._cache)))
             self.fs.close(evicted)
 
     def _open_child(self, parent_fd: int, name: str, relpath: str) -> int:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable
 
 from ..errors import FilesystemError
-from .fsops import FileSystemOps
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .fsops import FileSystemOps
 
 _DESCRIPTIONS = {
     errno.ENOSPC: "disk full",

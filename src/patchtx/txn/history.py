@@ -42,13 +42,9 @@ one entry fewer than its limit, never a gap.
 from __future__ import annotations
 
 import errno
-import json
 import os
-import re
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from .._sha import sha256
 from ..errors import PatchtxError
@@ -63,16 +59,22 @@ from .journal import (
     STATE_DIR,
     canonical_json,
     group_journal_folder,
+    is_before_image_name,
+    is_transaction_id,
     json_checksum,
+    parse_json,
 )
 from .journal import (
     relpath_field as _relpath,
 )
-from .transaction import RetentionContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from types import TracebackType
     from typing import Any
+
+    from .transaction import RetentionContext
 
 _HISTORY_NAME = HISTORY_DIR.rpartition("/")[2]
 ENTRY_FILE = HISTORY_ENTRY
@@ -86,9 +88,11 @@ ENTRY_FORMAT = "patchtx-history-entry"
 FILES_FORMAT = "patchtx-history-files"
 VERSION = 1
 
-_ENTRY_DIR = re.compile(r"^[0-9]{8}T[0-9]{6}-[0-9a-f]{8}$")
-_OWN_NAME = re.compile(r"^[0-9]{8}T[0-9]{6}-[0-9a-f]{8}(\.pruned)?$")
-_BEFORE_IMAGE = re.compile(r"^[0-9]+\.before$")
+
+
+def _is_own_name(name: str) -> bool:
+    """An entry folder, or one being pruned: ``<txn>`` or ``<txn>.pruned``."""
+    return is_transaction_id(name.removesuffix(PRUNED_SUFFIX))
 
 
 # -- errors ------------------------------------------------------------------------------------
@@ -292,7 +296,7 @@ class KeepHistory:
                 self._write_entry(context, history_fd, sequence, size, before_sizes, to_sync)
                 self.kept = journal.transaction_id
                 left.add(journal.transaction_id)
-            elif not pruned and not {n for n in names if _OWN_NAME.match(n)} - left:
+            elif not pruned and not {n for n in names if _is_own_name(n)} - left:
                 for fd in to_sync:
                     fs.close(fd)
                 return []  # nothing changed in history/, nothing to sweep
@@ -312,7 +316,7 @@ class KeepHistory:
             return
         history_fd = context.dirs.open(HISTORY_DIR)
         for name in sorted(set(fs.listdir(history_fd)) - self._entries_left):
-            if _OWN_NAME.match(name):
+            if _is_own_name(name):
                 _delete_entry_folder(fs, history_fd, name)
 
     def _to_prune(self, existing: list[HistoryEntry], new_size: int | None) -> list[HistoryEntry]:
@@ -416,22 +420,37 @@ def _delete_entry_folder(fs: FileSystemOps, history_fd: int, name: str) -> None:
 # -- reading -----------------------------------------------------------------------------------
 
 
-@contextmanager
-def open_workspace(root: str, fs: FileSystemOps | None = None) -> Iterator[tuple[FileSystemOps, DirectoryHandles]]:
-    """Directory handles on ``root`` for reading (history, current files); closed on exit."""
-    fs = FileSystemOps() if fs is None else fs
-    try:
-        root_fd = fs.open_root(root)
-    except OSError as exc:
-        raise filesystem_error(exc, fs, doing="open the workspace") from exc
-    dirs = DirectoryHandles(fs, root_fd)
-    try:
-        yield fs, dirs
-    except OSError as exc:
-        raise filesystem_error(exc, fs, doing="read the undo history") from exc
-    finally:
-        dirs.close_all()
-        fs.close(root_fd)
+class open_workspace:  # lower case: it was (and reads as) a function, ``with open_workspace(root)``
+    """Directory handles on ``root`` for reading (history, current files); closed on exit.
+
+    A class rather than a ``contextlib.contextmanager``: this module loads on every commit.
+    """
+
+    def __init__(self, root: str, fs: FileSystemOps | None = None) -> None:
+        self._root = root
+        self._fs = FileSystemOps() if fs is None else fs
+        self._root_fd: int | None = None
+        self._dirs: DirectoryHandles | None = None
+
+    def __enter__(self) -> tuple[FileSystemOps, DirectoryHandles]:
+        try:
+            self._root_fd = self._fs.open_root(self._root)
+        except OSError as exc:
+            raise filesystem_error(exc, self._fs, doing="open the workspace") from exc
+        self._dirs = DirectoryHandles(self._fs, self._root_fd)
+        return self._fs, self._dirs
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        try:
+            if isinstance(exc, OSError):
+                raise filesystem_error(exc, self._fs, doing="read the undo history") from exc
+        finally:
+            if self._dirs is not None:
+                self._dirs.close_all()
+            if self._root_fd is not None:
+                self._fs.close(self._root_fd)
 
 
 def list_entries(fs: FileSystemOps, dirs: DirectoryHandles) -> list[HistoryEntry]:
@@ -457,7 +476,7 @@ def list_entries(fs: FileSystemOps, dirs: DirectoryHandles) -> list[HistoryEntry
             names = fs.listdir(entry_fd)
         finally:
             fs.close(entry_fd)
-        images = sum(1 for name in names if _BEFORE_IMAGE.match(name))
+        images = sum(1 for name in names if is_before_image_name(name))
         if images == entry.before_images and FILES_FILE in names:
             complete.append(entry)
     complete.sort(key=lambda e: e.sequence, reverse=True)
@@ -533,7 +552,7 @@ def _damaged(entry: HistoryEntry, why: str) -> HistoryDamagedError:
 def _valid_entries(fs: FileSystemOps, history_fd: int, names: list[str] | None = None) -> Iterator[HistoryEntry]:
     """Entries whose entry.json verifies (committed or not: see list_entries)."""
     for name in fs.listdir(history_fd) if names is None else names:
-        if not _ENTRY_DIR.match(name):
+        if not is_transaction_id(name):
             continue
         try:
             entry_fd = fs.open_dir(history_fd, name)
@@ -564,7 +583,7 @@ def _sealed(body: dict[str, Any]) -> bytes:
 
 
 def _unseal(data: bytes, expected_format: str) -> dict[str, Any]:
-    body = json.loads(data.decode("ascii"))
+    body = parse_json(data.decode("ascii"))
     if not isinstance(body, dict):
         raise ValueError("not a JSON object")
     if body.get("format") != expected_format or body.get("version") != VERSION:
@@ -613,7 +632,7 @@ def _entry(body: dict[str, Any]) -> HistoryEntry:
 
 def _file(raw: dict[str, Any]) -> HistoryFile:
     image = raw["before_image"]
-    if image is not None and not (isinstance(image, str) and _BEFORE_IMAGE.match(image)):
+    if image is not None and not (isinstance(image, str) and is_before_image_name(image)):
         raise ValueError(f"before-image name {image!r}")
     if (image is None) != (raw["before_sha256"] is None):
         raise ValueError(f"{raw['path']!r}: a before-image and a before hash go together")

@@ -23,9 +23,7 @@ unparseable makes it "damaged", and recovery refuses to act on it.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
 
 from .._record import record
@@ -34,7 +32,7 @@ from ..errors import JournalError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any, Literal
 
 STATE_DIR = ".patchtx"
@@ -48,10 +46,12 @@ LOCK_NAME = "lock"
 FORMAT = "patchtx-journal"
 VERSION = 1
 
-_TXN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}-[0-9a-f]{8}$")
-_JOURNAL_FILE = re.compile(
-    r"^(?P<txn>[0-9]{8}T[0-9]{6}-[0-9a-f]{8})\.(?P<kind>journal\.tmp|journal|committed|[0-9]+\.before)$"
-)
+# Names are checked by hand rather than with re, and JSON written without the json package: both
+# imports (with the enum, functools and collections they pull in) cost more than a small commit.
+_DIGITS = frozenset("0123456789")
+_HEX_DIGITS = frozenset("0123456789abcdef")
+_TXN_ID_LENGTH = 24
+_JOURNAL_KINDS = ("journal.tmp", "journal", "committed")
 
 if TYPE_CHECKING:
     BackupKind = Literal["link", "copy"]
@@ -159,7 +159,7 @@ class Journal:
     def from_bytes(cls, data: bytes, *, where: str) -> Journal:
         """Parse and verify a journal file; JournalError (naming ``where``) if it is damaged."""
         try:
-            body = json.loads(data.decode("ascii"))
+            body = parse_json(data.decode("ascii"))
         except (UnicodeDecodeError, ValueError) as exc:
             raise damaged(where, f"unparseable: {exc}") from None
         if not isinstance(body, dict):
@@ -210,9 +210,9 @@ def group_journal_folder(names: Iterable[str]) -> list[JournalFiles]:
     """Group a journal folder listing by transaction (oldest first); unknown names are ignored."""
     groups: dict[str, set[str]] = {}
     for name in names:
-        match = _JOURNAL_FILE.match(name)
-        if match:
-            groups.setdefault(match["txn"], set()).add(name)
+        txn, dot, kind = name[:_TXN_ID_LENGTH], name[_TXN_ID_LENGTH : _TXN_ID_LENGTH + 1], name[_TXN_ID_LENGTH + 1 :]
+        if dot == "." and is_transaction_id(txn) and (kind in _JOURNAL_KINDS or is_before_image_name(kind)):
+            groups.setdefault(txn, set()).add(name)
     return [JournalFiles(txn, frozenset(groups[txn])) for txn in sorted(groups)]
 
 
@@ -228,8 +228,153 @@ def damaged(where: str, reason: str) -> JournalError:
     )
 
 
+def is_transaction_id(name: str) -> bool:
+    """``YYYYMMDDTHHMMSS-<8 hex digits>``, as new_transaction_id makes them."""
+    return (
+        len(name) == _TXN_ID_LENGTH
+        and name[8] == "T"
+        and name[15] == "-"
+        and _DIGITS.issuperset(name[:8])
+        and _DIGITS.issuperset(name[9:15])
+        and _HEX_DIGITS.issuperset(name[16:])
+    )
+
+
+def is_before_image_name(name: str) -> bool:
+    """``<n>.before`` (a decimal n)."""
+    return name.endswith(".before") and len(name) > 7 and _DIGITS.issuperset(name[:-7])
+
+
 def canonical_json(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    """Exactly ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)``
+    for what journal and history files hold (None, bools, ints, strings, lists, tuples, dicts with
+    string keys); TypeError for anything else."""
+    encoder = _c_encoder()
+    if encoder is not None:
+        # json's own C encoder, configured as json.dumps configures it: ~10x faster than the
+        # Python walk below on a 1,000-file journal (0.16 s there under cProfile).
+        return "".join(encoder(value, 0))
+    parts: list[str] = []
+    _encode(value, parts)
+    return "".join(parts)
+
+
+_encoders: list[Callable[[object, int], list[str]] | None] = []
+
+
+def _not_serializable(value: object) -> object:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _c_encoder() -> Callable[[object, int], list[str]] | None:
+    if not _encoders:
+        try:
+            from _json import encode_basestring_ascii, make_encoder
+
+            # (markers, default, encoder, indent, key_separator, item_separator, sort_keys,
+            # skipkeys, allow_nan), as json.encoder.JSONEncoder.iterencode passes them.
+            encoder: Any = make_encoder(None, _not_serializable, encode_basestring_ascii, None,
+                                        ":", ",", True, False, True)
+            if "".join(encoder({"b": [1, None], "a": "\u00e9"}, 0)) != '{"a":"\\u00e9","b":[1,null]}':
+                encoder = None
+        except (ImportError, TypeError):  # pragma: no cover - another C API: the Python walk
+            encoder = None
+        _encoders.append(encoder)
+    return _encoders[0]
+
+
+def _encode(value: object, out: list[str]) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, str):
+        out.append(_json_string(value))
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, list | tuple):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _encode(item, out)
+        out.append("]")
+    elif isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            raise TypeError("canonical JSON keys must be strings")
+        out.append("{")
+        for index, key in enumerate(sorted(value)):
+            if index:
+                out.append(",")
+            out.append(_json_string(key))
+            out.append(":")
+            _encode(value[key], out)
+        out.append("}")
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads(text)``, through the same C scanner but without importing the json package
+    (ValueError if it is not one JSON value; a malformed one does import it, for its error type)."""
+    scan = _json_scanner()
+    if scan is None:  # pragma: no cover - a Python without json's C accelerator
+        import json
+
+        return json.loads(text)
+    start = len(text) - len(text.lstrip(_JSON_WHITESPACE))
+    try:
+        value, end = scan(text, start)
+    except StopIteration as stop:
+        raise ValueError(f"Expecting value: char {stop.value}") from None
+    if text[end:].strip(_JSON_WHITESPACE):
+        raise ValueError(f"Extra data: char {end}")
+    return value
+
+
+_JSON_WHITESPACE = " \t\n\r"
+_scanners: list[Callable[[str, int], tuple[Any, int]] | None] = []
+
+
+class _ScannerContext:
+    """What ``_json.make_scanner`` reads from a ``json.JSONDecoder``, with its defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return float(name.replace("Infinity", "inf"))  # NaN, Infinity, -Infinity, as json's
+
+
+def _json_scanner() -> Callable[[str, int], tuple[Any, int]] | None:
+    if not _scanners:
+        try:
+            from _json import make_scanner
+        except ImportError:  # pragma: no cover
+            _scanners.append(None)
+        else:
+            context: Any = _ScannerContext()  # duck-typed: the stub wants a JSONDecoder
+            _scanners.append(make_scanner(context))
+    return _scanners[0]
+
+
+def _json_string(text: str) -> str:
+    # Printable ASCII other than quote and backslash is written as is; anything else goes through
+    # the json package's own escaping (its C half alone, where it is available).
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    try:
+        from _json import encode_basestring_ascii
+    except ImportError:  # pragma: no cover - a Python without json's C accelerator
+        from json.encoder import py_encode_basestring_ascii as encode_basestring_ascii
+    escaped: str = encode_basestring_ascii(text)
+    return escaped
 
 
 def json_checksum(body: dict[str, Any]) -> str:
@@ -255,7 +400,7 @@ def _entry(raw: dict[str, Any]) -> JournalEntry:
 
 
 def _txn_id(value: object) -> str:
-    if not isinstance(value, str) or not _TXN_ID.match(value):
+    if not isinstance(value, str) or not is_transaction_id(value):
         raise ValueError(f"transaction id {value!r}")
     return value
 

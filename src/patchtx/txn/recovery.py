@@ -23,7 +23,7 @@ import os
 import stat
 
 from .._record import field, record
-from .._sha import sha256
+from .._sha import hexdigest
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
 from .fsops import FileSystemOps
@@ -331,7 +331,7 @@ def _holds(fs: FileSystemOps, dir_fd: int, name: str, st: os.stat_result | None,
 
 
 def _sha256(fs: FileSystemOps, dir_fd: int, name: str) -> str:
-    return sha256(fs.read_file(dir_fd, name).data).hexdigest()
+    return hexdigest(fs.read_file(dir_fd, name).data)
 
 
 def _restore_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int]) -> bool:

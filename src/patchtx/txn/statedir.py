@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
-import re
 
-from .dirs import DirectoryHandles
-from .fsops import FileSystemOps
 from .journal import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, STATE_DIR
 
-_GITIGNORE_TEMP = re.compile(r"^\.gitignore\.[0-9a-f]{8}\.tmp$")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .dirs import DirectoryHandles
+    from .fsops import FileSystemOps
+    from .reports import RecoveredTransaction
+
 _GITIGNORE_ATTEMPTS = 3
 
 
@@ -37,6 +38,22 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
     write_gitignore(fs, state_fd, sweep=False)
 
 
+def recover_leftovers(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool) -> tuple[RecoveredTransaction, ...]:
+    """``recovery.recover_workspace``, imported only if it may have something to do (the caller holds
+    the lock): there is anything in the journal folder, or the state folder lacks its .gitignore.
+    Usually neither, and a commit then spends no time loading recovery."""
+    state_fd = dirs.lookup(STATE_DIR)
+    if state_fd is None:
+        return ()
+    if _gitignore_is_in_place(fs, state_fd):
+        journal_fd = dirs.lookup(JOURNAL_DIR)
+        if journal_fd is None or not fs.listdir(journal_fd):
+            return ()
+    from .recovery import recover_workspace
+
+    return recover_workspace(fs, dirs, durable=durable)
+
+
 def tidy_state_dir(fs: FileSystemOps, dirs: DirectoryHandles) -> None:
     """Finish an interrupted setup (recovery's part): remove its temporary, restore .gitignore."""
     state_fd = dirs.lookup(STATE_DIR)
@@ -47,9 +64,11 @@ def tidy_state_dir(fs: FileSystemOps, dirs: DirectoryHandles) -> None:
 def write_gitignore(fs: FileSystemOps, state_fd: int, *, sweep: bool) -> None:
     if sweep:
         for name in fs.listdir(state_fd):
-            if _GITIGNORE_TEMP.match(name):
-                with contextlib.suppress(FileNotFoundError):  # renamed into place by its writer
+            if _is_gitignore_temp(name):
+                try:
                     fs.unlink(state_fd, name)
+                except FileNotFoundError:
+                    pass  # renamed into place by its writer
     for _attempt in range(_GITIGNORE_ATTEMPTS):
         try:
             _write_gitignore_once(fs, state_fd)
@@ -74,10 +93,19 @@ def _write_gitignore_once(fs: FileSystemOps, state_fd: int) -> None:
             fs.close(fd)
         fs.rename(state_fd, temp, state_fd, GITIGNORE)
     except Exception:
-        with contextlib.suppress(OSError):  # if this fails too, the next recovery sweeps it
+        try:
             if fs.lstat(state_fd, temp) is not None:
                 fs.unlink(state_fd, temp)
+        except OSError:
+            pass  # the next recovery sweeps it
         raise
+
+
+def _is_gitignore_temp(name: str) -> bool:
+    """``.gitignore.<8 hex digits>.tmp``, as _write_gitignore_once names its temporary (no re:
+    one more import on every commit)."""
+    return (len(name) == 23 and name.startswith(".gitignore.") and name.endswith(".tmp")
+            and all(c in "0123456789abcdef" for c in name[11:19]))
 
 
 def _gitignore_is_in_place(fs: FileSystemOps, state_fd: int) -> bool:

@@ -42,9 +42,8 @@ from .journal import (
     unpublished_journal_name,
 )
 from .lock import workspace_lock
-from .recovery import recover_workspace, roll_back
 from .reports import CommitReport, RecoveredTransaction, RecoveryReport
-from .statedir import ensure_state_dir
+from .statedir import ensure_state_dir, recover_leftovers
 from .sync import Syncer, SyncMode
 
 TYPE_CHECKING = False
@@ -148,7 +147,7 @@ def commit(
             raise filesystem_error(exc, fs, doing=f"prepare the {STATE_DIR} folder") from exc
         with workspace_lock(plan.root, lock_timeout):
             try:
-                recovered = recover_workspace(fs, dirs, durable=durable)
+                recovered = recover_leftovers(fs, dirs, durable=durable)
             except OSError as exc:
                 raise filesystem_error(
                     exc,
@@ -613,6 +612,8 @@ class _Transaction:
                         self.fs.rename(journal_fd, committed_name(self.txn), journal_fd, journal_name(self.txn))
                     except Exception:
                         return self._applied_but_maybe_not_durable(error)
+                from .recovery import roll_back  # failures only: recovery is not loaded otherwise
+
                 roll_back(self.fs, self.dirs, self.journal, durable=self.durable)
             else:
                 for name in self.unpublished:
