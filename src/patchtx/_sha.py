@@ -10,10 +10,9 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from _hashlib import HASH
     from collections.abc import Callable
     from hashlib import sha256
-
-    from _hashlib import HASH
 else:
     import sys
 
