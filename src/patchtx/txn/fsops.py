@@ -243,19 +243,21 @@ class FileSystemOps:
     def unlink(self, dir_fd: int, name: str) -> None:
         self._call("unlink", join(self.path_of(dir_fd), name), lambda: os.unlink(name, dir_fd=dir_fd))
 
-    def unlink_many(self, dir_fd: int, names: Sequence[str]) -> None:
+    def unlink_many(self, dir_fd: int, names: Sequence[str], *, frees_data: bool = True) -> None:
         """Unlink several names in one directory: one numbered call.
 
         Many at once run from threads: when unlinking frees the last link to allocated blocks,
         each unlink waits for a journal commit on ext4 (~3 ms here with ``discard``), and
         concurrent unlinks share those commits (300 files: ~1 s one by one, ~30 ms from 4 threads).
+        Names known to have another link (``frees_data=False``) only lose a directory entry: one
+        by one that is ~8 us each, ten times less than the threads' overhead.
         """
         if not names:
             return
         parent = self.path_of(dir_fd)
 
         def unlink_all() -> None:
-            if len(names) < _THREADED_FSYNC_MIN:
+            if len(names) < _THREADED_FSYNC_MIN or not frees_data:
                 for name in names:
                     os.unlink(name, dir_fd=dir_fd)
             else:

@@ -567,8 +567,11 @@ class _Transaction:
         pending = False
         try:
             journal_fd = self.dirs.open(JOURNAL_DIR)
-            backups = [n for n in self.journal.backup_names() if self.fs.lstat(journal_fd, n) is not None]
-            self.fs.unlink_many(journal_fd, backups)
+            present = [(n, self.fs.lstat(journal_fd, n)) for n in self.journal.backup_names()]
+            # Before-images the undo history also linked keep their data: no threads needed.
+            for frees_data in (False, True):
+                names = [n for n, st in present if st is not None and (st.st_nlink <= 1) == frees_data]
+                self.fs.unlink_many(journal_fd, names, frees_data=frees_data)
             self.fs.unlink(journal_fd, committed_name(self.txn))
         except OSError:
             pending = True
