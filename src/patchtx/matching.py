@@ -33,9 +33,11 @@ _PUNCTUATION = str.maketrans(
 
 
 # Rust's char::is_whitespace (Unicode White_Space): Python's str.strip() also strips U+001C-U+001F,
-# which Codex keeps, so every trim here names its characters.
+# which Codex keeps, so every trim here names its characters (or checks they are absent).
 WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
               "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_PYTHON_ONLY_WHITESPACE = "\x1c\x1d\x1e\x1f"
+"""What str.strip() strips besides Rust's set (checked against every code point in a test)."""
 
 
 def strip(line: str) -> str:
@@ -77,6 +79,22 @@ class LineIndex:
         self.texts = texts
         self._keys: list[list[str] | None] = [None] * len(PASSES)
         self._all_ascii: bool | None = None
+        self._plain_trim: bool | None = None
+
+    def _trim(self, method: str) -> Callable[[str], str]:
+        """``str.rstrip``/``str.strip`` with Rust's whitespace set. The argument-less methods strip
+        Python's set, which is Rust's plus U+001C-U+001F, and run 2-4x faster than with a
+        25-character argument (0.12 s against 0.03 s over the 200,000-line file of a miss): use
+        them when no line holds one of those four characters."""
+        if self._plain_trim is None:
+            joined = "".join(self.texts)
+            self._plain_trim = not any(c in joined for c in _PYTHON_ONLY_WHITESPACE)
+        if self._plain_trim:
+            trim: Callable[[str], str] = getattr(str, method)
+            return trim
+        from operator import methodcaller  # (only here: ~0.3 ms at start-up)
+
+        return methodcaller(method, WHITESPACE)
 
     def _ascii(self) -> bool:
         if self._all_ascii is None:
@@ -91,13 +109,9 @@ class LineIndex:
             if tier == 0:
                 keys = list(self.texts)
             elif tier == 1:
-                from operator import methodcaller  # (only here: ~0.3 ms at start-up)
-
-                keys = list(map(methodcaller("rstrip", WHITESPACE), self.texts))
+                keys = list(map(self._trim("rstrip"), self.texts))
             elif tier == 2:
-                from operator import methodcaller
-
-                keys = list(map(methodcaller("strip", WHITESPACE), self.keys(1)))
+                keys = list(map(self._trim("strip"), self.keys(1)))
             else:
                 stripped = self.keys(2)
                 if self._ascii():

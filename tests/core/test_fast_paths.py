@@ -102,3 +102,23 @@ def test_links_are_resolved_in_every_path_sharing_a_checked_folder(tmp_path: Pat
         "*** Update File: alias/sub/b.txt\n@@\n-b\n+B\n*** End Patch", tmp_path)
     assert [c.path for c in result.plan.changes] == ["real/a.txt", "real/sub/b.txt"]
     assert (tmp_path / "real/sub/b.txt").read_text() == "B\n"
+
+
+def test_python_strips_exactly_rusts_whitespace_plus_four_separators() -> None:
+    from patchtx.matching import _PYTHON_ONLY_WHITESPACE, WHITESPACE
+
+    python_space = {chr(c) for c in range(0x110000) if chr(c).strip() == ""} - {""}
+    assert python_space - set(WHITESPACE) == set(_PYTHON_ONLY_WHITESPACE)
+    assert set(WHITESPACE) <= python_space
+
+
+@pytest.mark.parametrize("separator", ["", "\x1c", "\x1f"])
+@given(lines=st.lists(st.text(alphabet=" \t\u3000\x1c\x1d\x1e\x1fab", max_size=6), min_size=1,
+                      max_size=8))
+def test_fuzzy_keys_trim_rusts_whitespace_only(separator: str, lines: list[str]) -> None:
+    from patchtx.matching import WHITESPACE, LineIndex
+
+    texts = [*lines, f"z{separator}"]  # with a separator somewhere the slow, exact path is taken
+    index = LineIndex(texts)
+    assert index.keys(1) == [t.rstrip(WHITESPACE) for t in texts]
+    assert index.keys(2) == [t.strip(WHITESPACE) for t in texts]
