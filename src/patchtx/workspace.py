@@ -118,10 +118,9 @@ class Workspace:
                 raise NotARegularFileError(f"Refusing to read {path}: it is not a regular file.",
                                            path=path)
             chunks = []
-            while True:
-                block = os.read(fd, 1 << 20)
-                if not block:
-                    break
+            # One read of the whole file (and one join that then copies nothing), to EOF even if
+            # it grew: 1 MiB blocks cost a second copy of a 10 MB file.
+            while block := os.read(fd, max(st.st_size + 1, 1 << 16)):
                 chunks.append(block)
             return b"".join(chunks)
         finally:
