@@ -59,10 +59,14 @@ from .journal import (
     STATE_DIR,
     canonical_json,
     group_journal_folder,
+    int_field,
     is_before_image_name,
     is_transaction_id,
     json_checksum,
+    optional_int_field,
+    optional_str_field,
     parse_json,
+    str_field,
 )
 from .journal import (
     relpath_field as _relpath,
@@ -521,7 +525,7 @@ def read_record(fs: FileSystemOps, dirs: DirectoryHandles, entry: HistoryEntry) 
             entry,
             tuple(_file(raw) for raw in body["files"]),
             tuple(_relpath(p) for p in body["created_dirs"]),
-            tuple((_relpath(d["path"]), _int(d["mode"])) for d in body["removed_dirs"]),
+            tuple((_relpath(d["path"]), int_field(d["mode"], minimum=0)) for d in body["removed_dirs"]),
             tuple((_relpath(src), _relpath(dst)) for src, dst in body["moves"]),
         )
     except (KeyError, TypeError, ValueError) as exc:
@@ -616,17 +620,17 @@ def _entry(body: dict[str, Any]) -> HistoryEntry:
     if not isinstance(counts, dict) or set(counts) != {"A", "M", "D", "R"}:
         raise ValueError(f"counts {counts!r}")
     return HistoryEntry(
-        transaction_id=_str(body["transaction"]),
-        sequence=_int(body["sequence"]),
-        committed_at=_str(body["committed_at"]),
-        summary=_str(body["summary"]),
-        counts={k: _int(v) for k, v in counts.items()},
-        intent=_optional_str(body["intent"]),
-        undoes=_optional_str(body["undoes"]),
-        bytes=_int(body["bytes"]),
-        file_count=_int(body["file_count"]),
-        before_images=_int(body["before_images"]),
-        files_sha256=_str(body["files_sha256"]),
+        transaction_id=str_field(body["transaction"]),
+        sequence=int_field(body["sequence"], minimum=0),
+        committed_at=str_field(body["committed_at"]),
+        summary=str_field(body["summary"]),
+        counts={k: int_field(v, minimum=0) for k, v in counts.items()},
+        intent=optional_str_field(body["intent"]),
+        undoes=optional_str_field(body["undoes"]),
+        bytes=int_field(body["bytes"], minimum=0),
+        file_count=int_field(body["file_count"], minimum=0),
+        before_images=int_field(body["before_images"], minimum=0),
+        files_sha256=str_field(body["files_sha256"]),
     )
 
 
@@ -638,32 +642,10 @@ def _file(raw: dict[str, Any]) -> HistoryFile:
         raise ValueError(f"{raw['path']!r}: a before-image and a before hash go together")
     return HistoryFile(
         path=_relpath(raw["path"]),
-        before_sha256=_optional_str(raw["before_sha256"]),
-        after_sha256=_optional_str(raw["after_sha256"]),
-        before_mode=_optional_int(raw["before_mode"]),
-        after_mode=_optional_int(raw["after_mode"]),
+        before_sha256=optional_str_field(raw["before_sha256"]),
+        after_sha256=optional_str_field(raw["after_sha256"]),
+        before_mode=optional_int_field(raw["before_mode"], minimum=0),
+        after_mode=optional_int_field(raw["after_mode"], minimum=0),
         before_image=image,
-        size=_optional_int(raw["size"]),
+        size=optional_int_field(raw["size"], minimum=0),
     )
-
-
-
-
-def _str(value: object) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"string {value!r}")
-    return value
-
-
-def _optional_str(value: object) -> str | None:
-    return None if value is None else _str(value)
-
-
-def _int(value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"integer {value!r}")
-    return value
-
-
-def _optional_int(value: object) -> int | None:
-    return None if value is None else _int(value)

@@ -180,11 +180,11 @@ class Journal:
                 entries=tuple(_entry(raw) for raw in body["entries"]),
                 created_dirs=tuple(relpath_field(p) for p in body["created_dirs"]),
                 removed_dirs=tuple(
-                    RemovedDir(relpath_field(d["path"]), _int(d["mode"]), _owner(d["owner"]))
+                    RemovedDir(relpath_field(d["path"]), int_field(d["mode"]), _owner(d["owner"]))
                     for d in body["removed_dirs"]
                 ),
                 # Optional within version 1: journals written before it was recorded have none.
-                intent=_optional_str(body.get("intent")),
+                intent=optional_str_field(body.get("intent")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise damaged(where, f"malformed content: {exc!r}") from None
@@ -388,10 +388,10 @@ def _entry(raw: dict[str, Any]) -> JournalEntry:
         raise ValueError(f"backup_kind {backup_kind!r}")
     return JournalEntry(
         path=relpath_field(raw["path"]),
-        before_sha256=_optional_str(raw["before_sha256"]),
-        after_sha256=_optional_str(raw["after_sha256"]),
-        before_mode=_optional_int(raw["before_mode"]),
-        after_mode=_optional_int(raw["after_mode"]),
+        before_sha256=optional_str_field(raw["before_sha256"]),
+        after_sha256=optional_str_field(raw["after_sha256"]),
+        before_mode=optional_int_field(raw["before_mode"]),
+        after_mode=optional_int_field(raw["after_mode"]),
         owner=None if raw["owner"] is None else _owner(raw["owner"]),
         backup=_optional_name(raw["backup"]),
         backup_kind=backup_kind,
@@ -423,23 +423,29 @@ def _optional_name(value: object) -> str | None:
     return value
 
 
-def _optional_str(value: object) -> str | None:
-    if value is not None and not isinstance(value, str):
+# Field checks for what journal and history files hold (a malformed file raises ValueError).
+
+def str_field(value: object) -> str:
+    if not isinstance(value, str):
         raise ValueError(f"string {value!r}")
     return value
 
 
-def _int(value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
+def optional_str_field(value: object) -> str | None:
+    return None if value is None else str_field(value)
+
+
+def int_field(value: object, *, minimum: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or (minimum is not None and value < minimum):
         raise ValueError(f"integer {value!r}")
     return value
 
 
-def _optional_int(value: object) -> int | None:
-    return None if value is None else _int(value)
+def optional_int_field(value: object, *, minimum: int | None = None) -> int | None:
+    return None if value is None else int_field(value, minimum=minimum)
 
 
 def _owner(value: object) -> tuple[int, int]:
     if not isinstance(value, list) or len(value) != 2:
         raise ValueError(f"owner {value!r}")
-    return (_int(value[0]), _int(value[1]))
+    return (int_field(value[0]), int_field(value[1]))
