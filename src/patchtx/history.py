@@ -1,7 +1,7 @@
 """Undo history: list the retained transactions, and undo one as a new transaction.
 
 Every commit made through the API, the CLI or the agent tools keeps its before-images in
-``.patchtx/history`` (the last 20 transactions and at most 64 MiB by default; the workspace's
+``.patchtx/journal``, with its journal (the last 20 transactions and at most 64 MiB by default; the workspace's
 ``history-count`` / ``history-bytes`` keys or the ``history_count`` / ``history_bytes`` arguments
 change that, and ``history-count = 0`` turns it off). The on-disk format and its crash reasoning
 are in ``patchtx.txn.history``.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,8 +11,8 @@ from patchtx import history
 from patchtx.model import Plan
 from patchtx.txn import commit
 from patchtx.txn.fsops import FileSystemOps
-from patchtx.txn.history import DEFAULT_BYTES, HISTORY_DIR, KeepHistory
-from patchtx.txn.journal import json_checksum
+from patchtx.txn.history import DEFAULT_BYTES, KeepHistory
+from patchtx.txn.journal import JOURNAL_DIR, Journal, parse_kept_kind
 
 from ..txn.helpers import Scenario, build_plan
 
@@ -49,12 +48,15 @@ def commit_kept(
 
 
 def history_folder(root: Path) -> Path:
-    return root / HISTORY_DIR
+    """The journal folder, which holds the undo history: kept journals and their before-images."""
+    return root / JOURNAL_DIR
 
 
 def history_names(root: Path) -> list[str]:
+    """The transactions anything in the journal folder belongs to (entries, and whatever a prune
+    or a crash left)."""
     folder = history_folder(root)
-    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    return sorted({p.name.partition(".")[0] for p in folder.iterdir()}) if folder.is_dir() else []
 
 
 def logged_ids(root: Path) -> list[str]:
@@ -62,21 +64,19 @@ def logged_ids(root: Path) -> list[str]:
 
 
 def assert_no_entry_claims_a_lost_before_image(root: Path) -> None:
-    """On disk, not through ``log`` (which would hide such an entry): every entry folder whose
-    entry.json verifies holds as many before-images as it counts (``<txn>.pruned`` folders are
-    not entries)."""
+    """On disk, not through ``log`` (which would hide such an entry): every kept journal that
+    verifies still has every before-image it records (``<txn>.pruned`` journals are not entries)."""
     folder = history_folder(root)
-    for entry_dir in folder.iterdir() if folder.is_dir() else []:
-        if entry_dir.name.endswith(".pruned"):
-            continue  # being deleted: renamed first, so it claims nothing any more
-        try:
-            body = json.loads((entry_dir / "entry.json").read_bytes())
-        except (OSError, ValueError):
-            continue  # no entry.json, or a torn one: claims nothing
-        if body.pop("checksum", None) != json_checksum(body):
+    names = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+    for name in names:
+        if parse_kept_kind(name.partition(".")[2]) is None:
             continue
-        images = [p for p in entry_dir.iterdir() if p.name.endswith(".before")]
-        assert len(images) == body["before_images"], f"{entry_dir.name} claims before-images it lost"
+        try:
+            journal = Journal.from_bytes((folder / name).read_bytes(), where=name)
+        except Exception:
+            continue  # a damaged one claims nothing (and is never listed)
+        lost = set(journal.backup_names()) - names
+        assert not lost, f"{name} claims before-images it lost: {sorted(lost)}"
 
 
 def assert_listed_entries_are_whole(root: Path) -> list[str]:
@@ -88,9 +88,10 @@ def assert_listed_entries_are_whole(root: Path) -> list[str]:
         for file in record.files:
             if file.before_image is None:
                 continue
-            image = history_folder(root) / txn / file.before_image
+            image = history_folder(root) / file.before_image
             assert image.is_file(), f"{txn}: the before-image of {file.path} is missing"
             assert hashlib.sha256(image.read_bytes()).hexdigest() == file.before_sha256, (txn, file.path)
+            assert image.stat().st_size == file.size, (txn, file.path)
     return ids
 
 

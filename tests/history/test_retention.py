@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,9 +10,10 @@ import pytest
 import patchtx
 from patchtx import history
 from patchtx.errors import PatchtxError
-from patchtx.txn import commit
+from patchtx.txn import commit, recover
 from patchtx.txn.faults import RecordingFileSystemOps
 from patchtx.txn.history import KeepHistory
+from patchtx.txn.journal import JOURNAL_DIR, has_unfinished_work, parse_kept_kind
 
 from ..txn.helpers import make_tree
 from .support import commit_kept, history_names, logged_ids, plan_changes
@@ -115,19 +117,49 @@ def test_keeping_history_adds_no_barrier_and_no_fsync_without_durability(tmp_pat
     kept = RecordingFileSystemOps(allow_syncfs=False)
     commit(plan_changes(root, {"b.txt": b"B"}), fs=kept, retention=KeepHistory(count=1))  # prunes one
 
-    def barriers(fs: RecordingFileSystemOps) -> list[tuple[str, ...]]:
-        return [c.paths for c in fs.log if c.op in ("fsync", "syncfs")]
+    def barriers(fs: RecordingFileSystemOps) -> list[list[str]]:
+        """The paths made durable, barrier by barrier, transaction ids masked."""
+        return [[re.sub(r"\d{8}T\d{6}-[0-9a-f]{8}", "TXN", p) for p in c.paths]
+                for c in fs.log if c.op in ("fsync", "syncfs")]
 
-    # The entry rides on the changed-directories barrier, before the commit mark: the same number
-    # of durability calls, four more descriptors in one of them.
-    assert len(barriers(kept)) == len(barriers(without))
-    [extra] = [set(k) - set(w) for k, w in zip(barriers(kept), barriers(without), strict=True) if len(k) != len(w)]
+    # The kept journal is the entry: the same barriers, on the same descriptors, as without history
+    # (the prune's rename rides on the barrier that publishes the journal, in the same folder).
+    assert barriers(kept) == barriers(without) and kept.fsyncs == without.fsyncs == 5
     [txn] = logged_ids(root)
-    entry = f".patchtx/history/{txn}"
-    assert extra == {f"{entry}/files.json", f"{entry}/entry.json", entry, ".patchtx/history"}
-    assert kept.fsyncs == without.fsyncs + 4
 
     quiet = RecordingFileSystemOps()
     commit(plan_changes(root, {"b.txt": b"BB"}), fs=quiet, durable=False, retention=KeepHistory(count=1))
     assert barriers(quiet) == [] and quiet.fsyncs == 0
     assert logged_ids(root) != [txn] and len(logged_ids(root)) == 1
+
+
+def test_kept_journal_names_parse_one_way_only() -> None:
+    assert parse_kept_kind("kept-12-3456") == (12, 3456)
+    assert parse_kept_kind("kept-0-0") == (0, 0)
+    for other in ("kept-012-1", "kept-1-01", "kept-1", "kept--1", "kept-1-2-3", "kept-a-1", "committed", "3.before"):
+        assert parse_kept_kind(other) is None, other
+
+
+def test_only_kept_entries_let_a_commit_skip_recovery() -> None:
+    txn, other = "20250101T000000-0000abcd", "20250101T000001-0000abce"
+    entry = [f"{txn}.kept-1-8", f"{txn}.0.before"]
+    assert not has_unfinished_work([]) and not has_unfinished_work(entry)
+    for leftover in (f"{other}.journal", f"{other}.0.before", f"{other}.pruned", f"{other}.committed", "notes.txt"):
+        assert has_unfinished_work([*entry, leftover]), leftover
+
+
+def test_a_damaged_or_misnamed_kept_journal_is_not_listed_and_not_touched(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {"a.txt": b"a", "b.txt": b"b"})
+    first = commit_kept(plan_changes(root, {"a.txt": b"A"}))
+    second = commit_kept(plan_changes(root, {"b.txt": b"B"}))
+    journal_dir = root / JOURNAL_DIR
+    [first_name] = [p for p in journal_dir.iterdir() if p.name.startswith(f"{first}.kept-")]
+    [second_name] = [p for p in journal_dir.iterdir() if p.name.startswith(f"{second}.kept-")]
+    first_name.write_bytes(first_name.read_bytes().replace(b'"a.txt"', b'"z.txt"'))  # checksum fails
+    second_name.rename(journal_dir / f"{second}.kept-9-1")  # disagrees with what it records
+    assert logged_ids(root) == []
+    names = sorted(p.name for p in journal_dir.iterdir())
+    assert recover(root).transactions == () and sorted(p.name for p in journal_dir.iterdir()) == names
+    third = commit_kept(plan_changes(root, {"a.txt": b"AA"}))
+    assert logged_ids(root) == [third]

@@ -9,6 +9,7 @@ import pytest
 
 import patchtx
 from patchtx import history
+from patchtx._record import replace
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
 from patchtx.txn.faults import CrashingFileSystemOps, RecordingFileSystemOps
@@ -165,14 +166,15 @@ def test_errors_for_an_empty_history_and_an_unknown_id(tmp_path: Path) -> None:
 def test_a_damaged_before_image_is_refused_before_anything_is_written(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("original\n")
     (tmp_path / "b.txt").write_text("b\n")
-    applied = patchtx.apply_patch(
+    patchtx.apply_patch(
         "*** Begin Patch\n*** Update File: a.txt\n@@\n-original\n+new\n*** Delete File: b.txt\n*** End Patch",
         tmp_path,
     )
     record = history.show(tmp_path)
     a_image = next(f.before_image for f in record.files if f.path == "a.txt")
     assert a_image is not None
-    (history_folder(tmp_path) / str(applied.transaction_id) / a_image).write_text("bit rot\n")
+    (history_folder(tmp_path) / a_image).unlink()  # a link to the old a.txt: replace, not edit, it
+    (history_folder(tmp_path) / a_image).write_text("bit rot\n")
 
     with pytest.raises(PatchtxError) as caught:
         history.undo(tmp_path)
@@ -216,21 +218,20 @@ def test_show_records_hashes_and_modes_of_every_path(tmp_path: Path) -> None:
 
 
 def test_the_journal_records_the_intent(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
+    root, probe = tmp_path / "ws", tmp_path / "probe"
     make_tree(root, MIXED.tree)
-    base = build_plan(root, MIXED)
-    plan = type(base)(root=base.root, changes=base.changes, targets=base.targets, remove_dirs=base.remove_dirs,
-                      intent="bump every version — ünïcode too")
+    make_tree(probe, MIXED.tree)
+    intent = "bump every version — ünïcode too"
     recording = RecordingFileSystemOps()
-    commit(plan, fs=recording, retention=KeepHistory())
-    mark = index_of(recording.log, lambda c: c.op == "rename" and (c.target or "").endswith(".committed"))
-    make_tree(root, MIXED.tree)
+    commit(replace(build_plan(probe, MIXED), intent=intent), fs=recording, retention=KeepHistory())
+    mark = index_of(recording.log, lambda c: c.op == "rename" and ".kept-" in (c.target or ""))
+    plan = replace(build_plan(root, MIXED), intent=intent)
 
     # Stop right at the commit point: the published journal is on disk, as a crash leaves it.
     assert crash_in_process(lambda fs: commit(plan, fs=fs, retention=KeepHistory()), CrashingFileSystemOps(mark))
     [journal_file] = [p for p in (root / JOURNAL_DIR).iterdir() if p.name.endswith(".journal")]
     journal = Journal.from_bytes(journal_file.read_bytes(), where=journal_file.name)
     assert journal.intent == "bump every version — ünïcode too"
-    assert logged_ids(root) == []  # its history entry is written, but hidden: not committed
+    assert logged_ids(root) == []  # its would-be entry is the uncommitted journal: not listed
     recover(str(root))
     assert logged_ids(root) == []

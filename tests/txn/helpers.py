@@ -86,8 +86,12 @@ def snapshot(root: Path) -> Snapshot:
 _INTERNAL = re.compile(r"^\.patchtx-.*\.(tmp|restore)$|^\.gitignore\..*\.tmp$")
 
 
+_KEPT_JOURNAL = re.compile(r"^(?P<txn>[^.]+)\.kept-(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")
+
+
 def leftovers(root: Path) -> list[str]:
-    """Temporary files anywhere, and anything still in the journal folder."""
+    """Temporary files anywhere, and anything in the journal folder but undo-history entries (kept
+    journals and their before-images)."""
     found = []
     for dirpath, _dirnames, filenames in os.walk(root):
         for name in filenames:
@@ -95,7 +99,9 @@ def leftovers(root: Path) -> list[str]:
                 found.append(os.path.relpath(os.path.join(dirpath, name), root))
     journal = root / STATE_DIR / "journal"
     if journal.is_dir():
-        found += [f"{STATE_DIR}/journal/{name}" for name in os.listdir(journal)]
+        names = os.listdir(journal)
+        kept = {m["txn"] for name in names if (m := _KEPT_JOURNAL.match(name))}
+        found += [f"{STATE_DIR}/journal/{name}" for name in names if name.partition(".")[0] not in kept]
     return sorted(found)
 
 

@@ -24,6 +24,7 @@ from patchtx.model import PathTarget, Plan
 from patchtx.txn import commit, recover
 from patchtx.txn.faults import RecordingFileSystemOps
 from patchtx.txn.fsops import Call
+from patchtx.txn.journal import Journal
 from patchtx.txn.transaction import RetentionContext
 
 from .helpers import (
@@ -303,33 +304,50 @@ def test_lock_timeout_names_the_lock_file(tmp_path: Path) -> None:
     assert (root / "a.txt").read_bytes() == b"a\n"
 
 
-def test_the_retention_hook_runs_inside_the_transaction(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
+def test_the_retention_hook_keeps_the_journal_as_the_entry_at_no_extra_cost(tmp_path: Path) -> None:
+    root, plain = tmp_path / "ws", tmp_path / "plain"
     make_tree(root, MIXED.tree)
+    make_tree(plain, MIXED.tree)
     before = snapshot(root)
     plan = build_plan(root, MIXED)
     journal_dir = root / ".patchtx" / "journal"
     seen: list[tuple[str, bool, list[str]]] = []
+    history = {"sequence": 7, "bytes": 123, "note": "anything the hook records"}
 
     class Keep:
-        def prepare(self, context: RetentionContext) -> list[int]:
+        def prepare(self, context: RetentionContext) -> dict[str, object]:
             assert context.plan is plan and context.durable
-            published = sorted(p.suffix for p in journal_dir.iterdir() if not p.name.endswith(".before"))
-            seen.append(("prepare", snapshot(root) == expected_after(before, plan), published))
-            return [context.fs.create(context.dirs.open(".patchtx"), "kept", 0o600)]
+            assert context.journal.backup_names() and context.journal.history is None
+            journal_files = sorted(p.name for p in journal_dir.iterdir() if not p.name.endswith(".before"))
+            seen.append(("prepare", snapshot(root) == before, journal_files))
+            return history
 
         def finish(self, context: RetentionContext) -> None:
-            seen.append(("finish", True, sorted(p.name for p in journal_dir.iterdir())))
+            kinds = sorted(p.name.partition(".")[2] for p in journal_dir.iterdir() if not p.name.endswith(".before"))
+            seen.append(("finish", context.journal.history == history, kinds))
 
     fs = RecordingFileSystemOps(allow_syncfs=False)
     report = commit(plan, fs=fs, retention=Keep())
 
-    # Called once the tree is as planned and before the commit mark; cleaned up after it.
-    assert seen == [("prepare", True, [".journal"]), ("finish", True, [])]
-    assert report.retention_error is None
-    kept_synced = [c for c in fs.log if c.op == "fsync" and ".patchtx/kept" in c.paths]
-    mark = next(c.index for c in fs.log if c.op == "rename" and (c.target or "").endswith(".committed"))
-    assert len(kept_synced) == 1 and kept_synced[0].index < mark  # durable before the commit point
+    # Asked before the journal is written (the tree untouched, the before-images linked); the
+    # journal then records what it answered and, at the commit point, takes the kept name.
+    assert seen == [("prepare", True, []), ("finish", True, ["kept-7-123"])]
+    assert report.retention_error is None and snapshot(root) == expected_after(before, plan)
+    txn = report.transaction_id
+    assert txn is not None
+    journal = Journal.from_bytes((journal_dir / f"{txn}.kept-7-123").read_bytes(), where="test")
+    assert journal.history == history
+    assert {p.name for p in journal_dir.iterdir()} == {f"{txn}.kept-7-123", *journal.backup_names()}
+    mark = [c for c in fs.log if c.op == "rename" and c.target == f".patchtx/journal/{txn}.kept-7-123"]
+    assert len(mark) == 1
+    # No file, link or durability call of its own: the same calls as a commit that keeps nothing.
+    without = RecordingFileSystemOps(allow_syncfs=False)
+    commit(build_plan(plain, MIXED), fs=without)
+    kept_ops = [c.op for c in fs.log if c.op not in ("unlink", "unlink_many")]
+    plain_ops = [c.op for c in without.log if c.op not in ("unlink", "unlink_many")]
+    assert kept_ops == plain_ops and fs.fsyncs == without.fsyncs
+    # A later commit's recovery leaves a kept journal alone.
+    assert recover(root).transactions == () and (journal_dir / f"{txn}.kept-7-123").is_file()
 
 
 def test_a_failing_retention_hook_does_not_fail_the_commit(tmp_path: Path) -> None:
@@ -340,7 +358,7 @@ def test_a_failing_retention_hook_does_not_fail_the_commit(tmp_path: Path) -> No
     finished: list[bool] = []
 
     class Broken:
-        def prepare(self, context: RetentionContext) -> list[int]:
+        def prepare(self, context: RetentionContext) -> dict[str, object]:
             raise OSError(28, "No space left on device")
 
         def finish(self, context: RetentionContext) -> None:

@@ -9,9 +9,11 @@ Layout (all inside the workspace, on the same filesystem as the files)::
         <txn>.journal.tmp        being written; never acted on
         <txn>.journal            published: an uncommitted transaction, recovery rolls back
         <txn>.committed          the same journal renamed: committed, recovery only cleans up
+        <txn>.kept-<seq>-<bytes> the same journal renamed, for a transaction kept as an undo-history
+                                 entry (see ``history``): committed, left in place with its
+                                 before-images; <seq> orders the entries, <bytes> is their size
+        <txn>.pruned             a kept entry being deleted: never listed again, swept by recovery
         <txn>.<n>.before         the original of entry n (a hard link, or a copy)
-      history/<txn>/             the undo history entry of a transaction (see ``history``): part of
-                                 the transaction, so a roll back removes its ``entry.json``
 
 Temporary files live next to their targets as ``.patchtx-<txn>-<n>.tmp`` (new contents) and
 ``.patchtx-<txn>-<n>.restore`` (an original being put back by recovery).
@@ -37,8 +39,6 @@ if TYPE_CHECKING:
 
 STATE_DIR = ".patchtx"
 JOURNAL_DIR = ".patchtx/journal"
-HISTORY_DIR = ".patchtx/history"
-HISTORY_ENTRY = "entry.json"
 GITIGNORE = ".gitignore"
 GITIGNORE_TEXT = b"*\n"
 LOCK_NAME = "lock"
@@ -51,7 +51,8 @@ VERSION = 1
 _DIGITS = frozenset("0123456789")
 _HEX_DIGITS = frozenset("0123456789abcdef")
 _TXN_ID_LENGTH = 24
-_JOURNAL_KINDS = ("journal.tmp", "journal", "committed")
+_JOURNAL_KINDS = ("journal.tmp", "journal", "committed", "pruned")
+_KEPT_PREFIX = "kept-"
 
 if TYPE_CHECKING:
     BackupKind = Literal["link", "copy"]
@@ -72,6 +73,30 @@ def unpublished_journal_name(txn: str) -> str:
 
 def committed_name(txn: str) -> str:
     return f"{txn}.committed"
+
+
+def kept_name(txn: str, sequence: int, size: int) -> str:
+    """The name a kept transaction's journal takes at its commit point."""
+    return f"{txn}.{_KEPT_PREFIX}{sequence}-{size}"
+
+
+def pruned_name(txn: str) -> str:
+    return f"{txn}.pruned"
+
+
+def parse_kept_kind(kind: str) -> tuple[int, int] | None:
+    """(sequence, bytes) of a ``kept-<seq>-<bytes>`` name suffix; None for any other suffix."""
+    if not kind.startswith(_KEPT_PREFIX):
+        return None
+    sequence, dash, size = kind[len(_KEPT_PREFIX):].partition("-")
+    if dash != "-" or not _is_number(sequence) or not _is_number(size):
+        return None
+    return int(sequence), int(size)
+
+
+def _is_number(text: str) -> bool:
+    """Decimal digits, without a leading zero (one spelling per number, so one name per entry)."""
+    return bool(text) and _DIGITS.issuperset(text) and (text == "0" or text[0] != "0")
 
 
 def backup_name(txn: str, index: int) -> str:
@@ -123,6 +148,16 @@ class Journal:
     """Directories the transaction removes if they end up empty, deepest first."""
     intent: str | None = None
     """Why the change was made (``Plan.intent``), kept with it for recovery reports and history."""
+    history: dict[str, Any] | None = None
+    """What the undo history records beyond the entries (``history.KeepHistory``), for a
+    transaction kept as an entry; its ``sequence`` and ``bytes`` also name the kept journal."""
+
+    @property
+    def committed_file_name(self) -> str:
+        """The name the journal takes at the commit point: kept as history, or to be deleted."""
+        if self.history is None:
+            return committed_name(self.transaction_id)
+        return kept_name(self.transaction_id, self.history["sequence"], self.history["bytes"])
 
     def backup_names(self) -> list[str]:
         return [entry.backup for entry in self.entries if entry.backup is not None]
@@ -150,6 +185,8 @@ class Journal:
             "removed_dirs": [{"path": d.path, "mode": d.mode, "owner": list(d.owner)} for d in self.removed_dirs],
             "intent": self.intent,
         }
+        if self.history is not None:
+            body["history"] = self.history
         text = canonical_json(body)
         checksum = sha256(text.encode("ascii")).hexdigest()
         # Appended rather than re-serialised: only the body needs to be canonical.
@@ -185,6 +222,7 @@ class Journal:
                 ),
                 # Optional within version 1: journals written before it was recorded have none.
                 intent=optional_str_field(body.get("intent")),
+                history=_history_member(body.get("history")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise damaged(where, f"malformed content: {exc!r}") from None
@@ -202,6 +240,18 @@ class JournalFiles:
         return committed_name(self.transaction_id) in self.names
 
     @property
+    def kept(self) -> str | None:
+        """The name of the journal if it is kept as an undo-history entry."""
+        for name in self.names:
+            if parse_kept_kind(name[_TXN_ID_LENGTH + 1 :]) is not None:
+                return name
+        return None
+
+    @property
+    def is_pruned(self) -> bool:
+        return pruned_name(self.transaction_id) in self.names
+
+    @property
     def is_published(self) -> bool:
         return journal_name(self.transaction_id) in self.names
 
@@ -211,9 +261,19 @@ def group_journal_folder(names: Iterable[str]) -> list[JournalFiles]:
     groups: dict[str, set[str]] = {}
     for name in names:
         txn, dot, kind = name[:_TXN_ID_LENGTH], name[_TXN_ID_LENGTH : _TXN_ID_LENGTH + 1], name[_TXN_ID_LENGTH + 1 :]
-        if dot == "." and is_transaction_id(txn) and (kind in _JOURNAL_KINDS or is_before_image_name(kind)):
+        if dot == "." and is_transaction_id(txn) and (
+            kind in _JOURNAL_KINDS or is_before_image_name(kind) or parse_kept_kind(kind) is not None
+        ):
             groups.setdefault(txn, set()).add(name)
     return [JournalFiles(txn, frozenset(groups[txn])) for txn in sorted(groups)]
+
+
+def has_unfinished_work(names: list[str]) -> bool:
+    """Whether a journal folder listing holds anything but kept undo-history entries (with their
+    before-images): only then need a commit load recovery. A plain pass over the names, since it
+    runs on every commit and the folder may hold thousands of before-images."""
+    kept = {name[:_TXN_ID_LENGTH] for name in names if parse_kept_kind(name[_TXN_ID_LENGTH + 1 :]) is not None}
+    return any(name[:_TXN_ID_LENGTH] not in kept for name in names)
 
 
 def damaged(where: str, reason: str) -> JournalError:
@@ -397,6 +457,17 @@ def _entry(raw: dict[str, Any]) -> JournalEntry:
         backup_kind=backup_kind,
         temp=_optional_name(raw["temp"]),
     )
+
+
+def _history_member(value: object) -> dict[str, Any] | None:
+    """Optional within version 1; the history module checks the rest when it lists the entry."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(f"history {value!r}")
+    int_field(value.get("sequence"), minimum=0)
+    int_field(value.get("bytes"), minimum=0)
+    return value
 
 
 def _txn_id(value: object) -> str:

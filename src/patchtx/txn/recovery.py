@@ -8,8 +8,9 @@ For each transaction found there (see ``journal`` for the layout):
   what the transaction added, then delete the journal.
 * neither: the journal was never published, so the tree was never touched; discard the files.
 
-Rolling back also removes the transaction's undo-history entry, if it had written one (its
-``entry.json``; the rest is garbage the next commit deletes).
+Two more states are not interrupted transactions, and are not reported: a journal kept as an
+undo-history entry (``<txn>.kept-<seq>-<bytes>``) stays as it is; a pruned one (``<txn>.pruned``)
+is deleted with its before-images, the deletion its commit did not get to finish.
 
 Every step checks the current state before acting, so running recovery again after it was itself
 interrupted (at any call, or by a power cut) picks up where it stopped. The journal file is the
@@ -28,8 +29,6 @@ from .dirs import DirectoryHandles
 from .failures import filesystem_error
 from .fsops import FileSystemOps
 from .journal import (
-    HISTORY_DIR,
-    HISTORY_ENTRY,
     JOURNAL_DIR,
     STATE_DIR,
     Journal,
@@ -38,6 +37,7 @@ from .journal import (
     damaged,
     group_journal_folder,
     journal_name,
+    pruned_name,
     restore_name,
     unpublished_journal_name,
 )
@@ -90,7 +90,13 @@ def recover_workspace(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: boo
     journal_fd = dirs.lookup(JOURNAL_DIR)
     if journal_fd is None:
         return ()
-    found = group_journal_folder(fs.listdir(journal_fd))
+    found = []
+    for files in group_journal_folder(fs.listdir(journal_fd)):
+        if files.is_pruned and files.kept is None:
+            _delete_files(fs, journal_fd, sorted(files.names - {pruned_name(files.transaction_id)}))
+            _delete_files(fs, journal_fd, [pruned_name(files.transaction_id)])
+        elif files.kept is None:
+            found.append(files)
     loaded = [(files, _load_journal(fs, journal_fd, files)) for files in found]
     done = []
     for files, journal in loaded:
@@ -121,7 +127,6 @@ def roll_back(
     created directory where a deleted file must come back), originals come back last.
     """
     undo = _Undo(fs, dirs, journal)
-    undo.hide_history_entry()
     undo.remove_added_files()
     undo.remove_created_dirs()
     undo.recreate_removed_dirs()
@@ -156,18 +161,6 @@ class _Undo:
     removed_dirs: list[str] = field(default_factory=list)
     recreated_dirs: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
-
-    def hide_history_entry(self) -> None:
-        """A rolled-back transaction leaves the undo history: its entry.json goes (see history).
-
-        Made durable by the barrier below, before the journal file goes: a listed entry always
-        belongs to a committed transaction.
-        """
-        folder = f"{HISTORY_DIR}/{self.journal.transaction_id}"
-        folder_fd = _existing_dir(self.dirs, folder)
-        if folder_fd is not None and self.fs.lstat(folder_fd, HISTORY_ENTRY) is not None:
-            self.fs.unlink(folder_fd, HISTORY_ENTRY)
-            self.changed_dirs.add(folder)
 
     def remove_added_files(self) -> None:
         """Temporary files, and files the transaction added if they still hold what it wrote."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import os
 
-from .journal import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, STATE_DIR
+from .journal import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, STATE_DIR, has_unfinished_work
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,14 +40,14 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
 
 def recover_leftovers(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool) -> tuple[RecoveredTransaction, ...]:
     """``recovery.recover_workspace``, imported only if it may have something to do (the caller holds
-    the lock): there is anything in the journal folder, or the state folder lacks its .gitignore.
-    Usually neither, and a commit then spends no time loading recovery."""
+    the lock): the journal folder holds anything but undo-history entries, or the state folder
+    lacks its .gitignore. Usually neither, and a commit then spends no time loading recovery."""
     state_fd = dirs.lookup(STATE_DIR)
     if state_fd is None:
         return ()
     if _gitignore_is_in_place(fs, state_fd):
         journal_fd = dirs.lookup(JOURNAL_DIR)
-        if journal_fd is None or not fs.listdir(journal_fd):
+        if journal_fd is None or not has_unfinished_work(fs.listdir(journal_fd)):
             return ()
     from .recovery import recover_workspace
 

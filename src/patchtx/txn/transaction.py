@@ -7,7 +7,7 @@ The steps, and why each is safe to interrupt, are written down in docs/guarantee
 back —, 5. write new contents to temporary files next to their targets, make them durable,
 6. delete, remove emptied directories, create needed ones, rename temporaries over targets, make
 the directories durable, 7. mark the journal committed durably — from here on recovery rolls
-forward — and delete it.
+forward — and delete it, or keep it with its before-images as the undo-history entry.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import errno
 import os
 import stat
 
-from .._record import record
+from .._record import record, replace
 from ..errors import (
     ChangedSincePlanningError,
     ConflictError,
@@ -49,7 +49,7 @@ from .sync import Syncer, SyncMode
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from typing import Protocol
+    from typing import Any, Protocol
 
     from .journal import BackupKind
 else:
@@ -60,7 +60,8 @@ _LINK_FALLBACK_ERRNOS = frozenset(
     {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS}
 )
 
-# Barriers of a commit: journal data, journal directory, new files, changed directories, mark.
+# Barriers of a commit: journal data, journal directory, new files, changed directories, mark
+# (keeping undo history adds none: the kept journal is the entry).
 _COMMIT_BARRIERS = 5
 
 
@@ -71,7 +72,7 @@ if TYPE_CHECKING:
 
 
 class RetentionContext:
-    """What a retention hook is given: the transaction being committed, its journal in place."""
+    """What a retention hook is given: the transaction being committed, its journal."""
 
     __slots__ = ("fs", "dirs", "journal", "plan", "durable")
 
@@ -81,31 +82,29 @@ class RetentionContext:
         self.dirs = dirs
         """Directory descriptors of the workspace (``dirs.open(".patchtx/journal")`` etc.)."""
         self.journal = journal
-        """The transaction's journal; its before-images are ``<txn>.<n>.before`` in the journal folder."""
+        """The transaction's journal (not yet written when ``prepare`` runs); its before-images are
+        ``<txn>.<n>.before`` in the journal folder."""
         self.plan = plan
         self.durable = durable
-
-
-# A retention hook may hand this many descriptors to the changed-directories barrier; the commit's
-# budget of durability calls grows by as much, so that small commits keep using fsync, not syncfs.
-RETENTION_DESCRIPTORS = 5
 
 
 class Retention(Protocol):
     """Keeps what a transaction replaces — its before-images — for undo (``history.KeepHistory``).
 
-    ``prepare`` runs under the lock once every new file is in place, before the barrier that makes
-    the changed directories durable, so that what it writes becomes durable with the transaction
-    and before the commit point. It may only write under ``.patchtx/history/<txn>/`` (and prune
-    other entries there), must hard-link rather than move the journal's before-images, and must
-    write ``entry.json`` last: readers ignore an entry while its transaction's journal is not marked
-    committed, and rolling back (in-process or by recovery) deletes that ``entry.json``. It returns
-    descriptors (at most RETENTION_DESCRIPTORS) to include in the barrier; the commit closes them.
-    ``finish`` runs once the commit is durable (clean-up only). If either raises an Exception, the
-    commit still succeeds, without the entry, and reports it in ``CommitReport.retention_error``.
+    A kept transaction's journal *is* its undo-history entry: at the commit point the journal is
+    renamed to ``Journal.committed_file_name`` (``<txn>.kept-<seq>-<bytes>``) instead of
+    ``<txn>.committed``, and stays, with its before-images. Keeping history thus costs no file,
+    link or durability call of its own.
+
+    ``prepare`` runs under the lock once the before-images are linked, before the journal is
+    written. It returns the journal's ``history`` member (None: not kept). It may prune older
+    entries, and only by renaming a kept journal to ``<txn>.pruned`` in the journal folder: the
+    barrier that publishes the journal makes those renames durable. ``finish`` runs once the
+    commit is durable (clean-up only: deleting what was pruned). If either raises an Exception,
+    the commit still succeeds, without the entry, and reports it in ``CommitReport.retention_error``.
     """
 
-    def prepare(self, context: RetentionContext) -> list[int]: ...
+    def prepare(self, context: RetentionContext) -> dict[str, Any] | None: ...
 
     def finish(self, context: RetentionContext) -> None: ...
 
@@ -339,7 +338,7 @@ class _Transaction:
             self.fs,
             self.dirs,
             durable=self.durable,
-            budget=len(self.targets) + 4 + (RETENTION_DESCRIPTORS if self.retention is not None else 0),
+            budget=len(self.targets) + 4,
             barriers=_COMMIT_BARRIERS,
         )
         self._write_journal(syncer)
@@ -361,6 +360,9 @@ class _Transaction:
                 tuple(self.remove_dirs),
                 intent=self.plan.intent,
             )
+            history = self._prepare_retention()
+            if history is not None:
+                self.journal = replace(self.journal, history=history)
             journal_fd = self.dirs.open(JOURNAL_DIR)
             pending = unpublished_journal_name(self.txn)
             self.unpublished.append(pending)
@@ -462,25 +464,18 @@ class _Transaction:
             self._check_unchanged(parent_fd, t)
             self.fs.rename(parent_fd, t.temp, parent_fd, t.name)
             changed_dirs.add(t.parent)
-        retained = self._prepare_retention()
-        try:
-            dirs_mode = syncer.choose(len(changed_dirs) + len(retained))
-            if dirs_mode is SyncMode.EACH:
-                syncer.run(dirs_mode, [self.dirs.open(path) for path in sorted(changed_dirs)] + retained)
-            else:
-                syncer.run(dirs_mode, [])
-        finally:
-            for fd in retained:
-                self.fs.close(fd)
+        dirs_mode = syncer.choose(len(changed_dirs))
+        dir_fds = [self.dirs.open(path) for path in sorted(changed_dirs)] if dirs_mode is SyncMode.EACH else []
+        syncer.run(dirs_mode, dir_fds)
 
-    def _prepare_retention(self) -> list[int]:
+    def _prepare_retention(self) -> dict[str, Any] | None:
         if self.retention is None:
-            return []
+            return None
         try:
             return self.retention.prepare(self._retention_context())
         except Exception as exc:  # not a crash or Ctrl-C: those stop the commit as anywhere else
             self.retention_error = str(exc) or repr(exc)
-            return []
+            return None
 
     def _retention_context(self) -> RetentionContext:
         assert self.journal is not None
@@ -550,31 +545,31 @@ class _Transaction:
             raise _changed(t.path, "it was modified while the patch was being applied")
 
     def _mark_committed(self, syncer: Syncer) -> None:
+        assert self.journal is not None
         journal_fd = self.dirs.open(JOURNAL_DIR)
-        self.fs.rename(journal_fd, journal_name(self.txn), journal_fd, committed_name(self.txn))
+        self.fs.rename(journal_fd, journal_name(self.txn), journal_fd, self.journal.committed_file_name)
         self.marked = True
         syncer.barrier([journal_fd])
 
     # -- after the commit point -----------------------------------------------------------------
 
     def dispose(self) -> bool:
-        """Delete the committed journal, then let the retention hook clean up.
+        """Delete the committed journal (unless it is kept as history), then let the retention
+        hook clean up.
 
         True if deleting the journal failed (the next recovery finishes it): nothing here may fail
         the commit, which is durable already.
         """
         assert self.journal is not None
         pending = False
-        try:
-            journal_fd = self.dirs.open(JOURNAL_DIR)
-            present = [(n, self.fs.lstat(journal_fd, n)) for n in self.journal.backup_names()]
-            # Before-images the undo history also linked keep their data: no threads needed.
-            for frees_data in (False, True):
-                names = [n for n, st in present if st is not None and (st.st_nlink <= 1) == frees_data]
-                self.fs.unlink_many(journal_fd, names, frees_data=frees_data)
-            self.fs.unlink(journal_fd, committed_name(self.txn))
-        except OSError:
-            pending = True
+        if self.journal.history is None:
+            try:
+                journal_fd = self.dirs.open(JOURNAL_DIR)
+                present = [n for n in self.journal.backup_names() if self.fs.lstat(journal_fd, n) is not None]
+                self.fs.unlink_many(journal_fd, present)
+                self.fs.unlink(journal_fd, committed_name(self.txn))
+            except OSError:
+                pending = True
         if self.retention is not None and self.retention_error is None:
             try:
                 self.retention.finish(self._retention_context())
@@ -612,7 +607,8 @@ class _Transaction:
                     # The commit point was reached but could not be made durable: un-mark, so
                     # that the journal again means "roll back" for this roll back and any rerun.
                     try:
-                        self.fs.rename(journal_fd, committed_name(self.txn), journal_fd, journal_name(self.txn))
+                        marked = self.journal.committed_file_name
+                        self.fs.rename(journal_fd, marked, journal_fd, journal_name(self.txn))
                     except Exception:
                         return self._applied_but_maybe_not_durable(error)
                 from .recovery import roll_back  # failures only: recovery is not loaded otherwise
