@@ -38,20 +38,28 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
     write_gitignore(fs, state_fd, sweep=False)
 
 
-def recover_leftovers(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool) -> tuple[RecoveredTransaction, ...]:
+def recover_leftovers(
+    fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
+) -> tuple[tuple[RecoveredTransaction, ...], list[str] | None]:
     """``recovery.recover_workspace``, imported only if it may have something to do (the caller holds
     the lock): the journal folder holds anything but undo-history entries, or the state folder
-    lacks its .gitignore. Usually neither, and a commit then spends no time loading recovery."""
+    lacks its .gitignore. Usually neither, and a commit then spends no time loading recovery.
+
+    Also returns the journal folder's names when recovery had nothing to do (None otherwise), for
+    the undo history to reuse: that folder holds its before-images, possibly thousands."""
     state_fd = dirs.lookup(STATE_DIR)
     if state_fd is None:
-        return ()
+        return (), None
     if _gitignore_is_in_place(fs, state_fd):
         journal_fd = dirs.lookup(JOURNAL_DIR)
-        if journal_fd is None or not has_unfinished_work(fs.listdir(journal_fd)):
-            return ()
+        if journal_fd is None:
+            return (), None
+        names = fs.listdir(journal_fd)
+        if not has_unfinished_work(names):
+            return (), names
     from .recovery import recover_workspace
 
-    return recover_workspace(fs, dirs, durable=durable)
+    return recover_workspace(fs, dirs, durable=durable), None
 
 
 def tidy_state_dir(fs: FileSystemOps, dirs: DirectoryHandles) -> None:

@@ -74,9 +74,17 @@ if TYPE_CHECKING:
 class RetentionContext:
     """What a retention hook is given: the transaction being committed, its journal."""
 
-    __slots__ = ("fs", "dirs", "journal", "plan", "durable")
+    __slots__ = ("fs", "dirs", "journal", "plan", "durable", "journal_names")
 
-    def __init__(self, fs: FileSystemOps, dirs: DirectoryHandles, journal: Journal, plan: Plan, durable: bool) -> None:
+    def __init__(
+        self,
+        fs: FileSystemOps,
+        dirs: DirectoryHandles,
+        journal: Journal,
+        plan: Plan,
+        durable: bool,
+        journal_names: list[str] | None = None,
+    ) -> None:
         self.fs = fs
         """The commit's filesystem layer: every change the hook makes must go through it."""
         self.dirs = dirs
@@ -86,6 +94,9 @@ class RetentionContext:
         ``<txn>.<n>.before`` in the journal folder."""
         self.plan = plan
         self.durable = durable
+        self.journal_names = journal_names
+        """The journal folder's names before this transaction wrote any (None: not listed yet):
+        the commit lists it anyway to look for leftovers, and it can be large."""
 
 
 class Retention(Protocol):
@@ -146,7 +157,7 @@ def commit(
             raise filesystem_error(exc, fs, doing=f"prepare the {STATE_DIR} folder") from exc
         with workspace_lock(plan.root, lock_timeout):
             try:
-                recovered = recover_leftovers(fs, dirs, durable=durable)
+                recovered, journal_names = recover_leftovers(fs, dirs, durable=durable)
             except OSError as exc:
                 raise filesystem_error(
                     exc,
@@ -158,6 +169,7 @@ def commit(
             transaction = _Transaction(
                 fs, dirs, plan, durable=durable, retention=retention, progress=progress, dir_modes=dir_modes
             )
+            transaction.journal_names = journal_names
             try:
                 transaction.verify()
             except ChangedSincePlanningError as exc:
@@ -232,6 +244,7 @@ class _Transaction:
         self.removed_dirs: list[str] = []
         self.kept_dirs: list[str] = []
         self.journal: Journal | None = None
+        self.journal_names: list[str] | None = None
         # What exists so far, for an abort: names in the journal folder before it is published,
         # then whether the journal is published / marked committed.
         self.unpublished: list[str] = []
@@ -479,7 +492,7 @@ class _Transaction:
 
     def _retention_context(self) -> RetentionContext:
         assert self.journal is not None
-        return RetentionContext(self.fs, self.dirs, self.journal, self.plan, self.durable)
+        return RetentionContext(self.fs, self.dirs, self.journal, self.plan, self.durable, self.journal_names)
 
     def _written(self, done: int) -> int:
         """Tell the progress callback ``done`` files are written (or deleted); return done + 1."""
