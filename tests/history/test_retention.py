@@ -144,8 +144,11 @@ def test_only_kept_entries_let_a_commit_skip_recovery() -> None:
     txn, other = "20250101T000000-0000abcd", "20250101T000001-0000abce"
     entry = [f"{txn}.kept-1-8", f"{txn}.0.before"]
     assert not has_unfinished_work([]) and not has_unfinished_work(entry)
+    many = [f"{txn}.{n}.before" for n in range(300)]  # the listing the C path takes
+    assert not has_unfinished_work([*entry, *many])
     for leftover in (f"{other}.journal", f"{other}.0.before", f"{other}.pruned", f"{other}.committed", "notes.txt"):
         assert has_unfinished_work([*entry, leftover]), leftover
+        assert has_unfinished_work([*entry, *many, leftover]), leftover
 
 
 def test_a_damaged_or_misnamed_kept_journal_is_not_listed_and_not_touched(tmp_path: Path) -> None:

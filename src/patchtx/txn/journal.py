@@ -288,7 +288,9 @@ def has_unfinished_work(names: list[str]) -> bool:
     """Whether a journal folder listing holds anything but kept undo-history entries (with their
     before-images): only then need a commit load recovery."""
     kept = {name[:_TXN_ID_LENGTH] for name, _sequence, _size in kept_journals(names)}
-    from _operator import itemgetter  # C: ~4x faster than a generator on 20,000 names
+    if len(names) < 256:
+        return not all(name[:_TXN_ID_LENGTH] in kept for name in names)
+    from _operator import itemgetter  # C slicing: ~3x faster than a generator on 20,000 names
 
     return not kept.issuperset(map(itemgetter(slice(0, _TXN_ID_LENGTH)), names))
 
