@@ -221,3 +221,18 @@ def test_disk_full_on_a_fake_filesystem(fs: object) -> None:
 
 def _contents(tree: dict[str, tuple[object, ...]]) -> dict[str, object]:
     return {path: entry[-1] if entry[0] == "file" else entry[0] for path, entry in tree.items()}
+
+
+def test_a_real_failure_is_described_by_the_call_that_raised_it(tmp_path: Path) -> None:
+    # The plain layer skips building Call records on success; a failure must still have one.
+    fs = FileSystemOps()
+    root_fd = fs.open_root(str(tmp_path))
+    try:
+        fs.mkdir(root_fd, "d")
+        with pytest.raises(FileNotFoundError):
+            fs.unlink(root_fd, "missing.txt")
+    finally:
+        fs.close(root_fd)
+    assert fs.calls == 2 and fs.last_failure is not None
+    call, error = fs.last_failure
+    assert (call.index, call.op, call.path) == (2, "unlink", "missing.txt") and isinstance(error, FileNotFoundError)

@@ -88,8 +88,8 @@ class FileSystemOps:
         """Mutating calls made so far; the index of the next one is ``calls + 1``."""
         self.fsyncs = 0
         """Durability system calls made: one per fsync(2), one per syncfs(2)."""
-        self.last_call: Call | None = None
-        """The most recent mutating call."""
+        self._performs_plainly = type(self)._perform is FileSystemOps._perform
+        """No subclass intercepts calls (tests' failing, crashing and recording layers do)."""
         self.last_failure: tuple[Call, OSError] | None = None
         """The most recent mutating call that raised, with its error (to explain the error)."""
         self.allow_syncfs = allow_syncfs
@@ -109,8 +109,14 @@ class FileSystemOps:
         paths: tuple[str, ...] = (),
     ) -> _T:
         self.calls += 1
+        if self._performs_plainly:
+            # No Call record unless it is needed: ~10 ms of a 1,000-file commit's 4,400 calls.
+            try:
+                return action()
+            except OSError as exc:
+                self.last_failure = (Call(self.calls, op, path, target=target, data=data, mode=mode, paths=paths), exc)
+                raise
         call = Call(self.calls, op, path, target=target, data=data, mode=mode, paths=paths)
-        self.last_call = call
         try:
             return self._perform(call, action)
         except OSError as exc:
