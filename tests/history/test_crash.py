@@ -163,7 +163,9 @@ def test_an_error_at_every_call_of_a_commit_that_prunes(scratch: Path, error: in
             assert keep.kept is not None or report.retention_error is not None, what
         assert_listed_entries_are_whole(ws.root)
         # A failed clean-up is finished later; so is deleting the entry pruned before the failure.
-        unfinished = [n for n in leftovers(ws.root) if f"/{ws.t0}." not in n]
+        left = leftovers(ws.root)
+        pruned_t0 = f".patchtx/journal/{ws.t0}.pruned"
+        unfinished = [n for n in left if not (pruned_t0 in left and n.startswith(f".patchtx/journal/{ws.t0}."))]
         assert unfinished == [] or fail_at > mark, what
         commit_kept(plan_changes(ws.root, {"z.txt": b"z\n"}), count=KEEP_TWO)
         assert history_names(ws.root) == sorted(logged_ids(ws.root)), what
@@ -252,3 +254,58 @@ def test_undo_after_a_crash_interrupted_commit(scratch: Path) -> None:
             assert [e.intent for e in entries] == ["interrupted", "first"], what
         history.undo(root, durable=False)
         assert snapshot(root) == (before_t1 if crash_at <= mark else after_t1), what
+
+
+def test_a_failed_commit_mark_then_a_power_cut_leaves_a_whole_tree_listed_only_if_after(scratch: Path) -> None:
+    # The mark's own fsync fails: the commit un-marks durably before rolling back, so a power cut
+    # at any later point cannot keep the mark over a half-rolled-back tree (which the history
+    # would then list as committed).
+    template, root, dest = scratch / "template", scratch / "ws", scratch / "after-the-cut"
+    make_tree(template, {"a.txt": b"a0\n", "b.txt": b"b0\n"})
+    changes = {"a.txt": b"a1\n", "b.txt": b"b1\n"}
+    probe = scratch / "probe"
+    copy_tree(template, probe)
+    recording = Recording(allow_syncfs=False)
+    commit(plan_changes(probe, changes), fs=recording, retention=KeepHistory())
+    mark = index_of(recording.log, _is_mark)
+    mark_fsync = next(c.index for c in recording.log if c.index > mark and c.op == "fsync")
+    copy_tree(template, root)
+    before = snapshot(root)
+    disk = Disk(root)
+    failing = Failing(mark_fsync, errno.EIO, allow_syncfs=False)
+    with pytest.raises(PatchtxError) as caught:
+        commit(plan_changes(root, changes), fs=failing, retention=KeepHistory())
+    assert not caught.value.changed and snapshot(root) == before and logged_ids(root) == []
+    unmark_sync = next(c.index for c in failing.log if c.index > mark_fsync and c.op == "fsync")
+    log = [c for c in failing.log if c.index not in failing.failed]
+    rng = random.Random("failed-mark")
+    for done in range(len(log) + 1):
+        if done:
+            disk.replay(log[done - 1])
+        for sample, choice in enumerate(disk.states(rng, 8)):
+            disk.materialize(dest, choice)
+            what = f"power cut after call {done} ({log[done - 1].op if done else 'start'}), state {sample}"
+            recover(str(dest), fs=Fast())
+            files = {p: e[2] for p, e in snapshot(dest).items() if e[0] == "file"}
+            listed = logged_ids(dest)
+            if log[done - 1].index >= unmark_sync if done else False:
+                assert files == {"a.txt": b"a0\n", "b.txt": b"b0\n"} and listed == [], what
+            assert files in ({"a.txt": b"a0\n", "b.txt": b"b0\n"}, changes), what
+            assert (listed != []) == (files == changes), what
+
+
+def test_a_mark_that_can_be_neither_synced_nor_undone_durably_keeps_the_tree_after(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {"a.txt": b"a0\n"})
+    probe = tmp_path / "probe"
+    make_tree(probe, {"a.txt": b"a0\n"})
+    recording = Recording(allow_syncfs=False)
+    commit(plan_changes(probe, {"a.txt": b"a1\n"}), fs=recording, retention=KeepHistory())
+    mark = index_of(recording.log, _is_mark)
+    mark_fsync = next(c.index for c in recording.log if c.index > mark and c.op == "fsync")
+    # The mark's fsync and the un-marking's fsync (the calls after the rename back) fail.
+    failing = Failing(mark_fsync, errno.EIO, persistent=True, allow_syncfs=False)
+    with pytest.raises(PatchtxError) as caught:
+        commit(plan_changes(root, {"a.txt": b"a1\n"}), fs=failing, retention=KeepHistory())
+    assert caught.value.changed and "applied in full" in caught.value.message
+    assert (root / "a.txt").read_bytes() == b"a1\n" and len(logged_ids(root)) == 1

@@ -87,6 +87,7 @@ _INTERNAL = re.compile(r"^\.patchtx-.*\.(tmp|restore)$|^\.gitignore\..*\.tmp$")
 
 
 _KEPT_JOURNAL = re.compile(r"^(?P<txn>[^.]+)\.kept-(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")
+_BEFORE_IMAGE = re.compile(r"^(?P<txn>[^.]+)\.[0-9]+\.before$")
 
 
 def leftovers(root: Path) -> list[str]:
@@ -101,7 +102,11 @@ def leftovers(root: Path) -> list[str]:
     if journal.is_dir():
         names = os.listdir(journal)
         kept = {m["txn"] for name in names if (m := _KEPT_JOURNAL.match(name))}
-        found += [f"{STATE_DIR}/journal/{name}" for name in names if name.partition(".")[0] not in kept]
+        found += [
+            f"{STATE_DIR}/journal/{name}"
+            for name in names
+            if not _KEPT_JOURNAL.match(name) and not ((m := _BEFORE_IMAGE.match(name)) and m["txn"] in kept)
+        ]
     return sorted(found)
 
 

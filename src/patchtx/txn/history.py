@@ -20,7 +20,8 @@ The retention hook, :class:`KeepHistory`, runs under the lock before the journal
 
 Crash reasoning. An entry appears in one rename, the commit point itself: before it, the journal
 is an uncommitted one (rolled back and deleted by recovery, never listed); after it, the journal
-and the before-images are durable already (barriers 4 and 5 of the commit). A pruned entry loses
+and the before-images are durable already (the commit's first two barriers, which publish the
+journal). A pruned entry loses
 its name in one rename in the journal folder, made durable by the barrier that publishes the new
 journal, before any of its files is deleted (step 3), so no listed entry ever lacks a before-image.
 What an interruption can leave is a ``.pruned`` journal and its before-images, never listed, and
@@ -261,10 +262,9 @@ class KeepHistory:
             self._to_delete = list(images.items())
         if not keep_new:
             return None
-        self.kept = journal.transaction_id
         paths = {e.path for e in journal.entries}
         counts = plan.summary_counts()
-        return {
+        history = {
             "sequence": existing[0].sequence + 1 if existing else 1,
             "bytes": size,
             "committed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -275,6 +275,8 @@ class KeepHistory:
             "moves": [[c.source, c.path] for c in plan.changes
                       if c.kind is ChangeKind.MOVE and c.source in paths and c.path in paths],
         }
+        self.kept = journal.transaction_id
+        return history
 
     def finish(self, context: RetentionContext) -> None:
         """Delete what ``prepare`` pruned, its journal last: until then, an interrupted deletion is

@@ -618,11 +618,21 @@ class _Transaction:
                 assert self.journal is not None
                 if self.marked:
                     # The commit point was reached but could not be made durable: un-mark, so
-                    # that the journal again means "roll back" for this roll back and any rerun.
+                    # that the journal again means "roll back" for this roll back and any rerun
+                    # — durably, before the tree is touched: were the power cut with the mark
+                    # still on disk, recovery would keep a half-rolled-back tree (and list it).
+                    marked = self.journal.committed_file_name
                     try:
-                        marked = self.journal.committed_file_name
                         self.fs.rename(journal_fd, marked, journal_fd, journal_name(self.txn))
                     except Exception:
+                        return self._applied_but_maybe_not_durable(error)
+                    try:
+                        if self.durable:
+                            self.fs.fsync([journal_fd])
+                    except Exception:
+                        # Either name may be on disk: leave the tree whole (after) and marked.
+                        # Should even that fail, the error below says recovery must finish.
+                        self.fs.rename(journal_fd, journal_name(self.txn), journal_fd, marked)
                         return self._applied_but_maybe_not_durable(error)
                 from .recovery import roll_back  # failures only: recovery is not loaded otherwise
 
