@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,62 @@ def test_fuzzy_keys_trim_rusts_whitespace_only(separator: str, lines: list[str])
     index = LineIndex(texts)
     assert index.keys(1) == [t.rstrip(WHITESPACE) for t in texts]
     assert index.keys(2) == [t.strip(WHITESPACE) for t in texts]
+
+
+def _readers(root: Path) -> list[Callable[[str], bytes]]:
+    """The two whole-file readers: the planner's Workspace.read and the commit's read_file."""
+    from patchtx.txn.fsops import FileSystemOps
+    from patchtx.workspace import Workspace
+
+    fs = FileSystemOps()
+
+    def read_file(name: str) -> bytes:
+        fd = fs.open_root(str(root))
+        try:
+            return fs.read_file(fd, name).data
+        finally:
+            fs.close(fd)
+
+    return [Workspace(root).read, read_file]
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, (1 << 16) - 1, 1 << 16, (1 << 16) + 1, 300_000])
+def test_whole_file_reads_take_one_read_call_and_return_every_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    data = os.urandom(size)
+    (tmp_path / "f").write_bytes(data)
+    real_read = os.read
+    calls: list[int] = []
+
+    def counting_read(fd: int, n: int) -> bytes:
+        calls.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", counting_read)
+    for read in _readers(tmp_path):
+        calls.clear()
+        assert read("f") == data
+        assert len(calls) == 1, "a file read at its fstat size needs no read(2) that returns 0"
+
+
+@pytest.mark.parametrize(("size", "reported"), [
+    (100, 99),           # grew by a byte between fstat and read
+    (100_000, 10),       # grew past the first read's 64 KiB
+    (70_000, 0),         # a size-0 file with content, as /proc reports
+    (100, 200),          # shrank
+    (0, 5),              # shrank to nothing
+])
+def test_whole_file_reads_go_on_to_eof_when_fstat_size_is_stale(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int, reported: int) -> None:
+    data = os.urandom(size)
+    (tmp_path / "f").write_bytes(data)
+    real_fstat = os.fstat
+
+    def stale_fstat(fd: int) -> os.stat_result:
+        st = real_fstat(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid,
+                               st.st_gid, reported, st.st_atime, st.st_mtime, st.st_ctime))
+
+    monkeypatch.setattr(os, "fstat", stale_fstat)
+    for read in _readers(tmp_path):
+        assert read("f") == data
