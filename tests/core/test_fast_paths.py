@@ -182,3 +182,60 @@ def test_whole_file_reads_go_on_to_eof_when_fstat_size_is_stale(
     monkeypatch.setattr(os, "fstat", stale_fstat)
     for read in _readers(tmp_path):
         assert read("f") == data
+
+
+def _tree_with_links(root: Path) -> list[str]:
+    (root / "a.txt").write_text("a\n")
+    (root / "dir/sub").mkdir(parents=True)
+    (root / "dir/b.txt").write_text("b\n")
+    (root / "fifo").mkdir()
+    (root / "link.txt").symlink_to("a.txt")
+    (root / "alias").symlink_to("dir")
+    (root / "dangling").symlink_to("nowhere/x")
+    return ["a.txt", "dir", "dir/b.txt", "dir/sub", "missing", "missing/deeper/x", "a.txt/x",
+            "a.txt/x/y", "link.txt", "alias", "alias/b.txt", "alias/sub/none", "dangling",
+            "dangling/z", "./dir//b.txt", "dir/./sub/"]
+
+
+def test_info_after_resolve_reuses_its_lstat_and_answers_as_a_fresh_lstat(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from patchtx.workspace import Workspace
+
+    spelled_paths = _tree_with_links(tmp_path)
+    fresh = Workspace(tmp_path)
+    expected = {s: fresh.info(fresh.resolve(s).rel) for s in spelled_paths}
+    for s in spelled_paths:
+        # Each info() is answered by a lstat of its own here (another Workspace resolved).
+        assert Workspace(tmp_path).info(fresh.resolve(s).rel) == expected[s]
+    real_lstat = os.lstat
+    calls: list[str] = []
+
+    def counting_lstat(path: str) -> os.stat_result:
+        calls.append(path)
+        return real_lstat(path)
+
+    monkeypatch.setattr(os, "lstat", counting_lstat)
+    workspace = Workspace(tmp_path)
+    for s in spelled_paths:
+        rel = workspace.resolve(s).rel
+        calls.clear()
+        assert workspace.info(rel) == expected[s], s
+        made = list(calls)
+        if not os.path.islink(tmp_path / s.strip("/")):
+            assert made == [], f"info({rel!r}) right after resolving it made a lstat of its own"
+    # Handed over once, for the path just resolved: any other path, or a second call, asks anew.
+    rel = workspace.resolve("a.txt").rel
+    assert workspace.info("dir") == expected["dir"]
+    assert workspace.info(rel) == expected["a.txt"]
+    assert workspace.resolve("a.txt").rel == rel and workspace.info(rel) == expected["a.txt"]
+    os.unlink(tmp_path / "a.txt")
+    assert workspace.info(rel) is None
+
+
+@given(st.text(alphabet="a/.", max_size=6))
+def test_display_joins_as_os_path_join(rel: str) -> None:
+    from patchtx.workspace import Workspace
+
+    for workspace in (Workspace("/"), Workspace(os.path.dirname(__file__))):
+        expected = os.path.join(workspace.root, rel) if rel else workspace.root
+        assert workspace.display(rel) == expected
