@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -239,3 +240,43 @@ def test_display_joins_as_os_path_join(rel: str) -> None:
     for workspace in (Workspace("/"), Workspace(os.path.dirname(__file__))):
         expected = os.path.join(workspace.root, rel) if rel else workspace.root
         assert workspace.display(rel) == expected
+
+
+def _every_ending_list(max_lines: int) -> list[list[str]]:
+    out: list[list[str]] = [[]]
+    for size in range(1, max_lines + 1):
+        for combo in itertools.product(["\n", "\r\n", "\r"], repeat=size):
+            out.append(list(combo))
+            out.append([*combo[:-1], ""])  # the same lines with the last one unterminated
+    return out
+
+
+def test_dominant_ending_shortcut_agrees_on_every_small_file() -> None:
+    for endings in _every_ending_list(6):
+        seen = [e for e in endings if e]
+        expected = max(seen, key=lambda e: (seen.count(e), -seen.index(e))) if seen else "\n"
+        assert TextFile(["x"] * len(endings), endings).dominant_ending == expected, endings
+
+
+@pytest.mark.parametrize("endings", _every_ending_list(3))
+def test_rewrite_moves_the_missing_final_newline_as_its_definition_says(endings: list[str]) -> None:
+    from patchtx.matching import Placement
+    from patchtx.planner import rewrite
+
+    texts = [f"l{i}" for i in range(len(endings))]
+    original = TextFile(texts, endings)
+    dominant = original.dominant_ending
+    for at in range(len(texts) + 1):
+        for removed in range(len(texts) - at + 1):
+            lines = (*[("-", t) for t in texts[at : at + removed]], ("+", "new"))
+            out, _ = rewrite(original, [Placement(0, at, removed, lines)])  # type: ignore[arg-type]
+            # Definition: every line keeps its ending, added lines take the dominant one; a line
+            # left without one that is no longer last gets the dominant ending; the last line
+            # ends as the original's last line did (terminated or not).
+            pairs = [(t, e) for t, e in zip(texts, endings, strict=True)]
+            pairs[at : at + removed] = [("new", dominant)]
+            want = [e or dominant for _, e in pairs]
+            if not original.ends_with_newline:
+                want[-1] = ""
+            assert out.texts == [t for t, _ in pairs]
+            assert out.endings == want, (endings, at, removed)
