@@ -9,12 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import patchtx
 from patchtx import _sha
 from patchtx.errors import NotARegularFileError, PatchtxError
+from patchtx.matching import LineIndex, Locator
+from patchtx.model import Chunk
 from patchtx.parser import parse
 from patchtx.render import _lines
 from patchtx.textfile import TextFile
@@ -280,3 +282,43 @@ def test_rewrite_moves_the_missing_final_newline_as_its_definition_says(endings:
                 want[-1] = ""
             assert out.texts == [t for t, _ in pairs]
             assert out.endings == want, (endings, at, removed)
+
+
+class _CheckEverywhere:
+    """The plain uniqueness check: every pattern searched again over its whole window."""
+
+    @staticmethod
+    def index(texts: list[str]) -> LineIndex:
+        index = LineIndex(texts)
+        index.matches_again = lambda *_args: True  # type: ignore[method-assign]
+        return index
+
+
+_FILE_LINES = st.sampled_from(["a", "a ", " a", "b", "b\t", "c", "", "a\u2013b", "a-b"])
+
+
+@st.composite
+def _chunks(draw: st.DrawFn) -> list[Chunk]:
+    chunks = []
+    for number in range(draw(st.integers(1, 3))):
+        anchors = tuple(draw(st.lists(_FILE_LINES, max_size=2)))
+        lines = tuple(draw(st.lists(st.tuples(st.sampled_from([" ", "-", "+"]), _FILE_LINES),
+                                    min_size=1, max_size=3)))
+        chunks.append(Chunk(anchors, lines, draw(st.booleans()) and number == 2, number + 1))
+    return chunks
+
+
+def _placed(texts: list[str], chunks: list[Chunk], index: LineIndex | None) -> object:
+    try:
+        return Locator(texts, "f", index=index).place(chunks)
+    except PatchtxError as error:
+        return type(error), error.message, error.details
+
+
+@settings(max_examples=600)
+@given(st.lists(_FILE_LINES, max_size=14), _chunks())
+@example(["b", "b"], [Chunk((), ((" ", "b\t"),))])  # twice in the second pass only
+@example(["a-b", "x", "a-b", "x"], [Chunk(("a\u2013b",), ((" ", "x"),))])  # in the fourth
+def test_uniqueness_checks_scan_after_the_match_as_a_full_search_would(
+        texts: list[str], chunks: list[Chunk]) -> None:
+    assert _placed(texts, chunks, None) == _placed(texts, chunks, _CheckEverywhere.index(texts))
