@@ -16,7 +16,7 @@ import patchtx
 from patchtx import _sha
 from patchtx.errors import NotARegularFileError, PatchtxError
 from patchtx.matching import LineIndex, Locator
-from patchtx.model import Chunk
+from patchtx.model import Chunk, Patch
 from patchtx.parser import parse
 from patchtx.render import _lines
 from patchtx.textfile import TextFile
@@ -322,3 +322,57 @@ def _placed(texts: list[str], chunks: list[Chunk], index: LineIndex | None) -> o
 def test_uniqueness_checks_scan_after_the_match_as_a_full_search_would(
         texts: list[str], chunks: list[Chunk]) -> None:
     assert _placed(texts, chunks, None) == _placed(texts, chunks, _CheckEverywhere.index(texts))
+
+
+def _parse_line_by_line(text: str) -> Patch:
+    """The plain definition of parse: every line through the state machine's feed."""
+    from patchtx.parser import _patch_error, _StreamParser, unwrap
+
+    lines = unwrap(text)
+    parser = _StreamParser()
+    for index in range(1, len(lines)):
+        parser.feed(lines[index], index + 1, index == len(lines) - 1)
+    if parser.state != "ended":
+        raise _patch_error("The last line of the patch must be '*** End Patch'")
+    return Patch(tuple(parser.hunks), "\n".join(lines), parser.environment_id)
+
+
+_HEADERS = st.sampled_from(["*** Update File: a.txt", "*** Add File: b.txt", "*** Delete File: c.txt"])
+_BODY_LINES = st.sampled_from([
+    " context", "-removed", "+added", "+", "-", " ", "@@", "@@", "@@ anchor", "", "+x\r", " y\r",
+    "@@\r", "@@ ", "@@@", " @@", "*** End of File", "*** Move to: d.txt", "*** End Patch",
+    "  *** End Patch", "plain", "+*** Add File: e.txt", "\t tab", "*** Add File: f.txt"])
+
+
+@st.composite
+def _patch_bodies(draw: st.DrawFn) -> list[str]:
+    lines: list[str] = []
+    for _ in range(draw(st.integers(0, 3))):
+        lines.append(draw(_HEADERS))
+        lines.extend(draw(st.lists(_BODY_LINES, max_size=8)))
+    return lines
+
+
+@settings(max_examples=1000)
+@given(_patch_bodies(), st.sampled_from(["\n", "\r\n"]))
+def test_parse_takes_body_lines_in_bulk_as_feed_would_line_by_line(
+        body: list[str], separator: str) -> None:
+    text = separator.join(["*** Begin Patch", *body, "*** End Patch"])
+
+    def outcome(parse_function: Callable[[str], Patch]) -> object:
+        try:
+            return parse_function(text)
+        except PatchtxError as error:
+            return type(error), error.message, error.line, error.hint
+
+    assert outcome(parse) == outcome(_parse_line_by_line)
+
+
+@given(st.text(alphabet="a\r\n", max_size=12))
+def test_split_lines_drops_one_carriage_return_before_each_line_feed(text: str) -> None:
+    from patchtx.parser import split_lines
+
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    assert split_lines(text) == [line[:-1] if line.endswith("\r") else line for line in lines]
