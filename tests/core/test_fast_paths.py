@@ -376,3 +376,19 @@ def test_split_lines_drops_one_carriage_return_before_each_line_feed(text: str) 
     if lines and lines[-1] == "":
         lines.pop()
     assert split_lines(text) == [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+@given(st.lists(st.tuples(st.text(alphabet="ab \\", max_size=3), ENDINGS), max_size=8),
+       st.sampled_from(["", "\n"]), st.sampled_from([" ", "-", "+"]), st.data())
+def test_diff_blocks_of_lf_lines_are_joined_as_each_line_would_be(
+        lines: list[tuple[str, str]], last: str, prefix: str, data: st.DataObject) -> None:
+    from patchtx.render import _block, _Side
+
+    texts = (*[t for t, _ in lines], "end")
+    endings = (*[e for _, e in lines], last)
+    side = _Side(texts=texts, endings=endings)
+    start = data.draw(st.integers(0, len(texts) + 1))
+    stop = data.draw(st.integers(0, len(texts) + 1))
+    assert side.block(prefix, start, stop) == _block(prefix, side.shown(start, stop))
+    raw = _Side(_lines("".join(map(str.__add__, texts, endings)).encode()))
+    assert raw.block(prefix, start, stop) == _block(prefix, raw.shown(start, stop))
