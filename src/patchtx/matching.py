@@ -146,26 +146,48 @@ class LineIndex:
                 if start + m <= size and keys[start : start + m] == wanted:
                     return tier, [start]
                 continue
-            lengths = list(map(len, wanted))
-            pivot = lengths.index(max(lengths))  # the longest line: the rarest, as a rule
-            needle = wanted[pivot]
-            found: list[int] = []
-            position = lower + pivot
-            stop = min(upper, size) - m + pivot + 1
-            while position < stop:
-                try:
-                    hit = keys.index(needle, position, stop)
-                except ValueError:
-                    break
-                start = hit - pivot
-                if keys[start : start + m] == wanted:
-                    found.append(start)
-                    if len(found) >= limit:
-                        break
-                position = hit + 1
+            found = _matches(keys, wanted, lower, upper, limit)
             if found:
                 return tier, found
         return -1, []
+
+    def matches_again(self, tier: int, pattern: Sequence[str], first: int, upper: int) -> bool:
+        """Whether pass ``tier`` matches ``pattern`` at a start after ``first`` (fitting before
+        ``upper``).
+
+        When ``search`` found ``first`` as the first match from ``lower`` on, in pass ``tier``,
+        this says whether ``search(pattern, lower, upper)`` would find more than that one match:
+        the earlier passes match nowhere from ``lower`` on, and pass ``tier`` nowhere before
+        ``first``, so only the lines after ``first`` need scanning, in that one pass.
+        """
+        if not pattern:
+            return False  # an empty pattern (a retry that dropped its one blank line) is found once
+        wanted = list(pattern) if tier == 0 else list(map(PASSES[tier], pattern))
+        return bool(_matches(self.keys(tier), wanted, first + 1, upper, 1))
+
+
+def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> list[int]:
+    """Up to ``limit`` starts in [lower, upper) where ``keys`` hold ``wanted`` (all of it before
+    ``upper``), in order; ``wanted`` is not empty."""
+    m = len(wanted)
+    lengths = list(map(len, wanted))
+    pivot = lengths.index(max(lengths))  # the longest line: the rarest, as a rule
+    needle = wanted[pivot]
+    found: list[int] = []
+    position = lower + pivot
+    stop = min(upper, len(keys)) - m + pivot + 1
+    while position < stop:
+        try:
+            hit = keys.index(needle, position, stop)
+        except ValueError:
+            break
+        start = hit - pivot
+        if keys[start : start + m] == wanted:
+            found.append(start)
+            if len(found) >= limit:
+                break
+        position = hit + 1
+    return found
 
 
 @record
@@ -214,7 +236,8 @@ class Locator:
 
     def place(self, chunks: Sequence[Chunk]) -> list[Placement]:
         placements: list[Placement] = []
-        pending_checks: list[tuple[int, Sequence[str], int, Chunk, str]] = []
+        # (item, pattern, lower, chunk, what, pass, first match) of each uniqueness check.
+        pending_checks: list[tuple[int, Sequence[str], int, Chunk, str, int, int]] = []
         cursor = 0
         size = len(self.texts)
         # Each uniqueness check needs the start of the next placed item as its upper bound.
@@ -226,7 +249,8 @@ class Locator:
                 if not found:
                     raise self._anchor_missing(chunk, anchor, cursor)
                 if depth == 0:
-                    pending_checks.append((len(starts), [anchor], cursor, chunk, "anchor"))
+                    pending_checks.append((len(starts), [anchor], cursor, chunk, "anchor", tier,
+                                           found[0]))
                     first_item = found[0]
                 cursor = found[0] + 1
             lines = chunk.lines
@@ -254,13 +278,17 @@ class Locator:
                 raise self._lines_missing(chunk, old, cursor)
             start = found[0]
             if not chunk.anchors and not chunk.is_end_of_file:
-                pending_checks.append((len(starts), old, cursor, chunk, "lines"))
+                pending_checks.append((len(starts), old, cursor, chunk, "lines", tier, start))
             starts.append(first_item if first_item is not None else start)
             placements.append(Placement(number, start, len(old), lines))
             cursor = start + len(old)
         if not self.first_match:
-            for item, pattern, lower, chunk, what in pending_checks:
+            for item, pattern, lower, chunk, what, tier, first in pending_checks:
                 upper = starts[item + 1] if item + 1 < len(starts) else size
+                # Only a second match makes a check fail; look for one where it can be, and list
+                # every candidate (the full search) only then.
+                if not self.index.matches_again(tier, pattern, first, upper):
+                    continue
                 _tier, found = self.index.search(pattern, lower, upper, limit=MAX_CANDIDATES + 1)
                 if len(found) > 1:
                     raise self._ambiguous(chunk, pattern, found, what)

@@ -7,7 +7,6 @@ anchors (Codex's own instructions teach them, its parser rejects them).
 
 from __future__ import annotations
 
-from ._record import field, record
 from .errors import HunkParseError, ParseError
 from .matching import WHITESPACE
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
@@ -68,6 +67,8 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    if "\r" not in text:
+        return lines  # nothing to drop: a pass over every line saved
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
@@ -101,20 +102,26 @@ def unwrap(text: str) -> list[str]:
     raise _patch_error(error, hint)
 
 
-@record(frozen=False)
+# The two builders below are plain classes, not records: one is made per file and per section
+# of a patch, and a record's __init__ with a list default makes four Python calls per object.
 class _PendingUpdate:
-    path: str
-    line: int
-    move_to: str | None = None
-    chunks: list[_PendingChunk] = field(default_factory=list)
+    __slots__ = ("path", "line", "move_to", "chunks")
+
+    def __init__(self, path: str, line: int) -> None:
+        self.path = path
+        self.line = line
+        self.move_to: str | None = None
+        self.chunks: list[_PendingChunk] = []
 
 
-@record(frozen=False)
 class _PendingChunk:
-    anchors: list[str]
-    line: int
-    lines: list[tuple[LineKind, str]] = field(default_factory=list)
-    is_end_of_file: bool = False
+    __slots__ = ("anchors", "line", "lines", "is_end_of_file")
+
+    def __init__(self, anchors: list[str], line: int) -> None:
+        self.anchors = anchors
+        self.line = line
+        self.lines: list[tuple[LineKind, str]] = []
+        self.is_end_of_file = False
 
     def freeze(self) -> Chunk:
         return Chunk(tuple(self.anchors), tuple(self.lines), self.is_end_of_file, self.line)
@@ -312,8 +319,23 @@ def parse(text: str) -> Patch:
     while index <= last_index:
         parser.feed(lines[index], index + 1, index == last_index)
         index += 1
+        state = parser.state
+        if state == "add":
+            # An added file's lines, in a tight loop: a line starting with '+' is never a marker,
+            # so feed would append it as here.
+            assert parser.add is not None
+            contents = parser.add[2]
+            while index < last_index:
+                add_line = lines[index]
+                if not add_line or add_line[0] != "+":
+                    break
+                if add_line[-1] == "\r":
+                    add_line = add_line[:-1]
+                contents.append(add_line[1:] + "\n")
+                index += 1
+            continue
         update = parser.update
-        if parser.state != "update" or update is None or not update.chunks:
+        if state != "update" or update is None or not update.chunks:
             continue
         chunk = update.chunks[-1]
         if chunk.is_end_of_file:
@@ -324,6 +346,14 @@ def parse(text: str) -> Patch:
         while index < last_index:
             body_line = lines[index]
             if not body_line or body_line[0] not in "+- ":
+                if body_line == "@@" and body:
+                    # A bare '@@' after a section with lines opens the next one (_feed_update's
+                    # rule for it), without leaving the loop.
+                    chunk = _PendingChunk([], index + 1)
+                    update.chunks.append(chunk)
+                    body = chunk.lines
+                    index += 1
+                    continue
                 break
             if body_line[-1] == "\r":
                 body_line = body_line[:-1]

@@ -96,9 +96,10 @@ def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, 
     out_texts.extend(texts[position:])
     out_endings.extend(endings[position:])
     # An unterminated line that is no longer last gets the dominant ending. Only the original
-    # last line can be one, so find it with C-level searches, not a loop over every line.
+    # last line can be one (none if it ends with a newline), so find it with C-level searches,
+    # not a loop over every line.
     last, k = len(out_endings) - 1, 0
-    while True:
+    while endings and not endings[-1]:
         try:
             k = out_endings.index("", k, last)
         except ValueError:

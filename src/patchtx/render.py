@@ -96,6 +96,18 @@ class _Side:
             return [line.decode("utf-8", "replace") for line in self._raw[start:stop]]
         return list(map(str.__add__, self._texts[start:stop], self._endings[start:stop]))
 
+    def block(self, prefix: str, start: int, stop: int) -> str:
+        """``_block(prefix, self.shown(start, stop))``."""
+        if start >= stop:
+            return ""
+        if self._raw is None:
+            endings = self._endings[start:stop]
+            if endings and endings.count("\n") == len(endings):
+                # LF endings only (the rule): one join of the texts, no line made text + ending
+                # (an identity test per line for the count).
+                return prefix + ("\n" + prefix).join(self._texts[start:stop]) + "\n"
+        return _block(prefix, self.shown(start, stop))
+
 
 def _block(prefix: str, lines: list[str]) -> str:
     """Diff lines with one prefix, joined in C; every line but a file's last ends with a line
@@ -151,11 +163,11 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
         out.append(f"@@ -{_range(old_lo, old_hi)} +{_range(new_lo, new_hi)} @@\n")
         cursor = old_lo
         for old_start, old_end, new_start, new_end in group:
-            out.append(_block(" ", old.shown(cursor, old_start)))
-            out.append(_block("-", old.shown(old_start, old_end)))
-            out.append(_block("+", new.shown(new_start, new_end)))
+            out.append(old.block(" ", cursor, old_start))
+            out.append(old.block("-", old_start, old_end))
+            out.append(new.block("+", new_start, new_end))
             cursor = old_end
-        out.append(_block(" ", old.shown(cursor, old_hi)))
+        out.append(old.block(" ", cursor, old_hi))
     return "".join(out)
 
 

@@ -29,7 +29,12 @@ class TextFile:
     def dominant_ending(self) -> str:
         """The most common ending (ties go to the first seen); LF for a file without any."""
         endings = self.endings
-        # list.count runs in C: a per-line Python loop cost ~0.1 s on a 200,000-line file.
+        # list.count runs in C: a per-line Python loop cost ~0.1 s on a 200,000-line file. LF on
+        # more than half the lines outnumbers the other two together, so it wins without counting
+        # them (each count of a kind that is absent compares every line, ~15 ns a line).
+        lf = endings.count("\n")
+        if 2 * lf > len(endings):
+            return "\n"
         counts = {e: n for e in ("\n", "\r\n", "\r") if (n := endings.count(e))}
         if len(counts) <= 1:
             return next(iter(counts), "\n")

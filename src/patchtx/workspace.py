@@ -77,6 +77,12 @@ def _unsafe(spelled: str, why: str, line: int | None) -> UnsafePathError:
 class Workspace:
     """A directory on disk, seen read-only."""
 
+    _last_lstat: tuple[str, os.stat_result | None] | None = None
+    """The path resolve() last returned and its lstat (None: missing). The planner resolves a path
+    and then asks info() what is there: handing over this lstat halves the lstat calls of a
+    1,000-file patch. Every resolve() and info() call replaces or drops it, so it never outlives
+    the operation that resolved the path."""
+
     def __init__(self, root: str | os.PathLike[str]) -> None:
         given = os.path.abspath(os.fspath(root))
         if not os.path.isdir(given):
@@ -92,17 +98,29 @@ class Workspace:
         The commit re-checks everything under the lock through O_NOFOLLOW descriptors."""
 
     def display(self, rel: str) -> str:
-        return os.path.join(self.root, rel) if rel else self.root
+        root = self.root
+        if not rel:
+            return root
+        if rel[0] == "/" or root[-1] == "/":
+            return os.path.join(root, rel)
+        return root + "/" + rel  # os.path.join's answer here, at a third of its cost
 
     def info(self, rel: str) -> FileInfo | None:
-        try:
-            st = os.lstat(self.display(rel))
-        except FileNotFoundError:
-            return None
-        except NotADirectoryError:
-            return None
-        except OSError as exc:
-            raise _read_error(self.display(rel), exc) from None
+        path = self.display(rel)
+        last, self._last_lstat = self._last_lstat, None
+        if last is not None and last[0] == path:
+            st = last[1]
+            if st is None:
+                return None
+        else:
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                return None
+            except NotADirectoryError:
+                return None
+            except OSError as exc:
+                raise _read_error(path, exc) from None
         return FileInfo(_kind(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid)
 
     def read(self, rel: str) -> bytes:
@@ -117,12 +135,18 @@ class Workspace:
             if not stat.S_ISREG(st.st_mode):
                 raise NotARegularFileError(f"Refusing to read {path}: it is not a regular file.",
                                            path=path)
-            chunks = []
-            # One read of the whole file (and one join that then copies nothing), to EOF even if
-            # it grew: 1 MiB blocks cost a second copy of a 10 MB file.
-            while block := os.read(fd, max(st.st_size + 1, 1 << 16)):
-                chunks.append(block)
-            return b"".join(chunks)
+            # One read of the whole file: 1 MiB blocks cost a second copy of a 10 MB file. Exactly
+            # fstat's size in answer to a request for one byte more is EOF, so no read(2) that
+            # returns 0; any other length (the file grew or shrank, a size-0 /proc file, the
+            # kernel's 2 GiB cap on one read) reads on to EOF.
+            size = st.st_size
+            data = os.read(fd, max(size + 1, 1 << 16))
+            if len(data) != size:
+                chunks = [data]
+                while block := os.read(fd, max(size + 1, 1 << 16)):
+                    chunks.append(block)
+                data = b"".join(chunks)
+            return data
         finally:
             os.close(fd)
 
@@ -147,6 +171,7 @@ class Workspace:
         parts = [p for p in relative.split("/") if p not in ("", ".")]
         if ".." in parts:
             raise _unsafe(spelled, "it contains '..'", line)
+        self._last_lstat = None
         if not parts:
             return ResolvedPath("", spelled)  # the root: a directory, which every operation refuses
         real, leaf_is_symlink = self._follow_links(parts, spelled, line)
@@ -183,6 +208,8 @@ class Workspace:
             try:
                 st = os.lstat(candidate)
             except (FileNotFoundError, NotADirectoryError):
+                # Missing here, so missing below: info() of the returned path would find nothing.
+                self._last_lstat = ("/".join((candidate, *parts[i + 1 :])), None)
                 return real + parts[i:], False
             except OSError as exc:
                 raise _read_error(candidate, exc) from None
@@ -190,6 +217,8 @@ class Workspace:
                 real.append(part)
                 if i < last and stat.S_ISDIR(st.st_mode):
                     self._plain_dirs.add("/".join(real))
+                elif i == last:
+                    self._last_lstat = (candidate, st)
                 continue
             target = os.path.realpath(candidate)
             if target != self.root and not target.startswith(self.root.rstrip("/") + "/"):

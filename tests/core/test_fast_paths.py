@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import patchtx
 from patchtx import _sha
 from patchtx.errors import NotARegularFileError, PatchtxError
+from patchtx.matching import LineIndex, Locator
+from patchtx.model import Chunk, Patch
 from patchtx.parser import parse
 from patchtx.render import _lines
 from patchtx.textfile import TextFile
@@ -122,3 +126,269 @@ def test_fuzzy_keys_trim_rusts_whitespace_only(separator: str, lines: list[str])
     index = LineIndex(texts)
     assert index.keys(1) == [t.rstrip(WHITESPACE) for t in texts]
     assert index.keys(2) == [t.strip(WHITESPACE) for t in texts]
+
+
+def _readers(root: Path) -> list[Callable[[str], bytes]]:
+    """The two whole-file readers: the planner's Workspace.read and the commit's read_file."""
+    from patchtx.txn.fsops import FileSystemOps
+    from patchtx.workspace import Workspace
+
+    fs = FileSystemOps()
+
+    def read_file(name: str) -> bytes:
+        fd = fs.open_root(str(root))
+        try:
+            return fs.read_file(fd, name).data
+        finally:
+            fs.close(fd)
+
+    return [Workspace(root).read, read_file]
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, (1 << 16) - 1, 1 << 16, (1 << 16) + 1, 300_000])
+def test_whole_file_reads_take_one_read_call_and_return_every_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    data = os.urandom(size)
+    (tmp_path / "f").write_bytes(data)
+    real_read = os.read
+    calls: list[int] = []
+
+    def counting_read(fd: int, n: int) -> bytes:
+        calls.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", counting_read)
+    for read in _readers(tmp_path):
+        calls.clear()
+        assert read("f") == data
+        assert len(calls) == 1, "a file read at its fstat size needs no read(2) that returns 0"
+
+
+@pytest.mark.parametrize(("size", "reported"), [
+    (100, 99),           # grew by a byte between fstat and read
+    (100_000, 10),       # grew past the first read's 64 KiB
+    (70_000, 0),         # a size-0 file with content, as /proc reports
+    (100, 200),          # shrank
+    (0, 5),              # shrank to nothing
+])
+def test_whole_file_reads_go_on_to_eof_when_fstat_size_is_stale(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int, reported: int) -> None:
+    data = os.urandom(size)
+    (tmp_path / "f").write_bytes(data)
+    real_fstat = os.fstat
+
+    def stale_fstat(fd: int) -> os.stat_result:
+        st = real_fstat(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid,
+                               st.st_gid, reported, st.st_atime, st.st_mtime, st.st_ctime))
+
+    monkeypatch.setattr(os, "fstat", stale_fstat)
+    for read in _readers(tmp_path):
+        assert read("f") == data
+
+
+def _tree_with_links(root: Path) -> list[str]:
+    (root / "a.txt").write_text("a\n")
+    (root / "dir/sub").mkdir(parents=True)
+    (root / "dir/b.txt").write_text("b\n")
+    (root / "fifo").mkdir()
+    (root / "link.txt").symlink_to("a.txt")
+    (root / "alias").symlink_to("dir")
+    (root / "dangling").symlink_to("nowhere/x")
+    return ["a.txt", "dir", "dir/b.txt", "dir/sub", "missing", "missing/deeper/x", "a.txt/x",
+            "a.txt/x/y", "link.txt", "alias", "alias/b.txt", "alias/sub/none", "dangling",
+            "dangling/z", "./dir//b.txt", "dir/./sub/"]
+
+
+def test_info_after_resolve_reuses_its_lstat_and_answers_as_a_fresh_lstat(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from patchtx.workspace import Workspace
+
+    spelled_paths = _tree_with_links(tmp_path)
+    fresh = Workspace(tmp_path)
+    expected = {s: fresh.info(fresh.resolve(s).rel) for s in spelled_paths}
+    for s in spelled_paths:
+        # Each info() is answered by a lstat of its own here (another Workspace resolved).
+        assert Workspace(tmp_path).info(fresh.resolve(s).rel) == expected[s]
+    real_lstat = os.lstat
+    calls: list[str] = []
+
+    def counting_lstat(path: str) -> os.stat_result:
+        calls.append(path)
+        return real_lstat(path)
+
+    monkeypatch.setattr(os, "lstat", counting_lstat)
+    workspace = Workspace(tmp_path)
+    for s in spelled_paths:
+        rel = workspace.resolve(s).rel
+        calls.clear()
+        assert workspace.info(rel) == expected[s], s
+        made = list(calls)
+        if not os.path.islink(tmp_path / s.strip("/")):
+            assert made == [], f"info({rel!r}) right after resolving it made a lstat of its own"
+    # Handed over once, for the path just resolved: any other path, or a second call, asks anew.
+    rel = workspace.resolve("a.txt").rel
+    assert workspace.info("dir") == expected["dir"]
+    assert workspace.info(rel) == expected["a.txt"]
+    assert workspace.resolve("a.txt").rel == rel and workspace.info(rel) == expected["a.txt"]
+    os.unlink(tmp_path / "a.txt")
+    assert workspace.info(rel) is None
+
+
+@given(st.text(alphabet="a/.", max_size=6))
+def test_display_joins_as_os_path_join(rel: str) -> None:
+    from patchtx.workspace import Workspace
+
+    for workspace in (Workspace("/"), Workspace(os.path.dirname(__file__))):
+        expected = os.path.join(workspace.root, rel) if rel else workspace.root
+        assert workspace.display(rel) == expected
+
+
+def _every_ending_list(max_lines: int) -> list[list[str]]:
+    out: list[list[str]] = [[]]
+    for size in range(1, max_lines + 1):
+        for combo in itertools.product(["\n", "\r\n", "\r"], repeat=size):
+            out.append(list(combo))
+            out.append([*combo[:-1], ""])  # the same lines with the last one unterminated
+    return out
+
+
+def test_dominant_ending_shortcut_agrees_on_every_small_file() -> None:
+    for endings in _every_ending_list(6):
+        seen = [e for e in endings if e]
+        expected = max(seen, key=lambda e: (seen.count(e), -seen.index(e))) if seen else "\n"
+        assert TextFile(["x"] * len(endings), endings).dominant_ending == expected, endings
+
+
+@pytest.mark.parametrize("endings", _every_ending_list(3))
+def test_rewrite_moves_the_missing_final_newline_as_its_definition_says(endings: list[str]) -> None:
+    from patchtx.matching import Placement
+    from patchtx.planner import rewrite
+
+    texts = [f"l{i}" for i in range(len(endings))]
+    original = TextFile(texts, endings)
+    dominant = original.dominant_ending
+    for at in range(len(texts) + 1):
+        for removed in range(len(texts) - at + 1):
+            lines = (*[("-", t) for t in texts[at : at + removed]], ("+", "new"))
+            out, _ = rewrite(original, [Placement(0, at, removed, lines)])  # type: ignore[arg-type]
+            # Definition: every line keeps its ending, added lines take the dominant one; a line
+            # left without one that is no longer last gets the dominant ending; the last line
+            # ends as the original's last line did (terminated or not).
+            pairs = [(t, e) for t, e in zip(texts, endings, strict=True)]
+            pairs[at : at + removed] = [("new", dominant)]
+            want = [e or dominant for _, e in pairs]
+            if not original.ends_with_newline:
+                want[-1] = ""
+            assert out.texts == [t for t, _ in pairs]
+            assert out.endings == want, (endings, at, removed)
+
+
+class _CheckEverywhere:
+    """The plain uniqueness check: every pattern searched again over its whole window."""
+
+    @staticmethod
+    def index(texts: list[str]) -> LineIndex:
+        index = LineIndex(texts)
+        index.matches_again = lambda *_args: True  # type: ignore[method-assign]
+        return index
+
+
+_FILE_LINES = st.sampled_from(["a", "a ", " a", "b", "b\t", "c", "", "a\u2013b", "a-b"])
+
+
+@st.composite
+def _chunks(draw: st.DrawFn) -> list[Chunk]:
+    chunks = []
+    for number in range(draw(st.integers(1, 3))):
+        anchors = tuple(draw(st.lists(_FILE_LINES, max_size=2)))
+        lines = tuple(draw(st.lists(st.tuples(st.sampled_from([" ", "-", "+"]), _FILE_LINES),
+                                    min_size=1, max_size=3)))
+        chunks.append(Chunk(anchors, lines, draw(st.booleans()) and number == 2, number + 1))
+    return chunks
+
+
+def _placed(texts: list[str], chunks: list[Chunk], index: LineIndex | None) -> object:
+    try:
+        return Locator(texts, "f", index=index).place(chunks)
+    except PatchtxError as error:
+        return type(error), error.message, error.details
+
+
+@settings(max_examples=600)
+@given(st.lists(_FILE_LINES, max_size=14), _chunks())
+@example(["b", "b"], [Chunk((), ((" ", "b\t"),))])  # twice in the second pass only
+@example(["a-b", "x", "a-b", "x"], [Chunk(("a\u2013b",), ((" ", "x"),))])  # in the fourth
+def test_uniqueness_checks_scan_after_the_match_as_a_full_search_would(
+        texts: list[str], chunks: list[Chunk]) -> None:
+    assert _placed(texts, chunks, None) == _placed(texts, chunks, _CheckEverywhere.index(texts))
+
+
+def _parse_line_by_line(text: str) -> Patch:
+    """The plain definition of parse: every line through the state machine's feed."""
+    from patchtx.parser import _patch_error, _StreamParser, unwrap
+
+    lines = unwrap(text)
+    parser = _StreamParser()
+    for index in range(1, len(lines)):
+        parser.feed(lines[index], index + 1, index == len(lines) - 1)
+    if parser.state != "ended":
+        raise _patch_error("The last line of the patch must be '*** End Patch'")
+    return Patch(tuple(parser.hunks), "\n".join(lines), parser.environment_id)
+
+
+_HEADERS = st.sampled_from(["*** Update File: a.txt", "*** Add File: b.txt", "*** Delete File: c.txt"])
+_BODY_LINES = st.sampled_from([
+    " context", "-removed", "+added", "+", "-", " ", "@@", "@@", "@@ anchor", "", "+x\r", " y\r",
+    "@@\r", "@@ ", "@@@", " @@", "*** End of File", "*** Move to: d.txt", "*** End Patch",
+    "  *** End Patch", "plain", "+*** Add File: e.txt", "\t tab", "*** Add File: f.txt"])
+
+
+@st.composite
+def _patch_bodies(draw: st.DrawFn) -> list[str]:
+    lines: list[str] = []
+    for _ in range(draw(st.integers(0, 3))):
+        lines.append(draw(_HEADERS))
+        lines.extend(draw(st.lists(_BODY_LINES, max_size=8)))
+    return lines
+
+
+@settings(max_examples=1000)
+@given(_patch_bodies(), st.sampled_from(["\n", "\r\n"]))
+def test_parse_takes_body_lines_in_bulk_as_feed_would_line_by_line(
+        body: list[str], separator: str) -> None:
+    text = separator.join(["*** Begin Patch", *body, "*** End Patch"])
+
+    def outcome(parse_function: Callable[[str], Patch]) -> object:
+        try:
+            return parse_function(text)
+        except PatchtxError as error:
+            return type(error), error.message, error.line, error.hint
+
+    assert outcome(parse) == outcome(_parse_line_by_line)
+
+
+@given(st.text(alphabet="a\r\n", max_size=12))
+def test_split_lines_drops_one_carriage_return_before_each_line_feed(text: str) -> None:
+    from patchtx.parser import split_lines
+
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    assert split_lines(text) == [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+@given(st.lists(st.tuples(st.text(alphabet="ab \\", max_size=3), ENDINGS), max_size=8),
+       st.sampled_from(["", "\n"]), st.sampled_from([" ", "-", "+"]), st.data())
+def test_diff_blocks_of_lf_lines_are_joined_as_each_line_would_be(
+        lines: list[tuple[str, str]], last: str, prefix: str, data: st.DataObject) -> None:
+    from patchtx.render import _block, _Side
+
+    texts = (*[t for t, _ in lines], "end")
+    endings = (*[e for _, e in lines], last)
+    side = _Side(texts=texts, endings=endings)
+    start = data.draw(st.integers(0, len(texts) + 1))
+    stop = data.draw(st.integers(0, len(texts) + 1))
+    assert side.block(prefix, start, stop) == _block(prefix, side.shown(start, stop))
+    raw = _Side(_lines("".join(map(str.__add__, texts, endings)).encode()))
+    assert raw.block(prefix, start, stop) == _block(prefix, raw.shown(start, stop))

@@ -180,11 +180,17 @@ class FileSystemOps:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise OSError(errno.EINVAL, "not a regular file", path)
-            chunks = []
-            while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):  # to EOF, even if it grew
-                chunks.append(chunk)
+            # Exactly fstat's size in answer to a request for one byte more is EOF: no read(2)
+            # that returns 0. Any other length (grown, shrunk, 2 GiB cap) reads on to EOF.
+            size = st.st_size
+            data = os.read(fd, max(size + 1, 1 << 16))
+            if len(data) != size:
+                chunks = [data]
+                while chunk := os.read(fd, max(size + 1, 1 << 16)):
+                    chunks.append(chunk)
+                data = b"".join(chunks)
             xattrs = _read_preserved_xattrs(fd) if with_xattrs else ()
-            return FileContents(b"".join(chunks), st, xattrs)
+            return FileContents(data, st, xattrs)
         except OSError as exc:
             raise _with_path(exc, path) from None
         finally:
