@@ -392,3 +392,37 @@ def test_diff_blocks_of_lf_lines_are_joined_as_each_line_would_be(
     assert side.block(prefix, start, stop) == _block(prefix, side.shown(start, stop))
     raw = _Side(_lines("".join(map(str.__add__, texts, endings)).encode()))
     assert raw.block(prefix, start, stop) == _block(prefix, raw.shown(start, stop))
+
+
+_TREE_PATHS = ["a", "a/b", "a/b/c", "a/bc", "a/b/d", "ab/x", "a-b/y", "a/b-c/z", "a/b/e/f", "q/r/s"]
+
+
+@given(st.dictionaries(st.sampled_from(_TREE_PATHS), st.booleans(), max_size=7),
+       st.sets(st.sampled_from(_TREE_PATHS)))
+def test_emptied_folders_found_by_bisection_as_by_scanning_every_kept_path(
+        effects: dict[str, bool], on_disk: set[str]) -> None:
+    from patchtx.model import PathTarget
+    from patchtx.planner import Stager
+    from patchtx.policy import PlanOptions
+
+    class View:
+        def list_dir(self, rel: str) -> list[str]:
+            prefix = rel + "/"
+            return sorted({p[len(prefix):].split("/")[0] for p in on_disk if p.startswith(prefix)})
+
+    # A path kept (True: written, maybe added, so not listed on disk) or removed (False), in any
+    # order.
+    targets = [PathTarget(p, b"x", b"y" if kept else None) for p, kept in effects.items()]
+    stager = Stager(View(), PlanOptions())  # type: ignore[arg-type]
+    # Definition: a folder holding a removed path is emptied when no kept path lies inside it
+    # and every entry it lists is removed or an emptied folder (deepest first).
+    removed = {t.path for t in targets if t.after is None}
+    kept = [t.path for t in targets if t.after is not None]
+    folders = {"/".join(p.split("/")[:d]) for p in removed for d in range(1, p.count("/") + 1)}
+    emptied: set[str] = set()
+    for folder in sorted(folders, key=lambda d: d.count("/"), reverse=True):
+        prefix = folder + "/"
+        if not any(p.startswith(prefix) for p in kept) and all(
+                prefix + e in removed or prefix + e in emptied for e in View().list_dir(folder)):
+            emptied.add(folder)
+    assert stager.emptied_dirs(targets) == sorted(emptied, key=lambda d: (-d.count("/"), d))
