@@ -426,3 +426,30 @@ def test_emptied_folders_found_by_bisection_as_by_scanning_every_kept_path(
                 prefix + e in removed or prefix + e in emptied for e in View().list_dir(folder)):
             emptied.add(folder)
     assert stager.emptied_dirs(targets) == sorted(emptied, key=lambda d: (-d.count("/"), d))
+
+
+@given(st.lists(_FILE_LINES, max_size=10), st.lists(_FILE_LINES, min_size=1, max_size=3),
+       st.booleans())
+def test_exact_pass_searches_the_lines_themselves_whatever_sequences_it_is_given(
+        texts: list[str], pattern: list[str], eof: bool) -> None:
+    wanted = list(pattern)
+    results = {
+        (type(lines), type(asked)): LineIndex(lines).search(asked, 0, len(texts), eof=eof, limit=30)
+        for lines in (list(texts), tuple(texts)) for asked in (list(pattern), tuple(pattern))
+    }
+    assert len(set(map(repr, results.values()))) == 1, results
+    index = LineIndex(texts)
+    index.search(pattern, 0, len(texts))
+    assert index.keys(0) == texts and pattern == wanted
+
+
+@given(st.lists(st.sampled_from(["a", "b", "ab", ""]), max_size=150),
+       st.lists(st.sampled_from(["a", "b", "ab", ""]), min_size=1, max_size=3),
+       st.integers(0, 160), st.integers(0, 160), st.integers(1, 4))
+def test_line_matches_are_every_start_where_the_whole_pattern_fits(
+        keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> None:
+    from patchtx.matching import _matches
+
+    m = len(wanted)
+    every = [s for s in range(lower, min(upper, len(keys)) - m + 1) if keys[s : s + m] == wanted]
+    assert _matches(keys, wanted, lower, upper, limit) == every[:limit]
