@@ -354,10 +354,14 @@ def _patch_bodies(draw: st.DrawFn) -> list[str]:
 
 
 @settings(max_examples=1000)
-@given(_patch_bodies(), st.sampled_from(["\n", "\r\n"]))
+@given(_patch_bodies(), st.sampled_from(["\n", "\r\n"]), st.sampled_from(["", " \n", "\n\t"]),
+       st.booleans())
 def test_parse_takes_body_lines_in_bulk_as_feed_would_line_by_line(
-        body: list[str], separator: str) -> None:
-    text = separator.join(["*** Begin Patch", *body, "*** End Patch"])
+        body: list[str], separator: str, around: str, heredoc: bool) -> None:
+    lines = ["*** Begin Patch", *body, "*** End Patch"]
+    if heredoc:
+        lines = ["<<'EOF'", *lines, "EOF"]
+    text = around + separator.join(lines) + around
 
     def outcome(parse_function: Callable[[str], Patch]) -> object:
         try:
