@@ -457,3 +457,15 @@ def test_line_matches_are_every_start_where_the_whole_pattern_fits(
     m = len(wanted)
     every = [s for s in range(lower, min(upper, len(keys)) - m + 1) if keys[s : s + m] == wanted]
     assert _matches(keys, wanted, lower, upper, limit) == every[:limit]
+
+
+def test_a_refused_path_drops_the_lstat_handed_over_by_the_previous_resolve(tmp_path: Path) -> None:
+    from patchtx.workspace import Workspace
+
+    (tmp_path / "a.txt").write_text("a\n")
+    workspace = Workspace(tmp_path)
+    rel = workspace.resolve("a.txt").rel
+    with pytest.raises(PatchtxError):
+        workspace.resolve("../outside")
+    os.unlink(tmp_path / "a.txt")
+    assert workspace.info(rel) is None
