@@ -107,7 +107,10 @@ class LineIndex:
             # Each pass builds on the previous one's keys, in C-level loops where it can: this is
             # the whole cost of a miss in a large file (every pass is tried).
             if tier == 0:
-                keys = list(self.texts)
+                # The lines themselves when they are a list already (never changed here): a copy
+                # per updated file is a cost without use.
+                texts = self.texts
+                keys = texts if type(texts) is list else list(texts)
             elif tier == 1:
                 keys = list(map(self._trim("rstrip"), self.texts))
             elif tier == 2:
@@ -140,7 +143,10 @@ class LineIndex:
             keys = self.keys(tier)
             if tier and keys is self._keys[tier - 1] and all(map(str.isascii, pattern)):
                 continue  # same keys as the pass just tried, and an ASCII pattern maps to itself
-            wanted = list(pattern) if tier == 0 else list(map(key_of, pattern))
+            if tier:
+                wanted = list(map(key_of, pattern))
+            else:  # a list, as the slices it is compared with (the caller's list is not changed)
+                wanted = pattern if type(pattern) is list else list(pattern)
             if eof:
                 start = max(size - m, lower)
                 if start + m <= size and keys[start : start + m] == wanted:
@@ -177,6 +183,8 @@ def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: 
     position = lower + pivot
     stop = min(upper, len(keys)) - m + pivot + 1
     while position < stop:
+        if stop - position <= 64 and needle not in keys[position:stop]:
+            break  # what index would say by raising ValueError, at twice the cost
         try:
             hit = keys.index(needle, position, stop)
         except ValueError:

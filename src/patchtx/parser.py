@@ -82,15 +82,22 @@ def _boundary_error(lines: list[str]) -> str | None:
 
 def unwrap(text: str) -> list[str]:
     """Trim the text, check the Begin/End envelope, and unwrap a lenient ``<<EOF`` heredoc."""
-    lines = split_lines(text.strip(WHITESPACE))
+    return _unwrap(text)[0]
+
+
+def _unwrap(text: str) -> tuple[list[str], str | None]:
+    """``unwrap``, and the text the lines join back to when that is the trimmed text itself (no
+    heredoc, no CR): a patch's text then costs no join of every line."""
+    trimmed = text.strip(WHITESPACE)
+    lines = split_lines(trimmed)
     error = _boundary_error(lines)
     if error is None:
-        return lines
+        return lines, (None if "\r" in trimmed else trimmed)
     if len(lines) >= 4 and lines[0] in HEREDOC_OPENERS and lines[-1].endswith("EOF"):
         inner = lines[1:-1]
         inner_error = _boundary_error(inner)
         if inner_error is None:
-            return inner
+            return inner, None
         raise _patch_error(inner_error)
     hint = ""
     if not lines:
@@ -310,7 +317,7 @@ def parse(text: str) -> Patch:
         raise _patch_error("the patch is not valid Unicode text",
                            f"It contains a lone surrogate code point (text line {line}); send UTF-8 text.",
                            line) from None
-    lines = unwrap(text)
+    lines, joined = _unwrap(text)
     parser = _StreamParser()
     if not lines or lines[0].strip(WHITESPACE) != BEGIN_PATCH:  # unreachable after unwrap; kept for safety
         raise _patch_error(FIRST_LINE_ERROR)
@@ -361,4 +368,6 @@ def parse(text: str) -> Patch:
             index += 1
     if parser.state != "ended":
         raise _patch_error(LAST_LINE_ERROR)
-    return Patch(tuple(parser.hunks), "\n".join(lines), parser.environment_id)
+    if joined is None:
+        joined = "\n".join(lines)
+    return Patch(tuple(parser.hunks), joined, parser.environment_id)

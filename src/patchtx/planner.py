@@ -442,16 +442,23 @@ class Stager:
 
     def emptied_dirs(self, targets: list[PathTarget]) -> list[str]:
         removed = {t.path for t in targets if t.after is None}
-        kept = [t.path for t in targets if t.after is not None]
+        # Sorted, the kept paths inside a folder start where its prefix would be inserted: one
+        # bisection per folder instead of a scan of every kept path (1,000 updates, 50 deletes).
+        kept = sorted(t.path for t in targets if t.after is not None)
         candidates: set[str] = set()
         for path in removed:
             parts = path.split("/")
             for depth in range(1, len(parts)):
                 candidates.add("/".join(parts[:depth]))
         emptied: set[str] = set()
+        if not candidates:
+            return []
+        from bisect import bisect_left  # (only here: a one-file edit deletes nothing)
+
         for folder in sorted(candidates, key=lambda d: d.count("/"), reverse=True):
             prefix = folder + "/"
-            if any(p.startswith(prefix) for p in kept):
+            at = bisect_left(kept, prefix)
+            if at < len(kept) and kept[at].startswith(prefix):
                 continue
             entries = self.view.list_dir(folder)
             if all(prefix + e in removed or prefix + e in emptied for e in entries):

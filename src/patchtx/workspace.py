@@ -158,6 +158,7 @@ class Workspace:
 
     # -- path resolution ------------------------------------------------------------------------
     def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath:
+        self._last_lstat = None
         if "\x00" in spelled:
             raise _unsafe(spelled, "it contains a NUL byte", line)
         if "\\" in spelled:
@@ -171,7 +172,6 @@ class Workspace:
         parts = [p for p in relative.split("/") if p not in ("", ".")]
         if ".." in parts:
             raise _unsafe(spelled, "it contains '..'", line)
-        self._last_lstat = None
         if not parts:
             return ResolvedPath("", spelled)  # the root: a directory, which every operation refuses
         real, leaf_is_symlink = self._follow_links(parts, spelled, line)

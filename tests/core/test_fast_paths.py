@@ -354,10 +354,14 @@ def _patch_bodies(draw: st.DrawFn) -> list[str]:
 
 
 @settings(max_examples=1000)
-@given(_patch_bodies(), st.sampled_from(["\n", "\r\n"]))
+@given(_patch_bodies(), st.sampled_from(["\n", "\r\n"]), st.sampled_from(["", " \n", "\n\t"]),
+       st.booleans())
 def test_parse_takes_body_lines_in_bulk_as_feed_would_line_by_line(
-        body: list[str], separator: str) -> None:
-    text = separator.join(["*** Begin Patch", *body, "*** End Patch"])
+        body: list[str], separator: str, around: str, heredoc: bool) -> None:
+    lines = ["*** Begin Patch", *body, "*** End Patch"]
+    if heredoc:
+        lines = ["<<'EOF'", *lines, "EOF"]
+    text = around + separator.join(lines) + around
 
     def outcome(parse_function: Callable[[str], Patch]) -> object:
         try:
@@ -392,3 +396,76 @@ def test_diff_blocks_of_lf_lines_are_joined_as_each_line_would_be(
     assert side.block(prefix, start, stop) == _block(prefix, side.shown(start, stop))
     raw = _Side(_lines("".join(map(str.__add__, texts, endings)).encode()))
     assert raw.block(prefix, start, stop) == _block(prefix, raw.shown(start, stop))
+
+
+_TREE_PATHS = ["a", "a/b", "a/b/c", "a/bc", "a/b/d", "ab/x", "a-b/y", "a/b-c/z", "a/b/e/f", "q/r/s"]
+
+
+@given(st.dictionaries(st.sampled_from(_TREE_PATHS), st.booleans(), max_size=7),
+       st.sets(st.sampled_from(_TREE_PATHS)))
+def test_emptied_folders_found_by_bisection_as_by_scanning_every_kept_path(
+        effects: dict[str, bool], on_disk: set[str]) -> None:
+    from patchtx.model import PathTarget
+    from patchtx.planner import Stager
+    from patchtx.policy import PlanOptions
+
+    class View:
+        def list_dir(self, rel: str) -> list[str]:
+            prefix = rel + "/"
+            return sorted({p[len(prefix):].split("/")[0] for p in on_disk if p.startswith(prefix)})
+
+    # A path kept (True: written, maybe added, so not listed on disk) or removed (False), in any
+    # order.
+    targets = [PathTarget(p, b"x", b"y" if kept else None) for p, kept in effects.items()]
+    stager = Stager(View(), PlanOptions())  # type: ignore[arg-type]
+    # Definition: a folder holding a removed path is emptied when no kept path lies inside it
+    # and every entry it lists is removed or an emptied folder (deepest first).
+    removed = {t.path for t in targets if t.after is None}
+    kept = [t.path for t in targets if t.after is not None]
+    folders = {"/".join(p.split("/")[:d]) for p in removed for d in range(1, p.count("/") + 1)}
+    emptied: set[str] = set()
+    for folder in sorted(folders, key=lambda d: d.count("/"), reverse=True):
+        prefix = folder + "/"
+        if not any(p.startswith(prefix) for p in kept) and all(
+                prefix + e in removed or prefix + e in emptied for e in View().list_dir(folder)):
+            emptied.add(folder)
+    assert stager.emptied_dirs(targets) == sorted(emptied, key=lambda d: (-d.count("/"), d))
+
+
+@given(st.lists(_FILE_LINES, max_size=10), st.lists(_FILE_LINES, min_size=1, max_size=3),
+       st.booleans())
+def test_exact_pass_searches_the_lines_themselves_whatever_sequences_it_is_given(
+        texts: list[str], pattern: list[str], eof: bool) -> None:
+    wanted = list(pattern)
+    results = {
+        (type(lines), type(asked)): LineIndex(lines).search(asked, 0, len(texts), eof=eof, limit=30)
+        for lines in (list(texts), tuple(texts)) for asked in (list(pattern), tuple(pattern))
+    }
+    assert len(set(map(repr, results.values()))) == 1, results
+    index = LineIndex(texts)
+    index.search(pattern, 0, len(texts))
+    assert index.keys(0) == texts and pattern == wanted
+
+
+@given(st.lists(st.sampled_from(["a", "b", "ab", ""]), max_size=150),
+       st.lists(st.sampled_from(["a", "b", "ab", ""]), min_size=1, max_size=3),
+       st.integers(0, 160), st.integers(0, 160), st.integers(1, 4))
+def test_line_matches_are_every_start_where_the_whole_pattern_fits(
+        keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> None:
+    from patchtx.matching import _matches
+
+    m = len(wanted)
+    every = [s for s in range(lower, min(upper, len(keys)) - m + 1) if keys[s : s + m] == wanted]
+    assert _matches(keys, wanted, lower, upper, limit) == every[:limit]
+
+
+def test_a_refused_path_drops_the_lstat_handed_over_by_the_previous_resolve(tmp_path: Path) -> None:
+    from patchtx.workspace import Workspace
+
+    (tmp_path / "a.txt").write_text("a\n")
+    workspace = Workspace(tmp_path)
+    rel = workspace.resolve("a.txt").rel
+    with pytest.raises(PatchtxError):
+        workspace.resolve("../outside")
+    os.unlink(tmp_path / "a.txt")
+    assert workspace.info(rel) is None
