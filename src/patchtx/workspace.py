@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 
+from ._fd import read_whole
 from ._record import record
 from .errors import FilesystemError, NotARegularFileError, UnsafePathError
 
@@ -135,18 +136,7 @@ class Workspace:
             if not stat.S_ISREG(st.st_mode):
                 raise NotARegularFileError(f"Refusing to read {path}: it is not a regular file.",
                                            path=path)
-            # One read of the whole file: 1 MiB blocks cost a second copy of a 10 MB file. Exactly
-            # fstat's size in answer to a request for one byte more is EOF, so no read(2) that
-            # returns 0; any other length (the file grew or shrank, a size-0 /proc file, the
-            # kernel's 2 GiB cap on one read) reads on to EOF.
-            size = st.st_size
-            data = os.read(fd, max(size + 1, 1 << 16))
-            if len(data) != size:
-                chunks = [data]
-                while block := os.read(fd, max(size + 1, 1 << 16)):
-                    chunks.append(block)
-                data = b"".join(chunks)
-            return data
+            return read_whole(fd, st.st_size)
         finally:
             os.close(fd)
 

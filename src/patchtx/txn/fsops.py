@@ -18,6 +18,7 @@ import os
 import stat
 import sys
 
+from .._fd import read_whole
 from .._record import record
 
 TYPE_CHECKING = False
@@ -180,15 +181,7 @@ class FileSystemOps:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise OSError(errno.EINVAL, "not a regular file", path)
-            # Exactly fstat's size in answer to a request for one byte more is EOF: no read(2)
-            # that returns 0. Any other length (grown, shrunk, 2 GiB cap) reads on to EOF.
-            size = st.st_size
-            data = os.read(fd, max(size + 1, 1 << 16))
-            if len(data) != size:
-                chunks = [data]
-                while chunk := os.read(fd, max(size + 1, 1 << 16)):
-                    chunks.append(chunk)
-                data = b"".join(chunks)
+            data = read_whole(fd, st.st_size)
             xattrs = _read_preserved_xattrs(fd) if with_xattrs else ()
             return FileContents(data, st, xattrs)
         except OSError as exc:
