@@ -167,9 +167,15 @@ def commit(
                     hint="Fix the cause and apply again: recovery is safe to repeat.",
                 ) from exc
             transaction = _Transaction(
-                fs, dirs, plan, durable=durable, retention=retention, progress=progress, dir_modes=dir_modes
+                fs,
+                dirs,
+                plan,
+                durable=durable,
+                retention=retention,
+                progress=progress,
+                dir_modes=dir_modes,
+                journal_names=journal_names,
             )
-            transaction.journal_names = journal_names
             try:
                 transaction.verify()
             except ChangedSincePlanningError as exc:
@@ -228,6 +234,7 @@ class _Transaction:
         retention: Retention | None = None,
         progress: Progress | None = None,
         dir_modes: Mapping[str, int] | None = None,
+        journal_names: list[str] | None = None,
     ):
         self.fs = fs
         self.dirs = dirs
@@ -244,7 +251,7 @@ class _Transaction:
         self.removed_dirs: list[str] = []
         self.kept_dirs: list[str] = []
         self.journal: Journal | None = None
-        self.journal_names: list[str] | None = None
+        self.journal_names = journal_names
         # What exists so far, for an abort: names in the journal folder before it is published,
         # then whether the journal is published / marked committed.
         self.unpublished: list[str] = []
