@@ -10,7 +10,8 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, NoReturn
 
     from .errors import PatchtxError
     from .model import Plan
@@ -334,5 +335,48 @@ def main(argv: list[str] | None = None) -> int:
     return _run_recover(args)
 
 
+def _finish_process(code: int) -> NoReturn:
+    """End a one-shot command the fast way once its output is flushed.
+
+    The normal exit tears down every module and object one by one (~5 ms for what a patch run
+    imports, a quarter of the interpreter's own start-up) though the process is about to vanish:
+    every file was written with os-level calls and closed, the lock released, nothing is left in
+    a Python buffer but stdout and stderr. If flushing those fails (a closed pipe), the normal
+    exit runs instead and reports it as Python always does.
+    """
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None when Python started with that descriptor closed
+                stream.flush()
+    except (OSError, ValueError):
+        sys.exit(code)
+    import os
+
+    os._exit(code)
+
+
+def _one_shot(run: Callable[[], int]) -> NoReturn:
+    # A one-shot run allocates many tuples and lists and frees few cycles; the collector's passes
+    # over them cost ~2 ms on the tiny edit and tens of milliseconds on a 1,000-file patch, and
+    # the memory comes back when the process ends moments later.
+    import gc
+
+    gc.disable()
+    _finish_process(run())
+
+
+def apply_patch_script() -> NoReturn:
+    """The ``apply_patch`` / ``applypatch`` console scripts: ``apply_patch_main`` as a process."""
+    _one_shot(apply_patch_main)
+
+
+def script() -> NoReturn:
+    """The ``patchtx`` console script. The MCP server is long-lived: it keeps the collector and
+    the normal exit."""
+    if sys.argv[1:2] == ["mcp"]:
+        sys.exit(main())
+    _one_shot(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    script()

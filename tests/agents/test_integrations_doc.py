@@ -113,7 +113,7 @@ def test_the_mcp_config_names_the_console_script_and_its_subcommand() -> None:
     configs = [block["mcpServers"]["patchtx"] for block in JSON_BLOCKS if "mcpServers" in block]
     assert configs[0] == {"command": "patchtx", "args": ["mcp", "--root", "."]}
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]
-    assert scripts["patchtx"] == "patchtx.cli:main"
+    assert scripts["patchtx"] == "patchtx.cli:script"
     assert (Path(sys.executable).parent / "patchtx").exists()
 
 

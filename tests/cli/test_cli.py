@@ -195,3 +195,47 @@ def test_a_small_edit_imports_nothing_it_does_not_need(tree: Path) -> None:
     # Only the three undo-history entries remain: the kept journals and their before-images.
     kinds = sorted(p.name.partition(".")[2] for p in journal.iterdir() if not p.name.endswith(".before"))
     assert kinds == ["kept-1-8", "kept-2-8", "kept-3-8"]
+
+
+def _one_shot_process(body: str) -> subprocess.CompletedProcess[str]:
+    code = "import sys\nfrom patchtx import cli\n" + body
+    # Buffered output, as a script's is by default (this suite may run under PYTHONUNBUFFERED).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_a_one_shot_command_flushes_its_output_before_the_fast_exit() -> None:
+    # Piped output is block-buffered: without the flush, os._exit would drop it.
+    done = _one_shot_process("sys.stdout.write('out'); sys.stderr.write('err'); cli._one_shot(lambda: 3)")
+    assert (done.returncode, done.stdout, done.stderr) == (3, "out", "err")
+
+
+def test_a_one_shot_command_skips_the_collector_and_the_normal_exit() -> None:
+    # An exit handler runs only on the normal exit; the collector is off while the command runs.
+    done = _one_shot_process(
+        "import atexit, gc\natexit.register(lambda: print('normal exit'))\n"
+        "cli._one_shot(lambda: print('collector on:', gc.isenabled()) or 0)")
+    assert (done.returncode, done.stdout) == (0, "collector on: False\n")
+
+
+def test_a_failed_flush_falls_back_to_the_normal_exit() -> None:
+    done = _one_shot_process(
+        "import atexit\natexit.register(lambda: sys.__stderr__.write('normal exit'))\n"
+        "class Closed:\n    def write(self, text): pass\n"
+        "    def flush(self): raise BrokenPipeError(32, 'Broken pipe')\n"
+        "sys.stdout = Closed()\ncli._finish_process(4)")
+    # Python's own exit then fails to flush too and says so, with its exit status 120.
+    assert done.returncode == 120
+    assert done.stderr.startswith("normal exit") and "BrokenPipeError" in done.stderr
+
+
+def test_the_mcp_server_keeps_the_collector_and_the_normal_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from patchtx import cli
+
+    seen: list[object] = []
+    monkeypatch.setattr(sys, "argv", ["patchtx", "mcp", "--root", "."])
+    monkeypatch.setattr(cli, "main", lambda: seen.append("main") or 0)
+    monkeypatch.setattr(cli, "_one_shot", lambda run: seen.append("one-shot"))
+    with pytest.raises(SystemExit) as exited:
+        cli.script()
+    assert (exited.value.code, seen) == (0, ["main"])
