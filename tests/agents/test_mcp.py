@@ -171,3 +171,49 @@ def test_the_server_refuses_a_root_that_is_not_a_directory(tmp_path: Path,
     assert mcp_main(["--root", str(tmp_path / "missing")]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "is not a directory" in captured.err
+
+
+def _requests_then_end_of_input(patch: str) -> str:
+    import json
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "pipe", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "apply_patch", "arguments": {"patch": patch}}},
+    ]
+    return "".join(json.dumps(m) + "\n" for m in messages)
+
+
+def test_a_call_written_just_before_end_of_input_is_still_answered(tree: Path) -> None:
+    # `echo REQUESTS | patchtx mcp`: stdin ends while the call runs; the SDK alone ends the
+    # session there and drops the answer to a patch it has applied.
+    import json
+    import subprocess
+
+    patchtx = str(Path(sys.executable).parent / "patchtx")
+    done = subprocess.run([patchtx, "mcp", "--root", str(tree)], input=_requests_then_end_of_input(EDIT),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == [1, 2]
+    result = answers[2]["result"]
+    assert not result.get("isError") and result["structuredContent"]["summary"] == "A 1, M 1, D 0, R 0"
+    assert (tree / "pkg" / "new.py").read_text() == "NEW = True\n"
+
+
+def test_a_cancelled_request_does_not_hold_the_end_of_input() -> None:
+    from mcp.types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+    from patchtx.agents.mcp_server import _InFlight
+
+    in_flight = _InFlight()
+    for request_id in (7, 8):
+        in_flight.note_incoming(JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/call"))
+    in_flight.note_incoming(JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled",
+                                                params={"requestId": 7}))
+    assert in_flight.ids == {8}
+    in_flight.note_outgoing(JSONRPCResponse(jsonrpc="2.0", id=8, result={}))
+    assert in_flight.ids == set()

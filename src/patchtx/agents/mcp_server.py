@@ -13,10 +13,18 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import (
+    CallToolResult,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field
 
 from .. import __version__
@@ -116,9 +124,131 @@ def build_server(root: str) -> MCPServer:
     return server
 
 
+# How long the end of input may wait for calls still running (a commit waits for the workspace
+# lock for up to 30 s by default).
+DRAIN_SECONDS = 120.0
+
+
+class _InFlight:
+    """The ids of the client's requests not yet answered, so that the end of input can wait for
+    them: a client may write a tools/call and close stdin at once (``echo ... | patchtx mcp``),
+    and the SDK ends the session at end of input, dropping the answer to a patch it may already
+    have applied."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.ids: set[object] = set()
+        self.changed = anyio.Event()
+
+    def note_incoming(self, message: object) -> None:
+        if isinstance(message, JSONRPCRequest):
+            self.ids.add(message.id)
+        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            # A cancelled request may never be answered.
+            self.discard((message.params or {}).get("requestId"))
+
+    def note_outgoing(self, message: object) -> None:
+        if isinstance(message, JSONRPCResponse | JSONRPCError):
+            self.discard(message.id)
+
+    def discard(self, request_id: object) -> None:
+        import anyio
+
+        if request_id in self.ids:
+            self.ids.discard(request_id)
+            self.changed.set()
+            self.changed = anyio.Event()
+
+    async def drained(self) -> None:
+        import anyio
+
+        with anyio.move_on_after(DRAIN_SECONDS):
+            while self.ids:
+                await self.changed.wait()
+
+
+class _DrainingReader:
+    """The client's messages; at their end, waits until every request read has been answered."""
+
+    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
+        self._inner = inner
+        self._in_flight = in_flight
+
+    @property
+    def last_context(self) -> Any:  # the SDK restores the sender's context from this
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            item = await self._inner.receive()
+        except anyio.EndOfStream:
+            await self._in_flight.drained()
+            raise
+        self._in_flight.note_incoming(getattr(item, "message", None))
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _DrainingReader:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _DrainingReader:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class _AnsweringWriter:
+    """The server's messages, each answer noted as such."""
+
+    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
+        self._inner = inner
+        self._in_flight = in_flight
+
+    async def send(self, item: Any, /) -> None:
+        await self._inner.send(item)
+        self._in_flight.note_outgoing(getattr(item, "message", None))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _AnsweringWriter:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async uses it the same way
+    async with stdio_server() as (read_stream, write_stream):
+        in_flight = _InFlight()
+        await lowlevel.run(_DrainingReader(read_stream, in_flight),
+                           _AnsweringWriter(write_stream, in_flight),
+                           lowlevel.create_initialization_options())
+
+
 def run_mcp_server(root: str) -> None:
-    """Serve workspace ``root`` over stdio until the client closes the connection."""
-    build_server(root).run("stdio")
+    """Serve workspace ``root`` over stdio until the client closes the connection (answering
+    every request read before that)."""
+    import anyio
+
+    anyio.run(_serve_stdio, build_server(root))
 
 
 def mcp_main(argv: list[str] | None = None) -> int:
@@ -137,7 +267,9 @@ def mcp_main(argv: list[str] | None = None) -> int:
     except NotADirectoryError as exc:
         sys.stderr.write(f"patchtx mcp: {exc}\n")
         return 2
-    server.run("stdio")
+    import anyio
+
+    anyio.run(_serve_stdio, server)
     return 0
 
 
