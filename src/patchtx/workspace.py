@@ -67,6 +67,22 @@ def _kind(mode: int) -> str:
     return "special"
 
 
+# Characters HFS+ ignores in names, as git's is_hfs_dotgit lists them.
+_HFS_IGNORED = dict.fromkeys(map(ord, "\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                                 "\u206a\u206b\u206c\u206d\u206e\u206f\ufeff"))
+
+
+def _folds_to(name: str, reserved: str) -> bool:
+    """Whether ``name`` may be the folder ``reserved`` on some filesystem: a case-insensitive one
+    (macOS, Windows: ``.GIT``), HFS+ (ignored characters), NTFS (trailing dots and spaces), the
+    checks git itself makes before writing a path."""
+    if name == reserved:
+        return True
+    if len(name) < len(reserved) or not name.startswith("."):
+        return False  # the common case, decided without building a string
+    return name.translate(_HFS_IGNORED).rstrip(". ").casefold() == reserved
+
+
 def _unsafe(spelled: str, why: str, line: int | None) -> UnsafePathError:
     return UnsafePathError(
         f"Refusing path '{spelled}': {why}.",
@@ -181,9 +197,9 @@ class Workspace:
                       line)
 
     def _check_reserved(self, parts: list[str], spelled: str, line: int | None) -> None:
-        if parts and parts[0] == STATE_DIR:
+        if parts and _folds_to(parts[0], STATE_DIR):
             raise _unsafe(spelled, "it is inside patchtx's own state folder .patchtx", line)
-        if ".git" in parts:
+        if any(_folds_to(part, ".git") or part.lower() == "git~1" for part in parts):
             raise _unsafe(spelled, "it is inside a .git folder", line)
 
     def _follow_links(self, parts: list[str], spelled: str,

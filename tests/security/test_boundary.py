@@ -80,6 +80,13 @@ ATTACKS = {
                                                   "*** Move to: link_out/moved.txt\n@@\n inside\n*** End Patch",
     "git folder": lambda r, o: update(".git/config", "[core]", "[evil]"),
     "patchtx state folder": lambda r, o: add(".patchtx/journal/x"),
+    # The same folders as a case-insensitive (macOS, Windows), HFS+ or NTFS filesystem names them.
+    "git folder in capitals": lambda r, o: add(".GIT/hooks/post-checkout"),
+    "git folder mixed case, nested": lambda r, o: add("sub/.Git/hooks/pre-commit"),
+    "git folder with an HFS+ ignored character": lambda r, o: add(".g\u200cit/hooks/x"),
+    "git folder with a trailing dot": lambda r, o: add(".git./hooks/x"),
+    "git folder's NTFS short name": lambda r, o: add("GIT~1/hooks/x"),
+    "patchtx state folder in capitals": lambda r, o: add(".PatchTX/journal/x"),
     "root itself": lambda r, o: add(str(r)),
     "empty path segments only": lambda r, o: add("./"),
 }
@@ -95,6 +102,15 @@ def test_attack_is_refused_and_nothing_written(name: str, world: tuple[Path, Pat
     assert "Nothing was changed." in caught.value.message
     assert snapshot(root) == before_root
     assert snapshot(outside) == before_outside
+
+
+@pytest.mark.parametrize("path", [".github/workflows/ci.yml", ".gitignore", "git/notes.txt", "sub/.gits/x",
+                                  "patchtx/.patchtx-notes"])
+def test_names_that_only_look_like_reserved_folders_are_accepted(path: str,
+                                                                  world: tuple[Path, Path]) -> None:
+    root, _ = world
+    patchtx.apply_patch(add(path), root)
+    assert (root / path).exists()
 
 
 def test_absolute_path_inside_root_is_accepted(world: tuple[Path, Path]) -> None:
