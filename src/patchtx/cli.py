@@ -67,14 +67,52 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+_COMMANDS = ("apply", "check", "recover", "log", "undo")
+_AGENT_COMMANDS = ("tool-spec", "mcp")
+
+
+def _terminal_columns() -> int:
+    """The help text's width, as shutil.get_terminal_size decides it: $COLUMNS, else the
+    terminal's, else 80."""
+    import os
+
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``only`` just that command's subparser: building the
+    others cost ~5 ms per run (argparse looks up message translations for every option), and a
+    run of one command never shows them."""
     import argparse
+
+    class Formatter(argparse.HelpFormatter):
+        # argparse measures the terminal through shutil, whose import (bz2, lzma, fnmatch...) cost
+        # ~4 ms of every run, help shown or not; os answers the same question.
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None) -> None:
+            super().__init__(prog, indent_increment, max_help_position,
+                             _terminal_columns() - 2 if width is None else width)
 
     top = argparse.ArgumentParser(
         prog="patchtx",
         description="Apply Codex-format patches to a tree as one crash-safe transaction.",
+        formatter_class=Formatter,
+        # With one command built, its errors still show every command, as the whole parser does.
+        usage=None if only is None else "%(prog)s [-h] {" + ",".join((*_COMMANDS, *_AGENT_COMMANDS)) + "} ...",
     )
     sub = top.add_subparsers(dest="command", required=True)
+
+    def command(name: str, **options: Any) -> argparse.ArgumentParser:
+        return sub.add_parser(name, prog=f"patchtx {name}", formatter_class=Formatter, **options)
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--root", default=".", help="workspace root (default: current directory)")
@@ -82,9 +120,14 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("-q", "--quiet", action="store_true",
                        help="no progress display on the terminal (it is only shown on one)")
 
+    def wanted(name: str) -> bool:
+        return only is None or only == name
+
     for name, helptext in (("apply", "apply patches as one transaction"),
                            ("check", "plan patches and show what would change; write nothing")):
-        p = sub.add_parser(name, help=helptext)
+        if not wanted(name):
+            continue
+        p = command(name, help=helptext)
         p.add_argument("patches", nargs="*", default=["-"], metavar="FILE",
                        help="patch files, applied in order as one transaction ('-' = stdin)")
         common(p)
@@ -103,11 +146,13 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--intent", help="why this edit is made (recorded with it)")
             p.add_argument("--confirm", action="store_true",
                            help="show the summary and diffs on the terminal and ask before writing")
-    p = sub.add_parser("recover", help="roll back or finish an interrupted transaction")
-    common(p)
-    p = sub.add_parser("log", help="list the transactions in the undo history, newest first")
-    common(p)
-    p = sub.add_parser("undo", help="undo a committed transaction (default: the newest) as a new one")
+    for name, helptext in (("recover", "roll back or finish an interrupted transaction"),
+                           ("log", "list the transactions in the undo history, newest first")):
+        if wanted(name):
+            common(command(name, help=helptext))
+    if not wanted("undo"):
+        return top
+    p = command("undo", help="undo a committed transaction (default: the newest) as a new one")
     p.add_argument("transaction", nargs="?", metavar="ID",
                    help="transaction id, or a unique prefix of one, as `patchtx log` shows it")
     common(p)
@@ -117,9 +162,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="skip fsync (throw-away trees): keeps atomicity, drops durability")
     p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
     p.add_argument("--intent", help="why the undo is made (default: 'undo ID: <its intent>')")
-    # Listed for --help only: main() hands their arguments to the agents package untouched.
-    sub.add_parser("tool-spec", add_help=False, help="print the apply_patch tool declaration for a model host")
-    sub.add_parser("mcp", add_help=False, help="serve apply_patch over MCP on stdin/stdout")
+    if only is None:
+        # Listed for --help only: main() hands their arguments to the agents package untouched.
+        command("tool-spec", add_help=False,
+                       help="print the apply_patch tool declaration for a model host")
+        command("mcp", add_help=False, help="serve apply_patch over MCP on stdin/stdout")
     return top
 
 
@@ -325,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         from .agents.mcp_server import mcp_main
 
         return mcp_main(given[1:])
-    args = _parser().parse_args(given)
+    args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None).parse_args(given)
     if args.command in ("apply", "check"):
         return _run_apply(args)
     if args.command == "log":

@@ -239,3 +239,30 @@ def test_the_mcp_server_keeps_the_collector_and_the_normal_exit(monkeypatch: pyt
     with pytest.raises(SystemExit) as exited:
         cli.script()
     assert (exited.value.code, seen) == (0, ["main"])
+
+
+def test_patchtx_builds_only_the_command_it_runs_with_the_same_messages(tree: Path) -> None:
+    from patchtx import cli
+
+    whole = cli._parser()
+    for name in cli._COMMANDS:
+        alone = cli._parser(name)
+        assert alone.format_usage() == whole.format_usage()
+        assert alone._subparsers._group_actions[0].choices[name].format_help() == \
+            whole._subparsers._group_actions[0].choices[name].format_help()
+    bogus = run([PATCHTX, "apply", "--bogus"], tree)
+    assert bogus.returncode == 2
+    assert bogus.stderr.startswith("usage: patchtx [-h] {apply,check,recover,log,undo,tool-spec,mcp} ...\n")
+    assert bogus.stderr.endswith("error: unrecognized arguments: --bogus\n")
+
+
+def test_help_follows_columns_without_importing_shutil(tree: Path) -> None:
+    narrow = subprocess.run([PATCHTX, "apply", "--help"], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "COLUMNS": "50"})
+    assert narrow.returncode == 0 and max(map(len, narrow.stdout.splitlines())) <= 50
+    (tree / "p.patch").write_text(UPDATE)
+    code = ("import sys\nfrom patchtx.cli import main\n"
+            f"code = main(['apply', '--root', {str(tree)!r}, {str(tree / 'p.patch')!r}])\n"
+            "print('shutil' in sys.modules, file=sys.stderr)\nsys.exit(code)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "False\n")
