@@ -17,6 +17,7 @@ import os
 import stat
 
 from .._record import record, replace
+from .._sha import hexdigest
 from ..errors import (
     ChangedSincePlanningError,
     ConflictError,
@@ -272,10 +273,19 @@ class _Transaction:
     def _verify(self) -> None:
         deleted = {t.path for t in self.targets if t.target.before is not None and t.target.after is None}
         removable = set(self.plan.remove_dirs)
+        progress = self.progress
+        parent: str | None = None
+        parent_fd: int | None = None
         for t in self.targets:
-            if self.progress is not None:
-                self.progress("checking", t.index, len(self.targets))
-            parent_fd = self._probe_parent(t, deleted)
+            if progress is not None:
+                progress("checking", t.index, len(self.targets))
+            # Targets are sorted by path: a folder's files come together, and within them nothing
+            # opens another folder unless this one is missing (see DirectoryHandles).
+            if t.parent != parent or parent_fd is None:
+                parent_fd = self._probe_parent(t, deleted)
+                parent = t.parent
+            if parent_fd is None:
+                t.parent_missing = True
             if t.target.before is not None:
                 self._verify_original(t, parent_fd)
                 continue
@@ -319,6 +329,7 @@ class _Transaction:
             t.after_mode = mode if t.target.after_mode is None else stat.S_IMODE(t.target.after_mode)
 
     def _probe_parent(self, t: _Target, deleted: set[str]) -> int | None:
+        """The fd of the target's folder; None if it is missing (the commit will create it)."""
         try:
             return self.dirs.open(t.parent)
         except FileNotFoundError:
@@ -327,7 +338,6 @@ class _Transaction:
             # A file this plan deletes may stand where a new directory goes ("a" -> "a/b").
             if exc.filename not in deleted:
                 raise _changed(str(exc.filename), "it is not a directory") from None
-        t.parent_missing = True
         return None
 
     def _plan_parent_dirs(self, parent: str, deleted: set[str]) -> None:
@@ -368,14 +378,19 @@ class _Transaction:
     def _write_journal(self, syncer: Syncer) -> None:
         to_sync: list[int] = []  # copied originals (if any) and the journal itself
         try:
+            parent: str | None = None
+            parent_fd = journal_fd = -1
             for t in self.targets:
                 if t.backup is not None:
-                    copy_fd = self._preserve_original(t)
+                    if t.parent != parent:  # (sorted by path: see DirectoryHandles)
+                        parent, parent_fd = t.parent, self.dirs.open(t.parent)
+                        journal_fd = self.dirs.open(JOURNAL_DIR)
+                    copy_fd = self._preserve_original(t, parent_fd, journal_fd)
                     if copy_fd is not None:
                         to_sync.append(copy_fd)
             self.journal = Journal(
                 self.txn,
-                tuple(self._journal_entry(t) for t in self.targets),
+                tuple(map(self._journal_entry, self.targets)),
                 tuple(self.create_dirs),
                 tuple(self.remove_dirs),
                 intent=self.plan.intent,
@@ -398,11 +413,9 @@ class _Transaction:
         self.published = True
         syncer.barrier([journal_fd])
 
-    def _preserve_original(self, t: _Target) -> int | None:
+    def _preserve_original(self, t: _Target, parent_fd: int, journal_fd: int) -> int | None:
         """Hard-link the original into the journal folder; a copy (fd returned) if it cannot."""
         assert t.backup is not None and t.original is not None and t.target.before is not None
-        parent_fd = self.dirs.open(t.parent)
-        journal_fd = self.dirs.open(JOURNAL_DIR)
         self.unpublished.append(t.backup)
         try:
             self.fs.link(parent_fd, t.name, journal_fd, t.backup)
@@ -426,18 +439,21 @@ class _Transaction:
             raise
         return fd
 
-    def _journal_entry(self, t: _Target) -> JournalEntry:
-        original = t.original
+    @staticmethod
+    def _journal_entry(t: _Target) -> JournalEntry:
+        # Positional, and hashing here rather than through PathTarget's properties: this runs
+        # for every file of the commit.
+        original, before, after = t.original, t.target.before, t.target.after
         return JournalEntry(
-            path=t.path,
-            before_sha256=t.target.before_sha256,
-            after_sha256=t.target.after_sha256,
-            before_mode=None if original is None else stat.S_IMODE(original.st_mode),
-            after_mode=t.after_mode if t.target.after is not None else None,
-            owner=None if original is None else (original.st_uid, original.st_gid),
-            backup=t.backup,
-            backup_kind=t.backup_kind,
-            temp=t.temp,
+            t.target.path,
+            None if before is None else hexdigest(before),
+            None if after is None else hexdigest(after),
+            None if original is None else stat.S_IMODE(original.st_mode),
+            None if after is None else t.after_mode,
+            None if original is None else (original.st_uid, original.st_gid),
+            t.backup,
+            t.backup_kind,
+            t.temp,
         )
 
     def _apply(self, syncer: Syncer) -> None:
@@ -447,13 +463,19 @@ class _Transaction:
         temp_fds: list[int] = []
         changed_dirs: set[str] = set()
         done = 0
+        keep = temp_fds if keep_fds else None
         try:
             # New contents first where their directory exists: a full disk then fails before
-            # anything visible has changed.
+            # anything visible has changed. (Sorted by path: one folder lookup per folder, see
+            # DirectoryHandles.)
+            parent: str | None = None
+            parent_fd = -1
             for t in written:
                 if not t.parent_missing:
                     done = self._written(done)
-                    self._write_temp(t, temp_fds if keep_fds else None)
+                    if t.parent != parent:
+                        parent, parent_fd = t.parent, self.dirs.open(t.parent)
+                    self._write_temp(t, parent_fd, keep)
             for t in self.targets:
                 if t.target.after is None and t.original is not None:
                     done = self._written(done)
@@ -472,18 +494,20 @@ class _Transaction:
             for t in written:
                 if t.parent_missing:
                     done = self._written(done)
-                    self._write_temp(t, temp_fds if keep_fds else None)
+                    self._write_temp(t, self.dirs.open(t.parent), keep)
             self._written(done)
             syncer.run(temps_mode, temp_fds)
         finally:
             for fd in temp_fds:
                 self.fs.close(fd)
+        parent = None
         for t in written:
             assert t.temp is not None
-            parent_fd = self.dirs.open(t.parent)
+            if t.parent != parent:
+                parent, parent_fd = t.parent, self.dirs.open(t.parent)
+                changed_dirs.add(parent)
             self._check_unchanged(parent_fd, t)
             self.fs.rename(parent_fd, t.temp, parent_fd, t.name)
-            changed_dirs.add(t.parent)
         dirs_mode = syncer.choose(len(changed_dirs))
         dir_fds = [self.dirs.open(path) for path in sorted(changed_dirs)] if dirs_mode is SyncMode.EACH else []
         syncer.run(dirs_mode, dir_fds)
@@ -515,18 +539,25 @@ class _Transaction:
         self.fs.fchmod(fd, stat.S_IMODE(mode))
         return True
 
-    def _write_temp(self, t: _Target, keep: list[int] | None) -> None:
+    def _write_temp(self, t: _Target, parent_fd: int, keep: list[int] | None) -> None:
         assert t.temp is not None and t.target.after is not None
-        fd = self.fs.create(self.dirs.open(t.parent), t.temp, 0o666)
+        fs = self.fs
+        fd = fs.create(parent_fd, t.temp, 0o666)
         try:
-            self.fs.write(fd, t.target.after)
-            if t.original is not None:
-                _set_owner(self.fs, fd, (t.original.st_uid, t.original.st_gid))
+            fs.write(fd, t.target.after)
+            current: os.stat_result | None = None
+            if t.original is not None or t.after_mode is not None:
+                current = fs.fstat(fd)
+            if t.original is not None and _set_owner(fs, fd, (t.original.st_uid, t.original.st_gid), current):
+                current = None  # chown clears set-user-ID and set-group-ID bits: look again
             for name, value in t.xattrs:
-                self.fs.fsetxattr(fd, name, value)
-            # After chown, which clears set-user-ID and set-group-ID bits.
-            if t.after_mode is not None and stat.S_IMODE(self.fs.fstat(fd).st_mode) != t.after_mode:
-                self.fs.fchmod(fd, t.after_mode)
+                fs.fsetxattr(fd, name, value)
+                current = None  # an ACL sets the group bits of the mode: look again
+            if t.after_mode is not None:
+                if current is None:
+                    current = fs.fstat(fd)
+                if stat.S_IMODE(current.st_mode) != t.after_mode:
+                    fs.fchmod(fd, t.after_mode)
         except BaseException:
             self.fs.close(fd)
             raise
@@ -764,15 +795,21 @@ def _same_version(st: os.stat_result, original: os.stat_result) -> bool:
     )
 
 
-def _set_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int]) -> None:
-    """Give a new file the original's owner (as root) or at least its group (if we may)."""
-    current = fs.fstat(fd)
+def _set_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int], current: os.stat_result | None = None) -> bool:
+    """Give a new file the original's owner (as root) or at least its group (if we may).
+
+    ``current`` is the file's fstat if the caller has it. True if the owner was changed."""
+    if current is None:
+        current = fs.fstat(fd)
     if (current.st_uid, current.st_gid) == owner:
-        return
+        return False
     if os.geteuid() == 0:
         fs.fchown(fd, *owner)
-    elif owner[1] != current.st_gid and owner[1] in os.getgroups():
+        return True
+    if owner[1] != current.st_gid and owner[1] in os.getgroups():
         fs.fchown(fd, -1, owner[1])
+        return True
+    return False
 
 
 def _split(path: str) -> tuple[str, str]:
