@@ -755,7 +755,7 @@ def _check_plan(plan: Plan) -> None:
 
 def _check_relpath(path: str) -> None:
     parts = path.split("/")
-    if not path or any(p in ("", ".", "..") for p in parts) or "\0" in path:
+    if "" in parts or "." in parts or ".." in parts or "\0" in path:  # ("" also for an empty path)
         raise UnsafePathError(f"Refusing the path {path!r}: not a plain relative path.", path=path)
     if parts[0] == STATE_DIR:
         raise UnsafePathError(f"Refusing the path {path}: {STATE_DIR} holds patchtx's own journal.", path=path)
