@@ -177,20 +177,19 @@ class FileSystemOps:
 
     def read_file(self, dir_fd: int, name: str, *, with_xattrs: bool = False) -> FileContents:
         """Read a regular file without following a symlink; ELOOP/EISDIR/EINVAL otherwise."""
-        path = join(self.path_of(dir_fd), name)
         try:
             fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
         except OSError as exc:
-            raise _with_path(exc, path) from None
+            raise _with_path(exc, join(self.path_of(dir_fd), name)) from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise OSError(errno.EINVAL, "not a regular file", path)
+                raise OSError(errno.EINVAL, "not a regular file")
             data = read_whole(fd, st.st_size)
             xattrs = _read_preserved_xattrs(fd) if with_xattrs else ()
             return FileContents(data, st, xattrs)
         except OSError as exc:
-            raise _with_path(exc, path) from None
+            raise _with_path(exc, join(self.path_of(dir_fd), name)) from None
         finally:
             os.close(fd)
 
@@ -382,6 +381,8 @@ def _read_preserved_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
         if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
             return ()
         raise
+    if not names:
+        return ()
     return tuple((name, os.getxattr(fd, name)) for name in sorted(names) if name.startswith(_PRESERVED_XATTR_PREFIXES))
 
 

@@ -16,7 +16,7 @@ import errno
 import os
 import stat
 
-from .._record import record, replace
+from .._record import replace
 from .._sha import hexdigest
 from ..errors import (
     ChangedSincePlanningError,
@@ -201,27 +201,34 @@ def commit(
         fs.close(root_fd)
 
 
-@record(frozen=False)
 class _Target:
-    """One PathTarget as verified under the lock, with the names the transaction gives it."""
+    """One PathTarget as verified under the lock, with the names the transaction gives it.
 
-    index: int
-    target: PathTarget
-    parent: str
-    name: str
-    original: os.stat_result | None = None
-    """lstat of the file the plan was computed from (None: the path must be absent)."""
-    xattrs: tuple[tuple[str, bytes], ...] = ()
-    after_mode: int | None = None
-    """Mode for the new contents (None: leave the creation default, 0o666 less the umask)."""
-    parent_missing: bool = False
-    temp: str | None = None
-    backup: str | None = None
-    backup_kind: BackupKind | None = None
+    A plain class rather than a record: one is made per file, and its fields are set one by one
+    as the commit goes."""
 
-    @property
-    def path(self) -> str:
-        return self.target.path
+    __slots__ = ("index", "target", "path", "parent", "name", "original", "xattrs", "after_mode",
+                 "parent_missing", "temp", "backup", "backup_kind")
+
+    def __init__(self, index: int, target: PathTarget) -> None:
+        self.index = index
+        self.target = target
+        self.path: str = target.path
+        parent, _, name = target.path.rpartition("/")
+        self.parent = parent
+        self.name = name
+        # lstat of the file the plan was computed from (None: the path must be absent).
+        self.original: os.stat_result | None = None
+        self.xattrs: tuple[tuple[str, bytes], ...] = ()
+        # Mode for the new contents (None: leave the creation default, 0o666 less the umask).
+        self.after_mode: int | None = None
+        self.parent_missing = False
+        self.temp: str | None = None
+        self.backup: str | None = None
+        self.backup_kind: BackupKind | None = None
+
+    def __repr__(self) -> str:
+        return f"_Target({self.index}, {self.path!r})"
 
 
 class _Transaction:
@@ -246,7 +253,7 @@ class _Transaction:
         self.progress = progress
         self.dir_modes = dir_modes or {}
         self.txn = new_transaction_id()
-        self.targets = [_Target(i, t, *_split(t.path)) for i, t in enumerate(plan.targets)]
+        self.targets = [_Target(i, t) for i, t in enumerate(plan.targets)]
         self.create_dirs: list[str] = []
         self.remove_dirs: list[RemovedDir] = []
         self.removed_dirs: list[str] = []
@@ -787,12 +794,8 @@ def _after_recovery(
 
 
 def _same_version(st: os.stat_result, original: os.stat_result) -> bool:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (
-        original.st_dev,
-        original.st_ino,
-        original.st_size,
-        original.st_mtime_ns,
-    )
+    return (st.st_ino == original.st_ino and st.st_dev == original.st_dev and st.st_size == original.st_size
+            and st.st_mtime_ns == original.st_mtime_ns)
 
 
 def _set_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int], current: os.stat_result | None = None) -> bool:
