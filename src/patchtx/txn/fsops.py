@@ -3,7 +3,10 @@
 Every mutating call (create, write, chmod/chown, xattr, fsync, syncfs, rename, link, unlink, mkdir,
 rmdir, and batched unlinks) goes through :meth:`FileSystemOps._call`, which numbers it. Test implementations
 (``patchtx.txn.faults``) override the single hook :meth:`FileSystemOps._perform` to record, fail or
-"crash" at call N, so "call N" means the same thing in every test.
+"crash" at call N, so "call N" means the same thing in every test. When no subclass overrides
+``_perform``, the per-file calls (create, write, fchmod, rename, link, unlink) number themselves
+and act inline instead, without a closure per call: same numbering, same ``last_failure``
+(``tests/txn/test_fsops_fast_path.py``).
 
 All paths are handled relative to directory file descriptors opened with ``O_NOFOLLOW``: a symlink
 swapped in between a check and a write is never followed, the call fails instead. The object keeps
