@@ -17,8 +17,11 @@ from .fsops import FileSystemOps
 class DirectoryHandles:
     """A small LRU cache of open directory fds keyed by workspace-relative path.
 
-    Each :meth:`open` inserts at most one entry, so an fd returned by one call stays open across
-    the next call (callers need at most two at once, e.g. for a rename between directories).
+    Each :meth:`open` inserts at most one entry and evicts at most the least recently returned
+    one, so an fd stays open until ``capacity - 1`` other directories have been returned after
+    it (:meth:`forget` aside). Callers rely on two at once (a rename between directories), and a
+    loop over files sorted by path keeps its current folder's fd while it opens no other folder
+    but the journal folder.
     """
 
     def __init__(self, fs: FileSystemOps, root_fd: int, *, capacity: int = 256) -> None:

@@ -16,7 +16,8 @@ import errno
 import os
 import stat
 
-from .._record import record, replace
+from .._record import replace
+from .._sha import hexdigest
 from ..errors import (
     ChangedSincePlanningError,
     ConflictError,
@@ -200,27 +201,34 @@ def commit(
         fs.close(root_fd)
 
 
-@record(frozen=False)
 class _Target:
-    """One PathTarget as verified under the lock, with the names the transaction gives it."""
+    """One PathTarget as verified under the lock, with the names the transaction gives it.
 
-    index: int
-    target: PathTarget
-    parent: str
-    name: str
-    original: os.stat_result | None = None
-    """lstat of the file the plan was computed from (None: the path must be absent)."""
-    xattrs: tuple[tuple[str, bytes], ...] = ()
-    after_mode: int | None = None
-    """Mode for the new contents (None: leave the creation default, 0o666 less the umask)."""
-    parent_missing: bool = False
-    temp: str | None = None
-    backup: str | None = None
-    backup_kind: BackupKind | None = None
+    A plain class rather than a record: one is made per file, and its fields are set one by one
+    as the commit goes."""
 
-    @property
-    def path(self) -> str:
-        return self.target.path
+    __slots__ = ("index", "target", "path", "parent", "name", "original", "xattrs", "after_mode",
+                 "parent_missing", "temp", "backup", "backup_kind")
+
+    def __init__(self, index: int, target: PathTarget) -> None:
+        self.index = index
+        self.target = target
+        self.path: str = target.path
+        parent, _, name = target.path.rpartition("/")
+        self.parent = parent
+        self.name = name
+        # lstat of the file the plan was computed from (None: the path must be absent).
+        self.original: os.stat_result | None = None
+        self.xattrs: tuple[tuple[str, bytes], ...] = ()
+        # Mode for the new contents (None: leave the creation default, 0o666 less the umask).
+        self.after_mode: int | None = None
+        self.parent_missing = False
+        self.temp: str | None = None
+        self.backup: str | None = None
+        self.backup_kind: BackupKind | None = None
+
+    def __repr__(self) -> str:
+        return f"_Target({self.index}, {self.path!r})"
 
 
 class _Transaction:
@@ -245,7 +253,7 @@ class _Transaction:
         self.progress = progress
         self.dir_modes = dir_modes or {}
         self.txn = new_transaction_id()
-        self.targets = [_Target(i, t, *_split(t.path)) for i, t in enumerate(plan.targets)]
+        self.targets = [_Target(i, t) for i, t in enumerate(plan.targets)]
         self.create_dirs: list[str] = []
         self.remove_dirs: list[RemovedDir] = []
         self.removed_dirs: list[str] = []
@@ -272,10 +280,19 @@ class _Transaction:
     def _verify(self) -> None:
         deleted = {t.path for t in self.targets if t.target.before is not None and t.target.after is None}
         removable = set(self.plan.remove_dirs)
+        progress = self.progress
+        parent: str | None = None
+        parent_fd: int | None = None
         for t in self.targets:
-            if self.progress is not None:
-                self.progress("checking", t.index, len(self.targets))
-            parent_fd = self._probe_parent(t, deleted)
+            if progress is not None:
+                progress("checking", t.index, len(self.targets))
+            # Targets are sorted by path: a folder's files come together, and within them nothing
+            # opens another folder unless this one is missing (see DirectoryHandles).
+            if t.parent != parent or parent_fd is None:
+                parent_fd = self._probe_parent(t, deleted)
+                parent = t.parent
+            if parent_fd is None:
+                t.parent_missing = True
             if t.target.before is not None:
                 self._verify_original(t, parent_fd)
                 continue
@@ -319,6 +336,7 @@ class _Transaction:
             t.after_mode = mode if t.target.after_mode is None else stat.S_IMODE(t.target.after_mode)
 
     def _probe_parent(self, t: _Target, deleted: set[str]) -> int | None:
+        """The fd of the target's folder; None if it is missing (the commit will create it)."""
         try:
             return self.dirs.open(t.parent)
         except FileNotFoundError:
@@ -327,7 +345,6 @@ class _Transaction:
             # A file this plan deletes may stand where a new directory goes ("a" -> "a/b").
             if exc.filename not in deleted:
                 raise _changed(str(exc.filename), "it is not a directory") from None
-        t.parent_missing = True
         return None
 
     def _plan_parent_dirs(self, parent: str, deleted: set[str]) -> None:
@@ -368,14 +385,19 @@ class _Transaction:
     def _write_journal(self, syncer: Syncer) -> None:
         to_sync: list[int] = []  # copied originals (if any) and the journal itself
         try:
+            parent: str | None = None
+            parent_fd = journal_fd = -1
             for t in self.targets:
                 if t.backup is not None:
-                    copy_fd = self._preserve_original(t)
+                    if t.parent != parent:  # (sorted by path: see DirectoryHandles)
+                        parent, parent_fd = t.parent, self.dirs.open(t.parent)
+                        journal_fd = self.dirs.open(JOURNAL_DIR)
+                    copy_fd = self._preserve_original(t, parent_fd, journal_fd)
                     if copy_fd is not None:
                         to_sync.append(copy_fd)
             self.journal = Journal(
                 self.txn,
-                tuple(self._journal_entry(t) for t in self.targets),
+                tuple(map(self._journal_entry, self.targets)),
                 tuple(self.create_dirs),
                 tuple(self.remove_dirs),
                 intent=self.plan.intent,
@@ -398,11 +420,9 @@ class _Transaction:
         self.published = True
         syncer.barrier([journal_fd])
 
-    def _preserve_original(self, t: _Target) -> int | None:
+    def _preserve_original(self, t: _Target, parent_fd: int, journal_fd: int) -> int | None:
         """Hard-link the original into the journal folder; a copy (fd returned) if it cannot."""
         assert t.backup is not None and t.original is not None and t.target.before is not None
-        parent_fd = self.dirs.open(t.parent)
-        journal_fd = self.dirs.open(JOURNAL_DIR)
         self.unpublished.append(t.backup)
         try:
             self.fs.link(parent_fd, t.name, journal_fd, t.backup)
@@ -426,18 +446,21 @@ class _Transaction:
             raise
         return fd
 
-    def _journal_entry(self, t: _Target) -> JournalEntry:
-        original = t.original
+    @staticmethod
+    def _journal_entry(t: _Target) -> JournalEntry:
+        # Positional, and hashing here rather than through PathTarget's properties: this runs
+        # for every file of the commit.
+        original, before, after = t.original, t.target.before, t.target.after
         return JournalEntry(
-            path=t.path,
-            before_sha256=t.target.before_sha256,
-            after_sha256=t.target.after_sha256,
-            before_mode=None if original is None else stat.S_IMODE(original.st_mode),
-            after_mode=t.after_mode if t.target.after is not None else None,
-            owner=None if original is None else (original.st_uid, original.st_gid),
-            backup=t.backup,
-            backup_kind=t.backup_kind,
-            temp=t.temp,
+            t.target.path,
+            None if before is None else hexdigest(before),
+            None if after is None else hexdigest(after),
+            None if original is None else stat.S_IMODE(original.st_mode),
+            None if after is None else t.after_mode,
+            None if original is None else (original.st_uid, original.st_gid),
+            t.backup,
+            t.backup_kind,
+            t.temp,
         )
 
     def _apply(self, syncer: Syncer) -> None:
@@ -447,13 +470,19 @@ class _Transaction:
         temp_fds: list[int] = []
         changed_dirs: set[str] = set()
         done = 0
+        keep = temp_fds if keep_fds else None
         try:
             # New contents first where their directory exists: a full disk then fails before
-            # anything visible has changed.
+            # anything visible has changed. (Sorted by path: one folder lookup per folder, see
+            # DirectoryHandles.)
+            parent: str | None = None
+            parent_fd = -1
             for t in written:
                 if not t.parent_missing:
                     done = self._written(done)
-                    self._write_temp(t, temp_fds if keep_fds else None)
+                    if t.parent != parent:
+                        parent, parent_fd = t.parent, self.dirs.open(t.parent)
+                    self._write_temp(t, parent_fd, keep)
             for t in self.targets:
                 if t.target.after is None and t.original is not None:
                     done = self._written(done)
@@ -472,18 +501,20 @@ class _Transaction:
             for t in written:
                 if t.parent_missing:
                     done = self._written(done)
-                    self._write_temp(t, temp_fds if keep_fds else None)
+                    self._write_temp(t, self.dirs.open(t.parent), keep)
             self._written(done)
             syncer.run(temps_mode, temp_fds)
         finally:
             for fd in temp_fds:
                 self.fs.close(fd)
+        parent = None
         for t in written:
             assert t.temp is not None
-            parent_fd = self.dirs.open(t.parent)
+            if t.parent != parent:
+                parent, parent_fd = t.parent, self.dirs.open(t.parent)
+                changed_dirs.add(parent)
             self._check_unchanged(parent_fd, t)
             self.fs.rename(parent_fd, t.temp, parent_fd, t.name)
-            changed_dirs.add(t.parent)
         dirs_mode = syncer.choose(len(changed_dirs))
         dir_fds = [self.dirs.open(path) for path in sorted(changed_dirs)] if dirs_mode is SyncMode.EACH else []
         syncer.run(dirs_mode, dir_fds)
@@ -515,18 +546,25 @@ class _Transaction:
         self.fs.fchmod(fd, stat.S_IMODE(mode))
         return True
 
-    def _write_temp(self, t: _Target, keep: list[int] | None) -> None:
+    def _write_temp(self, t: _Target, parent_fd: int, keep: list[int] | None) -> None:
         assert t.temp is not None and t.target.after is not None
-        fd = self.fs.create(self.dirs.open(t.parent), t.temp, 0o666)
+        fs = self.fs
+        fd = fs.create(parent_fd, t.temp, 0o666)
         try:
-            self.fs.write(fd, t.target.after)
-            if t.original is not None:
-                _set_owner(self.fs, fd, (t.original.st_uid, t.original.st_gid))
+            fs.write(fd, t.target.after)
+            current: os.stat_result | None = None
+            if t.original is not None or t.after_mode is not None:
+                current = fs.fstat(fd)
+            if t.original is not None and _set_owner(fs, fd, (t.original.st_uid, t.original.st_gid), current):
+                current = None  # chown clears set-user-ID and set-group-ID bits: look again
             for name, value in t.xattrs:
-                self.fs.fsetxattr(fd, name, value)
-            # After chown, which clears set-user-ID and set-group-ID bits.
-            if t.after_mode is not None and stat.S_IMODE(self.fs.fstat(fd).st_mode) != t.after_mode:
-                self.fs.fchmod(fd, t.after_mode)
+                fs.fsetxattr(fd, name, value)
+                current = None  # an ACL sets the group bits of the mode: look again
+            if t.after_mode is not None:
+                if current is None:
+                    current = fs.fstat(fd)
+                if stat.S_IMODE(current.st_mode) != t.after_mode:
+                    fs.fchmod(fd, t.after_mode)
         except BaseException:
             self.fs.close(fd)
             raise
@@ -724,7 +762,7 @@ def _check_plan(plan: Plan) -> None:
 
 def _check_relpath(path: str) -> None:
     parts = path.split("/")
-    if not path or any(p in ("", ".", "..") for p in parts) or "\0" in path:
+    if "" in parts or "." in parts or ".." in parts or "\0" in path:  # ("" also for an empty path)
         raise UnsafePathError(f"Refusing the path {path!r}: not a plain relative path.", path=path)
     if parts[0] == STATE_DIR:
         raise UnsafePathError(f"Refusing the path {path}: {STATE_DIR} holds patchtx's own journal.", path=path)
@@ -756,23 +794,25 @@ def _after_recovery(
 
 
 def _same_version(st: os.stat_result, original: os.stat_result) -> bool:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (
-        original.st_dev,
-        original.st_ino,
-        original.st_size,
-        original.st_mtime_ns,
-    )
+    return (st.st_ino == original.st_ino and st.st_dev == original.st_dev and st.st_size == original.st_size
+            and st.st_mtime_ns == original.st_mtime_ns)
 
 
-def _set_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int]) -> None:
-    """Give a new file the original's owner (as root) or at least its group (if we may)."""
-    current = fs.fstat(fd)
+def _set_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int], current: os.stat_result | None = None) -> bool:
+    """Give a new file the original's owner (as root) or at least its group (if we may).
+
+    ``current`` is the file's fstat if the caller has it. True if the owner was changed."""
+    if current is None:
+        current = fs.fstat(fd)
     if (current.st_uid, current.st_gid) == owner:
-        return
+        return False
     if os.geteuid() == 0:
         fs.fchown(fd, *owner)
-    elif owner[1] != current.st_gid and owner[1] in os.getgroups():
+        return True
+    if owner[1] != current.st_gid and owner[1] in os.getgroups():
         fs.fchown(fd, -1, owner[1])
+        return True
+    return False
 
 
 def _split(path: str) -> tuple[str, str]:

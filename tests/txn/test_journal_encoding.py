@@ -1,0 +1,64 @@
+"""Journal.to_bytes spells the entries out by hand: it must stay byte for byte the canonical JSON
+that recovery's checksum check recomputes (json.dumps with sorted keys)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from patchtx.txn.journal import Journal, JournalEntry, RemovedDir, canonical_json
+
+_TEXT = st.text(st.sampled_from('ab"\\\n\t\x00\x1f\x7f é\u2028😀\udc80/.'), min_size=1, max_size=12)
+_NAME = st.none() | _TEXT
+_INT = st.integers(min_value=-(2**70), max_value=2**70)
+_ENTRY = st.builds(
+    JournalEntry,
+    path=_TEXT,
+    before_sha256=st.none() | st.just(hashlib.sha256(b"x").hexdigest()) | _TEXT,
+    after_sha256=st.none() | _TEXT,
+    before_mode=st.none() | _INT,
+    after_mode=st.none() | _INT,
+    owner=st.none() | st.tuples(_INT, _INT),
+    backup=_NAME,
+    backup_kind=st.sampled_from([None, "link", "copy"]),
+    temp=_NAME,
+)
+_HISTORY = st.none() | st.dictionaries(_TEXT, st.none() | _INT | _TEXT | st.lists(_TEXT, max_size=3), max_size=4).map(
+    lambda d: {**d, "sequence": 3, "bytes": 10, "entries": []})
+_JOURNAL = st.builds(
+    Journal,
+    transaction_id=st.just("20250101T000000-0000abcd"),
+    entries=st.lists(_ENTRY, max_size=5).map(tuple),
+    created_dirs=st.lists(_TEXT, max_size=3).map(tuple),
+    removed_dirs=st.lists(st.builds(RemovedDir, _TEXT, _INT, st.tuples(_INT, _INT)), max_size=2).map(tuple),
+    intent=st.none() | _TEXT,
+    history=_HISTORY,
+)
+
+
+def _reference(journal: Journal) -> bytes:
+    """The encoding before entries were spelled out by hand: the body through canonical_json."""
+    text = canonical_json(journal.body())
+    assert text == json.dumps(journal.body(), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    checksum = hashlib.sha256(text.encode("ascii")).hexdigest()
+    return f'{text[:-1]},"checksum":"{checksum}"}}\n'.encode("ascii")
+
+
+@given(_JOURNAL)
+def test_to_bytes_is_the_canonical_json_of_the_body(journal: Journal) -> None:
+    assert journal.to_bytes() == _reference(journal)
+
+
+def test_a_written_journal_reads_back_equal() -> None:
+    entries = (
+        JournalEntry("a/é \"q\".txt", "00" * 32, None, 0o644, None, (0, 0), "t.0.before", "link", None),
+        JournalEntry("b.txt", None, "11" * 32, None, 0o755, None, None, None, ".patchtx-t-1.tmp"),
+    )
+    journal = Journal("20250101T000000-0000abcd", entries, ("new",), (RemovedDir("old", 0o755, (1, 2)),),
+                      intent="why", history={"sequence": 4, "bytes": 12})
+    data = journal.to_bytes()
+    assert data == _reference(journal)
+    assert Journal.from_bytes(data, where="test") == journal
