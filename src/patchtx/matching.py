@@ -241,11 +241,11 @@ def framed(lines: Sequence[str]) -> bytes:
     ``ExactLocator.framed``. A line holding an LF matches no file line exactly (nor can it be
     searched for as bytes), and one that UTF-8 cannot encode matches no decoded line. A CR is
     left to the line-based path too: the exact path only handles files and lines without one."""
-    text = "\n".join(lines)
-    if text.count("\n") != len(lines) - 1 or "\r" in text:
+    joined = "".join(lines)  # (memchr on one string: a count of the LFs costs ~8 instructions a byte)
+    if "\n" in joined or "\r" in joined:
         raise NotExact
     try:
-        return ("\n" + text + "\n").encode("utf-8")
+        return ("\n" + "\n".join(lines) + "\n").encode("utf-8")
     except UnicodeEncodeError:
         raise NotExact from None
 
@@ -259,8 +259,8 @@ class ExactLocator:
     """``Locator.place`` over a file's bytes, for the common case where every search is settled by
     the exact pass: then no line list is built, and each search is one C-level ``bytes.find``.
 
-    ``framed`` is the file body (no BOM, LF endings only) with an LF in front, and one at the end
-    if its last line has none: every line then lies between two LFs, so the lines ``i .. i+m-1``
+    ``framed`` is the file body (no BOM, LF endings only, the last line's too) with an LF in
+    front: every line then lies between two LFs, so the lines ``i .. i+m-1``
     are at offset ``o`` exactly when ``framed.find(framed_pattern, o)`` finds them there, where
     ``o`` is the offset of the LF in front of line ``i``. Positions are kept as such offsets and
     turned into line numbers once at the end, with C-level ``bytes.count``.

@@ -45,7 +45,7 @@ class _Entry:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
     from .model import Chunk
 
@@ -114,8 +114,7 @@ def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, 
     if out_endings:
         out_endings[-1] = (out_endings[-1] or dominant) if original.ends_with_newline else ""
     if texts and out_texts and not (endings[-1] and out_endings[-1]):
-        edits = _with_ending_changes(edits, len(endings), len(out_endings), endings.__getitem__,
-                                     out_endings.__getitem__)
+        edits = _with_ending_changes(edits, endings, out_endings)
     return TextFile(out_texts, out_endings, original.bom), edits
 
 
@@ -133,15 +132,18 @@ class ExactUpdate:
 def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
                    first_match: bool = False) -> ExactUpdate | None:
     """``rewrite`` of the chunks as ``Locator`` places them, done on the file's bytes when that
-    is the same thing and cheaper: for a UTF-8 file with LF endings only whose every search is
-    settled by the exact pass (the common case). No line list is built, so a 200,000-line file
-    costs a few C-level scans instead of splitting, joining and re-encoding every line.
+    is the same thing and cheaper: for a UTF-8 file with LF endings only, its last line ending
+    with one too, whose every search is settled by the exact pass (the common case). No line list
+    is built, so a 200,000-line file costs a few C-level scans instead of splitting, joining and
+    re-encoding every line.
 
     None when the line-based path must decide (CR in the file or the patch, a binary or non-UTF-8
-    file, a search that goes past the exact pass, an ambiguous match): it then also raises every
-    error.
+    file, an unterminated last line, a search that goes past the exact pass, an ambiguous match):
+    it then also raises every error.
     """
-    if b"\r" in data or looks_binary(data):
+    if b"\r" in data or looks_binary(data) or (data and not data.endswith(b"\n")):
+        # (An unterminated last line moves its missing newline, and an empty one is a line no
+        # byte offset can show in a diff: both are left to the line model.)
         return None
     ascii_file = data.isascii()
     if not ascii_file:  # (a C-speed check: a decode only where it can fail)
@@ -150,9 +152,7 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
         except UnicodeDecodeError:
             return None
     bom = data.startswith(BOM_BYTES)
-    body = data[len(BOM_BYTES):] if bom else data
-    unterminated = bool(body) and not body.endswith(b"\n")
-    framed_body = b"\n" + body + b"\n" if unterminated else b"\n" + body
+    framed_body = b"\n" + (data[len(BOM_BYTES):] if bom else data)
     try:
         placed = ExactLocator(framed_body, first_match=first_match).place(chunks)
         # Matched exactly, context lines are the file's own: a chunk's new lines are its text.
@@ -160,42 +160,22 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
                         for _, _, placement in placed]
     except NotExact:
         return None
-    # Every line of the framed body ends with an LF; added lines take it too (the dominant ending
-    # of a file without CR). Lines between the placements are copied as byte slices.
-    pieces: list[bytes] = []
+    # Every line ends with an LF; added lines take it too (the dominant ending of a file without
+    # CR). Lines between the placements are copied as byte slices.
+    pieces = [BOM_BYTES] if bom else []
     position = 1  # past the LF in front of the first line
     for (at, after, _), replacement in zip(placed, replacements, strict=True):
         pieces.append(framed_body[position : at + 1])
         pieces.append(replacement)
         position = after
     pieces.append(framed_body[position:])
-    if unterminated:
-        # The final-newline state is kept: the new last line loses the LF framing gave it.
-        last = next((i for i in range(len(pieces) - 1, -1, -1) if pieces[i]), None)
-        if last is not None:
-            pieces[last] = pieces[last][:-1]
-    if bom:
-        pieces.insert(0, BOM_BYTES)
-    placements = [placement for _, _, placement in placed]
-    if bom or unterminated:
-        edits, offsets = _edits_of(placements), None
-    else:
-        # In a body whose every line ends with an LF, the framed offset of the LF in front of a
-        # line is the body offset of the line itself.
-        # Context and removed lines are the file's own: ASCII if the whole file is.
-        edits, offsets = _edits_and_offsets(
-            placements, [at for at, _, _ in placed],
-            [ascii_file and replacement.isascii() for replacement in replacements])
-    if unterminated:
-        old_size = framed_body.count(b"\n") - 1
-        new_size = old_size + sum(
-            sum(1 if kind == "+" else -1 for kind, _ in placement.lines if kind != " ")
-            for placement in placements)
-        if new_size:
-            edits = _with_ending_changes(edits, old_size, new_size,
-                                         _lf_endings_but_last(old_size),
-                                         _lf_endings_but_last(new_size))
-    return ExactUpdate(b"".join(pieces), edits, offsets)
+    # The framed offset of the LF in front of a line is the body offset of the line itself.
+    # Context and removed lines are the file's own: ASCII if the whole file is.
+    edits, offsets = _edits_and_offsets(
+        [placement for _, _, placement in placed], [at for at, _, _ in placed],
+        [ascii_file and replacement.isascii() for replacement in replacements])
+    # A diff shows a BOM as part of the first line, so it splits the bytes itself.
+    return ExactUpdate(b"".join(pieces), edits, None if bom else offsets)
 
 
 def _framed_or_nothing(lines: list[str]) -> bytes:
@@ -203,42 +183,11 @@ def _framed_or_nothing(lines: list[str]) -> bytes:
     return framed(lines)[1:] if lines else b""
 
 
-def _lf_endings_but_last(size: int) -> Callable[[int], str]:
-    """Line endings of an LF-only file whose last line has none."""
-    return lambda index: "" if index == size - 1 else "\n"
-
-
-def _edits_of(placements: list[Placement]) -> list[Edit]:
-    """The changed line ranges ``rewrite`` reports, from the placements alone: each run of ``-``
-    and ``+`` lines of a chunk, with new line numbers shifted by the lines added and removed
-    before it."""
-    edits: list[Edit] = []
-    shift = 0  # new line number minus old line number, at the current line
-    for placement in placements:
-        line = placement.start
-        opened: tuple[int, int] | None = None
-        for kind, _ in placement.lines:
-            if kind == " ":
-                if opened is not None:
-                    edits.append((opened[0], line, opened[1], line + shift))
-                    opened = None
-                line += 1
-                continue
-            if opened is None:
-                opened = (line, line + shift)
-            if kind == "-":
-                line += 1
-                shift -= 1
-            else:
-                shift += 1
-        if opened is not None:
-            edits.append((opened[0], line, opened[1], line + shift))
-    return edits
-
-
 def _edits_and_offsets(placements: list[Placement], starts: list[int],
                        ascii_only: list[bool]) -> tuple[list[Edit], list[Edit]]:
-    """``_edits_of`` and, for each edit, the byte offsets of its four line numbers in the old
+    """The changed line ranges ``rewrite`` reports, from the placements alone (each run of ``-``
+    and ``+`` lines of a chunk, with new line numbers shifted by the lines added and removed
+    before it), and for each range the byte offsets of its four line numbers in the old
     and new bytes of an LF-only file whose last line ends with an LF. ``starts`` are the old
     offsets of the placements' first lines; ``ascii_only`` says of each placement whether all
     its lines are ASCII (then a line's length is its length in bytes)."""
@@ -287,18 +236,17 @@ def _unchanged_counterpart(edits: list[Edit], index: int, *, from_new: bool) -> 
     return position
 
 
-def _with_ending_changes(edits: list[Edit], old_size: int, new_size: int,
-                         old_ending: Callable[[int], str],
-                         new_ending: Callable[[int], str]) -> list[Edit]:
+def _with_ending_changes(edits: list[Edit], old_endings: list[str], new_endings: list[str]) -> list[Edit]:
     """Lines copied unchanged can still change ending at the end of the file (keeping the
     final-newline state moves the missing newline to the new last line): add those lines as
-    edits so a diff shows them. ``old_ending(i)`` is line i's ending before, ``new_ending`` after."""
+    edits so a diff shows them."""
     extra: list[Edit] = []
+    old_size, new_size = len(old_endings), len(new_endings)
 
     candidates = {old_size - 1, _unchanged_counterpart(edits, new_size - 1, from_new=True)}
     for old in sorted(c for c in candidates if c is not None and 0 <= c < old_size):
         new = _unchanged_counterpart(edits, old, from_new=False)
-        if new is not None and 0 <= new < new_size and old_ending(old) != new_ending(new):
+        if new is not None and 0 <= new < new_size and old_endings[old] != new_endings[new]:
             extra.append((old, old + 1, new, new + 1))
     return sorted(edits + extra)
 
