@@ -232,6 +232,112 @@ def _without_trailing_blank(
     return tuple(out)
 
 
+class NotExact(Exception):
+    """The exact fast path cannot settle a file alone: the line-based path decides it, errors too."""
+
+
+def framed(lines: Sequence[str]) -> bytes:
+    """``lines`` as UTF-8, each between two LFs: the bytes that hold them as whole file lines in
+    ``ExactLocator.framed``. A line holding an LF matches no file line exactly (nor can it be
+    searched for as bytes), and one that UTF-8 cannot encode matches no decoded line. A CR is
+    left to the line-based path too: the exact path only handles files and lines without one."""
+    joined = "".join(lines)  # (memchr on one string: a count of the LFs costs ~8 instructions a byte)
+    if "\n" in joined or "\r" in joined:
+        raise NotExact
+    try:
+        return ("\n" + "\n".join(lines) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        raise NotExact from None
+
+
+def matches_in_some_pass(line: str, pattern_line: str) -> bool:
+    """What ``LineIndex.search([pattern_line], i, i + 1)`` says of a file line ``line``."""
+    return any(key(line) == key(pattern_line) for key in PASSES)
+
+
+class ExactLocator:
+    """``Locator.place`` over a file's bytes, for the common case where every search is settled by
+    the exact pass: then no line list is built, and each search is one C-level ``bytes.find``.
+
+    ``framed`` is the file body (no BOM, LF endings only, the last line's too) with an LF in
+    front: every line then lies between two LFs, so the lines ``i .. i+m-1``
+    are at offset ``o`` exactly when ``framed.find(framed_pattern, o)`` finds them there, where
+    ``o`` is the offset of the LF in front of line ``i``. Positions are kept as such offsets and
+    turned into line numbers once at the end, with C-level ``bytes.count``.
+
+    Wherever the line-based Locator would go past the exact pass (a pattern or anchor with no exact
+    match, the retry without a trailing blank line) or raise (an ambiguous match), this raises
+    ``NotExact`` instead, so that the line-based path places the file and words any error.
+    """
+
+    def __init__(self, framed_body: bytes, *, first_match: bool = False) -> None:
+        self.framed = framed_body
+        self.first_match = first_match
+
+    def place(self, chunks: Sequence[Chunk]) -> list[tuple[int, int, Placement]]:
+        """(offset of the LF in front of the first replaced line, offset where the lines after
+        the replaced ones start, placement) of every chunk, in file order."""
+        body = self.framed
+        end_offset = len(body) - 1  # the LF after the last line: "in front of" line ``size``
+        placed: list[tuple[int, int, int, int, tuple[tuple[LineKind, str], ...]]] = []
+        # (item, pattern, offset of its first match) of each uniqueness check.
+        pending_checks: list[tuple[int, bytes, int]] = []
+        starts: list[int] = []  # offset of each placed item, the upper bound of the one before
+        cursor = 0
+        for number, chunk in enumerate(chunks):
+            first_item: int | None = None
+            anchor_at = 0
+            for depth, anchor in enumerate(chunk.anchors):
+                pattern = framed([anchor])
+                anchor_at = body.find(pattern, cursor)
+                if anchor_at < 0:
+                    raise NotExact
+                if depth == 0:
+                    pending_checks.append((len(starts), pattern, anchor_at))
+                    first_item = anchor_at
+                cursor = anchor_at + len(pattern) - 1
+            lines = chunk.lines
+            old = [text for kind, text in lines if kind != "+"]
+            if chunk.anchors and old and matches_in_some_pass(chunk.anchors[-1], old[0]):
+                # The chunk repeats its anchor line (found exactly, so it is the anchor's text).
+                cursor = anchor_at
+            if not old:
+                at = cursor if chunk.anchors else end_offset
+                placed.append((at, at + 1, number, 0, lines))
+                if chunk.anchors:
+                    starts.append(first_item if first_item is not None else at)
+                continue
+            pattern = framed(old)
+            if chunk.is_end_of_file:
+                # Only the position that ends at the last line, and not before the cursor.
+                at = len(body) - len(pattern)
+                if at < cursor or not body.endswith(pattern):
+                    raise NotExact
+            else:
+                at = body.find(pattern, cursor)
+                if at < 0:
+                    raise NotExact
+                if not chunk.anchors:
+                    pending_checks.append((len(starts), pattern, at))
+            starts.append(first_item if first_item is not None else at)
+            cursor = at + len(pattern) - 1
+            placed.append((at, cursor + 1, number, len(old), lines))
+        if not self.first_match:
+            for item, pattern, first in pending_checks:
+                upper = starts[item + 1] if item + 1 < len(starts) else end_offset
+                # A second match from the line after the first on, ending by ``upper``.
+                if body.find(pattern, first + 1, upper + 1) >= 0:
+                    raise NotExact
+        placed.sort(key=lambda p: p[0])  # stable: chunks placed at one line keep their order
+        out: list[tuple[int, int, Placement]] = []
+        line = offset = 0
+        for at, after, number, length, lines in placed:
+            line += body.count(b"\n", offset, at)
+            offset = at
+            out.append((at, after, Placement(number, line, length, lines)))
+        return out
+
+
 class Locator:
     """Places every chunk of one file update, in file order."""
 

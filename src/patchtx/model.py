@@ -102,6 +102,10 @@ class FileChange:
     lines: DecodedLines | None = None
     """For an update: both sides as the text model split them, the lines ``edits`` count (kept so
     a diff of a 200,000-line file does not split and decode it all again)."""
+    edit_offsets: tuple[tuple[int, int, int, int], ...] | None = None
+    """For an update planned on bytes (LF endings, no BOM): where each of ``edits``' line ranges
+    starts and ends in ``before`` and ``after`` (byte offsets of line starts), so that a diff
+    slices the lines it shows out of the bytes instead of splitting both files into lines."""
 
 
 @record

@@ -91,6 +91,10 @@ class _Side:
         self._raw, self._texts, self._endings = raw, texts, endings
         self.size = len(raw) if raw is not None else len(texts)
 
+    def reach(self, line: int, steps: int) -> int:
+        """The line ``steps`` lines after ``line`` (before, if negative), within the file."""
+        return min(self.size, line + steps) if steps > 0 else max(0, line + steps)
+
     def shown(self, start: int, stop: int) -> list[str]:
         if self._raw is not None:
             return [line.decode("utf-8", "replace") for line in self._raw[start:stop]]
@@ -107,6 +111,45 @@ class _Side:
                 # (an identity test per line for the count).
                 return prefix + ("\n" + prefix).join(self._texts[start:stop]) + "\n"
         return _block(prefix, self.shown(start, stop))
+
+
+class _OffsetSide:
+    """One side of a diff as bytes and the offsets of a few line starts (the bounds of the edits):
+    lines near a known one are found with a few C-level finds, and the lines shown are sliced out
+    of the bytes, so a 200,000-line file is not split into lines to show a few thousand."""
+
+    __slots__ = ("_data", "_offsets")
+
+    def __init__(self, data: bytes, offsets: dict[int, int]) -> None:
+        self._data, self._offsets = data, offsets
+
+    def reach(self, line: int, steps: int) -> int:
+        """The line ``steps`` lines after ``line`` (before, if negative), within the file; its
+        offset is kept for ``block``."""
+        data = self._data
+        at = self._offsets[line]
+        if steps > 0:
+            end = len(data)
+            while steps and at < end:
+                at = data.find(b"\n", at) + 1 or end
+                line += 1
+                steps -= 1
+        else:
+            while steps and at > 0:
+                at = data.rfind(b"\n", 0, at - 1) + 1
+                line -= 1
+                steps += 1
+        self._offsets[line] = at
+        return line
+
+    def block(self, prefix: str, start: int, stop: int) -> str:
+        """``_block(prefix, lines)`` of the lines from ``start`` to ``stop``."""
+        if start >= stop:
+            return ""
+        text = self._data[self._offsets[start] : self._offsets[stop]].decode("utf-8", "replace")
+        if text.endswith("\n"):
+            return prefix + text[:-1].replace("\n", "\n" + prefix) + "\n"
+        return prefix + text.replace("\n", "\n" + prefix) + "\n\\ No newline at end of file\n"
 
 
 def _block(prefix: str, lines: list[str]) -> str:
@@ -130,7 +173,17 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     # The matcher's line numbers leave a byte-order mark out; here it is part of the first line.
     bom = (change.before or b"").startswith(b"\xef\xbb\xbf") or (change.after or b"").startswith(b"\xef\xbb\xbf")
     decoded = change.lines
-    if change.edits is not None and decoded is not None and not bom:
+    old: _Side | _OffsetSide
+    new: _Side | _OffsetSide
+    if change.edits is not None and change.edit_offsets is not None and not bom:
+        edits = list(change.edits)
+        old = _OffsetSide(change.before or b"", {
+            line: at for edit, offsets in zip(edits, change.edit_offsets, strict=True)
+            for line, at in ((edit[0], offsets[0]), (edit[1], offsets[1]))})
+        new = _OffsetSide(change.after or b"", {
+            line: at for edit, offsets in zip(edits, change.edit_offsets, strict=True)
+            for line, at in ((edit[2], offsets[2]), (edit[3], offsets[3]))})
+    elif change.edits is not None and decoded is not None and not bom:
         edits = list(change.edits)
         old = _Side(texts=decoded.old_texts, endings=decoded.old_endings)
         new = _Side(texts=decoded.new_texts, endings=decoded.new_endings)
@@ -156,8 +209,8 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
         group.append(edit)
     groups.append(group)
     for group in groups:
-        old_lo = max(0, group[0][0] - context)
-        old_hi = min(old.size, group[-1][1] + context)
+        old_lo = old.reach(group[0][0], -context)
+        old_hi = old.reach(group[-1][1], context)
         new_lo = group[0][2] - (group[0][0] - old_lo)
         new_hi = group[-1][3] + (old_hi - group[-1][1])
         out.append(f"@@ -{_range(old_lo, old_hi)} +{_range(new_lo, new_hi)} @@\n")

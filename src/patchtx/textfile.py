@@ -10,6 +10,7 @@ from ._record import record
 from .errors import BinaryFileError, EncodingPatchError
 
 BOM = "\ufeff"
+BOM_BYTES = BOM.encode("utf-8")
 
 
 @record(frozen=False)
