@@ -199,8 +199,10 @@ class Workspace:
     def _check_reserved(self, parts: list[str], spelled: str, line: int | None) -> None:
         if parts and _folds_to(parts[0], STATE_DIR):
             raise _unsafe(spelled, "it is inside patchtx's own state folder .patchtx", line)
-        if any(_folds_to(part, ".git") or part.lower() == "git~1" for part in parts):
-            raise _unsafe(spelled, "it is inside a .git folder", line)
+        for part in parts:  # parts are never empty; most start with neither "." nor "g"
+            first = part[0]
+            if (first == "." and _folds_to(part, ".git")) or (first in "gG" and part.lower() == "git~1"):
+                raise _unsafe(spelled, "it is inside a .git folder", line)
 
     def _follow_links(self, parts: list[str], spelled: str,
                       line: int | None) -> tuple[list[str], bool]:
