@@ -89,3 +89,24 @@ def test_an_injected_failure_on_a_fast_path_operation_still_goes_through_the_hoo
         commit(build_plan(root, scenario), fs=fs)
     assert fs.failures and fs.failures[0].op == "link"
     assert {k: v for k, v in snapshot(root).items() if not k.startswith(".patchtx")} == before
+
+
+class _CallTracingOps(FileSystemOps):
+    """A layer that hooks ``_call`` rather than ``_perform``: it must still see every call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def _call(self, op, path, action, **details):  # type: ignore[no-untyped-def]
+        self.seen.append(op)
+        return super()._call(op, path, action, **details)
+
+
+@pytest.mark.parametrize("scenario", ALL[:1], ids=lambda s: s.name)
+def test_a_layer_hooking_the_choke_point_sees_every_mutating_call(scenario: Scenario, tmp_path: Path) -> None:
+    fs = _CallTracingOps()
+    make_tree(tmp_path, scenario.tree)
+    commit(build_plan(tmp_path, scenario), fs=fs)
+    assert len(fs.seen) == fs.calls > 0
+    assert {"create", "write", "rename"} <= set(fs.seen)

@@ -20,7 +20,7 @@ class DirectoryHandles:
     Each :meth:`open` inserts at most one entry and evicts at most the least recently returned
     one, so an fd stays open until ``capacity - 1`` other directories have been returned after
     it (:meth:`forget` aside). Callers rely on two at once (a rename between directories), and a
-    loop over files sorted by path keeps its current folder's fd while it opens no other folder
+    loop over a run of one folder's files keeps that folder's fd while it opens no other folder
     but the journal folder.
     """
 

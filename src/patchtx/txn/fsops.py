@@ -92,8 +92,10 @@ class FileSystemOps:
         """Mutating calls made so far; the index of the next one is ``calls + 1``."""
         self.fsyncs = 0
         """Durability system calls made: one per fsync(2), one per syncfs(2)."""
-        self._performs_plainly = type(self)._perform is FileSystemOps._perform
-        """No subclass intercepts calls (tests' failing, crashing and recording layers do)."""
+        self._performs_plainly = (type(self)._perform is FileSystemOps._perform
+                                  and type(self)._call is FileSystemOps._call)
+        """No subclass intercepts calls, at either hook (tests' failing, crashing and recording
+        layers override ``_perform``)."""
         self.last_failure: tuple[Call, OSError] | None = None
         """The most recent mutating call that raised, with its error (to explain the error)."""
         self.allow_syncfs = allow_syncfs

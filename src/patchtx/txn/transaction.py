@@ -286,8 +286,9 @@ class _Transaction:
         for t in self.targets:
             if progress is not None:
                 progress("checking", t.index, len(self.targets))
-            # Targets are sorted by path: a folder's files come together, and within them nothing
-            # opens another folder unless this one is missing (see DirectoryHandles).
+            # Targets are sorted by path, so a folder's files mostly come one after another (a
+            # subfolder's may come between them: then the folder is looked up again); within a
+            # run nothing opens another folder unless this one is missing (see DirectoryHandles).
             if t.parent != parent or parent_fd is None:
                 parent_fd = self._probe_parent(t, deleted)
                 parent = t.parent
@@ -389,7 +390,7 @@ class _Transaction:
             parent_fd = journal_fd = -1
             for t in self.targets:
                 if t.backup is not None:
-                    if t.parent != parent:  # (sorted by path: see DirectoryHandles)
+                    if t.parent != parent:  # (runs of one folder's files: see _verify)
                         parent, parent_fd = t.parent, self.dirs.open(t.parent)
                         journal_fd = self.dirs.open(JOURNAL_DIR)
                     copy_fd = self._preserve_original(t, parent_fd, journal_fd)
