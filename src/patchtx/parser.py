@@ -311,7 +311,8 @@ def _line_prefix_hint(line: str) -> str:
 def parse(text: str) -> Patch:
     """Parse patch text; raise ``ParseError`` (with the patch line number) if it is malformed."""
     try:
-        text.encode("utf-8")
+        if not text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
+            text.encode("utf-8")
     except UnicodeEncodeError as exc:
         line = text.count("\n", 0, exc.start) + 1
         raise _patch_error("the patch is not valid Unicode text",

@@ -113,43 +113,80 @@ class _Side:
         return _block(prefix, self.shown(start, stop))
 
 
-class _OffsetSide:
-    """One side of a diff as bytes and the offsets of a few line starts (the bounds of the edits):
-    lines near a known one are found with a few C-level finds, and the lines shown are sliced out
-    of the bytes, so a 200,000-line file is not split into lines to show a few thousand."""
+_NO_EOL = b"\n\\ No newline at end of file"
 
-    __slots__ = ("_data", "_offsets")
 
-    def __init__(self, data: bytes, offsets: dict[int, int]) -> None:
-        self._data, self._offsets = data, offsets
+def _offset_hunks(before: bytes, after: bytes, edits: Sequence[Edit],
+                  offsets: Sequence[Edit], context: int) -> str:
+    """The hunks of a diff whose edits come with the byte offsets of their line bounds
+    (``FileChange.edit_offsets``), as text that starts with a line break and ends without one.
 
-    def reach(self, line: int, steps: int) -> int:
-        """The line ``steps`` lines after ``line`` (before, if negative), within the file; its
-        offset is kept for ``block``."""
-        data = self._data
-        at = self._offsets[line]
-        if steps > 0:
-            end = len(data)
-            while steps and at < end:
-                at = data.find(b"\n", at) + 1 or end
-                line += 1
-                steps -= 1
+    Lines are never split out: each block of lines with one prefix is one slice and one replace
+    of the bytes, and the whole is decoded once (the same text as decoding each line: UTF-8
+    resynchronises at every ASCII byte, and every piece starts and ends at one). The trick that
+    makes a block one slice: both sides get a line break put in front, so that the bytes from a
+    line's start offset to a later line's start offset are ``"\\n" + line + ... + "\\n" + line``,
+    a break *before* every line, where the prefix goes; the break that ends the block's last line
+    is the next block's first. A file's unterminated last line is the one exception."""
+    old, new = b"\n" + before, b"\n" + after
+    old_size, new_size = len(before), len(after)
+    old_open = old_size and before[-1] != 10  # last line without a break: "\ No newline" after it
+    new_open = new_size and after[-1] != 10
+    pairs = sorted(zip(edits, offsets, strict=True))
+    out: list[bytes] = []
+    count = len(pairs)
+    index = 0
+    while index < count:
+        # One hunk: the edits whose gaps two context runs would cover.
+        end = index + 1
+        while end < count and pairs[end][0][0] - pairs[end - 1][0][1] <= 2 * context:
+            end += 1
+        first_edit, first_at = pairs[index]
+        last_edit, last_at = pairs[end - 1]
+        # Context bounds, a C-level find per line: in ``old`` the break before the line starting
+        # at offset ``at`` is at index ``at``.
+        lo_at, steps = first_at[0], context
+        while steps and lo_at:
+            lo_at = old.rfind(b"\n", 0, lo_at)
+            steps -= 1
+        old_lo = first_edit[0] - (context - steps)
+        hi_at, steps = last_at[1], context
+        while steps and hi_at < old_size:
+            hi_at = before.find(b"\n", hi_at) + 1 or old_size
+            steps -= 1
+        old_hi = last_edit[1] + (context - steps)
+        new_lo = first_edit[2] - (first_edit[0] - old_lo)
+        new_hi = last_edit[3] + (old_hi - last_edit[1])
+        if old_hi - old_lo > 1 and new_hi - new_lo > 1:
+            out.append(b"\n@@ -%d,%d +%d,%d @@" % (old_lo + 1, old_hi - old_lo, new_lo + 1,
+                                                   new_hi - new_lo))
         else:
-            while steps and at > 0:
-                at = data.rfind(b"\n", 0, at - 1) + 1
-                line -= 1
-                steps += 1
-        self._offsets[line] = at
-        return line
-
-    def block(self, prefix: str, start: int, stop: int) -> str:
-        """``_block(prefix, lines)`` of the lines from ``start`` to ``stop``."""
-        if start >= stop:
-            return ""
-        text = self._data[self._offsets[start] : self._offsets[stop]].decode("utf-8", "replace")
-        if text.endswith("\n"):
-            return prefix + text[:-1].replace("\n", "\n" + prefix) + "\n"
-        return prefix + text.replace("\n", "\n" + prefix) + "\n\\ No newline at end of file\n"
+            out.append(f"\n@@ -{_range(old_lo, old_hi)} +{_range(new_lo, new_hi)} @@".encode())
+        cursor = lo_at
+        for _edit, (old_start, old_end, new_start, new_end) in pairs[index:end]:
+            if cursor < old_start:  # context: at the file's end only before an empty edit
+                if old_open and old_start == old_size:
+                    out += (old[cursor:].replace(b"\n", b"\n "), _NO_EOL)
+                else:
+                    out.append(old[cursor:old_start].replace(b"\n", b"\n "))
+            if old_start < old_end:
+                if old_open and old_end == old_size:
+                    out += (old[old_start:].replace(b"\n", b"\n-"), _NO_EOL)
+                else:
+                    out.append(old[old_start:old_end].replace(b"\n", b"\n-"))
+            if new_start < new_end:
+                if new_open and new_end == new_size:
+                    out += (new[new_start:].replace(b"\n", b"\n+"), _NO_EOL)
+                else:
+                    out.append(new[new_start:new_end].replace(b"\n", b"\n+"))
+            cursor = old_end
+        if cursor < hi_at:
+            if old_open and hi_at == old_size:
+                out += (old[cursor:].replace(b"\n", b"\n "), _NO_EOL)
+            else:
+                out.append(old[cursor:hi_at].replace(b"\n", b"\n "))
+        index = end
+    return b"".join(out).decode("utf-8", "replace")
 
 
 def _block(prefix: str, lines: list[str]) -> str:
@@ -163,6 +200,28 @@ def _block(prefix: str, lines: list[str]) -> str:
     return text
 
 
+def _whole_file(before: bytes | None, after: bytes | None) -> str | None:
+    """The one hunk of a diff where one side has no lines (an add, a delete, a file emptied or
+    filled), made by one decode and one replace; None when it is not that case, or when the
+    file has CR line breaks (left to the line model's split)."""
+    if before and after or not (before or after):
+        return None
+    data = before or after
+    assert data is not None
+    if b"\r" in data:
+        return None
+    size = data.count(b"\n") + (data[-1] != 10)
+    prefix = "-" if before else "+"
+    text = data.decode("utf-8", "replace")
+    if before:
+        ranges = f"@@ -{_range(0, size)} +0,0 @@\n{prefix}"
+    else:
+        ranges = f"@@ -0,0 +{_range(0, size)} @@\n{prefix}"
+    if text[-1] == "\n":
+        return ranges + text[:-1].replace("\n", "\n" + prefix) + "\n"
+    return ranges + text.replace("\n", "\n" + prefix) + "\n\\ No newline at end of file\n"
+
+
 def unified_diff(change: FileChange, context: int = 3) -> str:
     """A unified diff of one operation. Updates carry their changed ranges from the matcher, so
     even a 200,000-line file with thousands of hunks renders in linear time."""
@@ -170,20 +229,24 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
     if change.kind is ChangeKind.ADD and change.overwrote is None:
         old_name = "/dev/null"
+    header = ""
+    if change.kind is ChangeKind.MOVE:
+        header = f"rename from {change.source}\nrename to {change.path}\n"
     # The matcher's line numbers leave a byte-order mark out; here it is part of the first line.
     bom = (change.before or b"").startswith(b"\xef\xbb\xbf") or (change.after or b"").startswith(b"\xef\xbb\xbf")
-    decoded = change.lines
-    old: _Side | _OffsetSide
-    new: _Side | _OffsetSide
     if change.edits is not None and change.edit_offsets is not None and not bom:
-        edits = list(change.edits)
-        old = _OffsetSide(change.before or b"", {
-            line: at for edit, offsets in zip(edits, change.edit_offsets, strict=True)
-            for line, at in ((edit[0], offsets[0]), (edit[1], offsets[1]))})
-        new = _OffsetSide(change.after or b"", {
-            line: at for edit, offsets in zip(edits, change.edit_offsets, strict=True)
-            for line, at in ((edit[2], offsets[2]), (edit[3], offsets[3]))})
-    elif change.edits is not None and decoded is not None and not bom:
+        if not change.edits:
+            return header
+        hunks = _offset_hunks(change.before or b"", change.after or b"", change.edits,
+                              change.edit_offsets, context)
+        return f"{header}--- {old_name}\n+++ {new_name}{hunks}\n"
+    whole = _whole_file(change.before, change.after)
+    if whole is not None:
+        return f"{header}--- {old_name}\n+++ {new_name}\n{whole}"
+    decoded = change.lines
+    old: _Side
+    new: _Side
+    if change.edits is not None and decoded is not None and not bom:
         edits = list(change.edits)
         old = _Side(texts=decoded.old_texts, endings=decoded.old_endings)
         new = _Side(texts=decoded.new_texts, endings=decoded.new_endings)
@@ -194,9 +257,6 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
         else:
             edits = _computed_edits(old_raw, new_raw)
         old, new = _Side(old_raw), _Side(new_raw)
-    header = ""
-    if change.kind is ChangeKind.MOVE:
-        header = f"rename from {change.source}\nrename to {change.path}\n"
     if not edits:
         return header
     out = [header, f"--- {old_name}\n+++ {new_name}\n"]
