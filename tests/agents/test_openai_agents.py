@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agents import Agent, ApplyPatchOperation, ApplyPatchTool, RunConfig, RunContextWrapper, Runner
+from agents.result import RunResult
+from agents.testing import ScriptedModel, assistant_message
 from openai.types.responses import ResponseApplyPatchToolCall
 from openai.types.responses.response_apply_patch_tool_call import (
     OperationCreateFile,
@@ -23,9 +26,6 @@ from openai.types.responses.response_apply_patch_tool_call import (
     OperationUpdateFile,
 )
 
-from agents import Agent, ApplyPatchOperation, ApplyPatchTool, RunConfig, RunContextWrapper, Runner
-from agents.result import RunResult
-from agents.testing import ScriptedModel, assistant_message
 from patchtx.agents.openai_agents import PatchtxEditor
 from patchtx.approval import ApprovalPolicy, Decision, Verdict
 from patchtx.model import Plan

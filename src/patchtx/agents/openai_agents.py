@@ -63,9 +63,8 @@ from ..parser import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_OF_FILE, END_PATCH,
 from ..render import codex_summary
 
 if TYPE_CHECKING:
-    from agents.tool import ApplyPatchOnApprovalFunction
-
     from agents import ApplyPatchEditor, ApplyPatchOperation, ApplyPatchResult, ApplyPatchTool, RunContextWrapper
+    from agents.tool import ApplyPatchOnApprovalFunction
 
 OperationKind = Literal["create_file", "update_file", "delete_file"]
 IntentSource = str | Callable[["ApplyPatchOperation"], str | None] | None
