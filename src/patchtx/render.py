@@ -130,10 +130,20 @@ def _offset_hunks(before: bytes, after: bytes, edits: Sequence[Edit],
     is the next block's first. A file's unterminated last line is the one exception."""
     old, new = b"\n" + before, b"\n" + after
     old_size, new_size = len(before), len(after)
-    old_open = old_size and before[-1] != 10  # last line without a break: "\ No newline" after it
-    new_open = new_size and after[-1] != 10
+    old_open = old_size > 0 and before[-1] != 10  # last line without a break: "\ No newline" after it
+    new_open = new_size > 0 and after[-1] != 10
     pairs = sorted(zip(edits, offsets, strict=True))
     out: list[bytes] = []
+
+    def emit(side: bytes, start: int, stop: int, prefix: bytes, open_end: bool, size: int) -> None:
+        """The block of ``side``'s lines from offset ``start`` to ``stop``, each after ``prefix``
+        (a break and the diff mark); a last line without a break gets the "No newline" line."""
+        if open_end and stop == size:
+            out.append(side[start:].replace(b"\n", prefix))
+            out.append(_NO_EOL)
+        else:
+            out.append(side[start:stop].replace(b"\n", prefix))
+
     count = len(pairs)
     index = 0
     while index < count:
@@ -165,26 +175,14 @@ def _offset_hunks(before: bytes, after: bytes, edits: Sequence[Edit],
         cursor = lo_at
         for _edit, (old_start, old_end, new_start, new_end) in pairs[index:end]:
             if cursor < old_start:  # context: at the file's end only before an empty edit
-                if old_open and old_start == old_size:
-                    out += (old[cursor:].replace(b"\n", b"\n "), _NO_EOL)
-                else:
-                    out.append(old[cursor:old_start].replace(b"\n", b"\n "))
+                emit(old, cursor, old_start, b"\n ", old_open, old_size)
             if old_start < old_end:
-                if old_open and old_end == old_size:
-                    out += (old[old_start:].replace(b"\n", b"\n-"), _NO_EOL)
-                else:
-                    out.append(old[old_start:old_end].replace(b"\n", b"\n-"))
+                emit(old, old_start, old_end, b"\n-", old_open, old_size)
             if new_start < new_end:
-                if new_open and new_end == new_size:
-                    out += (new[new_start:].replace(b"\n", b"\n+"), _NO_EOL)
-                else:
-                    out.append(new[new_start:new_end].replace(b"\n", b"\n+"))
+                emit(new, new_start, new_end, b"\n+", new_open, new_size)
             cursor = old_end
         if cursor < hi_at:
-            if old_open and hi_at == old_size:
-                out += (old[cursor:].replace(b"\n", b"\n "), _NO_EOL)
-            else:
-                out.append(old[cursor:hi_at].replace(b"\n", b"\n "))
+            emit(old, cursor, hi_at, b"\n ", old_open, old_size)
         index = end
     return b"".join(out).decode("utf-8", "replace")
 
