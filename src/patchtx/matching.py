@@ -286,7 +286,7 @@ class ExactLocator:
         cursor = 0
         for number, chunk in enumerate(chunks):
             first_item: int | None = None
-            anchor_at = 0
+            anchor_at = 0  # (read only when the chunk has anchors, which set it)
             for depth, anchor in enumerate(chunk.anchors):
                 pattern = framed([anchor])
                 anchor_at = body.find(pattern, cursor)
@@ -304,8 +304,8 @@ class ExactLocator:
             if not old:
                 at = cursor if chunk.anchors else end_offset
                 placed.append((at, at + 1, number, 0, lines))
-                if chunk.anchors:
-                    starts.append(first_item if first_item is not None else at)
+                if first_item is not None:  # set by the first anchor, when there is one
+                    starts.append(first_item)
                 continue
             pattern = framed(old)
             if chunk.is_end_of_file:

@@ -120,8 +120,8 @@ def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, 
 
 class ExactUpdate:
     """What ``update_exactly`` computes: the new bytes, the changed line ranges as ``rewrite``
-    reports them, and (for a file without BOM whose last line ends with an LF) where each range
-    starts and ends in the old and new bytes, so a diff slices them instead of splitting them."""
+    reports them, and (for a file without BOM) where each range starts and ends in the old and
+    new bytes, so a diff slices them instead of splitting them."""
 
     __slots__ = ("after", "edits", "offsets")
 
