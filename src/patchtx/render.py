@@ -282,19 +282,29 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     return "".join(out)
 
 
-def file_entries(plan: Plan, *, with_diff: bool = True) -> list[dict[str, Any]]:
+def diff_texts(plan: Plan) -> list[str]:
+    """The unified diff of each change of ``plan``, in order."""
+    return [unified_diff(change) for change in plan.changes]
+
+
+def file_entries(plan: Plan, *, with_diff: bool = True,
+                 rendered: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Per-file status entries; ``rendered`` is ``diff_texts(plan)`` when the caller has it already."""
+    texts = (rendered if rendered is not None else diff_texts(plan)) if with_diff else None
     entries = []
-    for change in plan.changes:
+    for index, change in enumerate(plan.changes):
         entry: dict[str, Any] = {"path": change.path, "status": STATUS_NAMES[change.kind]}
         if change.source is not None:
             entry["from"] = change.source
-        if with_diff:
-            entry["diff"] = unified_diff(change)
+        if texts is not None:
+            entry["diff"] = texts[index]
         entries.append(entry)
     return entries
 
 
-def human_report(result: Result, *, diffs: bool = True) -> str:
+def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] | None = None) -> str:
+    """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
+    when the caller has rendered them already."""
     plan = result.plan
     verb = "Would apply" if result.dry_run else "Applied"
     lines = [f"{verb}: {plan.summary}"]
@@ -303,11 +313,12 @@ def human_report(result: Result, *, diffs: bool = True) -> str:
         lines.append(f"  {change.kind.value} {name}")
     text = "\n".join(lines) + "\n"
     if diffs:
-        text += "".join(unified_diff(change) for change in plan.changes)
+        text += "".join(rendered if rendered is not None else map(unified_diff, plan.changes))
     return text
 
 
-def result_json(result: Result, *, with_diff: bool = True) -> dict[str, Any]:
+def result_json(result: Result, *, with_diff: bool = True,
+                rendered: Sequence[str] | None = None) -> dict[str, Any]:
     """The machine-readable result: summary, counts, per-file status (and diffs), transaction id,
     and the intent when one was given."""
     plan = result.plan
@@ -316,7 +327,7 @@ def result_json(result: Result, *, with_diff: bool = True) -> dict[str, Any]:
         "dry_run": result.dry_run,
         "summary": plan.summary,
         "counts": plan.summary_counts(),
-        "files": file_entries(plan, with_diff=with_diff),
+        "files": file_entries(plan, with_diff=with_diff, rendered=rendered),
     }
     if result.transaction_id:
         out["transaction"] = result.transaction_id

@@ -41,6 +41,26 @@ def test_apply_writes_and_reports_what_it_wrote(tree: Path) -> None:
     assert outcome.text.startswith("Applied: A 1, M 1, D 0, R 0\n  M app.py\n  A pkg/new.py\n")
 
 
+def test_each_diff_is_rendered_once_for_both_the_payload_and_the_text(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import patchtx.render as render
+
+    rendered: list[str] = []
+    real = render.unified_diff
+
+    def counting(change, context=3):  # type: ignore[no-untyped-def]
+        rendered.append(change.path)
+        return real(change, context)
+
+    monkeypatch.setattr(render, "unified_diff", counting)
+    patch = EDIT_APP.replace("*** End Patch", "*** Add File: pkg/new.py\n+NEW = True\n*** End Patch")
+    outcome = apply_patch_call(patch, str(tree))
+    assert outcome.ok
+    assert rendered == ["app.py", "pkg/new.py"]  # a big diff costs real time: not twice
+    diffs = [entry["diff"] for entry in outcome.payload["files"]]
+    assert outcome.text.endswith("".join(diffs)) and diffs[0].startswith("--- a/app.py")
+
+
 def test_dry_run_writes_nothing_at_all(tree: Path) -> None:
     before = snapshot(tree)
     outcome = apply_patch_call(EDIT_APP, str(tree), dry_run=True)

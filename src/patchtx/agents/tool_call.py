@@ -25,7 +25,7 @@ from ..api import apply_plan, options_for, plan_patch
 from ..errors import PatchtxError, PolicyError, UnsafePathError
 from ..model import Hunk, Patch, Plan, Result, UpdateFile
 from ..parser import parse
-from ..render import file_entries, human_report
+from ..render import diff_texts, file_entries, human_report
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
 
@@ -103,9 +103,10 @@ def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
 
 
 def success_outcome(plan: Plan, *, dry_run: bool) -> ToolOutcome:
+    rendered = diff_texts(plan)  # (once, for both the payload and the text)
     payload = {"ok": True, "dry_run": dry_run, "summary": plan.summary,
-               "files": file_entries(plan)}
-    text = human_report(Result(plan, committed=not dry_run, dry_run=dry_run))
+               "files": file_entries(plan, rendered=rendered)}
+    text = human_report(Result(plan, committed=not dry_run, dry_run=dry_run), rendered=rendered)
     if dry_run:
         text = "Dry run: nothing was written.\n" + text
     return ToolOutcome(payload, text)
