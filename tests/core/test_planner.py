@@ -140,6 +140,14 @@ class TestMoveOntoItself:
         error = tree.fail("*** Update File: real.txt\n*** Move to: alias.txt\n-one\n+two")
         assert isinstance(error, UnsafePathError) and "symbolic link" in error.message
 
+    def test_through_a_linked_folder_is_an_update_keeping_the_link(self, tree) -> None:
+        # Codex writes s/a.txt (the file itself) and then removes a.txt: the file is lost.
+        tree.write("a.txt", "one\n")
+        tree.symlink("s", ".")
+        planned = tree.plan("*** Update File: a.txt\n*** Move to: s/a.txt\n-one\n+two")
+        assert targets(planned) == {"a.txt": b"two\n"}
+        assert [c.kind for c in planned.changes] == [ChangeKind.UPDATE]
+
     def test_context_only_move_onto_itself_changes_nothing(self, tree) -> None:
         tree.write("a.txt", "one\n")
         planned = tree.plan("*** Update File: a.txt\n*** Move to: a.txt\n one")

@@ -62,7 +62,8 @@ OUTSIDE_TOKEN = "{OUTSIDE}"
 class Allowed:
     ATOMIC = "atomic: nothing applied when an operation fails (Codex keeps earlier ones)"
     OVERWRITE = "overwrite refused: Add/Move onto an existing file (Codex overwrites)"
-    MOVE_TO_SELF = "move to own path is an update (Codex deletes the file)"
+    MOVE_TO_SELF = ("move to own path (also spelled through a symlinked folder inside the root) is an "
+                    "update (Codex deletes the file)")
     UNSAFE_PATH = "unsafe path refused: absolute/../symlink leaving the root (Codex accepts)"
     AMBIGUOUS = "ambiguity refused (Codex takes the first match)"
     ANCHOR_INSERT = "pure insertion under @@ anchor goes after the anchor (Codex: end of file)"
@@ -265,21 +266,33 @@ def apply_plan_to_tree(plan: Plan, root: Path) -> None:
         (root / folder).rmdir()
 
 
-def _same_path(a: str, b: str) -> bool:
-    return posixpath.normpath(a) == posixpath.normpath(b)
+def _same_path(a: str, b: str, root: Path | None = None) -> bool:
+    """``a`` and ``b`` are the same path once normalised or, given the ``root``, two spellings of
+    one file through a symlinked folder inside it (``s/f.txt`` with ``s -> .``). A path whose
+    last component is a link is not counted (that is the symlink row: patchtx refuses it)."""
+    if posixpath.normpath(a) == posixpath.normpath(b):
+        return True
+    if root is None:
+        return False
+    full_a, full_b = os.path.join(root, a), os.path.join(root, b)
+    if os.path.islink(full_a) or os.path.islink(full_b):
+        return False
+    real = os.path.realpath(full_a)
+    return real == os.path.realpath(full_b) and real.startswith(os.path.join(os.path.realpath(root), ""))
 
 
-def moves_onto_itself(patch: Patch) -> bool:
-    return any(isinstance(h, UpdateFile) and h.move_to is not None and _same_path(h.path, h.move_to)
+def moves_onto_itself(patch: Patch, root: Path) -> bool:
+    return any(isinstance(h, UpdateFile) and h.move_to is not None and _same_path(h.path, h.move_to, root)
                for h in patch.hunks)
 
 
-def move_to_self_as_delete(patch: Patch) -> Patch:
-    """Codex's Move onto its own path writes the new contents, then removes the path."""
+def move_to_self_as_delete(patch: Patch, root: Path) -> Patch:
+    """Codex's Move onto its own path (however spelled) writes the new contents, then removes the
+    path."""
     hunks: list[Hunk] = []
     for hunk in patch.hunks:
         if isinstance(hunk, UpdateFile) and hunk.move_to is not None and _same_path(hunk.path,
-                                                                                   hunk.move_to):
+                                                                                   hunk.move_to, root):
             hunks += [UpdateFile(path=hunk.path, chunks=hunk.chunks, move_to=None, line=hunk.line),
                       DeleteFile(path=hunk.path, line=hunk.line)]
         else:
@@ -296,7 +309,7 @@ def run_patchtx_case(case: Case, dirs: Workdirs, how: Counterfactual = Counterfa
     outcome = PatchtxOutcome(Tree.snapshot(root), root, how)
     try:
         if patch is None and how.move_to_self_deletes:
-            patch = move_to_self_as_delete(parse(case.text_for(root)))
+            patch = move_to_self_as_delete(parse(case.text_for(root)), root)
         outcome.plan = plan_patch(patch if patch is not None else case.text_for(root), root,
                                   allow_overwrite=how.allow_overwrite, first_match=how.first_match)
     except PatchtxError as exc:
@@ -546,7 +559,7 @@ def _names_an_existing_file(case: Case, px: PatchtxOutcome, error: PatchtxError)
 
 def _parses_with_move_to_self(case: Case, root: Path) -> bool:
     try:
-        return moves_onto_itself(parse(case.text_for(root)))
+        return moves_onto_itself(parse(case.text_for(root)), root)
     except PatchtxError:
         return False
 
@@ -782,7 +795,7 @@ def _codex_prefix_explains(case: Case, codex: CodexOutcome, px: PatchtxOutcome, 
         parsed = parse(case.text_for(px.root))
     except PatchtxError:
         return False
-    hunks = move_to_self_as_delete(parsed).hunks if px.how.move_to_self_deletes else parsed.hunks
+    hunks = move_to_self_as_delete(parsed, px.root).hunks if px.how.move_to_self_deletes else parsed.hunks
     codexlike = replace(px.how, allow_overwrite=True, first_match=True)
     for k in range(len(hunks) - 1, 0, -1):
         prefix = run_patchtx_case(case, dirs, codexlike, patch=Patch(hunks=tuple(hunks[:k])))

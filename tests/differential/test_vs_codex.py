@@ -11,8 +11,8 @@ Known divergences (real differences that are not deliberate) are ``xfail(strict=
 generated tests from rediscovering them). When patchtx is fixed the xfail turns red: remove both and
 keep the case, which then asserts agreement. When a difference is declared deliberate (DESIGN §2 and
 docs/format.md), it gets a narrow predicate in the harness (an ``Allowed`` label) and the case
-``expect``s that label. X1, X2, X4, X8, X9 were fixed; X3, X5, X6, X7 were declared deliberate.
-X10…X12 (absolute paths ending in '/', symlinks inside the root) are open; the generators produce
+``expect``s that label. X1, X2, X4, X8, X9 were fixed; X3, X5, X6, X7, X12 were declared deliberate.
+X10 and X11 (error texts with absolute paths ending in '/' or symlinks inside the root) are open; the generators produce
 neither absolute paths nor symlinks, so they need no ``KNOWN_DIVERGENCES`` entry.
 
 Environment: ``PATCHTX_CODEX_APPLY_PATCH`` (the reference binary; see codex_binary.py),
@@ -139,13 +139,6 @@ LINK_TEXT = (
     "resolved path ('Failed to read file to update {ROOT}/nowhere: No such file…', '… {ROOT}/f.txt/x: "
     "Not a directory (os error 20)', 'Failed to write file {ROOT}/f.txt/x'), Codex's the path as "
     "spelled ('{ROOT}/gone.txt', '{ROOT}/l/x'); both refuse")
-MOVE_ONTO_ALIAS = (
-    "a Move whose destination is another spelling of its source through a symlink inside the root "
-    "(a link to the file, a linked folder): patchtx resolves both to the same file and does a plain "
-    "in-place update, keeping the link; Codex writes the destination (through the link), then removes "
-    "the source path: a moved real file is lost (only the now dangling link remains), a moved link "
-    "is removed. Not covered by the 'Move to its own path' row (same spelled path) nor the symlink row "
-    "(patchtx refuses to move a link or move onto one, X5b/X5e, but not here)")
 TABLE = [
     # §14 black-box checks of codex 0.169.0, by their [R: n] numbers.
     T("R01 a→b keeps trailing blank", {"f.txt": b"a\n\n"}, U("f.txt", "-a", "+b")),
@@ -392,7 +385,7 @@ TABLE = [
       U("link.txt", "*** Move to: real.txt", "-a", "+b"), links={"link.txt": "real.txt"},
       expect={A.SYMLINK_LEAF}),
     T("X12c Move onto itself through a linked folder", {"f.txt": b"a\n"},
-      U("f.txt", "*** Move to: s/f.txt", "-a", "+b"), links={"s": "."}, divergence=MOVE_ONTO_ALIAS),
+      U("f.txt", "*** Move to: s/f.txt", "-a", "+b"), links={"s": "."}, expect={A.MOVE_TO_SELF}),
     T("X10 a relative 'd/' agrees", {"d/x": b"a\n"}, P("*** Delete File: d/")),
     T("X1 blank context last (agrees)", {"f.txt": b"a\nb\n"}, U("f.txt", " a", "+x", " ")),
     T("D14 binary file refused", {"f.bin": b"a\x00b\nc\n"}, U("f.bin", "-c", "+C", "*** End of File"),
@@ -555,7 +548,7 @@ def single_file_cases(draw: st.DrawFn) -> Case:
 # Real divergences found by the generators: each has a strict-xfail table case above. Generated
 # inputs that show one are rejected (not counted), so the generators keep looking for new ones.
 # Empty: X1…X9 were fixed in patchtx or declared deliberate, and the generators cannot produce the
-# open ones (X10…X12: absolute paths, symlinks).
+# open ones (X10, X11: absolute paths, symlinks).
 KNOWN_DIVERGENCES: list[Callable[[Case, Divergence], bool]] = []
 
 EXAMPLES = int(os.environ.get("PATCHTX_DIFF_EXAMPLES", "500"))
