@@ -303,6 +303,15 @@ class Stager:
     def display(self, rel: str) -> str:
         return self.view.display(rel)
 
+    def display_spelled(self, spelled: str) -> str:
+        """A path as Codex names it in the messages patchtx shares with it: an absolute spelling
+        verbatim, a relative one normalised and joined to the root, and never resolved through
+        a symbolic link, so that the message names what the patch wrote."""
+        if spelled.startswith("/"):
+            return spelled
+        normal = os.path.normpath(spelled)
+        return self.display("" if normal == "." else normal)
+
     # -- checks ---------------------------------------------------------------------------------
     def check_parents(self, rel: str, spelled: str, line: int) -> None:
         parts = rel.split("/")
@@ -315,7 +324,7 @@ class Stager:
                 kind = None if info is None else info.kind
             if kind in ("file", "special"):
                 raise NotARegularFileError(
-                    f"Failed to write file {self.display(rel)}",
+                    f"Failed to write file {self.display_spelled(spelled)}",
                     hint=f"'{prefix}' is a file, so it cannot hold '{spelled}'.",
                     path=rel, line=line)
             if kind in (None, "absent"):
@@ -324,7 +333,7 @@ class Stager:
             other = next(other for other, entry in self.overlay.items()
                          if entry.content is not None and other.startswith(rel + "/"))
             raise NotARegularFileError(
-                f"Failed to write file {self.display(rel)}",
+                f"Failed to write file {self.display_spelled(spelled)}",
                 hint=f"This patch already puts '{other}' inside a folder named '{spelled}'.",
                 path=rel, line=line)
 
@@ -363,7 +372,7 @@ class Stager:
         entry = self.current(rel)
         if entry.kind in ("dir", "special"):
             raise NotARegularFileError(
-                f"Failed to write file {self.display(rel)}",
+                f"Failed to write file {self.display_spelled(hunk.path)}",
                 hint=f"'{hunk.path}' is a {'directory' if entry.kind == 'dir' else 'special file'}.",
                 path=rel, line=hunk.line)
         if entry.content is not None and not self.options.allow_overwrite:
@@ -396,7 +405,7 @@ class Stager:
                                                  if rel in self.original and
                                                  self.original[rel].content is not None else "."))
             error = FileNotFoundPatchError if entry.kind == "absent" else NotARegularFileError
-            raise error(f"Failed to delete file {self.display(rel)}", hint=hint, path=rel,
+            raise error(f"Failed to delete file {self.display_spelled(hunk.path)}", hint=hint, path=rel,
                         line=hunk.line)
         self.changes.append(FileChange(ChangeKind.DELETE, rel, hunk.path, entry.content, None))
         self.set(rel, None, None)
@@ -405,19 +414,22 @@ class Stager:
         resolved = self.resolve(hunk.path, hunk.line)
         rel = resolved.rel
         entry = self.current(rel)
-        display = self.display(rel)
+        display = self.display_spelled(hunk.path)
         if entry.content is None:
             if entry.kind == "absent":
                 removed = rel in self.original and self.original[rel].content is not None
                 reason = ("Not a directory (os error 20)" if self.parent_is_file(rel)
                           else "No such file or directory (os error 2)")
+                hint = ("An earlier operation of this patch removed it." if removed else
+                        "To create a file use '*** Add File:'.")
+                if display != self.display(rel):
+                    hint = f"It leads to {self.display(rel)} through a symbolic link. {hint}"
                 raise FileNotFoundPatchError(
-                    f"Failed to read file to update {display}: {reason}",
-                    hint=("An earlier operation of this patch removed it." if removed else
-                          "To create a file use '*** Add File:'."),
+                    f"Failed to read file to update {display}: {reason}", hint=hint,
                     path=rel, line=hunk.line)
             raise NotARegularFileError(
-                f"Failed to read file to update {display}: path `{display}` is not a file",
+                f"Failed to read file to update {display}: path `{os.path.normpath(display)}` is "
+                "not a file",
                 path=rel, line=hunk.line)
         exact = update_exactly(entry.content, hunk.chunks, first_match=self.options.first_match)
         lines: DecodedLines | None = None
@@ -466,7 +478,7 @@ class Stager:
         spelled = destination.spelled
         if target.kind in ("dir", "special"):
             raise NotARegularFileError(
-                f"Failed to write file {self.display(destination.rel)}",
+                f"Failed to write file {self.display_spelled(spelled)}",
                 hint=f"The move destination '{spelled}' is a directory or special file.",
                 path=destination.rel, line=hunk.line)
         if target.content is not None and not self.options.allow_overwrite:

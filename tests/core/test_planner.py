@@ -631,6 +631,27 @@ class TestFileErrors:
         p = tree.path("dir")
         assert exc.headline == f"Failed to read file to update {p}: path `{p}` is not a file"
 
+    def test_messages_name_an_absolute_path_as_spelled(self, tree) -> None:  # as Codex does
+        tree.mkdir("dir")
+        spelled, p = tree.path("dir") + "/", tree.path("dir")
+        exc = tree.fail(f"*** Update File: {spelled}\n-x")
+        assert exc.headline == f"Failed to read file to update {spelled}: path `{p}` is not a file"
+        assert tree.fail(f"*** Delete File: {spelled}").headline == f"Failed to delete file {spelled}"
+        exc = tree.fail(f"*** Add File: {spelled}\n+x", allow_overwrite=True)
+        assert exc.headline == f"Failed to write file {spelled}"
+
+    def test_messages_name_a_path_through_a_link_as_spelled(self, tree) -> None:  # as Codex does
+        tree.symlink("gone.txt", "nowhere")
+        exc = tree.fail("*** Update File: gone.txt\n-x\n+y")
+        assert exc.headline == (f"Failed to read file to update {tree.path('gone.txt')}: "
+                                "No such file or directory (os error 2)")
+        assert f"It leads to {tree.path('nowhere')} through a symbolic link." in exc.hint
+        tree.write("f.txt", "x\n")
+        tree.symlink("l", "f.txt")
+        exc = tree.fail("*** Add File: l/x\n+y")
+        assert exc.headline == f"Failed to write file {tree.path('l/x')}"
+        assert "'f.txt' is a file" in exc.hint  # the hint says where the link leads
+
     def test_add_onto_a_directory(self, tree) -> None:  # [R: 57]
         tree.mkdir("dir")
         exc = tree.fail("*** Add File: dir\n+x", allow_overwrite=True)

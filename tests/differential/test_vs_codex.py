@@ -11,9 +11,8 @@ Known divergences (real differences that are not deliberate) are ``xfail(strict=
 generated tests from rediscovering them). When patchtx is fixed the xfail turns red: remove both and
 keep the case, which then asserts agreement. When a difference is declared deliberate (DESIGN §2 and
 docs/format.md), it gets a narrow predicate in the harness (an ``Allowed`` label) and the case
-``expect``s that label. X1, X2, X4, X8, X9 were fixed; X3, X5, X6, X7, X12 were declared deliberate.
-X10 and X11 (error texts with absolute paths ending in '/' or symlinks inside the root) are open; the generators produce
-neither absolute paths nor symlinks, so they need no ``KNOWN_DIVERGENCES`` entry.
+``expect``s that label. X1, X2, X4, X8, X9, X10, X11 were fixed; X3, X5, X6, X7, X12 were declared
+deliberate. None is open.
 
 Environment: ``PATCHTX_CODEX_APPLY_PATCH`` (the reference binary; see codex_binary.py),
 ``PATCHTX_NO_CODEX=1`` (deselect this folder), ``PATCHTX_DIFF_EXAMPLES`` (hypothesis examples per
@@ -128,17 +127,6 @@ class T:
 
 
 F = {"f.txt": b"a\nb\nc\n"}
-ABSOLUTE_SLASH = (
-    "error text only: an absolute path ending in '/' (the root, a folder, or nothing): Codex's texts "
-    "keep the slash ('Failed to delete file {ROOT}/d/', 'Failed to read file to update {ROOT}/d/: "
-    "path `{ROOT}/d` is not a file', 'Failed to write file {ROOT}/d/', 'Failed to read file to "
-    "update {ROOT}/missing/: No such file or directory (os error 2)'), patchtx's drop it; both "
-    "refuse. The relative spellings ('d/', './') agree")
-LINK_TEXT = (
-    "error text only: when a symlink inside the root is on the path, patchtx's texts name the "
-    "resolved path ('Failed to read file to update {ROOT}/nowhere: No such file…', '… {ROOT}/f.txt/x: "
-    "Not a directory (os error 20)', 'Failed to write file {ROOT}/f.txt/x'), Codex's the path as "
-    "spelled ('{ROOT}/gone.txt', '{ROOT}/l/x'); both refuse")
 TABLE = [
     # §14 black-box checks of codex 0.169.0, by their [R: n] numbers.
     T("R01 a→b keeps trailing blank", {"f.txt": b"a\n\n"}, U("f.txt", "-a", "+b")),
@@ -361,21 +349,17 @@ TABLE = [
     T("X7c a backslash in a Move destination", {"f.txt": b"a\n"}, U("f.txt", "*** Move to: d\\g.txt", " a"),
       expect={A.WINDOWS_PATH}),
     T("X7d a colon later in a path", {}, P("*** Add File: ab:c.txt", "+x")),
-    # Known divergences: minimal reproductions (strict xfail; see the module docstring).
-    T("X10a Delete of the root spelled '{ROOT}/'", {}, P(f"*** Delete File: {ROOT_TOKEN}/"),
-      divergence=ABSOLUTE_SLASH),
-    T("X10b Update of a folder spelled '{ROOT}/d/'", {"d/x": b"a\n"}, U(f"{ROOT_TOKEN}/d/", "-a", "+b"),
-      divergence=ABSOLUTE_SLASH),
-    T("X10c Add onto a folder spelled '{ROOT}/d/'", {"d/x": b"a\n"}, P(f"*** Add File: {ROOT_TOKEN}/d/", "+x"),
-      divergence=ABSOLUTE_SLASH),
-    T("X10d Update of a missing file spelled '{ROOT}/m/'", {}, U(f"{ROOT_TOKEN}/m/", "-a", "+b"),
-      divergence=ABSOLUTE_SLASH),
-    T("X11a Update of a dangling symlink", {}, U("gone.txt", "-a", "+b"), links={"gone.txt": "nowhere"},
-      divergence=LINK_TEXT),
+    # Former divergences, fixed: error texts name an absolute path as spelled and a path through
+    # a symbolic link as spelled, as Codex does.
+    T("X10a Delete of the root spelled '{ROOT}/'", {}, P(f"*** Delete File: {ROOT_TOKEN}/")),
+    T("X10b Update of a folder spelled '{ROOT}/d/'", {"d/x": b"a\n"}, U(f"{ROOT_TOKEN}/d/", "-a", "+b")),
+    T("X10c Add onto a folder spelled '{ROOT}/d/'", {"d/x": b"a\n"}, P(f"*** Add File: {ROOT_TOKEN}/d/", "+x")),
+    T("X10d Update of a missing file spelled '{ROOT}/m/'", {}, U(f"{ROOT_TOKEN}/m/", "-a", "+b")),
+    T("X11a Update of a dangling symlink", {}, U("gone.txt", "-a", "+b"), links={"gone.txt": "nowhere"}),
     T("X11b Update below a symlink to a file", {"f.txt": b"a\n"}, U("l/x", "-a", "+b"),
-      links={"l": "f.txt"}, divergence=LINK_TEXT),
+      links={"l": "f.txt"}),
     T("X11c Add below a symlink to a file", {"f.txt": b"a\n"}, P("*** Add File: l/x", "+b"),
-      links={"l": "f.txt"}, divergence=LINK_TEXT),
+      links={"l": "f.txt"}),
     # A move onto a link, or of a link, to the same file is refused like every move of a link (X5);
     # Codex loses the file in X12a.
     T("X12a Move a file onto a symlink to itself", {"real.txt": b"a\n"},
@@ -547,8 +531,7 @@ def single_file_cases(draw: st.DrawFn) -> Case:
 
 # Real divergences found by the generators: each has a strict-xfail table case above. Generated
 # inputs that show one are rejected (not counted), so the generators keep looking for new ones.
-# Empty: X1…X9 were fixed in patchtx or declared deliberate, and the generators cannot produce the
-# open ones (X10, X11: absolute paths, symlinks).
+# Empty: X1…X12 were fixed in patchtx or declared deliberate.
 KNOWN_DIVERGENCES: list[Callable[[Case, Divergence], bool]] = []
 
 EXAMPLES = int(os.environ.get("PATCHTX_DIFF_EXAMPLES", "500"))
