@@ -127,8 +127,11 @@ def _offset_hunks(before: bytes, after: bytes, edits: Sequence[Edit],
     makes a block one slice: both sides get a line break put in front, so that the bytes from a
     line's start offset to a later line's start offset are ``"\\n" + line + ... + "\\n" + line``,
     a break *before* every line, where the prefix goes; the break that ends the block's last line
-    is the next block's first. A file's unterminated last line is the one exception."""
-    old, new = b"\n" + before, b"\n" + after
+    is the next block's first. A file's unterminated last line is the one exception.
+
+    (The sides are never copied with that break in front: a copy of a 7.6 MB file costs 1-6 ms,
+    most of it page faults in a fresh process. Offset ``i`` of the broken-in side is offset
+    ``i - 1`` of the file, and its offset 0 is the break put in front.)"""
     old_size, new_size = len(before), len(after)
     old_open = old_size > 0 and before[-1] != 10  # last line without a break: "\ No newline" after it
     new_open = new_size > 0 and after[-1] != 10
@@ -138,11 +141,11 @@ def _offset_hunks(before: bytes, after: bytes, edits: Sequence[Edit],
     def emit(side: bytes, start: int, stop: int, prefix: bytes, open_end: bool, size: int) -> None:
         """The block of ``side``'s lines from offset ``start`` to ``stop``, each after ``prefix``
         (a break and the diff mark); a last line without a break gets the "No newline" line."""
-        if open_end and stop == size:
-            out.append(side[start:].replace(b"\n", prefix))
+        end = size if open_end and stop == size else stop - 1
+        block = side[start - 1:end] if start else b"\n" + side[:end]
+        out.append(block.replace(b"\n", prefix))
+        if end == size:
             out.append(_NO_EOL)
-        else:
-            out.append(side[start:stop].replace(b"\n", prefix))
 
     count = len(pairs)
     index = 0
@@ -157,7 +160,7 @@ def _offset_hunks(before: bytes, after: bytes, edits: Sequence[Edit],
         # at offset ``at`` is at index ``at``.
         lo_at, steps = first_at[0], context
         while steps and lo_at:
-            lo_at = old.rfind(b"\n", 0, lo_at)
+            lo_at = before.rfind(b"\n", 0, lo_at - 1) + 1
             steps -= 1
         old_lo = first_edit[0] - (context - steps)
         hi_at, steps = last_at[1], context
@@ -175,14 +178,14 @@ def _offset_hunks(before: bytes, after: bytes, edits: Sequence[Edit],
         cursor = lo_at
         for _edit, (old_start, old_end, new_start, new_end) in pairs[index:end]:
             if cursor < old_start:  # context: at the file's end only before an empty edit
-                emit(old, cursor, old_start, b"\n ", old_open, old_size)
+                emit(before, cursor, old_start, b"\n ", old_open, old_size)
             if old_start < old_end:
-                emit(old, old_start, old_end, b"\n-", old_open, old_size)
+                emit(before, old_start, old_end, b"\n-", old_open, old_size)
             if new_start < new_end:
-                emit(new, new_start, new_end, b"\n+", new_open, new_size)
+                emit(after, new_start, new_end, b"\n+", new_open, new_size)
             cursor = old_end
         if cursor < hi_at:
-            emit(old, cursor, hi_at, b"\n ", old_open, old_size)
+            emit(before, cursor, hi_at, b"\n ", old_open, old_size)
         index = end
     return b"".join(out).decode("utf-8", "replace")
 
