@@ -152,9 +152,9 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
         except UnicodeDecodeError:
             return None
     bom = data.startswith(BOM_BYTES)
-    framed_body = b"\n" + (data[len(BOM_BYTES):] if bom else data)
+    body = data[len(BOM_BYTES):] if bom else data
     try:
-        placed = ExactLocator(framed_body, first_match=first_match).place(chunks)
+        placed = ExactLocator(body, first_match=first_match).place(chunks)
         # Matched exactly, context lines are the file's own: a chunk's new lines are its text.
         replacements = [_framed_or_nothing([text for kind, text in placement.lines if kind != "-"])
                         for _, _, placement in placed]
@@ -163,12 +163,13 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
     # Every line ends with an LF; added lines take it too (the dominant ending of a file without
     # CR). Lines between the placements are copied as byte slices.
     pieces = [BOM_BYTES] if bom else []
+    # Offsets are framed ones (see ExactLocator): framed offset ``o >= 1`` is body offset ``o - 1``.
     position = 1  # past the LF in front of the first line
     for (at, after, _), replacement in zip(placed, replacements, strict=True):
-        pieces.append(framed_body[position : at + 1])
+        pieces.append(body[position - 1 : at])
         pieces.append(replacement)
         position = after
-    pieces.append(framed_body[position:])
+    pieces.append(body[position - 1 :])
     # The framed offset of the LF in front of a line is the body offset of the line itself.
     # Context and removed lines are the file's own: ASCII if the whole file is.
     edits, offsets = _edits_and_offsets(

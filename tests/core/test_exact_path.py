@@ -35,8 +35,8 @@ LINES = ["a", "a ", " a", "b", "", "c", "a-b", "a\u2013b", "é"]
 def files(draw: st.DrawFn) -> bytes:
     lines = draw(st.lists(st.sampled_from(LINES), max_size=10))
     text = "".join(line + "\n" for line in lines)
-    if lines and draw(st.booleans()):
-        text = text[:-1]  # an unterminated last line
+    if lines and draw(st.integers(0, 4)) == 0:
+        text = text[:-1]  # an unterminated last line (which the exact path always leaves alone)
     data = text.encode()
     return BOM_BYTES + data if draw(st.integers(0, 9)) == 0 else data
 
