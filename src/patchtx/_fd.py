@@ -20,3 +20,31 @@ def read_whole(fd: int, size: int) -> bytes:
             chunks.append(block)
         data = b"".join(chunks)
     return data
+
+
+_COMPARE_BLOCK = 1 << 20
+
+
+def read_compared(fd: int, size: int, expected: bytes) -> bytes:
+    """``read_whole``'s answer, for a file expected to hold ``expected``: when it does, that very
+    object is returned.
+
+    The file is read in 1 MiB blocks into one reused buffer and compared block by block (memcmp),
+    so a large file that is as expected costs no buffer of its size: allocating one made the
+    commit's check of a 7.6 MB file take 7-15 ms instead of 3-6 ms, mostly in page faults. A file
+    of another size, or no larger than a block, is read whole.
+    """
+    if size != len(expected) or size <= _COMPARE_BLOCK:
+        return read_whole(fd, size)
+    buffer = bytearray(_COMPARE_BLOCK)
+    block = memoryview(buffer)
+    position = 0
+    while count := os.readv(fd, [buffer]):
+        if not expected.startswith(block[:count], position):
+            # Different (or longer): what was read, then the rest, as read_whole would give it.
+            pieces = [expected[:position], bytes(block[:count])]
+            while more := os.read(fd, _COMPARE_BLOCK):
+                pieces.append(more)
+            return b"".join(pieces)
+        position += count
+    return expected if position == len(expected) else expected[:position]

@@ -469,3 +469,60 @@ def test_a_refused_path_drops_the_lstat_handed_over_by_the_previous_resolve(tmp_
         workspace.resolve("../outside")
     os.unlink(tmp_path / "a.txt")
     assert workspace.info(rel) is None
+
+
+_BLOCK = 1 << 20
+
+
+@pytest.mark.parametrize(("on_disk", "expected"), [
+    pytest.param(b"a" * (3 * _BLOCK + 5), b"a" * (3 * _BLOCK + 5), id="as expected"),
+    pytest.param(b"a" * (2 * _BLOCK + 5), b"a" * (2 * _BLOCK) + b"b" * 5, id="differs in the last block"),
+    pytest.param(b"b" + b"a" * (2 * _BLOCK), b"a" * (2 * _BLOCK + 1), id="differs at the first byte"),
+    pytest.param(b"a" * (2 * _BLOCK + 1), b"a" * (2 * _BLOCK), id="longer"),
+    pytest.param(b"a" * (2 * _BLOCK), b"a" * (2 * _BLOCK + 1), id="shorter"),
+    pytest.param(b"x" * 10, b"x" * 10, id="small"),
+])
+@pytest.mark.parametrize("stale_size", [False, True])
+def test_reads_compared_with_what_is_expected_return_the_file_as_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on_disk: bytes, expected: bytes,
+        stale_size: bool) -> None:
+    from patchtx._fd import read_compared
+
+    (tmp_path / "f").write_bytes(on_disk)
+    if stale_size:  # fstat said the expected size (the file changed after it)
+        real_fstat = os.fstat
+
+        def stale_fstat(fd: int) -> os.stat_result:
+            st = real_fstat(fd)
+            return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid,
+                                   st.st_gid, len(expected), st.st_atime, st.st_mtime, st.st_ctime))
+
+        monkeypatch.setattr(os, "fstat", stale_fstat)
+    fd = os.open(tmp_path / "f", os.O_RDONLY)
+    try:
+        data = read_compared(fd, os.fstat(fd).st_size, expected)
+    finally:
+        os.close(fd)
+    assert data == on_disk
+    if len(on_disk) > _BLOCK and on_disk == expected:
+        assert data is expected  # no buffer the size of the file was made
+
+
+def test_the_commit_check_reads_large_files_in_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commit's check of an unchanged 3 MiB file reads it into one reused 1 MiB buffer."""
+    import patchtx
+
+    data = b"line\n" * (3 * _BLOCK // 5)
+    (tmp_path / "f.txt").write_bytes(data)
+    sizes: list[int] = []
+    real_readv = os.readv
+
+    def recording_readv(fd: int, buffers: list[bytearray]) -> int:
+        sizes.append(len(buffers[0]))
+        return real_readv(fd, buffers)
+
+    monkeypatch.setattr(os, "readv", recording_readv)
+    patchtx.apply_patch("*** Begin Patch\n*** Update File: f.txt\n@@\n line\n+new\n*** End Patch", str(tmp_path),
+                        first_match=True, durable=False)
+    assert sizes and set(sizes) == {_BLOCK}
+    assert (tmp_path / "f.txt").read_bytes() == b"line\nnew\n" + data[5:]

@@ -21,7 +21,7 @@ import os
 import stat
 import sys
 
-from .._fd import read_whole
+from .._fd import read_compared, read_whole
 from .._record import record
 
 TYPE_CHECKING = False
@@ -180,8 +180,11 @@ class FileSystemOps:
         except OSError as exc:
             raise _with_path(exc, self.path_of(dir_fd)) from None
 
-    def read_file(self, dir_fd: int, name: str, *, with_xattrs: bool = False) -> FileContents:
-        """Read a regular file without following a symlink; ELOOP/EISDIR/EINVAL otherwise."""
+    def read_file(self, dir_fd: int, name: str, *, with_xattrs: bool = False,
+                  expected: bytes | None = None) -> FileContents:
+        """Read a regular file without following a symlink; ELOOP/EISDIR/EINVAL otherwise. Given
+        the bytes the file is ``expected`` to hold, a file that holds them answers with that very
+        object (see ``read_compared``)."""
         try:
             fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
         except OSError as exc:
@@ -190,7 +193,7 @@ class FileSystemOps:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise OSError(errno.EINVAL, "not a regular file")
-            data = read_whole(fd, st.st_size)
+            data = read_whole(fd, st.st_size) if expected is None else read_compared(fd, st.st_size, expected)
             xattrs = _read_preserved_xattrs(fd) if with_xattrs else ()
             return FileContents(data, st, xattrs)
         except OSError as exc:

@@ -325,7 +325,8 @@ class _Transaction:
             raise unsafe_symlink(t.path)
         if not stat.S_ISREG(st.st_mode):
             raise _changed(t.path, "it is no longer a regular file")
-        contents = self.fs.read_file(parent_fd, t.name, with_xattrs=t.target.after is not None)
+        contents = self.fs.read_file(parent_fd, t.name, with_xattrs=t.target.after is not None,
+                                     expected=t.target.before)
         if contents.data != t.target.before:
             raise _changed(t.path, "its contents differ from what the patch was planned against")
         mode = stat.S_IMODE(contents.stat.st_mode)
