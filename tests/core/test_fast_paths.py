@@ -526,3 +526,47 @@ def test_the_commit_check_reads_large_files_in_blocks(tmp_path: Path, monkeypatc
                         first_match=True, durable=False)
     assert sizes and set(sizes) == {_BLOCK}
     assert (tmp_path / "f.txt").read_bytes() == b"line\nnew\n" + data[5:]
+
+
+def test_hexdigests_hash_large_blobs_on_two_threads_with_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import _thread
+    import hashlib
+
+    from patchtx import _sha
+
+    started: list[object] = []
+    real_start = _thread.start_new_thread
+
+    def recording_start(function, args):  # type: ignore[no-untyped-def]
+        started.append(function)
+        return real_start(function, args)
+
+    monkeypatch.setattr(_thread, "start_new_thread", recording_start)
+    big = [bytes([i]) * (_BLOCK + i) for i in range(3)]
+    blobs = [b"small", None, big[0], b"", big[1], None, big[2]]
+    assert _sha.hexdigests(blobs) == [None if b is None else hashlib.sha256(b).hexdigest() for b in blobs]
+    assert len(started) == 1  # one helper for the three large blobs
+    started.clear()
+    assert _sha.hexdigests([big[0], b"x", None]) == [hashlib.sha256(big[0]).hexdigest(),
+                                                     hashlib.sha256(b"x").hexdigest(), None]
+    assert started == []  # one large blob: no helper
+
+
+def test_a_failure_on_the_helper_thread_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    from patchtx import _sha
+
+    _sha._load_openssl()
+    real = _sha._fast[0]
+    big = b"a" * _BLOCK
+
+    class Refused(Exception):
+        pass
+
+    def failing(data: bytes):  # type: ignore[no-untyped-def]
+        if data[:1] == b"b":
+            raise Refused
+        return real(data)
+
+    monkeypatch.setattr(_sha, "_fast", [failing])
+    with pytest.raises(Refused):
+        _sha.hexdigests([big, b"b" * _BLOCK])  # the second is the helper's

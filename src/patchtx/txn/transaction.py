@@ -17,7 +17,7 @@ import os
 import stat
 
 from .._record import replace
-from .._sha import hexdigest
+from .._sha import hexdigests
 from ..errors import (
     ChangedSincePlanningError,
     ConflictError,
@@ -397,9 +397,10 @@ class _Transaction:
                     copy_fd = self._preserve_original(t, parent_fd, journal_fd)
                     if copy_fd is not None:
                         to_sync.append(copy_fd)
+            digests = hexdigests([blob for t in self.targets for blob in (t.target.before, t.target.after)])
             self.journal = Journal(
                 self.txn,
-                tuple(map(self._journal_entry, self.targets)),
+                tuple(map(self._journal_entry, self.targets, digests[0::2], digests[1::2])),
                 tuple(self.create_dirs),
                 tuple(self.remove_dirs),
                 intent=self.plan.intent,
@@ -449,14 +450,14 @@ class _Transaction:
         return fd
 
     @staticmethod
-    def _journal_entry(t: _Target) -> JournalEntry:
-        # Positional, and hashing here rather than through PathTarget's properties: this runs
-        # for every file of the commit.
-        original, before, after = t.original, t.target.before, t.target.after
+    def _journal_entry(t: _Target, before_sha256: str | None, after_sha256: str | None) -> JournalEntry:
+        # Positional, and hashed by the caller in one go rather than through PathTarget's
+        # properties: this runs for every file of the commit.
+        original, after = t.original, t.target.after
         return JournalEntry(
             t.target.path,
-            None if before is None else hexdigest(before),
-            None if after is None else hexdigest(after),
+            before_sha256,
+            after_sha256,
             None if original is None else stat.S_IMODE(original.st_mode),
             None if after is None else t.after_mode,
             None if original is None else (original.st_uid, original.st_gid),
