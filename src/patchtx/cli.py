@@ -88,6 +88,51 @@ def _terminal_columns() -> int:
         return 80
 
 
+# The options of ``patchtx apply`` / ``check``, declared once for argparse (``_parser``) and for the
+# plain command-line parse (``_plain_run_arguments``): (flags, attribute, default, value type
+# (None: a flag, stored as True), metavar, help).
+if TYPE_CHECKING:
+    _Option = tuple[tuple[str, ...], str, Any, Callable[[str], Any] | None, str | None, str | None]
+_COMMON_OPTIONS: tuple[_Option, ...] = (
+    (("--root",), "root", ".", str, None, "workspace root (default: current directory)"),
+    (("--json",), "json", False, None, None, "print a JSON result"),
+    (("-q", "--quiet"), "quiet", False, None, None,
+     "no progress display on the terminal (it is only shown on one)"),
+)
+_RUN_OPTIONS: tuple[_Option, ...] = (
+    *_COMMON_OPTIONS,
+    (("--allow-overwrite",), "allow_overwrite", False, None, None,
+     "let Add and Move replace existing files (as Codex does)"),
+    (("--no-delete",), "no_delete", False, None, None, "refuse patches that delete"),
+    (("--no-move",), "no_move", False, None, None, "refuse patches that move"),
+    (("--first-match",), "first_match", False, None, None,
+     "take the first match of an ambiguous hunk (as Codex does)"),
+    (("--no-diff",), "no_diff", False, None, None, "print the summary only"),
+)
+_APPLY_OPTIONS: tuple[_Option, ...] = (
+    *_RUN_OPTIONS,
+    (("--dry-run",), "dry_run", False, None, None, "same as 'patchtx check'"),
+    (("--no-fsync",), "no_fsync", False, None, None,
+     "skip fsync (throw-away trees): keeps atomicity, drops durability"),
+    (("--lock-timeout",), "lock_timeout", 30.0, float, "SECONDS", None),
+    (("--intent",), "intent", None, str, None, "why this edit is made (recorded with it)"),
+    (("--confirm",), "confirm", False, None, None,
+     "show the summary and diffs on the terminal and ask before writing"),
+)
+
+
+def _add_options(p: argparse.ArgumentParser, options: tuple[_Option, ...]) -> None:
+    for flags, _name, default, value_type, metavar, helptext in options:
+        if value_type is None:
+            p.add_argument(*flags, action="store_true", help=helptext)
+        elif value_type is str and default is not None:
+            p.add_argument(*flags, default=default, help=helptext)
+        elif value_type is str:
+            p.add_argument(*flags, help=helptext)
+        else:
+            p.add_argument(*flags, type=value_type, default=default, metavar=metavar, help=helptext)
+
+
 def _parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with ``only`` just that command's subparser: building the
     others cost ~5 ms per run (argparse looks up message translations for every option), and a
@@ -115,10 +160,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         return sub.add_parser(name, prog=f"patchtx {name}", formatter_class=Formatter, **options)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--root", default=".", help="workspace root (default: current directory)")
-        p.add_argument("--json", action="store_true", help="print a JSON result")
-        p.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress display on the terminal (it is only shown on one)")
+        _add_options(p, _COMMON_OPTIONS)
 
     def wanted(name: str) -> bool:
         return only is None or only == name
@@ -130,22 +172,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         p = command(name, help=helptext)
         p.add_argument("patches", nargs="*", default=["-"], metavar="FILE",
                        help="patch files, applied in order as one transaction ('-' = stdin)")
-        common(p)
-        p.add_argument("--allow-overwrite", action="store_true",
-                       help="let Add and Move replace existing files (as Codex does)")
-        p.add_argument("--no-delete", action="store_true", help="refuse patches that delete")
-        p.add_argument("--no-move", action="store_true", help="refuse patches that move")
-        p.add_argument("--first-match", action="store_true",
-                       help="take the first match of an ambiguous hunk (as Codex does)")
-        p.add_argument("--no-diff", action="store_true", help="print the summary only")
-        if name == "apply":
-            p.add_argument("--dry-run", action="store_true", help="same as 'patchtx check'")
-            p.add_argument("--no-fsync", action="store_true",
-                           help="skip fsync (throw-away trees): keeps atomicity, drops durability")
-            p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
-            p.add_argument("--intent", help="why this edit is made (recorded with it)")
-            p.add_argument("--confirm", action="store_true",
-                           help="show the summary and diffs on the terminal and ask before writing")
+        _add_options(p, _APPLY_OPTIONS if name == "apply" else _RUN_OPTIONS)
     for name, helptext in (("recover", "roll back or finish an interrupted transaction"),
                            ("log", "list the transactions in the undo history, newest first")):
         if wanted(name):
@@ -370,14 +397,6 @@ class _Arguments:
         self.__dict__.update(values)
 
 
-# ``patchtx apply`` / ``check`` options as _parser declares them: flag -> (attribute, takes a value).
-_RUN_FLAGS = {"--root": ("root", True), "--json": ("json", False), "-q": ("quiet", False),
-              "--quiet": ("quiet", False), "--allow-overwrite": ("allow_overwrite", False),
-              "--no-delete": ("no_delete", False), "--no-move": ("no_move", False),
-              "--first-match": ("first_match", False), "--no-diff": ("no_diff", False)}
-_APPLY_FLAGS = {**_RUN_FLAGS, "--dry-run": ("dry_run", False), "--no-fsync": ("no_fsync", False),
-                "--lock-timeout": ("lock_timeout", True), "--intent": ("intent", True),
-                "--confirm": ("confirm", False)}
 
 
 def _plain_run_arguments(given: list[str]) -> _Arguments | None:
@@ -391,11 +410,10 @@ def _plain_run_arguments(given: list[str]) -> _Arguments | None:
     """
     if not given or given[0] not in ("apply", "check"):
         return None
-    flags = _APPLY_FLAGS if given[0] == "apply" else _RUN_FLAGS
-    values: dict[str, Any] = {"command": given[0], "root": ".", "lock_timeout": 30.0, "intent": None}
-    values.update((name, False) for name, takes_value in flags.values() if not takes_value)
-    if given[0] == "check":
-        del values["lock_timeout"], values["intent"]
+    options = _APPLY_OPTIONS if given[0] == "apply" else _RUN_OPTIONS
+    flags = {flag: option for option in options for flag in option[0]}
+    values: dict[str, Any] = {"command": given[0]}
+    values.update((name, default) for _flags, name, default, *_rest in options)
     patches: list[str] = []
     files_ended = False  # a run of files, then an option: argparse refuses a later file
     index = 1
@@ -405,24 +423,21 @@ def _plain_run_arguments(given: list[str]) -> _Arguments | None:
         if word != "-" and word.startswith("-"):
             flag, equals, attached = word.partition("=")
             known = flags.get(flag)
-            if known is None or (equals and not known[1]):
+            if known is None or (equals and known[3] is None):
                 return None
-            name, takes_value = known
-            if takes_value:
+            _flags, name, _default, value_type, *_rest = known
+            if value_type is None:
+                values[name] = True
+            else:
                 if not equals:
                     if index == len(given) or given[index].startswith("-"):
                         return None
                     attached = given[index]
                     index += 1
-                if name == "lock_timeout":
-                    try:
-                        values[name] = float(attached)
-                    except ValueError:
-                        return None
-                else:
-                    values[name] = attached
-            else:
-                values[name] = True
+                try:
+                    values[name] = value_type(attached)
+                except ValueError:
+                    return None
             files_ended = bool(patches)
             continue
         if files_ended:
