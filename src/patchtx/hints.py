@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 
 from ._record import record
-from .matching import normalise
+from .normalise import normalise
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,203 +1,57 @@
-"""Locating chunk lines in file lines: Codex's four passes, anchors, ambiguity and miss hints.
+"""Where each hunk of a file update goes: THE placement rule, and the two spaces it searches.
 
-The four passes (exact; trailing whitespace ignored; surrounding whitespace ignored; Unicode
-punctuation and spaces normalised) are tried in order, each over the whole search window, as Codex
-does. Unlike Codex, a chunk whose text occurs more than once in its window is refused with every
-candidate listed (``first_match=True`` restores Codex's first-occurrence rule). Lookups go through a
-per-pass index of the file's lines, so a 200,000-line file with thousands of chunks is not rescanned
-for each one.
+The rule (docs/format.md, "Where a hunk goes"): a file's hunks are placed in file order, each
+after the end of the one before, each after its ``@@`` anchors, every line found by Codex's four
+passes (``normalise.PASSES``; a hunk's pass is the first that matches it from where it may start).
+The patch applies when exactly one such placement exists. An anchor narrows where a hunk may be;
+it never chooses among several matches of the hunk itself. Stacked anchors are found in turn, and
+only the innermost must lie after the previous hunk: the outer ones may restate a parent above it
+(``@@ class T`` / ``@@ def b():`` after a hunk in ``T.a``).
+
+How uniqueness is decided: the constraints are all "after" and "before", so the placements form
+a lattice. The earliest one (each hunk at its first match, left to right) and the latest one
+(each hunk at its last match below the next hunk's latest start, right to left) bound every
+other: the patch is determined exactly when they agree, and where they disagree every match in
+between belongs to some placement, so those are the candidates an error lists.
+``first_match=True`` keeps only the earliest placement, Codex's first-occurrence behaviour.
+
+The rule is written once, over a ``SearchSpace``. ``LineIndex`` searches a file's decoded lines in
+all four passes and words every error. ``ByteIndex`` searches a UTF-8, LF-only file's bytes with
+``bytes.find``/``rfind`` in the exact pass only, so a large file needs no line list; wherever the
+exact pass cannot settle the file (a pattern it cannot find, or several placements) it raises
+``NotExact`` and the line space decides, errors included.
 """
 
 from __future__ import annotations
 
 from ._record import record
 from .errors import AmbiguousContextError, ContextNotFoundError
+from .normalise import PASSES, PYTHON_ONLY_WHITESPACE, matches_in_some_pass, unicode_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any, Protocol
 
     from .model import Chunk, LineKind
 
-_PUNCTUATION = str.maketrans(
-    {
-        **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"},
-        **{c: "'" for c in "\u2018\u2019\u201a\u201b"},
-        **{c: '"' for c in "\u201c\u201d\u201e\u201f"},
-        **{
-            c: " "
-            for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
-        },
-    }
-)
+    class SearchSpace(Protocol):
+        """Positions are ordered; a pattern found at ``p`` covers [p, p + span(pattern))."""
 
+        end: int
+        """The position after the last line."""
 
-# Rust's char::is_whitespace (Unicode White_Space): Python's str.strip() also strips U+001C-U+001F,
-# which Codex keeps, so every trim here names its characters (or checks they are absent).
-WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-              "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-_PYTHON_ONLY_WHITESPACE = "\x1c\x1d\x1e\x1f"
-"""What str.strip() strips besides Rust's set (checked against every code point in a test)."""
+        def pattern(self, lines: Sequence[str], tier: int) -> Any: ...
+        def span(self, pattern: Any) -> int: ...
+        def first_any(self, lines: Sequence[str], low: int) -> tuple[int, int, Any]: ...
+        def ending_any(self, lines: Sequence[str], low: int) -> tuple[int, int, Any]: ...
+        def last(self, pattern: Any, tier: int, low: int, high: int) -> int: ...
+        def starts(self, pattern: Any, tier: int, low: int, high: int, limit: int) -> list[int]: ...
 
-
-def strip(line: str) -> str:
-    return line.strip(WHITESPACE)
-
-
-def rstrip(line: str) -> str:
-    return line.rstrip(WHITESPACE)
-
-
-
-
-def normalise(line: str) -> str:
-    line = line.strip(WHITESPACE)
-    # str.translate is slow; the characters it maps are all non-ASCII.
-    return line if line.isascii() else line.translate(_PUNCTUATION)
-
-
-PASSES: tuple[Callable[[str], str], ...] = (
-    lambda s: s,
-    rstrip,
-    strip,
-    normalise,
-)
-PASS_NAMES = ("exact", "trailing whitespace ignored", "surrounding whitespace ignored",
-              "Unicode punctuation normalised")
 MAX_CANDIDATES = 20
 
 
-class LineIndex:
-    """File lines keyed per pass, built lazily: most patches never need the fuzzy passes.
-
-    Searching scans for the pattern's longest line with ``list.index`` (a C loop), then compares
-    the whole pattern there. Chunks are found near the cursor and uniqueness is checked only up to
-    the next chunk, so a patch with thousands of chunks does not rescan the file for each one.
-    """
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        self.texts = texts
-        self._keys: list[list[str] | None] = [None] * len(PASSES)
-        self._all_ascii: bool | None = None
-        self._plain_trim: bool | None = None
-
-    def _trim(self, method: str) -> Callable[[str], str]:
-        """``str.rstrip``/``str.strip`` with Rust's whitespace set. The argument-less methods strip
-        Python's set, which is Rust's plus U+001C-U+001F, and run 2-4x faster than with a
-        25-character argument (0.12 s against 0.03 s over the 200,000-line file of a miss): use
-        them when no line holds one of those four characters."""
-        if self._plain_trim is None:
-            joined = "".join(self.texts)
-            self._plain_trim = not any(c in joined for c in _PYTHON_ONLY_WHITESPACE)
-        if self._plain_trim:
-            trim: Callable[[str], str] = getattr(str, method)
-            return trim
-        from operator import methodcaller  # (only here: ~0.3 ms at start-up)
-
-        return methodcaller(method, WHITESPACE)
-
-    def _ascii(self) -> bool:
-        if self._all_ascii is None:
-            self._all_ascii = all(map(str.isascii, self.texts))
-        return self._all_ascii
-
-    def keys(self, tier: int) -> list[str]:
-        keys = self._keys[tier]
-        if keys is None:
-            # Each pass builds on the previous one's keys, in C-level loops where it can: this is
-            # the whole cost of a miss in a large file (every pass is tried).
-            if tier == 0:
-                # The lines themselves when they are a list already (never changed here): a copy
-                # per updated file is a cost without use.
-                texts = self.texts
-                keys = texts if type(texts) is list else list(texts)
-            elif tier == 1:
-                keys = list(map(self._trim("rstrip"), self.texts))
-            elif tier == 2:
-                keys = list(map(self._trim("strip"), self.keys(1)))
-            else:
-                stripped = self.keys(2)
-                if self._ascii():
-                    keys = stripped  # nothing to map: the last pass equals the one before
-                else:
-                    keys = [k if k.isascii() else k.translate(_PUNCTUATION) for k in stripped]
-            self._keys[tier] = keys
-        return keys
-
-    def search(
-        self, pattern: Sequence[str], lower: int, upper: int, *, eof: bool = False,
-        limit: int = 2,
-    ) -> tuple[int, list[int]]:
-        """Return (pass, start positions) of the first pass with a match in [lower, upper).
-
-        A match must fit entirely before ``upper``. With ``eof`` only the position that ends the
-        match at the last line is tried (never before ``lower``). No match: (-1, []).
-        """
-        size = len(self.texts)
-        m = len(pattern)
-        if m == 0:
-            return 0, [lower]
-        if m > size:
-            return -1, []
-        for tier, key_of in enumerate(PASSES):
-            keys = self.keys(tier)
-            if tier and keys is self._keys[tier - 1] and all(map(str.isascii, pattern)):
-                continue  # same keys as the pass just tried, and an ASCII pattern maps to itself
-            if tier:
-                wanted = list(map(key_of, pattern))
-            else:  # a list, as the slices it is compared with (the caller's list is not changed)
-                wanted = pattern if type(pattern) is list else list(pattern)
-            if eof:
-                start = max(size - m, lower)
-                if start + m <= size and keys[start : start + m] == wanted:
-                    return tier, [start]
-                continue
-            found = _matches(keys, wanted, lower, upper, limit)
-            if found:
-                return tier, found
-        return -1, []
-
-    def matches_again(self, tier: int, pattern: Sequence[str], first: int, upper: int) -> bool:
-        """Whether pass ``tier`` matches ``pattern`` at a start after ``first`` (fitting before
-        ``upper``).
-
-        When ``search`` found ``first`` as the first match from ``lower`` on, in pass ``tier``,
-        this says whether ``search(pattern, lower, upper)`` would find more than that one match:
-        the earlier passes match nowhere from ``lower`` on, and pass ``tier`` nowhere before
-        ``first``, so only the lines after ``first`` need scanning, in that one pass.
-        """
-        if not pattern:
-            return False  # an empty pattern (a retry that dropped its one blank line) is found once
-        wanted = list(pattern) if tier == 0 else list(map(PASSES[tier], pattern))
-        return bool(_matches(self.keys(tier), wanted, first + 1, upper, 1))
-
-
-def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> list[int]:
-    """Up to ``limit`` starts in [lower, upper) where ``keys`` hold ``wanted`` (all of it before
-    ``upper``), in order; ``wanted`` is not empty."""
-    m = len(wanted)
-    lengths = list(map(len, wanted))
-    pivot = lengths.index(max(lengths))  # the longest line: the rarest, as a rule
-    needle = wanted[pivot]
-    found: list[int] = []
-    position = lower + pivot
-    stop = min(upper, len(keys)) - m + pivot + 1
-    while position < stop:
-        if stop - position <= 64 and needle not in keys[position:stop]:
-            break  # what index would say by raising ValueError, at twice the cost
-        try:
-            hit = keys.index(needle, position, stop)
-        except ValueError:
-            break
-        start = hit - pivot
-        if keys[start : start + m] == wanted:
-            found.append(start)
-            if len(found) >= limit:
-                break
-        position = hit + 1
-    return found
-
-
+# -- the rule ------------------------------------------------------------------------------------
 @record
 class Placement:
     """Where one chunk lands: ``length`` file lines from ``start`` are replaced by its lines."""
@@ -206,6 +60,130 @@ class Placement:
     start: int
     length: int
     lines: tuple[tuple[LineKind, str], ...]
+
+
+class Missing(Exception):
+    """A hunk (or one of its anchors) matches nowhere it may be."""
+
+    def __init__(self, number: int, lines: list[str], low: int, anchor: str | None) -> None:
+        super().__init__(number)
+        self.number, self.lines, self.low, self.anchor = number, lines, low, anchor
+
+
+class Ambiguous(Exception):
+    """Several placements: ``hunks`` lists (chunk number, anchor text or None, candidate starts)."""
+
+    def __init__(self, hunks: list[tuple[int, str | None, list[int]]]) -> None:
+        super().__init__(hunks)
+        self.hunks = hunks
+
+
+class NotExact(Exception):
+    """The byte space cannot settle a file alone: the line space decides it, errors too."""
+
+
+class _Placed:
+    """One hunk's earliest placement and what the backward sweep needs to find its latest."""
+
+    __slots__ = ("number", "lines", "start", "end", "pattern", "tier", "floating", "eof",
+                 "anchor", "anchor_pattern", "anchor_tier", "anchor_at", "anchor_low", "repeats")
+
+    def __init__(self, number: int, lines: tuple[tuple[LineKind, str], ...]) -> None:
+        self.number, self.lines = number, lines
+        self.start = self.end = self.tier = self.anchor_tier = self.anchor_at = self.anchor_low = 0
+        self.pattern: Any = None
+        self.anchor_pattern: Any = None
+        self.anchor: str | None = None
+        self.floating = self.eof = self.repeats = False
+
+
+def place(space: SearchSpace, chunks: Sequence[Chunk], *,
+          first_match: bool = False) -> list[tuple[int, int, int, tuple[tuple[LineKind, str], ...]]]:
+    """(chunk number, start, end, lines) of every chunk, in file order; raise ``Missing`` or
+    ``Ambiguous`` (``NotExact`` from a space that cannot decide)."""
+    placed: list[_Placed] = []
+    cursor = 0
+    for number, chunk in enumerate(chunks):
+        hunk = _earliest(space, number, chunk, cursor)
+        placed.append(hunk)
+        if not hunk.floating:
+            cursor = hunk.end
+    if not first_match:
+        _check_latest(space, placed)
+    placed.sort(key=lambda h: h.start)  # stable: an insertion at the end of the file stays last
+    return [(h.number, h.start, h.end, h.lines) for h in placed]
+
+
+def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int) -> _Placed:
+    hunk = _Placed(number, chunk.lines)
+    old = [text for kind, text in chunk.lines if kind != "+"]
+    low = cursor
+    if chunk.anchors:
+        outer_low = 0  # parents may be restated above the cursor: found from the top, in turn
+        for anchor in chunk.anchors[:-1]:
+            _tier, at, pattern = space.first_any([anchor], outer_low)
+            if at < 0:
+                raise Missing(number, [anchor], outer_low, anchor)
+            outer_low = at + space.span(pattern)
+        innermost = chunk.anchors[-1]
+        hunk.anchor_low = max(cursor, outer_low)
+        hunk.anchor_tier, at, hunk.anchor_pattern = space.first_any([innermost], hunk.anchor_low)
+        if at < 0:
+            raise Missing(number, [innermost], hunk.anchor_low, innermost)
+        hunk.anchor, hunk.anchor_at = innermost, at
+        # A hunk that repeats its anchor line as its first line starts at the anchor.
+        hunk.repeats = bool(old) and matches_in_some_pass(innermost, old[0])
+        low = at if hunk.repeats else at + space.span(hunk.anchor_pattern)
+    if not old:
+        # A pure insertion goes right after its anchor; with none, at the end of the file,
+        # outside the order of the other hunks (as in Codex).
+        hunk.floating = not chunk.anchors
+        hunk.start = hunk.end = low if chunk.anchors else space.end
+        return hunk
+    hunk.eof = chunk.is_end_of_file
+    search = space.ending_any if hunk.eof else space.first_any
+    tier, start, pattern = search(old, low)
+    if start < 0:
+        retry = _without_trailing_blank(chunk.lines)
+        if retry is not None:
+            retry_old = [text for kind, text in retry if kind != "+"]
+            tier, start, pattern = search(retry_old, low)
+            if start >= 0:
+                hunk.lines, old = retry, retry_old
+    if start < 0:
+        raise Missing(number, old, low, None)
+    hunk.tier, hunk.start, hunk.pattern = tier, start, pattern
+    hunk.end = start + space.span(pattern)
+    return hunk
+
+
+def _check_latest(space: SearchSpace, placed: list[_Placed]) -> None:
+    """Walk back from the end placing each hunk as late as it can go; any hunk that can go later
+    than its earliest placement makes the patch ambiguous."""
+    high = space.end
+    ambiguous: list[tuple[int, str | None, list[int]]] = []
+    for hunk in reversed(placed):
+        if hunk.floating:
+            continue
+        if hunk.pattern is None:  # a pure insertion after its anchor: the anchor is what moves
+            latest = space.last(hunk.anchor_pattern, hunk.anchor_tier, hunk.anchor_low, high)
+            if latest != hunk.anchor_at:
+                ambiguous.append((hunk.number, hunk.anchor, space.starts(
+                    hunk.anchor_pattern, hunk.anchor_tier, hunk.anchor_at,
+                    latest + space.span(hunk.anchor_pattern), MAX_CANDIDATES + 1)))
+            high = latest
+            continue
+        latest = hunk.start if hunk.eof else space.last(hunk.pattern, hunk.tier, hunk.start, high)
+        if latest != hunk.start:
+            ambiguous.append((hunk.number, None, space.starts(
+                hunk.pattern, hunk.tier, hunk.start, latest + space.span(hunk.pattern),
+                MAX_CANDIDATES + 1)))
+        if hunk.anchor is None or hunk.repeats:
+            high = latest
+        else:  # the hunk before must end by this hunk's anchor, the latest one that still fits
+            high = space.last(hunk.anchor_pattern, hunk.anchor_tier, hunk.anchor_low, latest)
+    if ambiguous:
+        raise Ambiguous(ambiguous[::-1])
 
 
 def _without_trailing_blank(
@@ -232,138 +210,169 @@ def _without_trailing_blank(
     return tuple(out)
 
 
-class NotExact(Exception):
-    """The exact fast path cannot settle a file alone: the line-based path decides it, errors too."""
+# -- the line space ----------------------------------------------------------------------------
+class LineIndex:
+    """A file's decoded lines, searched in all four passes; positions are line numbers (0-based).
 
-
-def framed(lines: Sequence[str]) -> bytes:
-    """``lines`` as UTF-8, each between two LFs: the bytes that hold them as whole file lines in
-    ``ExactLocator.framed``. A line holding an LF matches no file line exactly (nor can it be
-    searched for as bytes), and one that UTF-8 cannot encode matches no decoded line. A CR is
-    left to the line-based path too: the exact path only handles files and lines without one."""
-    joined = "".join(lines)  # (memchr on one string: a count of the LFs costs ~8 instructions a byte)
-    if "\n" in joined or "\r" in joined:
-        raise NotExact
-    try:
-        return ("\n" + "\n".join(lines) + "\n").encode("utf-8")
-    except UnicodeEncodeError:
-        raise NotExact from None
-
-
-def matches_in_some_pass(line: str, pattern_line: str) -> bool:
-    """What ``LineIndex.search([pattern_line], i, i + 1)`` says of a file line ``line``."""
-    return any(key(line) == key(pattern_line) for key in PASSES)
-
-
-class ExactLocator:
-    """``Locator.place`` over a file's bytes, for the common case where every search is settled by
-    the exact pass: then no line list is built, and each search is one C-level ``bytes.find``.
-
-    ``body`` is the file body (no BOM, LF endings only, the last line's too). Searches run on it
-    *as if* it had an LF in front (the "framed" body, never built: a copy of a 7.6 MB file costs
-    1-6 ms, mostly page faults in a fresh process): every line then lies between two LFs, so the
-    lines ``i .. i+m-1`` are at framed offset ``o`` exactly when the framed pattern is found
-    there, where ``o`` is the offset of the LF in front of line ``i``; framed offset ``o >= 1`` is
-    body offset ``o - 1``, and framed offset 0 is the LF put in front. Positions are kept as
-    framed offsets and turned into line numbers once at the end, with C-level ``bytes.count``.
-
-    Wherever the line-based Locator would go past the exact pass (a pattern or anchor with no exact
-    match, the retry without a trailing blank line) or raise (an ambiguous match), this raises
-    ``NotExact`` instead, so that the line-based path places the file and words any error.
+    Keys per pass are built lazily (most patches never need the loose passes), each from the one
+    before. A search scans for the pattern's longest line with ``list.index`` (a C loop), then
+    compares the whole pattern there.
     """
 
-    def __init__(self, body: bytes, *, first_match: bool = False) -> None:
-        self.body = body
-        self.first_match = first_match
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = texts
+        self.end = len(texts)
+        self._keys: list[list[str] | None] = [None] * len(PASSES)
+        self._all_ascii: bool | None = None
+        self._plain_trim: bool | None = None
 
-    def _find(self, pattern: bytes, start: int, end: int | None = None) -> int:
-        """``(b"\\n" + body).find(pattern, start, end)`` for a framed ``pattern``."""
-        body = self.body
-        if start == 0 and body.startswith(pattern[1:]) and (end is None or len(pattern) <= end):
-            return 0
-        found = body.find(pattern, start - 1 if start else 0, None if end is None else end - 1)
-        return found + 1 if found >= 0 else -1
+    def _trim(self, method: str) -> Callable[[str], str]:
+        """``str.rstrip``/``str.strip`` with Rust's whitespace set: the argument-less methods
+        strip Python's set (Rust's plus U+001C-U+001F) several times faster, so they are used
+        when no line holds one of those four characters."""
+        if self._plain_trim is None:
+            joined = "".join(self.texts)
+            self._plain_trim = not any(c in joined for c in PYTHON_ONLY_WHITESPACE)
+        if self._plain_trim:
+            trim: Callable[[str], str] = getattr(str, method)
+            return trim
+        from operator import methodcaller
 
-    def _ends_with(self, pattern: bytes) -> bool:
-        """``(b"\\n" + body).endswith(pattern)`` for a framed ``pattern``."""
-        body = self.body
-        return body.endswith(pattern) or (len(pattern) == len(body) + 1 and body == pattern[1:])
+        from .normalise import WHITESPACE
 
-    def _count_breaks(self, start: int, stop: int) -> int:
-        """``(b"\\n" + body).count(b"\\n", start, stop)``."""
-        if stop <= start:
-            return 0
-        if start == 0:
-            return 1 + self.body.count(b"\n", 0, stop - 1)
-        return self.body.count(b"\n", start - 1, stop - 1)
+        return methodcaller(method, WHITESPACE)
 
-    def place(self, chunks: Sequence[Chunk]) -> list[tuple[int, int, Placement]]:
-        """(offset of the LF in front of the first replaced line, offset where the lines after
-        the replaced ones start, placement) of every chunk, in file order."""
-        find = self._find
-        framed_size = len(self.body) + 1
-        end_offset = framed_size - 1  # the LF after the last line: "in front of" line ``size``
-        placed: list[tuple[int, int, int, int, tuple[tuple[LineKind, str], ...]]] = []
-        # (item, pattern, offset of its first match) of each uniqueness check.
-        pending_checks: list[tuple[int, bytes, int]] = []
-        starts: list[int] = []  # offset of each placed item, the upper bound of the one before
-        cursor = 0
-        for number, chunk in enumerate(chunks):
-            first_item: int | None = None
-            anchor_at = 0  # (read only when the chunk has anchors, which set it)
-            for depth, anchor in enumerate(chunk.anchors):
-                pattern = framed([anchor])
-                anchor_at = find(pattern, cursor)
-                if anchor_at < 0:
-                    raise NotExact
-                if depth == 0:
-                    pending_checks.append((len(starts), pattern, anchor_at))
-                    first_item = anchor_at
-                cursor = anchor_at + len(pattern) - 1
-            lines = chunk.lines
-            old = [text for kind, text in lines if kind != "+"]
-            if chunk.anchors and old and matches_in_some_pass(chunk.anchors[-1], old[0]):
-                # The chunk repeats its anchor line (found exactly, so it is the anchor's text).
-                cursor = anchor_at
-            if not old:
-                at = cursor if chunk.anchors else end_offset
-                placed.append((at, at + 1, number, 0, lines))
-                if first_item is not None:  # set by the first anchor, when there is one
-                    starts.append(first_item)
-                continue
-            pattern = framed(old)
-            if chunk.is_end_of_file:
-                # Only the position that ends at the last line, and not before the cursor.
-                at = framed_size - len(pattern)
-                if at < cursor or not self._ends_with(pattern):
-                    raise NotExact
+    def _ascii(self) -> bool:
+        if self._all_ascii is None:
+            self._all_ascii = all(map(str.isascii, self.texts))
+        return self._all_ascii
+
+    def keys(self, tier: int) -> list[str]:
+        keys = self._keys[tier]
+        if keys is None:
+            if tier == 0:
+                texts = self.texts
+                keys = texts if type(texts) is list else list(texts)
+            elif tier == 1:
+                keys = list(map(self._trim("rstrip"), self.texts))
+            elif tier == 2:
+                keys = list(map(self._trim("strip"), self.keys(1)))
             else:
-                at = find(pattern, cursor)
-                if at < 0:
-                    raise NotExact
-                if not chunk.anchors:
-                    pending_checks.append((len(starts), pattern, at))
-            starts.append(first_item if first_item is not None else at)
-            cursor = at + len(pattern) - 1
-            placed.append((at, cursor + 1, number, len(old), lines))
-        if not self.first_match:
-            for item, pattern, first in pending_checks:
-                upper = starts[item + 1] if item + 1 < len(starts) else end_offset
-                # A second match from the line after the first on, ending by ``upper``.
-                if find(pattern, first + 1, upper + 1) >= 0:
-                    raise NotExact
-        placed.sort(key=lambda p: p[0])  # stable: chunks placed at one line keep their order
-        out: list[tuple[int, int, Placement]] = []
-        line = offset = 0
-        for at, after, number, length, lines in placed:
-            line += self._count_breaks(offset, at)
-            offset = at
-            out.append((at, after, Placement(number, line, length, lines)))
-        return out
+                stripped = self.keys(2)
+                keys = stripped if self._ascii() else list(map(unicode_key, stripped))
+            self._keys[tier] = keys
+        return keys
+
+    def pattern(self, lines: Sequence[str], tier: int) -> list[str]:
+        if tier == 0:
+            return lines if type(lines) is list else list(lines)
+        return list(map(PASSES[tier], lines))
+
+    def span(self, pattern: list[str]) -> int:
+        return len(pattern)
+
+    def _tiers(self, lines: Sequence[str]) -> Iterator[int]:
+        """The passes worth trying, in order, each pass's keys built only when it is reached:
+        one whose keys are the previous pass's, for a pattern that maps to itself too, would
+        find nothing new."""
+        ascii_lines = all(map(str.isascii, lines))
+        for tier in range(len(PASSES)):
+            if tier and ascii_lines and self.keys(tier) is self._keys[tier - 1]:
+                continue
+            yield tier
+
+    def first_any(self, lines: Sequence[str], low: int) -> tuple[int, int, list[str]]:
+        """(pass, start, pattern) of the first match from ``low`` in the first pass with one;
+        start -1 when none. An empty pattern (a retry that dropped its one blank line) is found
+        at ``low``, once."""
+        if not lines:
+            return 0, low, []
+        for tier in self._tiers(lines):
+            wanted = self.pattern(lines, tier)
+            found = _matches(self.keys(tier), wanted, low, self.end, 1)
+            if found:
+                return tier, found[0], wanted
+        return -1, -1, []
+
+    def ending_any(self, lines: Sequence[str], low: int) -> tuple[int, int, list[str]]:
+        """The same for a pattern that must end at the last line and start at ``low`` or later
+        (an empty one is found at ``low``, as by ``first_any``)."""
+        if not lines:
+            return 0, low, []
+        start = self.end - len(lines)
+        if start >= low:
+            for tier in self._tiers(lines):
+                wanted = self.pattern(lines, tier)
+                if self.keys(tier)[start:] == wanted:
+                    return tier, start, wanted
+        return -1, -1, []
+
+    def last(self, pattern: list[str], tier: int, low: int, high: int) -> int:
+        """The last start in [low, high - span] where pass ``tier`` holds ``pattern``; -1 if none."""
+        if not pattern:
+            return low
+        found = -1
+        keys = self.keys(tier)
+        while True:
+            hit = _matches(keys, pattern, found + 1 if found >= 0 else low, high, 1)
+            if not hit:
+                return found
+            found = hit[0]
+
+    def starts(self, pattern: list[str], tier: int, low: int, high: int, limit: int) -> list[int]:
+        return _matches(self.keys(tier), pattern, low, high, limit)
+
+    def search(
+        self, pattern: Sequence[str], lower: int, upper: int, *, eof: bool = False,
+        limit: int = 2,
+    ) -> tuple[int, list[int]]:
+        """(pass, up to ``limit`` starts) of the first pass with a match in [lower, upper) (a match
+        fits before ``upper``; with ``eof`` it ends at the last line); (-1, []) when none."""
+        if not pattern:
+            return 0, [lower]
+        for tier in self._tiers(pattern):
+            wanted = self.pattern(pattern, tier)
+            if eof:
+                start = max(self.end - len(wanted), lower)
+                if start + len(wanted) == self.end and self.keys(tier)[start:] == wanted:
+                    return tier, [start]
+                continue
+            found = _matches(self.keys(tier), wanted, lower, upper, limit)
+            if found:
+                return tier, found
+        return -1, []
+
+
+def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> list[int]:
+    """Up to ``limit`` starts in [lower, upper) where ``keys`` hold ``wanted`` (all of it before
+    ``upper``), in order; ``wanted`` is not empty."""
+    m = len(wanted)
+    if m == 0:
+        return [lower] if lower <= upper else []
+    lengths = list(map(len, wanted))
+    pivot = lengths.index(max(lengths))  # the longest line: the rarest, as a rule
+    needle = wanted[pivot]
+    found: list[int] = []
+    position = lower + pivot
+    stop = min(upper, len(keys)) - m + pivot + 1
+    while position < stop:
+        if stop - position <= 64 and needle not in keys[position:stop]:
+            break  # what index would say by raising ValueError, at twice the cost
+        try:
+            hit = keys.index(needle, position, stop)
+        except ValueError:
+            break
+        start = hit - pivot
+        if keys[start : start + m] == wanted:
+            found.append(start)
+            if len(found) >= limit:
+                break
+        position = hit + 1
+    return found
 
 
 class Locator:
-    """Places every chunk of one file update, in file order."""
+    """The rule over a file's decoded lines, with every error worded for an agent."""
 
     def __init__(self, texts: Sequence[str], display_path: str, *, first_match: bool = False,
                  index: LineIndex | None = None) -> None:
@@ -373,100 +382,132 @@ class Locator:
         self.index = index or LineIndex(texts)
 
     def place(self, chunks: Sequence[Chunk]) -> list[Placement]:
-        placements: list[Placement] = []
-        # (item, pattern, lower, chunk, what, pass, first match) of each uniqueness check.
-        pending_checks: list[tuple[int, Sequence[str], int, Chunk, str, int, int]] = []
-        cursor = 0
-        size = len(self.texts)
-        # Each uniqueness check needs the start of the next placed item as its upper bound.
-        starts: list[int] = []
-        for number, chunk in enumerate(chunks):
-            first_item: int | None = None
-            for depth, anchor in enumerate(chunk.anchors):
-                tier, found = self.index.search([anchor], cursor, size, limit=1)
-                if not found:
-                    raise self._anchor_missing(chunk, anchor, cursor)
-                if depth == 0:
-                    pending_checks.append((len(starts), [anchor], cursor, chunk, "anchor", tier,
-                                           found[0]))
-                    first_item = found[0]
-                cursor = found[0] + 1
-            lines = chunk.lines
-            old = [text for kind, text in lines if kind != "+"]
-            if chunk.anchors and old and self.index.search(old[:1], cursor - 1, cursor)[1]:
-                # The chunk repeats its anchor line as its first line (a common way to write it):
-                # it starts at the anchor, not at the next copy of that line further down.
-                cursor -= 1
-            if not old:
-                position = cursor if chunk.anchors else size
-                placements.append(Placement(number, position, 0, lines))
-                if chunk.anchors:
-                    starts.append(first_item if first_item is not None else position)
-                continue
-            tier, found = self.index.search(old, cursor, size, eof=chunk.is_end_of_file, limit=1)
-            if not found:
-                retry = _without_trailing_blank(lines)
-                if retry is not None:
-                    retry_old = [text for kind, text in retry if kind != "+"]
-                    tier, found = self.index.search(retry_old, cursor, size,
-                                                    eof=chunk.is_end_of_file, limit=1)
-                    if found:
-                        lines, old = retry, retry_old
-            if not found:
-                raise self._lines_missing(chunk, old, cursor)
-            start = found[0]
-            if not chunk.anchors and not chunk.is_end_of_file:
-                pending_checks.append((len(starts), old, cursor, chunk, "lines", tier, start))
-            starts.append(first_item if first_item is not None else start)
-            placements.append(Placement(number, start, len(old), lines))
-            cursor = start + len(old)
-        if not self.first_match:
-            for item, pattern, lower, chunk, what, tier, first in pending_checks:
-                upper = starts[item + 1] if item + 1 < len(starts) else size
-                # Only a second match makes a check fail; look for one where it can be, and list
-                # every candidate (the full search) only then.
-                if not self.index.matches_again(tier, pattern, first, upper):
-                    continue
-                _tier, found = self.index.search(pattern, lower, upper, limit=MAX_CANDIDATES + 1)
-                if len(found) > 1:
-                    raise self._ambiguous(chunk, pattern, found, what)
-        placements.sort(key=lambda p: p.start)
-        return placements
+        try:
+            placed = place(self.index, chunks, first_match=self.first_match)
+        except Missing as miss:
+            raise self._missing(chunks[miss.number], miss) from None
+        except Ambiguous as ambiguous:
+            raise self._ambiguous(chunks, ambiguous) from None
+        return [Placement(number, start, end - start, lines) for number, start, end, lines in placed]
 
-    # -- errors an agent can act on ------------------------------------------------------------
-    def _anchor_missing(self, chunk: Chunk, anchor: str, cursor: int) -> ContextNotFoundError:
+    def _missing(self, chunk: Chunk, miss: Missing) -> ContextNotFoundError:
         from .hints import describe_miss
 
-        hint = describe_miss(self.texts, [anchor], cursor, whole_line=True,
+        hint = describe_miss(self.texts, miss.lines, miss.low, whole_line=miss.anchor is not None,
                              normalised=self.index.keys(3))
-        return ContextNotFoundError(
-            f"Failed to find context '{anchor}' in {self.display_path}",
-            hint=hint.text, path=self.display_path, line=chunk.line,
-            details={"anchor": anchor, "closest_line": hint.closest_line},
-        )
+        if miss.anchor is not None:
+            message = f"Failed to find context '{miss.anchor}' in {self.display_path}"
+            details = {"anchor": miss.anchor, "closest_line": hint.closest_line}
+        else:
+            message = f"Failed to find expected lines in {self.display_path}:\n" + "\n".join(miss.lines)
+            details = {"closest_line": hint.closest_line}
+        return ContextNotFoundError(message, hint=hint.text, path=self.display_path,
+                                    line=chunk.line, details=details)
 
-    def _lines_missing(self, chunk: Chunk, old: list[str], cursor: int) -> ContextNotFoundError:
-        from .hints import describe_miss
-
-        hint = describe_miss(self.texts, old, cursor, normalised=self.index.keys(3))
-        return ContextNotFoundError(
-            f"Failed to find expected lines in {self.display_path}:\n" + "\n".join(old),
-            hint=hint.text, path=self.display_path, line=chunk.line,
-            details={"closest_line": hint.closest_line},
-        )
-
-    def _ambiguous(self, chunk: Chunk, pattern: Sequence[str], found: list[int],
-                   what: str) -> AmbiguousContextError:
-        shown = found[:MAX_CANDIDATES]
-        lines = ", ".join(str(s + 1) for s in shown)
-        more = " (and more)" if len(found) > MAX_CANDIDATES else ""
-        subject = f"the @@ anchor '{pattern[0]}'" if what == "anchor" else "the hunk's lines"
+    def _ambiguous(self, chunks: Sequence[Chunk], ambiguous: Ambiguous) -> AmbiguousContextError:
+        described = []
+        for number, anchor, found in ambiguous.hunks:
+            shown = ", ".join(str(s + 1) for s in found[:MAX_CANDIDATES])
+            more = " (and more)" if len(found) > MAX_CANDIDATES else ""
+            subject = (f"the hunk after the @@ anchor '{anchor}', which inserts lines only,"
+                       if anchor is not None else "the hunk's lines")
+            described.append(f"{subject} (patch line {chunks[number].line}) match at file lines "
+                             f"{shown}{more}")
+        first_number, first_anchor, first_found = ambiguous.hunks[0]
         return AmbiguousContextError(
-            f"Ambiguous patch for {self.display_path}: {subject} (patch line {chunk.line}) "
-            f"match at file lines {lines}{more}.",
-            hint=("Add more unchanged context lines, or an '@@ <line>' anchor naming a unique line "
-                  "above the change (several '@@' lines may be stacked, each found after the "
-                  "previous one), so the patch matches in one place only."),
-            path=self.display_path, line=chunk.line,
-            details={"candidate_lines": [s + 1 for s in shown]},
+            f"Ambiguous patch for {self.display_path}: " + "; ".join(described) + ".",
+            hint=("Add unchanged context lines that tell the places apart (an '@@ <line>' anchor "
+                  "narrows where a hunk may be but never chooses between two matches of its "
+                  "lines), so the patch matches in one place only."),
+            path=self.display_path, line=chunks[first_number].line,
+            details={
+                "candidate_lines": [s + 1 for s in first_found[:MAX_CANDIDATES]],
+                "hunks": [{"patch_line": chunks[number].line, "anchor": anchor,
+                           "candidate_lines": [s + 1 for s in found[:MAX_CANDIDATES]]}
+                          for number, anchor, found in ambiguous.hunks],
+            },
         )
+
+
+# -- the byte space ----------------------------------------------------------------------------
+def framed(lines: Sequence[str]) -> bytes:
+    """``lines`` as UTF-8, each between two LFs: the bytes that hold them as whole file lines in
+    the framed body (see ``ByteIndex``). A line holding an LF or a CR, or one that UTF-8 cannot
+    encode, is left to the line space."""
+    joined = "".join(lines)
+    if "\n" in joined or "\r" in joined:
+        raise NotExact
+    try:
+        return ("\n" + "\n".join(lines) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        raise NotExact from None
+
+
+class ByteIndex:
+    """The exact pass over the body of a UTF-8 file whose every line ends with an LF.
+
+    Searches run on the body *as if* it had an LF in front (the "framed" body, never built, to
+    spare a copy of a large file): every line then lies between two LFs, so lines ``i .. i+m-1``
+    are at framed offset ``o`` exactly when the framed pattern is found there, ``o`` being the
+    offset of the LF in front of line ``i``. Framed offset ``o >= 1`` is body offset ``o - 1``.
+    A position is such an offset; the end of the file is the offset of its last LF.
+    """
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.end = len(body)
+
+    def pattern(self, lines: Sequence[str], tier: int) -> bytes:
+        return framed(lines)
+
+    def span(self, pattern: bytes) -> int:
+        return len(pattern) - 1
+
+    def _find(self, pattern: bytes, start: int, end: int) -> int:
+        """``(b"\\n" + body).find(pattern, start, end)``."""
+        body = self.body
+        if start == 0 and body.startswith(pattern[1:]) and len(pattern) <= end:
+            return 0
+        found = body.find(pattern, start - 1 if start else 0, end - 1)
+        return found + 1 if found >= 0 else -1
+
+    def first_any(self, lines: Sequence[str], low: int) -> tuple[int, int, bytes]:
+        pattern = framed(lines)
+        at = self._find(pattern, low, self.end + 1)
+        if at < 0:
+            raise NotExact  # a looser pass may match: the line space decides
+        return 0, at, pattern
+
+    def ending_any(self, lines: Sequence[str], low: int) -> tuple[int, int, bytes]:
+        pattern = framed(lines)
+        at = self.end + 1 - len(pattern)
+        body = self.body
+        ends = body.endswith(pattern) or (at == 0 and body == pattern[1:])
+        if at < low or not ends:
+            raise NotExact
+        return 0, at, pattern
+
+    def last(self, pattern: bytes, tier: int, low: int, high: int) -> int:
+        """The last start in [low, high - span]: ``(b"\\n" + body).rfind(pattern, low, high + 1)``."""
+        body = self.body
+        found = body.rfind(pattern, max(low - 1, 0), high)
+        if found >= 0 and found + 1 >= low:
+            return found + 1
+        if low == 0 and body.startswith(pattern[1:]) and len(pattern) <= high + 1:
+            return 0
+        return -1
+
+    def starts(self, pattern: bytes, tier: int, low: int, high: int, limit: int) -> list[int]:
+        raise NotExact  # only reached for an ambiguous patch, which the line space words
+
+    def line_of(self, offsets: Sequence[int]) -> list[int]:
+        """Line numbers of ascending positions, counted with C-level ``bytes.count``."""
+        out: list[int] = []
+        line = previous = 0
+        for offset in offsets:
+            if offset > previous:
+                line += (1 + self.body.count(b"\n", 0, offset - 1) if previous == 0
+                         else self.body.count(b"\n", previous - 1, offset - 1))
+                previous = offset
+            out.append(line)
+        return out

@@ -8,8 +8,8 @@ anchors (Codex's own instructions teach them, its parser rejects them).
 from __future__ import annotations
 
 from .errors import HunkParseError, ParseError
-from .matching import WHITESPACE
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
+from .normalise import WHITESPACE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from .errors import (
     PolicyError,
     UnsafePathError,
 )
-from .matching import ExactLocator, Locator, NotExact, Placement, framed
+from .matching import ByteIndex, Locator, NotExact, Placement, framed, place
 from .model import (
     AddFile,
     ChangeKind,
@@ -154,26 +154,30 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
     bom = data.startswith(BOM_BYTES)
     body = data[len(BOM_BYTES):] if bom else data
     try:
-        placed = ExactLocator(body, first_match=first_match).place(chunks)
+        index = ByteIndex(body)
+        placed = place(index, chunks, first_match=first_match)
         # Matched exactly, context lines are the file's own: a chunk's new lines are its text.
-        replacements = [_framed_or_nothing([text for kind, text in placement.lines if kind != "-"])
-                        for _, _, placement in placed]
+        replacements = [_framed_or_nothing([text for kind, text in lines if kind != "-"])
+                        for _, _, _, lines in placed]
     except NotExact:
         return None
+    line_numbers = index.line_of([start for _, start, _, _ in placed])
+    placements = [Placement(number, line, sum(kind != "+" for kind, _ in lines), lines)
+                  for (number, _, _, lines), line in zip(placed, line_numbers, strict=True)]
     # Every line ends with an LF; added lines take it too (the dominant ending of a file without
     # CR). Lines between the placements are copied as byte slices.
     pieces = [BOM_BYTES] if bom else []
-    # Offsets are framed ones (see ExactLocator): framed offset ``o >= 1`` is body offset ``o - 1``.
+    # Offsets are framed ones (see ByteIndex): framed offset ``o >= 1`` is body offset ``o - 1``.
     position = 1  # past the LF in front of the first line
-    for (at, after, _), replacement in zip(placed, replacements, strict=True):
+    for (_, at, end, _), replacement in zip(placed, replacements, strict=True):
         pieces.append(body[position - 1 : at])
         pieces.append(replacement)
-        position = after
+        position = end + 1
     pieces.append(body[position - 1 :])
     # The framed offset of the LF in front of a line is the body offset of the line itself.
     # Context and removed lines are the file's own: ASCII if the whole file is.
     edits, offsets = _edits_and_offsets(
-        [placement for _, _, placement in placed], [at for at, _, _ in placed],
+        placements, [at for _, at, _, _ in placed],
         [ascii_file and replacement.isascii() for replacement in replacements])
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
     return ExactUpdate(b"".join(pieces), edits, None if bom else offsets)

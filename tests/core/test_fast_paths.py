@@ -109,7 +109,8 @@ def test_links_are_resolved_in_every_path_sharing_a_checked_folder(tmp_path: Pat
 
 
 def test_python_strips_exactly_rusts_whitespace_plus_four_separators() -> None:
-    from patchtx.matching import _PYTHON_ONLY_WHITESPACE, WHITESPACE
+    from patchtx.normalise import PYTHON_ONLY_WHITESPACE as _PYTHON_ONLY_WHITESPACE
+    from patchtx.normalise import WHITESPACE
 
     python_space = {chr(c) for c in range(0x110000) if chr(c).strip() == ""} - {""}
     assert python_space - set(WHITESPACE) == set(_PYTHON_ONLY_WHITESPACE)
@@ -120,7 +121,8 @@ def test_python_strips_exactly_rusts_whitespace_plus_four_separators() -> None:
 @given(lines=st.lists(st.text(alphabet=" \t\u3000\x1c\x1d\x1e\x1fab", max_size=6), min_size=1,
                       max_size=8))
 def test_fuzzy_keys_trim_rusts_whitespace_only(separator: str, lines: list[str]) -> None:
-    from patchtx.matching import WHITESPACE, LineIndex
+    from patchtx.matching import LineIndex
+    from patchtx.normalise import WHITESPACE
 
     texts = [*lines, f"z{separator}"]  # with a separator somewhere the slow, exact path is taken
     index = LineIndex(texts)
