@@ -46,6 +46,7 @@ def plan_patch(
     allow_delete: bool | None = None,
     allow_move: bool | None = None,
     first_match: bool | None = None,
+    skip_applied: bool | None = None,
     protected: tuple[str, ...] | None = None,
     intent: str | None = None,
     progress: Progress | None = None,
@@ -56,7 +57,8 @@ def plan_patch(
     ``progress(phase, done, total)`` is told each new file planned (phase "planning").
     """
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
-                          allow_move=allow_move, first_match=first_match, protected=protected)
+                          allow_move=allow_move, first_match=first_match,
+                          skip_applied=skip_applied, protected=protected)
     return _plan(patches, root, options, intent, progress)
 
 
@@ -142,6 +144,7 @@ def apply_patch(
     allow_delete: bool | None = None,
     allow_move: bool | None = None,
     first_match: bool | None = None,
+    skip_applied: bool | None = None,
     protected: tuple[str, ...] | None = None,
     durable: bool = True,
     lock_timeout: float = 30.0,
@@ -153,7 +156,8 @@ def apply_patch(
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
     failure, in which case nothing was changed."""
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
-                          allow_move=allow_move, first_match=first_match, protected=protected,
+                          allow_move=allow_move, first_match=first_match,
+                          skip_applied=skip_applied, protected=protected,
                           history_count=history_count, history_bytes=history_bytes)
     planned = _plan(patches, root, options, intent, progress)
     if dry_run:

@@ -107,6 +107,8 @@ _RUN_OPTIONS: tuple[_Option, ...] = (
     (("--no-move",), "no_move", False, None, None, "refuse patches that move"),
     (("--first-match",), "first_match", False, None, None,
      "take the first match of an ambiguous hunk (as Codex does)"),
+    (("--skip-applied",), "skip_applied", False, None, None,
+     "succeed, changing nothing, when the patch is already applied (refused by default)"),
     (("--no-diff",), "no_diff", False, None, None, "print the summary only"),
 )
 _APPLY_OPTIONS: tuple[_Option, ...] = (
@@ -286,7 +288,8 @@ def _run_apply(args: argparse.Namespace) -> int:
             texts, args.root, allow_overwrite=args.allow_overwrite or None,
             allow_delete=False if args.no_delete else None,
             allow_move=False if args.no_move else None,
-            first_match=args.first_match or None, intent=getattr(args, "intent", None),
+            first_match=args.first_match or None, skip_applied=args.skip_applied or None,
+            intent=getattr(args, "intent", None),
             progress=progress,
         )
         if dry_run:

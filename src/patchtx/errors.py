@@ -84,6 +84,18 @@ class AmbiguousContextError(PatchtxError):
     kind = "ambiguous_context"
 
 
+class AlreadyAppliedError(PatchtxError):
+    """Every operation of the patch is already in place (``skip_applied`` makes this a no-op)."""
+
+    kind = "already_applied"
+
+
+class PartlyAppliedError(PatchtxError):
+    """Some operations or hunks of the patch are already in place, others are not."""
+
+    kind = "partly_applied"
+
+
 class FileNotFoundPatchError(PatchtxError):
     kind = "file_not_found"
 

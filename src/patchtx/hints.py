@@ -46,6 +46,28 @@ def visible(text: str) -> str:
     return shown
 
 
+def code_points_apart(in_file: str, in_patch: str) -> str:
+    """Name the code points where two lines differ, when the difference involves characters
+    that look alike or cannot be seen (a homoglyph, a combining accent, a zero-width space)."""
+    start = 0
+    limit = min(len(in_file), len(in_patch))
+    while start < limit and in_file[start] == in_patch[start]:
+        start += 1
+    end = 0
+    while (end < limit - start and in_file[len(in_file) - 1 - end] == in_patch[len(in_patch) - 1 - end]):
+        end += 1
+    ours, theirs = in_file[start:len(in_file) - end], in_patch[start:len(in_patch) - end]
+    if (ours + theirs).isascii():
+        return ""
+
+    def spell(text: str) -> str:
+        names = " ".join(f"U+{ord(c):04X}" for c in text[:8]) + (" …" if len(text) > 8 else "")
+        return names or "nothing"
+
+    return (f" They differ in code points at column {start + 1}: the file has {spell(ours)} where "
+            f"the patch has {spell(theirs)}.")
+
+
 @record
 class MissHint:
     text: str
@@ -109,7 +131,8 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
             number = near
             return MissHint(
                 f"Nothing in the file equals that line; the most similar is line {number + 1}: "
-                f'"{visible(texts[number])}" (the patch has "{visible(pattern[0])}"). '
+                f'"{visible(texts[number])}" (the patch has "{visible(pattern[0])}").'
+                + code_points_apart(texts[number], pattern[0]) + " "
                 + ("An @@ anchor must equal a whole line of the file." if whole_line else ""),
                 number + 1)
         return MissHint(
@@ -126,7 +149,8 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
             break
         if texts[number] != line:
             diff_note = (f" First difference at file line {number + 1}: the file has "
-                         f'"{visible(texts[number])}" where the patch has "{visible(line)}".')
+                         f'"{visible(texts[number])}" where the patch has "{visible(line)}".'
+                         + code_points_apart(texts[number], line))
             break
     listing = "\n".join(f"{n + 1:>7} | {visible(texts[n])}"
                         for n in list(region)[:MAX_REGION_LINES])

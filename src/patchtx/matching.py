@@ -219,9 +219,11 @@ class LineIndex:
     compares the whole pattern there.
     """
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], *, passes: int = len(PASSES)) -> None:
         self.texts = texts
         self.end = len(texts)
+        self.passes = passes
+        """How many of the four passes are tried (1: exact only)."""
         self._keys: list[list[str] | None] = [None] * len(PASSES)
         self._all_ascii: bool | None = None
         self._plain_trim: bool | None = None
@@ -276,7 +278,7 @@ class LineIndex:
         one whose keys are the previous pass's, for a pattern that maps to itself too, would
         find nothing new."""
         ascii_lines = all(map(str.isascii, lines))
-        for tier in range(len(PASSES)):
+        for tier in range(self.passes):
             if tier and ascii_lines and self.keys(tier) is self._keys[tier - 1]:
                 continue
             yield tier

@@ -9,8 +9,6 @@ equal. The parser, the matcher and the miss hints all compare lines through this
 
 from __future__ import annotations
 
-from unicodedata import normalize as _unicode_normalize
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,7 +45,9 @@ def unicode_key(stripped: str) -> str:
     """The last pass's key of an already stripped line: NFC, then punctuation folded."""
     if stripped.isascii():
         return stripped
-    return _unicode_normalize("NFC", stripped).translate(PUNCTUATION)
+    from unicodedata import normalize  # (only for non-ASCII text)
+
+    return normalize("NFC", stripped).translate(PUNCTUATION)
 
 
 def normalise(line: str) -> str:

@@ -270,10 +270,16 @@ class _StreamParser:
             return
         if is_marker:
             anchor = update_line[3:] if update_line != "@@" else None
+            range_header = anchor is not None and anchor[:1] == "-" and _is_range_header(update_line)
+            if range_header:
+                anchor = None  # a unified diff's '@@ -12,7 +12,8 @@' reads as a bare '@@'
             if current is not None and not current.lines:
-                if anchor is None or current.is_end_of_file:
+                if current.is_end_of_file or (anchor is None and not current.anchors
+                                              and not range_header):
                     raise _hunk_error(number, _unexpected_line(line))
-                current.anchors.append(anchor)  # stacked anchors: patchtx extension
+                if anchor is not None:
+                    current.anchors.append(anchor)  # stacked anchors: patchtx extension
+                # (a bare '@@' closing a stack of anchors adds nothing)
                 return
             chunks.append(_PendingChunk([] if anchor is None else [anchor], number))
             return
@@ -297,6 +303,13 @@ class _StreamParser:
             current = _PendingChunk([], number)
             chunks.append(current)
         current.lines.append((kind, text))
+
+
+def _is_range_header(line: str) -> bool:
+    """A unified diff's hunk header, with or without git's function text after it."""
+    import re  # (only here: most patches have none)
+
+    return re.fullmatch(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@(?: .*)?", line) is not None
 
 
 def _line_prefix_hint(line: str) -> str:

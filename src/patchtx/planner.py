@@ -11,18 +11,23 @@ import os
 
 from ._record import record
 from .errors import (
+    AlreadyAppliedError,
     ConflictError,
+    ContextNotFoundError,
     EmptyPatchError,
     FileExistsPatchError,
     FileNotFoundPatchError,
     NotARegularFileError,
+    PartlyAppliedError,
+    PatchtxError,
     PolicyError,
     UnsafePathError,
 )
-from .matching import ByteIndex, Locator, NotExact, Placement, framed, place
+from .matching import ByteIndex, LineIndex, Locator, Missing, NotExact, Placement, framed, place
 from .model import (
     AddFile,
     ChangeKind,
+    Chunk,
     DecodedLines,
     DeleteFile,
     FileChange,
@@ -46,8 +51,6 @@ class _Entry:
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-    from .model import Chunk
 
 Edit = tuple[int, int, int, int]
 _DEFAULT_MODE: list[int] = []
@@ -256,6 +259,65 @@ def _with_ending_changes(edits: list[Edit], old_endings: list[str], new_endings:
     return sorted(edits + extra)
 
 
+def _reversed(chunk: Chunk) -> Chunk:
+    """The chunk that undoes ``chunk``: what it adds is what the file holds once it is applied.
+    A pure insertion must stand right after its anchor (kept as a context line) or, with none,
+    end the file."""
+    swap = {" ": " ", "-": "+", "+": "-"}
+    lines = tuple((swap[kind], text) for kind, text in chunk.lines)
+    eof = chunk.is_end_of_file
+    if all(kind == "+" for kind, _ in chunk.lines):
+        if chunk.anchors:
+            lines = ((" ", chunk.anchors[-1]), *lines)
+        else:
+            eof = True
+    return Chunk(chunk.anchors, lines, eof, chunk.line)  # type: ignore[arg-type]
+
+
+def _inserts_text(chunk: Chunk) -> bool:
+    """A pure insertion with some text (blank lines alone are too common to tell anything)."""
+    return (all(kind == "+" for kind, _ in chunk.lines)
+            and any(text.strip() for _, text in chunk.lines))
+
+
+def hunks_in_place(content: bytes, chunks: Sequence[Chunk]) -> list[str] | None:
+    """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a
+    file that is not text.
+
+    A chunk is applied when it adds some text, its new side stands in the file exactly (what an
+    earlier run left is the patch's own text, not a look-alike) and its old side is found in no
+    pass; a pure insertion, whose old side is always found, when its lines already stand where it
+    would put them. When the chunks undone together place, every chunk is applied."""
+    try:
+        texts = decode(content, "").texts
+    except PatchtxError:
+        return None
+    exact, loose = LineIndex(texts, passes=1), LineIndex(texts)
+
+    def places(index: LineIndex, some: Sequence[Chunk]) -> bool:
+        try:
+            place(index, some, first_match=True)
+        except Missing:
+            return False
+        return True
+
+    def shows_its_change(chunk: Chunk) -> bool:
+        # A chunk that only deletes (or adds blank lines) would be "in place" wherever its old
+        # lines are absent, a typo included.
+        return any(kind == "+" and text.strip() for kind, text in chunk.lines)
+
+    if all(map(shows_its_change, chunks)) and places(exact, [_reversed(chunk) for chunk in chunks]):
+        return ["applied"] * len(chunks)
+    verdicts = []
+    for chunk in chunks:
+        if (shows_its_change(chunk) and places(exact, [_reversed(chunk)])
+                and (_inserts_text(chunk) or not places(loose, [chunk]))):
+            verdicts.append("applied")
+        else:
+            verdicts.append("pending" if places(loose, [chunk]) else "missing")
+    return verdicts
+
+
 class Stager:
     """An in-memory overlay of the workspace that operations are applied to, in order.
 
@@ -272,6 +334,12 @@ class Stager:
         self.changes: list[FileChange] = []
         self.files_under: dict[str, int] = {}
         """Folder → how many overlay entries with content lie somewhere inside it."""
+        self.last_operation: dict[str, str] = {}
+        """Path → the operation of the patch being staged that last changed it (for messages)."""
+        self.in_place: list[str] = []
+        """The operations of the patch being staged that are already applied (skipped)."""
+        self.gone: list[PatchtxError] = []
+        """Deletes of the patch being staged whose file is already gone, with their error."""
 
     # -- the overlay ----------------------------------------------------------------------------
     def current(self, rel: str) -> _Entry:
@@ -380,6 +448,11 @@ class Stager:
                 f"Failed to write file {self.display_spelled(hunk.path)}",
                 hint=f"'{hunk.path}' is a {'directory' if entry.kind == 'dir' else 'special file'}.",
                 path=rel, line=hunk.line)
+        after = hunk.contents.encode("utf-8")
+        if entry.content == after and rel not in self.last_operation:
+            self.in_place.append(f"Add File: {hunk.path} (patch line {hunk.line}): the file "
+                                 "already has exactly that content")
+            return
         if entry.content is not None and not self.options.allow_overwrite:
             raise FileExistsPatchError(
                 f"Refusing to add {hunk.path}: the file already exists "
@@ -388,10 +461,10 @@ class Stager:
                      "(--allow-overwrite).",
                 path=rel, line=hunk.line)
         self.check_parents(rel, hunk.path, hunk.line)
-        after = hunk.contents.encode("utf-8")
         self.changes.append(FileChange(ChangeKind.ADD, rel, hunk.path, entry.content, after,
                                        overwrote=entry.content))
         self.set(rel, after, entry.mode)
+        self.last_operation[rel] = f"Add File: {hunk.path} (patch line {hunk.line})"
 
     def delete(self, hunk: DeleteFile) -> None:
         resolved = self.resolve(hunk.path, hunk.line)
@@ -410,18 +483,28 @@ class Stager:
                                                  if rel in self.original and
                                                  self.original[rel].content is not None else "."))
             error = FileNotFoundPatchError if entry.kind == "absent" else NotARegularFileError
-            raise error(f"Failed to delete file {self.display_spelled(hunk.path)}", hint=hint, path=rel,
-                        line=hunk.line)
+            failure = error(f"Failed to delete file {self.display_spelled(hunk.path)}", hint=hint,
+                            path=rel, line=hunk.line)
+            if entry.kind == "absent" and rel not in self.last_operation:
+                # Gone already: in place if the rest of the patch is, else this very error (a
+                # missing file alone says too little: the path may just be wrong).
+                self.gone.append(failure)
+                return
+            raise failure
         self.changes.append(FileChange(ChangeKind.DELETE, rel, hunk.path, entry.content, None))
         self.set(rel, None, None)
+        self.last_operation[rel] = f"Delete File: {hunk.path} (patch line {hunk.line})"
 
     def update(self, hunk: UpdateFile) -> None:
         resolved = self.resolve(hunk.path, hunk.line)
         rel = resolved.rel
         entry = self.current(rel)
         display = self.display_spelled(hunk.path)
+        if entry.content is None and hunk.move_to is not None and rel not in self.last_operation:
+            if self._moved_already(hunk):
+                return
         if entry.content is None:
-            if entry.kind == "absent":
+            if entry.kind == "absent" and not self.files_under.get(rel):  # (else a folder now)
                 removed = rel in self.original and self.original[rel].content is not None
                 reason = ("Not a directory (os error 20)" if self.parent_is_file(rel)
                           else "No such file or directory (os error 2)")
@@ -436,6 +519,8 @@ class Stager:
                 f"Failed to read file to update {display}: path `{os.path.normpath(display)}` is "
                 "not a file",
                 path=rel, line=hunk.line)
+        if any(map(_inserts_text, hunk.chunks)) and self._hunks_in_place(hunk, entry.content, rel):
+            return  # pure insertions whose lines already stand where they would go
         exact = update_exactly(entry.content, hunk.chunks, first_match=self.options.first_match)
         lines: DecodedLines | None = None
         offsets: tuple[Edit, ...] | None = None
@@ -446,8 +531,18 @@ class Stager:
             offsets = tuple(exact.offsets) if exact.offsets is not None else None
         else:
             original = decode(entry.content, display)
-            placements = Locator(original.texts, display,
-                                 first_match=self.options.first_match).place(hunk.chunks)
+            try:
+                placements = Locator(original.texts, display,
+                                     first_match=self.options.first_match).place(hunk.chunks)
+            except ContextNotFoundError as miss:
+                if self._hunks_in_place(hunk, entry.content, rel):
+                    return
+                earlier = self.last_operation.get(rel)
+                if earlier is not None:
+                    miss.hint = (f"An earlier operation of this patch ({earlier}) changed this "
+                                 "file: its hunks are matched against the file as that operation "
+                                 f"leaves it, not as it is on disk. {miss.hint}")
+                raise
             rewritten, edits = rewrite(original, placements)
             after = rewritten.encode()
             lines = DecodedLines(tuple(original.texts), tuple(original.endings),
@@ -466,6 +561,7 @@ class Stager:
                                            after, edits=tuple(edits), lines=lines,
                                            edit_offsets=offsets))
             self.set(rel, after, entry.mode)
+            self.last_operation[rel] = f"Update File: {hunk.path} (patch line {hunk.line})"
             return
         self.move(hunk, resolved, destination, entry, after, tuple(edits), lines, offsets)
 
@@ -499,22 +595,97 @@ class Stager:
                                        edits=edits, lines=lines, edit_offsets=edit_offsets))
         self.set(source.rel, None, None)
         self.set(destination.rel, after, entry.mode)
+        operation = f"Update File: {hunk.path} moved to {spelled} (patch line {hunk.line})"
+        self.last_operation[source.rel] = self.last_operation[destination.rel] = operation
+
+    # -- a patch that is already applied ---------------------------------------------------------
+    def _hunks_in_place(self, hunk: UpdateFile, content: bytes, rel: str) -> bool:
+        """Whether every hunk of an update whose hunks do not apply is already applied; raise
+        ``PartlyAppliedError`` when some are and the others would apply. Nothing that an earlier
+        operation of this patch changed counts as applied."""
+        if rel in self.last_operation:
+            return False
+        verdicts = hunks_in_place(content, hunk.chunks)
+        if verdicts is None:
+            return False
+        done = [chunk.line for chunk, verdict in zip(hunk.chunks, verdicts, strict=True)
+                if verdict == "applied"]
+        if len(done) == len(hunk.chunks):
+            self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): every hunk "
+                                 "is already applied")
+            return True
+        if done and "missing" not in verdicts:
+            raise PartlyAppliedError(
+                f"Refusing the patch: some hunks of {hunk.path} are already applied (patch lines "
+                f"{', '.join(map(str, done))}) and the others are not.",
+                hint="Send only the hunks that are not yet applied, or re-read the file first.",
+                path=rel, line=done[0], details={"applied_lines": done})
+        return False
+
+    def _moved_already(self, hunk: UpdateFile) -> bool:
+        """A move whose source is gone and whose destination holds the moved file, hunks applied."""
+        assert hunk.move_to is not None
+        destination = self.resolve(hunk.move_to, hunk.line)
+        target = self.current(destination.rel)
+        if target.content is None or destination.rel in self.last_operation:
+            return False
+        verdicts = hunks_in_place(target.content, hunk.chunks) if hunk.chunks else []
+        if verdicts is None or any(v != "applied" for v in verdicts):
+            return False
+        self.in_place.append(f"Update File: {hunk.path} moved to {hunk.move_to} (patch line "
+                             f"{hunk.line}): the source is gone and the destination holds the "
+                             "change")
+        return True
 
     # -- staging several operations ------------------------------------------------------------
     def stage_patch(self, patch: Patch) -> None:
-        """Stage every hunk, or none: a failing hunk restores the overlay as it was."""
-        saved = dict(self.overlay), list(self.changes), dict(self.files_under)
+        """Stage every hunk, or none: a failing hunk restores the overlay as it was.
+
+        A patch whose every operation is already in place is refused as ``already_applied``
+        (staged as nothing with ``skip_applied``); one only partly in place is refused."""
+        saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
+                 dict(self.last_operation))
+        self.in_place, self.gone = [], []
         try:
             for hunk in patch.hunks:
-                if isinstance(hunk, AddFile):
-                    self.add(hunk)
-                elif isinstance(hunk, DeleteFile):
-                    self.delete(hunk)
-                else:
-                    self.update(hunk)
+                try:
+                    if isinstance(hunk, AddFile):
+                        self.add(hunk)
+                    elif isinstance(hunk, DeleteFile):
+                        self.delete(hunk)
+                    else:
+                        self.update(hunk)
+                except PatchtxError:
+                    if self.gone:  # the first failure in patch order is the one reported
+                        raise self.gone[0] from None
+                    raise
+            if self.in_place or self.gone:
+                self._refuse_applied(patch)
         except BaseException:
-            self.overlay, self.changes, self.files_under = saved
+            self.overlay, self.changes, self.files_under, self.last_operation = saved
             raise
+
+    def _refuse_applied(self, patch: Patch) -> None:
+        if self.in_place and len(self.in_place) + len(self.gone) == len(patch.hunks):
+            self.in_place += [f"Delete File: {error.path} (patch line {error.line}): the file "
+                              "does not exist" for error in self.gone]
+        elif self.gone:
+            raise self.gone[0]
+        listing = "; ".join(self.in_place[:10]) + (" …" if len(self.in_place) > 10 else "")
+        if len(self.in_place) == len(patch.hunks):
+            if self.options.skip_applied:
+                return
+            raise AlreadyAppliedError(
+                "Refusing the patch: it is already applied (every operation is in place: "
+                f"{listing}).",
+                hint="Applying it again would change nothing or duplicate lines. To treat this as "
+                     "success, pass --skip-applied (skip_applied=True).",
+                details={"applied": list(self.in_place)})
+        raise PartlyAppliedError(
+            f"Refusing the patch: {len(self.in_place)} of its {len(patch.hunks)} operations are "
+            f"already applied ({listing}) and the others are not.",
+            hint="Send only the operations that are not yet applied, or re-read the files first.",
+            details={"applied": list(self.in_place)})
 
     def stage_write(self, spelled: str, data: bytes, mode: int | None = None) -> None:
         resolved = self.resolve(spelled, 0)

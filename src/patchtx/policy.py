@@ -50,6 +50,9 @@ class PlanOptions:
     allow_move: bool = True
     first_match: bool = False
     """Take the first occurrence of an ambiguous hunk (Codex's behaviour) instead of refusing."""
+    skip_applied: bool = False
+    """A patch that is already applied as a whole succeeds, changing nothing (refused by default,
+    with the kind ``already_applied``)."""
     protected: tuple[str, ...] = ()
     """Glob patterns of workspace paths no patch may touch (``**`` spans folders)."""
     max_files: int | None = None

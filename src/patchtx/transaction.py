@@ -35,6 +35,7 @@ class Transaction:
         allow_delete: bool | None = None,
         allow_move: bool | None = None,
         first_match: bool | None = None,
+        skip_applied: bool | None = None,
         intent: str | None = None,
         history_count: int | None = None,
         history_bytes: int | None = None,
@@ -42,7 +43,7 @@ class Transaction:
         workspace = Workspace(root)
         options = load_workspace_options(workspace.root).with_overrides(
             allow_overwrite=allow_overwrite, allow_delete=allow_delete, allow_move=allow_move,
-            first_match=first_match)
+            first_match=first_match, skip_applied=skip_applied)
         self._stager = Stager(workspace, options)
         self._durable = durable
         self._lock_timeout = lock_timeout

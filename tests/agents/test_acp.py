@@ -136,7 +136,7 @@ def test_completed_update_after_commit(workspace: Path) -> None:
 
 
 def test_failed_update_reports_the_error_and_replaces_the_diffs(workspace: Path) -> None:
-    bad = envelope("*** Update File: src/app.py\n-x = 100\n+x = 1")
+    bad = envelope("*** Update File: src/app.py\n-x = 100\n+x = 2")
     with pytest.raises(ContextNotFoundError) as caught:
         patchtx.plan_patch(bad, workspace)
     start = acp_payloads.tool_call(CALL, None, status="failed", raw_input={"input": bad})

@@ -92,7 +92,8 @@ MALFORMED = {
     "update without a section": "*** Begin Patch\n*** Update File: a\n*** End Patch\n",
     "marker without lines": "*** Begin Patch\n*** Update File: a\n@@\n*** End Patch\n",
     "two bare markers": "*** Begin Patch\n*** Update File: a\n@@\n@@\n-x\n*** End Patch\n",
-    "anchor then bare marker": "*** Begin Patch\n*** Update File: a\n@@ f\n@@\n-x\n*** End Patch\n",
+    "two bare markers after an end of file":
+        "*** Begin Patch\n*** Update File: a\n-x\n*** End of File\n@@\n@@\n-y\n*** End Patch\n",
     "unified-diff no-newline line": "*** Begin Patch\n*** Update File: a\n-x\n+y\n\\ No newline at end of file\n"
                                     "*** End Patch\n",
     "tab instead of the space prefix": "*** Begin Patch\n*** Update File: a\n\tx\n-y\n*** End Patch\n",

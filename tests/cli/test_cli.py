@@ -75,10 +75,15 @@ def test_patchtx_apply_json_success_and_error(tree: Path) -> None:
     assert payload["summary"] == "A 0, M 1, D 0, R 0"
     assert payload["files"][0]["path"] == "a.txt" and payload["files"][0]["status"] == "modified"
     assert "-one\n+ONE\n" in payload["files"][0]["diff"]
-    failed = run([PATCHTX, "apply", "--json", "p.patch"], tree)
+    failed = run([PATCHTX, "apply", "--json", "p.patch"], tree)  # sent again
     error = json.loads(failed.stdout)
     assert failed.returncode == 1 and error["ok"] is False
-    assert error["error"]["kind"] == "context_not_found" and error["error"]["changed"] is False
+    assert error["error"]["kind"] == "already_applied" and error["error"]["changed"] is False
+    skipped = run([PATCHTX, "apply", "--json", "--skip-applied", "p.patch"], tree)
+    assert skipped.returncode == 0 and json.loads(skipped.stdout)["summary"] == "A 0, M 0, D 0, R 0"
+    (tree / "q.patch").write_text(UPDATE.replace("-one\n+ONE", "-eleven\n+TEN"))
+    missed = json.loads(run([PATCHTX, "apply", "--json", "q.patch"], tree).stdout)
+    assert missed["error"]["kind"] == "context_not_found" and missed["error"]["changed"] is False
 
 
 def test_check_writes_nothing_not_even_state(tree: Path) -> None:

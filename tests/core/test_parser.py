@@ -457,11 +457,12 @@ class TestUpdateMarkers:
     def test_two_bare_markers_in_a_row_are_rejected(self) -> None:  # G7.3, [R: 09]
         assert_hunk_error(wrap("*** Update File: a\n@@\n@@\n-x"), 4, unexpected("@@"))
 
-    def test_bare_marker_after_an_anchor_is_rejected(self) -> None:
-        assert_hunk_error(wrap("*** Update File: a\n@@ ctx\n@@\n-x"), 4, unexpected("@@"))
+    def test_bare_marker_after_an_anchor_closes_the_stack(self) -> None:  # patchtx extension
+        assert update("@@ ctx\n@@\n-x").chunks == (Chunk(("ctx",), (("-", "x"),), False, 3),)
+        assert update("@@ a\n@@ b\n@@  \n-x").chunks[0].anchors == ("a", "b")
 
-    def test_bare_marker_with_trailing_space_after_an_anchor_quotes_the_original(self) -> None:
-        assert_hunk_error(wrap("*** Update File: a\n@@ ctx\n@@  \n-x"), 4, unexpected("@@  "))
+    def test_bare_marker_after_a_bare_marker_is_rejected(self) -> None:  # as in Codex
+        assert_hunk_error(wrap("*** Update File: a\n@@\n@@\n-x"), 4, unexpected("@@"))
 
     def test_stacked_anchors_are_accepted(self) -> None:  # patchtx extension (D1, [R: 58])
         hunk = update("@@ class B:\n@@   def m():\n-        return 1\n+        return 2")
@@ -485,8 +486,17 @@ class TestUpdateMarkers:
         assert_hunk_error(wrap("*** Update File: a\n@@ctx\n-x"), 3, unexpected("@@ctx"))
         assert_hunk_error(wrap("*** Update File: a\n-x\n@@ctx"), 4, expected_marker("@@ctx"))
 
-    def test_unified_diff_range_header_is_just_an_anchor(self) -> None:
-        assert update("@@ -1,2 +1,2 @@\n-x").chunks[0].anchors == ("-1,2 +1,2 @@",)
+    @pytest.mark.parametrize("header", ["@@ -1,2 +1,2 @@", "@@ -1 +1 @@", "@@ -12,7 +12,8 @@ def f():",
+                                        "@@ -0,0 +1,3 @@"])
+    def test_unified_diff_range_header_reads_as_a_bare_marker(self, header: str) -> None:
+        assert update(f"{header}\n-x\n{header}\n-y").chunks == (
+            Chunk((), (("-", "x"),), False, 3), Chunk((), (("-", "y"),), False, 5))
+        # after an anchor, or a bare '@@', it adds nothing
+        assert update(f"@@ f\n{header}\n-x").chunks[0].anchors == ("f",)
+        assert update(f"@@\n{header}\n-x").chunks[0].anchors == ()
+
+    def test_a_range_lookalike_is_an_anchor(self) -> None:
+        assert update("@@ -1,2 +1,2\n-x").chunks[0].anchors == ("-1,2 +1,2",)
 
 
 class TestEndOfFile:

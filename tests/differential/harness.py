@@ -32,10 +32,12 @@ from pathlib import Path
 
 from patchtx.api import plan_patch
 from patchtx.errors import (
+    AlreadyAppliedError,
     AmbiguousContextError,
     BinaryFileError,
     FileExistsPatchError,
     ParseError,
+    PartlyAppliedError,
     PatchtxError,
     UnsafePathError,
 )
@@ -80,6 +82,7 @@ class Allowed:
     WINDOWS_PATH = "a backslash or a drive-letter prefix in a path refused (Codex: a literal file name)"
     EOF_ORDER = ("pure insertion at end of file goes after a later chunk's lines added at the end "
                  "(Codex: chunk order)")
+    APPLIED = "a patch already (or partly) in place refused (Codex applies it again)"
 
 
 # Rules of patchtx's rewrite that can be switched to Codex's, for the counterfactual predicates.
@@ -522,6 +525,11 @@ def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
         if refused is not None and _codex_accepts_or_fails_there(case, codex, px, dirs, verdict, refused[1]):
             verdict.add(refused[0])
             return
+    # (Codex applies it again, or fails on it as a miss, changing nothing)
+    if (isinstance(error, AlreadyAppliedError | PartlyAppliedError)
+            and (codex.ok or codex.tree == case.input_tree) and _some_change_already_there(case, px)):
+        verdict.add(Allowed.APPLIED)
+        return
     if isinstance(error, BinaryFileError) and any(
             b"\x00" in d and str(error.path or "").endswith("/" + p) for p, d in case.files.items()):
         verdict.add(Allowed.BINARY)
@@ -541,6 +549,31 @@ def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
     except Divergence:
         if not _bom_explains(case, dirs, verdict, how):
             raise
+
+
+def _some_change_already_there(case: Case, px: PatchtxOutcome) -> bool:
+    """An independent look at an already-applied refusal: some Add's file holds exactly its
+    content, or some Update's added text, with the lines it keeps around it, stands in its input
+    file (plain line-list search, no matching passes)."""
+    try:
+        hunks = parse(case.text_for(px.root)).hunks
+    except PatchtxError:
+        return False
+    for hunk in hunks:
+        data = case.files.get(posixpath.normpath(hunk.path))
+        if data is None:
+            continue
+        if isinstance(hunk, AddFile) and data == hunk.contents.encode():
+            return True
+        if not isinstance(hunk, UpdateFile):
+            continue
+        lines = data.decode("utf-8", "replace").lstrip(BOM).splitlines()
+        for chunk in hunk.chunks:
+            new = [text for kind, text in chunk.lines if kind != "-"]
+            if any(kind == "+" for kind, _ in chunk.lines) and any(
+                    lines[i:i + len(new)] == new for i in range(len(lines) - len(new) + 1)):
+                return True
+    return False
 
 
 def _names_an_existing_file(case: Case, px: PatchtxOutcome, error: PatchtxError) -> bool:
@@ -724,7 +757,9 @@ def _codex_rejected_stacked_anchor(case: Case, codex: CodexOutcome, px: PatchtxO
     if not 2 <= line <= len(lines):
         return False
     previous, rejected = lines[line - 2].rstrip(), lines[line - 1].rstrip()
-    if not (rejected.startswith("@@ ") and (previous == "@@" or previous.startswith("@@ "))):
+    # (patchtx also takes a bare '@@' that closes a stack of anchors)
+    if not ((rejected.startswith("@@ ") and (previous == "@@" or previous.startswith("@@ ")))
+            or (rejected == "@@" and previous.startswith("@@ "))):
         return False
     try:
         parse(case.text_for(px.root))

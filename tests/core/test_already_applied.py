@@ -1,0 +1,135 @@
+"""A patch sent again: refused as ``already_applied`` (a no-op success with ``skip_applied``),
+partly applied patches refused naming what is in place, never a duplicated insertion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import patchtx
+from patchtx.errors import (
+    AlreadyAppliedError,
+    ContextNotFoundError,
+    FileNotFoundPatchError,
+    PartlyAppliedError,
+)
+
+SOURCE = "import os\n\ndef f():\n    return 1\n\nclass T:\n    pass\n"
+PATCH = """*** Begin Patch
+*** Update File: m.py
+@@ import os
++import sys
+@@ def f():
+-    return 1
++    return 2
+*** Add File: notes.txt
++hello
+*** Delete File: old.txt
+*** Update File: a.txt
+*** Move to: b.txt
+@@
+-x
++y
+*** End Patch"""
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "m.py").write_text(SOURCE)
+    (tmp_path / "old.txt").write_text("bye\n")
+    (tmp_path / "a.txt").write_text("x\n")
+    return tmp_path
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in root.iterdir() if p.is_file()}
+
+
+def test_a_patch_sent_twice_is_refused_the_second_time_and_nothing_changes(root: Path) -> None:
+    patchtx.apply_patch(PATCH, root)
+    after = snapshot(root)
+    with pytest.raises(AlreadyAppliedError) as info:
+        patchtx.apply_patch(PATCH, root)
+    assert info.value.kind == "already_applied"
+    assert "Nothing was changed." in info.value.message
+    assert len(info.value.details["applied"]) == 4
+    assert snapshot(root) == after
+    assert (root / "m.py").read_text().count("import sys") == 1
+
+
+def test_skip_applied_makes_it_a_success_that_changes_nothing(root: Path) -> None:
+    patchtx.apply_patch(PATCH, root)
+    after = snapshot(root)
+    result = patchtx.apply_patch(PATCH, root, skip_applied=True)
+    assert result.summary == "A 0, M 0, D 0, R 0"
+    assert snapshot(root) == after
+
+
+@pytest.mark.parametrize("body", [
+    "@@ def f():\n+    pass",       # a pure insertion under an anchor
+    "+# end",                       # a pure insertion at the end of the file
+    "@@\n class T:\n+    x = 1\n     pass",  # an insertion with context
+])
+def test_a_pure_insertion_applied_twice_never_duplicates(tmp_path: Path, body: str) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    patch = f"*** Begin Patch\n*** Update File: m.py\n{body}\n*** End Patch"
+    patchtx.apply_patch(patch, tmp_path)
+    once = (tmp_path / "m.py").read_bytes()
+    with pytest.raises(AlreadyAppliedError):
+        patchtx.apply_patch(patch, tmp_path)
+    assert (tmp_path / "m.py").read_bytes() == once
+
+
+def test_partly_applied_hunks_of_one_file_are_named(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE.replace("import os\n", "import os\nimport sys\n"))
+    patch = PATCH.split("*** Add File")[0] + "*** End Patch"
+    with pytest.raises(PartlyAppliedError) as info:
+        patchtx.apply_patch(patch, tmp_path)
+    assert info.value.kind == "partly_applied"
+    assert info.value.details["applied_lines"] == [3]  # the '@@ import os' hunk
+    assert "patch lines 3" in info.value.message
+
+
+def test_partly_applied_operations_are_named(root: Path) -> None:
+    (root / "notes.txt").write_text("hello\n")
+    before = snapshot(root)
+    with pytest.raises(PartlyAppliedError) as info:
+        patchtx.apply_patch(PATCH, root, skip_applied=True)  # skip_applied covers whole patches only
+    assert info.value.details["applied"] == [
+        "Add File: notes.txt (patch line 8): the file already has exactly that content"]
+    assert snapshot(root) == before
+
+
+def test_a_missing_file_to_delete_alone_is_not_taken_for_applied(tmp_path: Path) -> None:
+    # (the path may just be wrong): the ordinary error, as Codex gives it
+    (tmp_path / "m.py").write_text(SOURCE)
+    with pytest.raises(FileNotFoundPatchError):
+        patchtx.apply_patch("*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch", tmp_path)
+    with pytest.raises(FileNotFoundPatchError):
+        patchtx.apply_patch("*** Begin Patch\n*** Delete File: gone.txt\n*** Update File: m.py\n"
+                            "@@ def f():\n-    return 1\n+    return 2\n*** End Patch", tmp_path)
+
+
+def test_a_look_alike_is_not_taken_for_the_applied_text(tmp_path: Path) -> None:
+    # Only the patch's own text, exactly, shows that it was applied: '  a' is not 'a'.
+    (tmp_path / "f.txt").write_text("  a\n")
+    patchtx.apply_patch("*** Begin Patch\n*** Update File: f.txt\n+a\n*** End Patch", tmp_path)
+    assert (tmp_path / "f.txt").read_text() == "  a\na\n"
+
+
+def test_a_deletion_alone_is_never_taken_for_applied(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("a\nc\n")
+    with pytest.raises(ContextNotFoundError):  # 'b' is absent: a typo as much as a replay
+        patchtx.apply_patch("*** Begin Patch\n*** Update File: f.txt\n a\n-b\n c\n*** End Patch", tmp_path)
+
+
+def test_a_miss_after_an_earlier_operation_on_the_same_file_says_so(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    patch = ("*** Begin Patch\n*** Update File: m.py\n@@ def f():\n-    return 1\n+    return 2\n"
+             "*** Update File: m.py\n@@ def f():\n-    return 1\n+    return 3\n*** End Patch")
+    with pytest.raises(ContextNotFoundError) as info:
+        patchtx.apply_patch(patch, tmp_path)
+    assert "An earlier operation of this patch (Update File: m.py (patch line 2)) changed this file" \
+        in info.value.message
+    assert (tmp_path / "m.py").read_text() == SOURCE

@@ -1,0 +1,129 @@
+"""The placement rule (docs/format.md, "Where a hunk goes"): apply when exactly one placement of a
+file's hunks exists (in file order, each after its anchors); an anchor narrows, never chooses;
+stacks may restate a parent above the cursor. The byte search space and the line search space
+run the same rule: their results are compared on generated files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import patchtx
+from patchtx.errors import AmbiguousContextError, ContextNotFoundError
+from patchtx.matching import ByteIndex, LineIndex, Missing, NotExact, place
+from patchtx.model import Chunk
+
+
+def apply(root: Path, body: str, **options: bool) -> str:
+    patchtx.apply_patch(f"*** Begin Patch\n*** Update File: f.py\n{body}\n*** End Patch", root, **options)
+    return (root / "f.py").read_text()
+
+
+CLASSES = ("class T:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 1\n\n"
+           "class U:\n    def a(self):\n        return 1\n")
+
+
+def test_a_stack_may_restate_its_parent_above_the_cursor(tmp_path: Path) -> None:
+    # The natural way to edit two methods of one class: each hunk names the class again.
+    source = CLASSES.replace("b(self):\n        return 1", "b(self):\n        return 5")
+    (tmp_path / "f.py").write_text(source)
+    body = ("@@ class T:\n@@     def a(self):\n-        return 1\n+        return 2\n"
+            "@@ class T:\n@@     def b(self):\n-        return 5\n+        return 3")
+    assert apply(tmp_path, body) == source.replace("return 1", "return 2", 1).replace("return 5", "return 3")
+
+
+def test_a_restated_stack_still_never_chooses(tmp_path: Path) -> None:
+    # After 'def b', 'return 1' is in T.b and in U.a: the stack narrows, the hunk is ambiguous.
+    (tmp_path / "f.py").write_text(CLASSES)
+    body = ("@@ class T:\n@@     def a(self):\n-        return 1\n+        return 2\n"
+            "@@ class T:\n@@     def b(self):\n-        return 1\n+        return 3")
+    with pytest.raises(AmbiguousContextError) as info:
+        apply(tmp_path, body)
+    assert info.value.details["candidate_lines"] == [6, 10]
+
+
+def test_a_repeated_anchor_line_does_not_refuse_a_hunk_unique_after_it(tmp_path: Path) -> None:
+    lock = "[[package]]\nname = \"a\"\ndependencies = [\n \"x\",\n]\n\n[[package]]\nname = \"b\"\n" \
+           "dependencies = [\n \"y\",\n]\n"
+    (tmp_path / "f.py").write_text(lock)
+    assert apply(tmp_path, "@@ dependencies = [\n- \"y\",\n+ \"z\",") == lock.replace('"y"', '"z"')
+
+
+def test_an_anchor_never_chooses_between_two_matches_after_it(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text(CLASSES)
+    with pytest.raises(AmbiguousContextError) as info:
+        apply(tmp_path, "@@ class T:\n-        return 1\n+        return 2")
+    assert info.value.details["candidate_lines"] == [3, 6, 10]
+    assert (tmp_path / "f.py").read_text() == CLASSES
+    # Codex's first match, for those who ask
+    assert apply(tmp_path, "@@ class T:\n-        return 1\n+        return 2", first_match=True) == \
+        CLASSES.replace("return 1", "return 2", 1)
+
+
+def test_a_later_hunk_can_settle_an_earlier_one(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text("x\nw\nx\n")
+    assert apply(tmp_path, "@@\n-x\n+X\n@@\n-w\n+W") == "X\nW\nx\n"
+
+
+def test_nfd_in_the_file_matches_nfc_in_the_patch_and_the_file_text_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text("name = 'Zoe\u0308'\nx = 1\n")  # NFD: e + combining diaeresis
+    assert apply(tmp_path, " name = 'Zo\u00eb'\n-x = 1\n+x = 2") == "name = 'Zoe\u0308'\nx = 2\n"
+
+
+def test_a_miss_on_invisible_differences_names_the_code_points(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text("a = '\u0430'\n")  # Cyrillic a
+    with pytest.raises(ContextNotFoundError) as info:
+        apply(tmp_path, "-a = 'a'\n+a = 'b'")
+    assert "the file has U+0430 where the patch has U+0061" in info.value.message
+
+
+def test_range_headers_read_as_bare_markers(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text("a\nb\nc\n")
+    assert apply(tmp_path, "@@ -1,2 +1,2 @@\n a\n-b\n+B") == "a\nB\nc\n"
+
+
+def test_a_bare_marker_may_close_an_anchor_stack(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text(CLASSES)
+    assert apply(tmp_path, "@@ class U:\n@@     def a(self):\n@@\n-        return 1\n+        return 9") == \
+        CLASSES[: CLASSES.rindex("return 1")] + "return 9\n"
+
+
+# -- one rule over two search spaces --------------------------------------------------------------
+LINES = st.lists(st.sampled_from(["a", "b", "c", "def f():", "", "x = 1"]), max_size=14)
+
+
+@st.composite
+def chunks(draw: st.DrawFn) -> list[Chunk]:
+    out = []
+    for _ in range(draw(st.integers(1, 3))):
+        anchors = tuple(draw(st.lists(st.sampled_from(["def f():", "c", "a"]), max_size=2)))
+        old = draw(st.lists(st.sampled_from(["a", "b", "c", "", "x = 1"]), max_size=3))
+        lines = tuple((draw(st.sampled_from([" ", "-"])), text) for text in old)
+        lines += tuple(("+", text) for text in draw(st.lists(st.sampled_from(["N", "M"]), max_size=2)))
+        if lines:
+            out.append(Chunk(anchors, lines, draw(st.booleans()) and bool(old)))
+    return out or [Chunk((), (("+", "N"),))]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(LINES, chunks(), st.booleans())
+def test_the_byte_space_places_exactly_as_the_line_space(texts: list[str], hunks: list[Chunk],
+                                                         first_match: bool) -> None:
+    """Wherever the byte space decides, the line space decides the same; where the line space
+    refuses, the byte space never places (it hands the file over)."""
+    body = "".join(t + "\n" for t in texts).encode()
+    try:
+        by_lines = [(n, s, e - s) for n, s, e, _ in place(LineIndex(texts), hunks, first_match=first_match)]
+    except (Missing, Exception) as exc:  # Missing or Ambiguous
+        by_lines = type(exc).__name__  # type: ignore[assignment]
+    try:
+        index = ByteIndex(body)
+        placed = place(index, hunks, first_match=first_match)
+    except NotExact:
+        return
+    starts = index.line_of([s for _, s, _, _ in placed])
+    by_bytes = [(n, line, sum(k != "+" for k, _ in lines)) for (n, _, _, lines), line in zip(placed, starts)]
+    assert by_bytes == by_lines
