@@ -125,5 +125,6 @@ def test_the_byte_space_places_exactly_as_the_line_space(texts: list[str], hunks
     except NotExact:
         return
     starts = index.line_of([s for _, s, _, _ in placed])
-    by_bytes = [(n, line, sum(k != "+" for k, _ in lines)) for (n, _, _, lines), line in zip(placed, starts)]
+    by_bytes = [(n, line, sum(k != "+" for k, _ in lines))
+                for (n, _, _, lines), line in zip(placed, starts, strict=True)]
     assert by_bytes == by_lines
