@@ -208,15 +208,16 @@ def test_user_extended_attributes_are_kept(tmp_path: Path) -> None:
     assert os.getxattr(root / "tagged.txt", "user.patchtx-test") == b"kept"
 
 
-def test_a_hard_link_elsewhere_keeps_the_old_contents(tmp_path: Path) -> None:
-    # Documented behaviour (docs/guarantees.md): the new contents are a new file renamed into
-    # place, as with git and most editors; another name for the old file keeps the old bytes.
+def test_a_hard_link_elsewhere_sees_the_new_contents(tmp_path: Path) -> None:
+    # Documented behaviour (docs/guarantees.md): a file with other links is rewritten in place, as
+    # Codex and vim do, so every name shows the edit (tests/txn/test_hard_links.py: crash safety).
     root = tmp_path / "ws"
     make_tree(root, {"a.txt": b"v1\n"})
     os.link(root / "a.txt", root / "alias.txt")
     commit(Plan(str(root), (), (PathTarget("a.txt", b"v1\n", b"v2\n", 0o644, 0o644),)))
     assert (root / "a.txt").read_bytes() == b"v2\n"
-    assert (root / "alias.txt").read_bytes() == b"v1\n"
+    assert (root / "alias.txt").read_bytes() == b"v2\n"
+    assert os.stat(root / "a.txt").st_ino == os.stat(root / "alias.txt").st_ino
 
 
 def test_a_leftover_journal_is_recovered_by_the_next_commit(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """The only code in patchtx that changes the filesystem.
 
-Every mutating call (create, write, chmod/chown, xattr, fsync, syncfs, rename, link, unlink, mkdir,
+Every mutating call (create, write, truncate, chmod/chown, xattr, fsync, syncfs, rename, link, unlink, mkdir,
 rmdir, and batched unlinks) goes through :meth:`FileSystemOps._call`, which numbers it. Test implementations
 (``patchtx.txn.faults``) override the single hook :meth:`FileSystemOps._perform` to record, fail or
 "crash" at call N, so "call N" means the same thing in every test. When no subclass overrides
@@ -37,6 +37,9 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: opening a FIFO planted at a target path must not hang the commit.
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+# An existing file rewritten in place (one with other hard links): never through a symlink, never a
+# FIFO's blocking open, never created.
+_REWRITE_FLAGS = os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 # Extended attributes carried over when a file is replaced: user data and POSIX ACLs. security.*
 # (SELinux labels, file capabilities) is left to the kernel's policy for the new inode on purpose.
@@ -54,8 +57,8 @@ class Call:
     index: int
     """1-based position among the mutating calls this object has made."""
     op: str
-    """mkdir, rmdir, create, write, fchmod, fchown, setxattr, fsync, syncfs, rename, link, unlink,
-    unlink_many."""
+    """mkdir, rmdir, create, write, truncate, fchmod, fchown, setxattr, fsync, syncfs, rename, link,
+    unlink, unlink_many."""
     path: str
     """Workspace-relative path acted on ("" is the root); for fd-based calls, the fd's path."""
     target: str | None = None
@@ -201,6 +204,18 @@ class FileSystemOps:
         finally:
             os.close(fd)
 
+    def open_for_rewrite(self, dir_fd: int, name: str) -> int:
+        """Open an existing regular file for writing in place (not numbered: opening changes
+        nothing; the writes and the truncation that follow are). Raises OSError: ELOOP for a
+        symlink, EROFS / EPERM / EACCES where the file cannot be written."""
+        path = join(self.path_of(dir_fd), name)
+        try:
+            fd = os.open(name, _REWRITE_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:
+            raise _with_path(exc, path) from None
+        self._paths[fd] = path
+        return fd
+
     # -- mutating calls -------------------------------------------------------------------------
 
     def mkdir(self, dir_fd: int, name: str, mode: int = 0o777) -> None:
@@ -256,6 +271,10 @@ class FileSystemOps:
                 raise
             return
         self._call("fchmod", self.path_of(fd), lambda: os.fchmod(fd, mode), mode=mode)
+
+    def truncate(self, fd: int, length: int) -> None:
+        """Cut an open file to ``length`` bytes (after rewriting it in place)."""
+        self._call("truncate", self.path_of(fd), lambda: os.ftruncate(fd, length))
 
     def fchown(self, fd: int, uid: int, gid: int) -> None:
         self._call("fchown", self.path_of(fd), lambda: os.fchown(fd, uid, gid))

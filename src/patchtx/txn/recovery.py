@@ -32,6 +32,7 @@ from .journal import (
     JOURNAL_DIR,
     STATE_DIR,
     Journal,
+    JournalEntry,
     JournalFiles,
     committed_name,
     damaged,
@@ -126,7 +127,7 @@ def roll_back(
     transaction added goes first (a new file may sit where a removed directory must come back, a
     created directory where a deleted file must come back), originals come back last.
     """
-    undo = _Undo(fs, dirs, journal)
+    undo = _Undo(fs, dirs, journal, durable)
     undo.remove_added_files()
     undo.remove_created_dirs()
     undo.recreate_removed_dirs()
@@ -155,6 +156,7 @@ class _Undo:
     fs: FileSystemOps
     dirs: DirectoryHandles
     journal: Journal
+    durable: bool
     changed_dirs: set[str] = field(default_factory=set)
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -254,6 +256,9 @@ class _Undo:
                         f"the preserved original of {entry.path} is missing",
                     )
                 continue
+            if entry.written_in_place:
+                self._restore_in_place(entry, parent_fd, name, journal_fd, target_st)
+                continue
             if target_st is not None:
                 if (target_st.st_dev, target_st.st_ino) == (backup_st.st_dev, backup_st.st_ino):
                     continue  # never replaced, or already put back
@@ -266,6 +271,36 @@ class _Undo:
             self.fs.rename(parent_fd, restoring, parent_fd, name)
             self.restored.append(entry.path)
             self.changed_dirs.add(parent)
+
+    def _restore_in_place(
+        self, entry: JournalEntry, parent_fd: int, name: str, journal_fd: int, target_st: os.stat_result | None
+    ) -> None:
+        """Write the journal's copy back into the file itself, so its other hard links keep
+        sharing it. Whatever the file holds now (possibly a half-written new version: nothing
+        but this transaction writes it while the workspace is locked) is replaced."""
+        if target_st is None or not stat.S_ISREG(target_st.st_mode):
+            self.conflicts.append(entry.path)  # gone or replaced by something else: not ours to overwrite
+            return
+        assert entry.backup is not None and entry.before_mode is not None
+        original = self.fs.read_file(journal_fd, entry.backup).data
+        if hexdigest(original) != entry.before_sha256:
+            raise damaged(f"{JOURNAL_DIR}/{journal_name(self.journal.transaction_id)}",
+                          f"the preserved original of {entry.path} does not match its recorded hash")
+        current = self.fs.read_file(parent_fd, name, expected=original)
+        if current.data == original and stat.S_IMODE(current.stat.st_mode) == entry.before_mode:
+            return  # never rewritten, or already put back
+        fd = self.fs.open_for_rewrite(parent_fd, name)
+        try:
+            self.fs.write(fd, original)
+            if self.fs.fstat(fd).st_size > len(original):
+                self.fs.truncate(fd, len(original))
+            if stat.S_IMODE(current.stat.st_mode) != entry.before_mode:
+                self.fs.fchmod(fd, entry.before_mode)
+            if self.durable:
+                self.fs.fsync([fd])
+        finally:
+            self.fs.close(fd)
+        self.restored.append(entry.path)
 
 
 def _load_journal(fs: FileSystemOps, journal_fd: int, files: JournalFiles) -> Journal | None:

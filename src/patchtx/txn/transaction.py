@@ -208,7 +208,7 @@ class _Target:
     as the commit goes."""
 
     __slots__ = ("index", "target", "path", "parent", "name", "original", "xattrs", "after_mode",
-                 "parent_missing", "temp", "backup", "backup_kind")
+                 "parent_missing", "temp", "backup", "backup_kind", "in_place")
 
     def __init__(self, index: int, target: PathTarget) -> None:
         self.index = index
@@ -226,6 +226,8 @@ class _Target:
         self.temp: str | None = None
         self.backup: str | None = None
         self.backup_kind: BackupKind | None = None
+        # An update of a file with other hard links: rewritten in place (see _rewrite_in_place).
+        self.in_place = False
 
     def __repr__(self) -> str:
         return f"_Target({self.index}, {self.path!r})"
@@ -336,6 +338,8 @@ class _Transaction:
         t.xattrs = contents.xattrs
         if t.target.after is not None:
             t.after_mode = mode if t.target.after_mode is None else stat.S_IMODE(t.target.after_mode)
+            # Replacing the inode would leave the file's other names with the old contents.
+            t.in_place = contents.stat.st_nlink > 1
 
     def _probe_parent(self, t: _Target, deleted: set[str]) -> int | None:
         """The fd of the target's folder; None if it is missing (the commit will create it)."""
@@ -369,7 +373,7 @@ class _Transaction:
 
     def execute(self) -> None:
         for t in self.targets:
-            if t.target.after is not None:
+            if t.target.after is not None and not t.in_place:
                 t.temp = temp_name(self.txn, t.index)
             if t.original is not None:
                 t.backup = backup_name(self.txn, t.index)
@@ -424,10 +428,15 @@ class _Transaction:
         syncer.barrier([journal_fd])
 
     def _preserve_original(self, t: _Target, parent_fd: int, journal_fd: int) -> int | None:
-        """Hard-link the original into the journal folder; a copy (fd returned) if it cannot."""
+        """Hard-link the original into the journal folder; a copy (fd returned) if it cannot, or
+        if the file has other links: its inode stays live under those names (and is rewritten in
+        place by an update), so only a copy still holds the original afterwards (for a roll back,
+        and for the undo history, which a write through another name must not reach)."""
         assert t.backup is not None and t.original is not None and t.target.before is not None
         self.unpublished.append(t.backup)
         try:
+            if t.original.st_nlink > 1:
+                raise OSError(errno.EMLINK, "the file has other hard links: copy it")
             self.fs.link(parent_fd, t.name, journal_fd, t.backup)
         except OSError as exc:
             if exc.errno not in _LINK_FALLBACK_ERRNOS:
@@ -467,7 +476,8 @@ class _Transaction:
         )
 
     def _apply(self, syncer: Syncer) -> None:
-        written = [t for t in self.targets if t.target.after is not None]
+        written = [t for t in self.targets if t.temp is not None]
+        in_place = [t for t in self.targets if t.in_place]
         temps_mode = syncer.choose(len(written))
         keep_fds = temps_mode is SyncMode.EACH
         temp_fds: list[int] = []
@@ -518,9 +528,38 @@ class _Transaction:
                 changed_dirs.add(parent)
             self._check_unchanged(parent_fd, t)
             self.fs.rename(parent_fd, t.temp, parent_fd, t.name)
-        dirs_mode = syncer.choose(len(changed_dirs))
-        dir_fds = [self.dirs.open(path) for path in sorted(changed_dirs)] if dirs_mode is SyncMode.EACH else []
-        syncer.run(dirs_mode, dir_fds)
+        # Files rewritten in place last: the one kind of change a crash can leave half-done in a
+        # user's file (the journal's copy undoes it). They share the directories' barrier.
+        final_mode = syncer.choose(len(changed_dirs) + len(in_place))
+        for t in in_place:
+            done = self._written(done)
+            self._rewrite_in_place(t, self.dirs.open(t.parent), sync=final_mode is SyncMode.EACH)
+        if in_place:
+            self._written(done)
+        dir_fds = [self.dirs.open(path) for path in sorted(changed_dirs)] if final_mode is SyncMode.EACH else []
+        syncer.run(final_mode, dir_fds)
+
+    def _rewrite_in_place(self, t: _Target, parent_fd: int, *, sync: bool) -> None:
+        """Write the new contents into the file itself (same inode: its other hard links see
+        them), as Codex and vim do for such a file; its original is already copied into the
+        published journal, so a crash or failure rolls back, in place too."""
+        assert t.original is not None and t.target.after is not None and t.after_mode is not None
+        self._check_unchanged(parent_fd, t)
+        fd = self.fs.open_for_rewrite(parent_fd, t.name)
+        try:
+            current = self.fs.fstat(fd)
+            if not _same_version(current, t.original):
+                raise _changed(t.path, "it was modified while the patch was being applied")
+            after = t.target.after
+            self.fs.write(fd, after)
+            if current.st_size > len(after):
+                self.fs.truncate(fd, len(after))
+            if stat.S_IMODE(current.st_mode) != t.after_mode:
+                self.fs.fchmod(fd, t.after_mode)
+            if sync:
+                self.fs.fsync([fd])
+        finally:
+            self.fs.close(fd)
 
     def _prepare_retention(self) -> dict[str, Any] | None:
         if self.retention is None:
