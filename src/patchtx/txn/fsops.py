@@ -212,7 +212,10 @@ class FileSystemOps:
         try:
             fd = os.open(name, _REWRITE_FLAGS, dir_fd=dir_fd)
         except OSError as exc:
-            raise _with_path(exc, path) from None
+            error = _with_path(exc, path)
+            # Recorded (as the call it would have been) so the error can say what was being done.
+            self.last_failure = (Call(self.calls + 1, "open_for_rewrite", path), error)
+            raise error from None
         self._paths[fd] = path
         return fd
 

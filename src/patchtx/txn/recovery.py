@@ -262,13 +262,25 @@ class _Undo:
             if target_st is not None:
                 if (target_st.st_dev, target_st.st_ino) == (backup_st.st_dev, backup_st.st_ino):
                     continue  # never replaced, or already put back
-                ours = (entry.after_sha256, entry.before_sha256)  # what we wrote, or a copy of the original
-                if not stat.S_ISREG(target_st.st_mode) or _sha256(self.fs, parent_fd, name) not in ours:
+                if not stat.S_ISREG(target_st.st_mode):
+                    self.conflicts.append(entry.path)
+                    continue
+                held = _sha256(self.fs, parent_fd, name)
+                if held == entry.before_sha256 and _same_metadata(target_st, entry):
+                    # The original itself (its before-image is a copy), never replaced: nothing to
+                    # put back. Not touching it is what lets a commit that failed on a file it
+                    # cannot replace (read-only mount, immutable file) roll back cleanly.
+                    continue
+                if held not in (entry.after_sha256, entry.before_sha256):  # not what we wrote
                     self.conflicts.append(entry.path)
                     continue
             restoring = restore_name(txn, index)
             self.fs.link(journal_fd, entry.backup, parent_fd, restoring)
-            self.fs.rename(parent_fd, restoring, parent_fd, name)
+            try:
+                self.fs.rename(parent_fd, restoring, parent_fd, name)
+            except OSError:
+                self.fs.unlink(parent_fd, restoring)  # no stray file beside the user's
+                raise
             self.restored.append(entry.path)
             self.changed_dirs.add(parent)
 
@@ -360,6 +372,11 @@ def _holds(fs: FileSystemOps, dir_fd: int, name: str, st: os.stat_result | None,
 
 def _sha256(fs: FileSystemOps, dir_fd: int, name: str) -> str:
     return hexdigest(fs.read_file(dir_fd, name).data)
+
+
+def _same_metadata(st: os.stat_result, entry: JournalEntry) -> bool:
+    """The file has the mode and owner the transaction recorded for its original."""
+    return stat.S_IMODE(st.st_mode) == entry.before_mode and (st.st_uid, st.st_gid) == entry.owner
 
 
 def _restore_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int]) -> bool:
