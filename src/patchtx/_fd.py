@@ -1,8 +1,40 @@
-"""Reading a whole file from a descriptor: shared by the workspace (planning) and fsops (commit)."""
+"""Descriptors: reading a whole file from one (shared by the workspace, planning, and fsops, the
+commit), and how many this process may still open."""
 
 from __future__ import annotations
 
 import os
+
+# Descriptors left for what a commit opens for a moment (the lock, the file being read or
+# written, the journal, a module imported on the way) and for whoever else shares the process.
+DESCRIPTOR_RESERVE = 24
+# Where RLIMIT_NOFILE is unlimited or unknown.
+_UNLIMITED = 1 << 16
+
+
+def descriptor_budget() -> int:
+    """How many more descriptors this process may keep open at once: the soft ``RLIMIT_NOFILE``
+    less those open now and :data:`DESCRIPTOR_RESERVE` (at least 1).
+
+    A commit's caches (directory descriptors, files waiting for a durability barrier) size
+    themselves to it, so a large patch under a small limit does not fail with EMFILE.
+    """
+    try:
+        import resource
+    except ImportError:  # no RLIMIT_NOFILE (Windows)
+        return _UNLIMITED
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        soft = _UNLIMITED
+    return max(1, min(soft, _UNLIMITED) - _open_descriptors() - DESCRIPTOR_RESERVE)
+
+
+def _open_descriptors() -> int:
+    """Descriptors open now (Linux, macOS and the BSDs list them in /dev/fd), else the standard three."""
+    try:
+        return len(os.listdir("/dev/fd")) - 1  # less the one listdir opened
+    except OSError:
+        return 3
 
 
 def read_whole(fd: int, size: int) -> bytes:

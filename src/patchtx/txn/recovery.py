@@ -45,7 +45,7 @@ from .journal import (
 from .lock import workspace_lock
 from .reports import RecoveredTransaction, RecoveryReport
 from .statedir import tidy_state_dir
-from .sync import Syncer, SyncMode
+from .sync import Syncer
 
 
 def recover(root: str, *, fs: FileSystemOps | None = None, lock_timeout: float = 30.0) -> RecoveryReport:
@@ -135,8 +135,7 @@ def roll_back(
     # Durable before the journal goes: until then, a power cut means rolling back again.
     syncer = Syncer(fs, dirs, durable=durable, budget=len(journal.entries) + 4, barriers=1)
     present = [path for path in sorted(undo.changed_dirs) if _existing_dir(dirs, path) is not None]
-    mode = syncer.choose(len(present))
-    syncer.run(mode, [dirs.open(path) for path in present] if mode is SyncMode.EACH else [])
+    syncer.sync_dirs(syncer.choose(len(present)), present)
     _delete_journal(fs, dirs.open(JOURNAL_DIR), journal, journal_name(journal.transaction_id), files)
     return RecoveredTransaction(
         journal.transaction_id,

@@ -400,7 +400,7 @@ class _Transaction:
                         journal_fd = self.dirs.open(JOURNAL_DIR)
                     copy_fd = self._preserve_original(t, parent_fd, journal_fd)
                     if copy_fd is not None:
-                        to_sync.append(copy_fd)
+                        syncer.hold(to_sync, copy_fd)
             digests = hexdigests([blob for t in self.targets for blob in (t.target.before, t.target.after)])
             self.journal = Journal(
                 self.txn,
@@ -495,7 +495,7 @@ class _Transaction:
                     done = self._written(done)
                     if t.parent != parent:
                         parent, parent_fd = t.parent, self.dirs.open(t.parent)
-                    self._write_temp(t, parent_fd, keep)
+                    self._write_temp(t, parent_fd, keep, syncer)
             for t in self.targets:
                 if t.target.after is None and t.original is not None:
                     done = self._written(done)
@@ -514,7 +514,7 @@ class _Transaction:
             for t in written:
                 if t.parent_missing:
                     done = self._written(done)
-                    self._write_temp(t, self.dirs.open(t.parent), keep)
+                    self._write_temp(t, self.dirs.open(t.parent), keep, syncer)
             self._written(done)
             syncer.run(temps_mode, temp_fds)
         finally:
@@ -536,8 +536,7 @@ class _Transaction:
             self._rewrite_in_place(t, self.dirs.open(t.parent), sync=final_mode is SyncMode.EACH)
         if in_place:
             self._written(done)
-        dir_fds = [self.dirs.open(path) for path in sorted(changed_dirs)] if final_mode is SyncMode.EACH else []
-        syncer.run(final_mode, dir_fds)
+        syncer.sync_dirs(final_mode, sorted(changed_dirs))
 
     def _rewrite_in_place(self, t: _Target, parent_fd: int, *, sync: bool) -> None:
         """Write the new contents into the file itself (same inode: its other hard links see
@@ -588,7 +587,7 @@ class _Transaction:
         self.fs.fchmod(fd, stat.S_IMODE(mode))
         return True
 
-    def _write_temp(self, t: _Target, parent_fd: int, keep: list[int] | None) -> None:
+    def _write_temp(self, t: _Target, parent_fd: int, keep: list[int] | None, syncer: Syncer) -> None:
         assert t.temp is not None and t.target.after is not None
         fs = self.fs
         fd = fs.create(parent_fd, t.temp, 0o666)
@@ -613,7 +612,7 @@ class _Transaction:
         if keep is None:
             self.fs.close(fd)
         else:
-            keep.append(fd)
+            syncer.hold(keep, fd)
 
     def _remove_emptied_dirs(self, changed_dirs: set[str]) -> None:
         for removed in self.remove_dirs:
