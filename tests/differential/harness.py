@@ -522,8 +522,9 @@ def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
         if refused is not None and _codex_accepts_or_fails_there(case, codex, px, dirs, verdict, refused[1]):
             verdict.add(refused[0])
             return
-    if isinstance(error, BinaryFileError) and any(
-            b"\x00" in d and str(error.path or "").endswith("/" + p) for p, d in case.files.items()):
+    if isinstance(error, BinaryFileError) and (any(
+            b"\x00" in d and str(error.path or "").endswith("/" + p) for p, d in case.files.items())
+            or "\x00" in case.patch):  # an added file's contents hold a NUL: refused as binary
         verdict.add(Allowed.BINARY)
         return
     try:

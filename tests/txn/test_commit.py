@@ -208,6 +208,22 @@ def test_user_extended_attributes_are_kept(tmp_path: Path) -> None:
     assert os.getxattr(root / "tagged.txt", "user.patchtx-test") == b"kept"
 
 
+def test_trusted_extended_attributes_are_kept_when_running_as_root(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("trusted.* extended attributes can be read and written by root only")
+    root = tmp_path / "ws"
+    make_tree(root, {"tagged.txt": b"v1\n"})
+    try:
+        os.setxattr(root / "tagged.txt", "trusted.patchtx-test", b"kept")
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM):
+            pytest.skip(f"this filesystem or namespace has no trusted extended attributes: {exc}")
+        raise
+    commit(Plan(str(root), (), (PathTarget("tagged.txt", b"v1\n", b"v2\n", 0o644, 0o644),)))
+    assert (root / "tagged.txt").read_bytes() == b"v2\n"
+    assert os.getxattr(root / "tagged.txt", "trusted.patchtx-test") == b"kept"
+
+
 def test_a_hard_link_elsewhere_sees_the_new_contents(tmp_path: Path) -> None:
     # Documented behaviour (docs/guarantees.md): a file with other links is rewritten in place, as
     # Codex and vim do, so every name shows the edit (tests/txn/test_hard_links.py: crash safety).

@@ -41,9 +41,12 @@ _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOE
 # FIFO's blocking open, never created.
 _REWRITE_FLAGS = os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
-# Extended attributes carried over when a file is replaced: user data and POSIX ACLs. security.*
-# (SELinux labels, file capabilities) is left to the kernel's policy for the new inode on purpose.
+# Extended attributes carried over when a file is replaced: user data and POSIX ACLs, and as root
+# trusted.* (only a privileged process can read or write those; Codex, writing in place, keeps
+# them). security.* (SELinux labels, file capabilities) is left to the kernel's policy for the new
+# inode on purpose.
 _PRESERVED_XATTR_PREFIXES = ("user.", "system.posix_acl_access")
+_PRIVILEGED_XATTR_PREFIXES = ("trusted.",)
 
 # Below this many items, fsync/unlink one by one (cheaper than starting threads).
 _THREADED_FSYNC_MIN = 8
@@ -413,7 +416,8 @@ def _read_preserved_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
         raise
     if not names:
         return ()
-    return tuple((name, os.getxattr(fd, name)) for name in sorted(names) if name.startswith(_PRESERVED_XATTR_PREFIXES))
+    kept = _PRESERVED_XATTR_PREFIXES + (_PRIVILEGED_XATTR_PREFIXES if os.geteuid() == 0 else ())
+    return tuple((name, os.getxattr(fd, name)) for name in sorted(names) if name.startswith(kept))
 
 
 def _in_threads(function: Callable[[_A], object], items: Iterable[_A]) -> None:

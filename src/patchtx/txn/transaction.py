@@ -18,6 +18,7 @@ import stat
 
 from .._record import replace
 from .._sha import hexdigests
+from ..emptied import emptied_folders
 from ..errors import (
     ChangedSincePlanningError,
     ConflictError,
@@ -309,7 +310,7 @@ class _Transaction:
                     raise _changed(t.path, "it exists now, but did not when the patch was planned")
             if t.target.after is not None and t.parent_missing:
                 self._plan_parent_dirs(t.parent, deleted)
-        for path in sorted(self.plan.remove_dirs, key=lambda p: p.count("/"), reverse=True):
+        for path in self._folders_to_remove(deleted):
             parent, name = _split(path)
             parent_fd = self._existing_dir(parent)
             st = None if parent_fd is None else self.fs.lstat(parent_fd, name)
@@ -318,6 +319,18 @@ class _Transaction:
                     raise unsafe_symlink(path)
                 continue  # already gone, or no longer a directory: nothing to remove
             self.remove_dirs.append(RemovedDir(path, stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)))
+
+    def _folders_to_remove(self, deleted: set[str]) -> list[str]:
+        """The plan's emptied folders, and any the deletions empty now (deepest first): another
+        commit may have deleted the rest of a folder since this plan was made (each of two
+        contending commits deleting part of a folder planned to keep it)."""
+        def list_now(folder: str) -> list[str]:
+            fd = self._existing_dir(folder)
+            return [] if fd is None else self.fs.listdir(fd)
+
+        written = (t.path for t in self.targets if t.target.after is not None)
+        now = emptied_folders(deleted, written, list_now) if deleted else []
+        return sorted(set(self.plan.remove_dirs).union(now), key=lambda p: (-p.count("/"), p))
 
     def _verify_original(self, t: _Target, parent_fd: int | None) -> None:
         st = None if parent_fd is None else self.fs.lstat(parent_fd, t.name)
