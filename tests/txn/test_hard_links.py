@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from patchtx import history
 from patchtx.txn import commit, recover
 from patchtx.txn.faults import CrashingFileSystemOps, RecordingFileSystemOps
@@ -26,6 +28,9 @@ from .helpers import (
     snapshot,
     variant,
 )
+
+# Every test here runs on this machine and on a simulated macOS (conftest.each_platform).
+pytestmark = pytest.mark.usefixtures("each_platform")
 
 Fast = variant(FileSystemOps, real_sync=False)
 Recording = variant(RecordingFileSystemOps, real_sync=False)
