@@ -3,14 +3,16 @@ linked) into the journal, a crash at any call rolls back in place, and the links
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 import pytest
 
 from patchtx import history
+from patchtx.errors import FilesystemError
 from patchtx.txn import commit, recover
-from patchtx.txn.faults import CrashingFileSystemOps, RecordingFileSystemOps
+from patchtx.txn.faults import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.fsops import FileSystemOps
 
 from ..history.support import commit_kept, history_folder
@@ -35,6 +37,7 @@ pytestmark = pytest.mark.usefixtures("each_platform")
 Fast = variant(FileSystemOps, real_sync=False)
 Recording = variant(RecordingFileSystemOps, real_sync=False)
 Crashing = variant(CrashingFileSystemOps, real_sync=False)
+Failing = variant(FailingFileSystemOps, real_sync=False)
 
 LINKED = Scenario(
     name="hard-links",
@@ -126,6 +129,25 @@ def test_crash_at_every_call_of_a_hard_linked_update_then_recover(scratch: Path)
         assert snapshot(root) == expected, what + "\n" + describe_difference(snapshot(root), expected)
         assert leftovers(root) == [], what
         assert all(t.conflicts == () for t in report.transactions), what
+        assert_linked(root)
+
+
+def test_an_error_at_any_call_rolls_back_in_place(scratch: Path) -> None:
+    root = scratch / "ws"
+    prepare(root)
+    before = snapshot(root)
+    plan = build_plan(root, LINKED)
+    fs = Recording()
+    commit(plan, fs=fs)
+    mark = index_of(fs.log, lambda c: c.op == "rename" and (c.target or "").endswith(".committed"))
+    for fail_at in range(1, mark + 1):
+        prepare(root)
+        with pytest.raises(FilesystemError) as caught:
+            commit(plan, fs=Failing(fail_at, errno.EIO))
+        what = f"EIO at call {fail_at} ({fs.log[fail_at - 1].op} {fs.log[fail_at - 1].path})"
+        assert not caught.value.changed, what
+        assert snapshot(root) == before, what
+        assert leftovers(root) == [], what
         assert_linked(root)
 
 
