@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import random
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,8 @@ from .helpers import (
     snapshot,
     variant,
 )
+from .platforms import SimulatedPlatform
+from .powerloss import Disk
 
 # Every test here runs on this machine and on a simulated macOS (conftest.each_platform).
 pytestmark = pytest.mark.usefixtures("each_platform")
@@ -179,6 +182,40 @@ def test_crash_at_every_call_of_recovering_an_in_place_update(scratch: Path) -> 
             assert_linked(root)
             runs += 1
     assert runs > 10
+
+
+@pytest.mark.parametrize("syncfs", [True, False], ids=["syncfs", "fsync-only"])
+def test_power_cut_after_every_call_of_a_hard_linked_update(scratch: Path, syncfs: bool,
+                                                            each_platform: SimulatedPlatform) -> None:
+    if syncfs and each_platform.simulated:
+        pytest.skip("the simulated platform has no syncfs")
+    root, dest = scratch / "ws", scratch / "after-the-cut"
+    prepare(root)
+    before = snapshot(root)
+    after = after_with_links(before, root)
+    plan = build_plan(root, LINKED)
+    disk = Disk(root)
+    fs = Recording(allow_syncfs=syncfs)
+    commit(plan, fs=fs)
+    log = fs.log
+    mark = index_of(log, lambda c: c.op == "rename" and (c.target or "").endswith(".committed"))
+    mark_durable = index_of(
+        log[mark:], lambda c: c.op == "syncfs" or (c.op == "fsync" and ".patchtx/journal" in c.paths))
+    rng = random.Random(f"hard-links-{syncfs}")
+    cuts = 0
+    for done in range(len(log) + 1):  # a cut after ``done`` calls
+        if done:
+            disk.replay(log[done - 1])
+        allowed = [before] if done < mark else [after] if done >= mark_durable else [before, after]
+        for choice in disk.states(rng, 10):
+            disk.materialize(dest, choice)
+            recover(str(dest), fs=Fast())
+            what = f"power cut after call {done} ({log[done - 1].op if done else 'start'})"
+            assert snapshot(dest) in allowed, what + "\n" + describe_difference(snapshot(dest), *allowed)
+            assert leftovers(dest) == [], what
+            assert_linked(dest)
+            cuts += 1
+    assert cuts > 3 * len(log)
 
 
 def test_the_undo_history_keeps_its_own_copy_and_undo_writes_in_place(tmp_path: Path) -> None:
