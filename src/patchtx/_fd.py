@@ -1,8 +1,42 @@
-"""Reading a whole file from a descriptor: shared by the workspace (planning) and fsops (commit)."""
+"""Descriptors: reading a whole file from one (shared by the workspace, planning, and fsops, the
+commit), how many this process may still open, and whether the platform has the descriptor-relative
+calls both rely on."""
 
 from __future__ import annotations
 
 import os
+import sys
+
+# Descriptors left for what a commit opens for a moment (the lock, the file being read or
+# written, the journal, a module imported on the way) and for whoever else shares the process.
+DESCRIPTOR_RESERVE = 24
+# Where RLIMIT_NOFILE is unlimited or unknown.
+_UNLIMITED = 1 << 16
+
+
+def descriptor_budget() -> int:
+    """How many more descriptors this process may keep open at once: the soft ``RLIMIT_NOFILE``
+    less those open now and :data:`DESCRIPTOR_RESERVE` (at least 1).
+
+    A commit's caches (directory descriptors, files waiting for a durability barrier) size
+    themselves to it, so a large patch under a small limit does not fail with EMFILE.
+    """
+    try:
+        import resource
+    except ImportError:  # no RLIMIT_NOFILE (Windows)
+        return _UNLIMITED
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        soft = _UNLIMITED
+    return max(1, min(soft, _UNLIMITED) - _open_descriptors() - DESCRIPTOR_RESERVE)
+
+
+def _open_descriptors() -> int:
+    """Descriptors open now (Linux, macOS and the BSDs list them in /dev/fd), else the standard three."""
+    try:
+        return len(os.listdir("/dev/fd")) - 1  # less the one listdir opened
+    except OSError:
+        return 3
 
 
 def read_whole(fd: int, size: int) -> bytes:
@@ -48,3 +82,39 @@ def read_compared(fd: int, size: int, expected: bytes) -> bytes:
             return b"".join(pieces)
         position += count
     return expected if position == len(expected) else expected[:position]
+
+
+def missing_posix_features() -> list[str]:
+    """What this platform lacks of what a commit needs: descriptor-relative calls that never
+    follow a symlink, and flock. Empty on Linux, macOS and the BSDs; not on Windows."""
+    missing = [f"os.{flag}" for flag in ("O_DIRECTORY", "O_NOFOLLOW", "O_NONBLOCK") if not hasattr(os, flag)]
+    missing += [f"dir_fd support in os.{function.__name__}"
+                for function in (os.open, os.stat, os.mkdir, os.rmdir, os.unlink, os.rename, os.link)
+                if function not in os.supports_dir_fd]
+    if os.listdir not in os.supports_fd:
+        missing.append("listing a directory by descriptor (os.listdir)")
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        missing.append("the fcntl module (flock)")
+    return missing
+
+
+_posix_checked: list[bool] = []
+
+
+def require_posix() -> None:
+    """Raise UnsupportedPlatformError, naming what is missing, where patchtx cannot work (checked
+    once: by the workspace before planning reads a file, by FileSystemOps before a commit)."""
+    if _posix_checked:
+        return
+    missing = missing_posix_features()
+    if missing:
+        from .errors import UnsupportedPlatformError
+
+        raise UnsupportedPlatformError(
+            f"patchtx cannot change files on this platform ({sys.platform}): its transactions"
+            f" need POSIX directory descriptors, and this Python lacks {', '.join(missing)}.",
+            hint="Run patchtx on Linux, macOS or another POSIX system (on Windows: under WSL).",
+        )
+    _posix_checked.append(True)

@@ -158,5 +158,11 @@ class FilesystemError(PatchtxError):
         super().__init__(headline, details=details, **kw)
 
 
+class UnsupportedPlatformError(PatchtxError):
+    """The platform lacks what the transaction needs (POSIX directory descriptors): Windows."""
+
+    kind = "unsupported_platform"
+
+
 class ApprovalError(PatchtxError):
     kind = "rejected"

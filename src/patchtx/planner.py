@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 
 from ._record import record
+from .emptied import emptied_folders
 from .errors import (
     AlreadyAppliedError,
+    BinaryFileError,
     ConflictError,
     ContextNotFoundError,
     EmptyPatchError,
@@ -461,6 +463,14 @@ class Stager:
                      "(--allow-overwrite).",
                 path=rel, line=hunk.line)
         self.check_parents(rel, hunk.path, hunk.line)
+        if looks_binary(after):
+            # Written, it would be a file patchtx then refuses to edit (textfile.decode).
+            raise BinaryFileError(
+                f"Refusing to add {hunk.path}: its contents hold a NUL byte"
+                f" (patch line {hunk.line}), which makes it a binary file patchtx could not edit"
+                " afterwards.",
+                hint="patchtx writes UTF-8 text only; remove the NUL, or add binary files with another tool.",
+                path=rel, line=hunk.line)
         self.changes.append(FileChange(ChangeKind.ADD, rel, hunk.path, entry.content, after,
                                        overwrote=entry.content))
         self.set(rel, after, entry.mode)
@@ -752,28 +762,8 @@ class Stager:
 
     def emptied_dirs(self, targets: list[PathTarget]) -> list[str]:
         removed = {t.path for t in targets if t.after is None}
-        # Sorted, the kept paths inside a folder start where its prefix would be inserted: one
-        # bisection per folder instead of a scan of every kept path (1,000 updates, 50 deletes).
-        kept = sorted(t.path for t in targets if t.after is not None)
-        candidates: set[str] = set()
-        for path in removed:
-            parts = path.split("/")
-            for depth in range(1, len(parts)):
-                candidates.add("/".join(parts[:depth]))
-        emptied: set[str] = set()
-        if not candidates:
-            return []
-        from bisect import bisect_left  # (only here: a one-file edit deletes nothing)
-
-        for folder in sorted(candidates, key=lambda d: d.count("/"), reverse=True):
-            prefix = folder + "/"
-            at = bisect_left(kept, prefix)
-            if at < len(kept) and kept[at].startswith(prefix):
-                continue
-            entries = self.view.list_dir(folder)
-            if all(prefix + e in removed or prefix + e in emptied for e in entries):
-                emptied.add(folder)
-        return sorted(emptied, key=lambda d: (-d.count("/"), d))
+        kept = (t.path for t in targets if t.after is not None)
+        return emptied_folders(removed, kept, self.view.list_dir)
 
 
 def _check_policy(planner: Stager, targets: list[PathTarget]) -> None:

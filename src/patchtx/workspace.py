@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ._fd import read_whole
+from ._fd import read_whole, require_posix
 from ._record import record
 from .errors import FilesystemError, NotARegularFileError, UnsafePathError
 
@@ -101,6 +101,7 @@ class Workspace:
     the operation that resolved the path."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
+        require_posix()
         given = os.path.abspath(os.fspath(root))
         if not os.path.isdir(given):
             raise FilesystemError(

@@ -423,6 +423,16 @@ class TestRefusedContent:
         assert exc.path == tree.path("f.bin")
         assert_nothing_changed(exc)
 
+    def test_added_contents_with_a_nul_are_refused_as_binary(self, tree) -> None:
+        # Codex writes the file; patchtx would then refuse to update it (test above), so it
+        # refuses to add it in the first place, with the same kind.
+        exc = tree.fail("*** Add File: ok.txt\n+fine\n*** Add File: f.bin\n+a\x00b")
+        assert isinstance(exc, BinaryFileError) and exc.kind == "binary_file"
+        assert exc.path == "f.bin" and exc.line == 4
+        assert "NUL" in exc.headline
+        assert not (tree.root / "ok.txt").exists()
+        assert_nothing_changed(exc)
+
     def test_latin1_file_is_refused_with_codex_text(self, tree) -> None:  # [R: 34]
         tree.write("f.txt", b"a\xe9b\n")
         exc = tree.fail("*** Update File: f.txt\n-a\n+b")

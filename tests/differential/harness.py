@@ -530,8 +530,9 @@ def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
             and (codex.ok or codex.tree == case.input_tree) and _some_change_already_there(case, px)):
         verdict.add(Allowed.APPLIED)
         return
-    if isinstance(error, BinaryFileError) and any(
-            b"\x00" in d and str(error.path or "").endswith("/" + p) for p, d in case.files.items()):
+    if isinstance(error, BinaryFileError) and (any(
+            b"\x00" in d and str(error.path or "").endswith("/" + p) for p, d in case.files.items())
+            or "\x00" in case.patch):  # an added file's contents hold a NUL: refused as binary
         verdict.add(Allowed.BINARY)
         return
     try:

@@ -26,3 +26,12 @@ def scratch(tmp_path: Path) -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(params=["native", "macos"])
+def each_platform(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> object:
+    """Run the test on this machine as it is, then again on a simulated macOS (see platforms.py):
+    modules of the transaction, crash and fidelity tests use it for every test."""
+    from .platforms import simulate
+
+    return simulate(monkeypatch, request.param)

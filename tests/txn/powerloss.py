@@ -4,7 +4,8 @@ The power-loss model (documented in docs/guarantees.md):
 
 * File data written since the file's last fsync may be lost: after the cut the file holds its
   last synced bytes (nothing, for a file never synced), all of the new bytes, or a torn prefix of
-  them. Its mode, if changed since, is lost along with the data.
+  them. Its mode, if changed since, is lost along with the data. (A file rewritten in place is
+  modelled the same way: its old bytes, its new bytes, or half of the new ones.)
 * Directory entry changes (create, mkdir, link, rename, unlink, rmdir) made since the directory's
   last fsync may be lost. Within one directory they are lost from the end (a prefix of them
   survives: journaling filesystems keep metadata operations in order); across directories each
@@ -39,6 +40,11 @@ class FileNode:
     synced_data: bytes | None
     """None: never synced (a cut leaves it empty)."""
     synced_mode: int
+    fresh: bool = False
+    """Created by a replayed call: its writes append. A write to a file that already existed is a
+    rewrite in place (a file with other hard links), from offset 0."""
+    rewritten: int = 0
+    """Length of the last rewrite in place: what a truncate that follows it cuts the file to."""
 
     @property
     def dirty(self) -> bool:
@@ -147,13 +153,21 @@ class Disk:
         elif op == "create":
             parent, name = self.parent(call.path)
             mode = (call.mode or 0o666) & ~UMASK
-            new_file = FileNode(b"", mode, None, mode)
+            new_file = FileNode(b"", mode, None, mode, fresh=True)
             self.nodes.append(new_file)
             parent.set(name, new_file)
         elif op == "write":
             node = self.lookup(call.path)
             assert isinstance(node, FileNode) and call.data is not None
-            node.data += call.data
+            if node.fresh:
+                node.data += call.data
+            else:
+                node.data = call.data + node.data[len(call.data):]
+                node.rewritten = len(call.data)
+        elif op == "truncate":
+            node = self.lookup(call.path)
+            assert isinstance(node, FileNode) and not node.fresh
+            node.data = node.data[: node.rewritten]
         elif op == "fchmod":
             node = self.lookup(call.path)
             assert call.mode is not None

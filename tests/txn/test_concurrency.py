@@ -68,3 +68,24 @@ def test_retrying_workers_lose_no_update(tmp_path: Path) -> None:
         assert mine == [f"{w}-{n}" for n in range(rounds)]
     assert all(r["done"] == rounds for r in results)
     assert leftovers(root) == []
+
+
+def test_two_commits_each_emptying_part_of_a_folder_leave_no_empty_folder(tmp_path: Path) -> None:
+    # Planned from the same tree, each deletion keeps the folder (the other file is there); the
+    # second commit, under the lock, finds the folder emptied by both and removes it.
+    from patchtx.txn import commit
+
+    from .helpers import Scenario, build_plan
+
+    root = tmp_path / "ws"
+    make_tree(root, {"d/e/a.txt": b"a\n", "d/b.txt": b"b\n", "keep.txt": b"k\n"})
+    first = build_plan(root, Scenario("first", {}, {"d/e/a.txt": None}))
+    second = build_plan(root, Scenario("second", {}, {"d/b.txt": None}))
+    assert first.remove_dirs == ("d/e",) and second.remove_dirs == ()
+
+    commit(first)
+    report = commit(second)
+
+    assert sorted(p.name for p in root.iterdir()) == [".patchtx", "keep.txt"]
+    assert report.removed_dirs == ("d",)
+    assert leftovers(root) == []

@@ -39,6 +39,9 @@ from .helpers import (
 )
 from .scenarios import ALL, MIXED
 
+# Every test here runs on this machine and on a simulated macOS (conftest.each_platform).
+pytestmark = pytest.mark.usefixtures("each_platform")
+
 Fast = variant(FileSystemOps, real_sync=False)
 
 

@@ -30,7 +30,11 @@ from .helpers import (
     snapshot,
     variant,
 )
+from .platforms import SimulatedPlatform
 from .scenarios import DELETE_THEN_DESCEND, MIXED
+
+# Every test here runs on this machine and on a simulated macOS (conftest.each_platform).
+pytestmark = pytest.mark.usefixtures("each_platform")
 
 Fast = variant(FileSystemOps, real_sync=False)
 Failing = variant(FailingFileSystemOps, real_sync=False)
@@ -112,7 +116,9 @@ def test_one_failing_call_at_every_index(scratch: Path, scenario: Scenario, stat
 
 
 @pytest.mark.parametrize("syncfs", [True, False], ids=["syncfs", "fsync-only"])
-def test_eio_from_every_durability_call(scratch: Path, syncfs: bool) -> None:
+def test_eio_from_every_durability_call(scratch: Path, syncfs: bool, each_platform: SimulatedPlatform) -> None:
+    if syncfs and each_platform.simulated:
+        pytest.skip("the simulated platform has no syncfs")
     root = scratch / "ws"
     prepare(root, MIXED, state_folder=True)
     before = snapshot(root)
@@ -183,8 +189,10 @@ def test_failure_after_the_mark_that_cannot_be_unmarked_reports_the_commit_as_ap
     assert leftovers(root) == []
 
 
-def test_disk_full_on_a_fake_filesystem(fs: object) -> None:
+def test_disk_full_on_a_fake_filesystem(fs: object, each_platform: SimulatedPlatform) -> None:
     """pyfakefs with a size limit: a real ENOSPC wherever the space runs out."""
+    if each_platform.simulated:
+        pytest.skip("pyfakefs brings its own os module, from which the simulation cannot hide functions")
     from pyfakefs.fake_filesystem import FakeFilesystem
 
     assert isinstance(fs, FakeFilesystem)

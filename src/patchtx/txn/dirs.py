@@ -10,12 +10,17 @@ from __future__ import annotations
 import errno
 import stat
 
+from .._fd import descriptor_budget
 from ..errors import UnsafePathError
 from .fsops import FileSystemOps
 
+# The cache's size where descriptors are plentiful (see descriptor_budget otherwise).
+MAX_CACHED_DIRECTORIES = 256
+
 
 class DirectoryHandles:
-    """A small LRU cache of open directory fds keyed by workspace-relative path.
+    """A small LRU cache of open directory fds keyed by workspace-relative path, sized to the
+    descriptors the process may open (``RLIMIT_NOFILE``).
 
     Each :meth:`open` inserts at most one entry and evicts at most the least recently returned
     one, so an fd stays open until ``capacity - 1`` other directories have been returned after
@@ -24,12 +29,19 @@ class DirectoryHandles:
     but the journal folder.
     """
 
-    def __init__(self, fs: FileSystemOps, root_fd: int, *, capacity: int = 256) -> None:
+    def __init__(self, fs: FileSystemOps, root_fd: int, *, capacity: int | None = None) -> None:
+        budget = descriptor_budget()
+        if capacity is None:
+            # Half the descriptors the process may still open, at most 256; the other half is for
+            # files held open until a durability barrier (``held_files``).
+            capacity = max(3, min(MAX_CACHED_DIRECTORIES, budget // 2))
         if capacity < 3:
             raise ValueError("capacity must leave room for two fds in use plus one new")
         self.fs = fs
         self.root_fd = root_fd
         self._capacity = capacity
+        self.held_files = max(1, budget - capacity)
+        """How many file descriptors a commit may hold open at once (for a barrier) besides these."""
         # A plain dict (insertion order = recency) rather than an OrderedDict: importing
         # collections costs more than a small commit's filesystem work.
         self._cache: dict[str, int] = {}
@@ -73,6 +85,10 @@ class DirectoryHandles:
         prefix = relpath + "/"
         for path in [p for p in self._cache if p == relpath or p.startswith(prefix)]:
             self.fs.close(self._cache.pop(path))
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
 
     def filesystem_fds(self) -> list[int]:
         """One open directory fd per filesystem seen so far (for syncfs)."""

@@ -34,6 +34,8 @@ _DESCRIPTIONS = {
 _VERBS = {
     "create": "creating",
     "write": "writing",
+    "truncate": "truncating",
+    "open_for_rewrite": "opening for writing in place",
     "fchmod": "setting the mode of",
     "fchown": "setting the owner of",
     "setxattr": "copying extended attributes to",
@@ -51,8 +53,11 @@ _HINTS = {
     errno.ENOSPC: "Free some disk space, then apply the patch again.",
     errno.EDQUOT: "Free some space within your quota, then apply the patch again.",
     errno.EACCES: "Check the permissions of that path and its directory, then apply the patch again.",
-    errno.EPERM: "Check the permissions of that path and its directory, then apply the patch again.",
-    errno.EROFS: "The workspace is mounted read-only.",
+    errno.EPERM: (
+        "Check the permissions of that path and its directory, and whether it is immutable or"
+        " append-only (`lsattr`), then apply the patch again."
+    ),
+    errno.EROFS: "That path is on a read-only filesystem or mount; leave it out of the patch, or remount it writable.",
     errno.EIO: "The disk reported an error; check it before retrying.",
 }
 

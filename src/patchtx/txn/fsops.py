@@ -1,6 +1,6 @@
 """The only code in patchtx that changes the filesystem.
 
-Every mutating call (create, write, chmod/chown, xattr, fsync, syncfs, rename, link, unlink, mkdir,
+Every mutating call (create, write, truncate, chmod/chown, xattr, fsync, syncfs, rename, link, unlink, mkdir,
 rmdir, and batched unlinks) goes through :meth:`FileSystemOps._call`, which numbers it. Test implementations
 (``patchtx.txn.faults``) override the single hook :meth:`FileSystemOps._perform` to record, fail or
 "crash" at call N, so "call N" means the same thing in every test. When no subclass overrides
@@ -21,7 +21,7 @@ import os
 import stat
 import sys
 
-from .._fd import read_compared, read_whole
+from .._fd import read_compared, read_whole, require_posix
 from .._record import record
 
 TYPE_CHECKING = False
@@ -33,14 +33,26 @@ if TYPE_CHECKING:
     _T = TypeVar("_T")
     _A = TypeVar("_A")
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# POSIX flags; looked up with a default so that this module imports everywhere, and a platform
+# without them (Windows) gets UnsupportedPlatformError from require_posix instead of a traceback.
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
 # O_NONBLOCK: opening a FIFO planted at a target path must not hang the commit.
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC
+# An existing file rewritten in place (one with other hard links): never through a symlink, never a
+# FIFO's blocking open, never created.
+_REWRITE_FLAGS = os.O_WRONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
 
-# Extended attributes carried over when a file is replaced: user data and POSIX ACLs. security.*
-# (SELinux labels, file capabilities) is left to the kernel's policy for the new inode on purpose.
+# Extended attributes carried over when a file is replaced: user data and POSIX ACLs, and as root
+# trusted.* (only a privileged process can read or write those; Codex, writing in place, keeps
+# them). security.* (SELinux labels, file capabilities) is left to the kernel's policy for the new
+# inode on purpose.
 _PRESERVED_XATTR_PREFIXES = ("user.", "system.posix_acl_access")
+_PRIVILEGED_XATTR_PREFIXES = ("trusted.",)
 
 # Below this many items, fsync/unlink one by one (cheaper than starting threads).
 _THREADED_FSYNC_MIN = 8
@@ -54,8 +66,8 @@ class Call:
     index: int
     """1-based position among the mutating calls this object has made."""
     op: str
-    """mkdir, rmdir, create, write, fchmod, fchown, setxattr, fsync, syncfs, rename, link, unlink,
-    unlink_many."""
+    """mkdir, rmdir, create, write, truncate, fchmod, fchown, setxattr, fsync, syncfs, rename, link,
+    unlink, unlink_many."""
     path: str
     """Workspace-relative path acted on ("" is the root); for fd-based calls, the fd's path."""
     target: str | None = None
@@ -88,6 +100,7 @@ class FileSystemOps:
     """
 
     def __init__(self, *, allow_syncfs: bool = True) -> None:
+        require_posix()
         self.calls = 0
         """Mutating calls made so far; the index of the next one is ``calls + 1``."""
         self.fsyncs = 0
@@ -201,6 +214,21 @@ class FileSystemOps:
         finally:
             os.close(fd)
 
+    def open_for_rewrite(self, dir_fd: int, name: str) -> int:
+        """Open an existing regular file for writing in place (not numbered: opening changes
+        nothing; the writes and the truncation that follow are). Raises OSError: ELOOP for a
+        symlink, EROFS / EPERM / EACCES where the file cannot be written."""
+        path = join(self.path_of(dir_fd), name)
+        try:
+            fd = os.open(name, _REWRITE_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:
+            error = _with_path(exc, path)
+            # Recorded (as the call it would have been) so the error can say what was being done.
+            self.last_failure = (Call(self.calls + 1, "open_for_rewrite", path), error)
+            raise error from None
+        self._paths[fd] = path
+        return fd
+
     # -- mutating calls -------------------------------------------------------------------------
 
     def mkdir(self, dir_fd: int, name: str, mode: int = 0o777) -> None:
@@ -257,10 +285,16 @@ class FileSystemOps:
             return
         self._call("fchmod", self.path_of(fd), lambda: os.fchmod(fd, mode), mode=mode)
 
+    def truncate(self, fd: int, length: int) -> None:
+        """Cut an open file to ``length`` bytes (after rewriting it in place)."""
+        self._call("truncate", self.path_of(fd), lambda: os.ftruncate(fd, length))
+
     def fchown(self, fd: int, uid: int, gid: int) -> None:
         self._call("fchown", self.path_of(fd), lambda: os.fchown(fd, uid, gid))
 
     def fsetxattr(self, fd: int, name: str, value: bytes) -> None:
+        # Only called with attributes read by _read_preserved_xattrs, which finds none where the
+        # platform's os module has no xattr functions (macOS).
         self._call("setxattr", self.path_of(fd), lambda: os.setxattr(fd, name, value))
 
     def rename(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
@@ -336,7 +370,21 @@ class FileSystemOps:
             return
 
         def sync_each() -> None:
-            if len(fds) < _THREADED_FSYNC_MIN:
+            full_flush = _full_fsync_function()
+            if full_flush is not None:
+                # macOS: fsync leaves the data in the drive's cache. F_FULLFSYNC also flushes that
+                # cache, all of it, so the barrier is each fsync then one full flush per device.
+                last_of_device = {self.fstat(fd).st_dev: fd for fd in fds}
+                flushing = set(last_of_device.values())
+                others = [fd for fd in fds if fd not in flushing]
+                if len(others) < _THREADED_FSYNC_MIN:
+                    for fd in others:
+                        os.fsync(fd)
+                else:
+                    _in_threads(os.fsync, others)
+                for fd in flushing:
+                    full_flush(fd)
+            elif len(fds) < _THREADED_FSYNC_MIN:
                 for fd in fds:
                     os.fsync(fd)
             else:
@@ -383,15 +431,21 @@ def _write_all(fd: int, view: memoryview) -> None:
 
 
 def _read_preserved_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
+    # Looked up at each call: Linux's os has them, macOS's and the BSDs' do not (those files' extended
+    # attributes are not carried over; docs/guarantees.md, section 8).
+    listxattr = getattr(os, "listxattr", None)
+    if listxattr is None:
+        return ()
     try:
-        names = os.listxattr(fd)
+        names = listxattr(fd)
     except OSError as exc:
         if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
             return ()
         raise
     if not names:
         return ()
-    return tuple((name, os.getxattr(fd, name)) for name in sorted(names) if name.startswith(_PRESERVED_XATTR_PREFIXES))
+    kept = _PRESERVED_XATTR_PREFIXES + (_PRIVILEGED_XATTR_PREFIXES if os.geteuid() == 0 else ())
+    return tuple((name, os.getxattr(fd, name)) for name in sorted(names) if name.startswith(kept))
 
 
 def _in_threads(function: Callable[[_A], object], items: Iterable[_A]) -> None:
@@ -402,6 +456,29 @@ def _in_threads(function: Callable[[_A], object], items: Iterable[_A]) -> None:
     with ThreadPoolExecutor(max_workers=min(_THREADS, len(items))) as pool:
         for _ in pool.map(function, items):
             pass
+
+
+def _full_fsync_function() -> Callable[[int], None] | None:
+    """fcntl(F_FULLFSYNC) where the platform has it (macOS), as SQLite does; it falls back to
+    fsync for a filesystem that refuses it (some network and FAT volumes). None elsewhere."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    command = getattr(fcntl, "F_FULLFSYNC", None)
+    if command is None:
+        return None
+    control = fcntl.fcntl
+
+    def full_fsync(fd: int) -> None:
+        try:
+            control(fd, command)
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.ENOTTY, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
+                raise
+            os.fsync(fd)
+
+    return full_fsync
 
 
 _syncfs_cache: list[Callable[[int], None] | None] = []

@@ -129,7 +129,14 @@ class JournalEntry:
     """Name of the preserved original in the journal folder (None if there was no original)."""
     backup_kind: BackupKind | None
     temp: str | None
-    """Name of the temporary file in the path's directory (None for a delete)."""
+    """Name of the temporary file in the path's directory (None for a delete, and for an update
+    written in place)."""
+
+    @property
+    def written_in_place(self) -> bool:
+        """An update of a file with other hard links: rewritten in place (same inode, so the other
+        names see the edit), its original copied into the journal first; rolled back in place."""
+        return self.before_sha256 is not None and self.after_sha256 is not None and self.temp is None
 
 
 @record

@@ -32,6 +32,7 @@ from .journal import (
     JOURNAL_DIR,
     STATE_DIR,
     Journal,
+    JournalEntry,
     JournalFiles,
     committed_name,
     damaged,
@@ -44,7 +45,7 @@ from .journal import (
 from .lock import workspace_lock
 from .reports import RecoveredTransaction, RecoveryReport
 from .statedir import tidy_state_dir
-from .sync import Syncer, SyncMode
+from .sync import Syncer
 
 
 def recover(root: str, *, fs: FileSystemOps | None = None, lock_timeout: float = 30.0) -> RecoveryReport:
@@ -126,7 +127,7 @@ def roll_back(
     transaction added goes first (a new file may sit where a removed directory must come back, a
     created directory where a deleted file must come back), originals come back last.
     """
-    undo = _Undo(fs, dirs, journal)
+    undo = _Undo(fs, dirs, journal, durable)
     undo.remove_added_files()
     undo.remove_created_dirs()
     undo.recreate_removed_dirs()
@@ -134,8 +135,7 @@ def roll_back(
     # Durable before the journal goes: until then, a power cut means rolling back again.
     syncer = Syncer(fs, dirs, durable=durable, budget=len(journal.entries) + 4, barriers=1)
     present = [path for path in sorted(undo.changed_dirs) if _existing_dir(dirs, path) is not None]
-    mode = syncer.choose(len(present))
-    syncer.run(mode, [dirs.open(path) for path in present] if mode is SyncMode.EACH else [])
+    syncer.sync_dirs(syncer.choose(len(present)), present)
     _delete_journal(fs, dirs.open(JOURNAL_DIR), journal, journal_name(journal.transaction_id), files)
     return RecoveredTransaction(
         journal.transaction_id,
@@ -155,6 +155,7 @@ class _Undo:
     fs: FileSystemOps
     dirs: DirectoryHandles
     journal: Journal
+    durable: bool
     changed_dirs: set[str] = field(default_factory=set)
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -254,18 +255,63 @@ class _Undo:
                         f"the preserved original of {entry.path} is missing",
                     )
                 continue
+            if entry.written_in_place:
+                self._restore_in_place(entry, parent_fd, name, journal_fd, target_st)
+                continue
             if target_st is not None:
                 if (target_st.st_dev, target_st.st_ino) == (backup_st.st_dev, backup_st.st_ino):
                     continue  # never replaced, or already put back
-                ours = (entry.after_sha256, entry.before_sha256)  # what we wrote, or a copy of the original
-                if not stat.S_ISREG(target_st.st_mode) or _sha256(self.fs, parent_fd, name) not in ours:
+                if not stat.S_ISREG(target_st.st_mode):
+                    self.conflicts.append(entry.path)
+                    continue
+                held = _sha256(self.fs, parent_fd, name)
+                if held == entry.before_sha256 and _same_metadata(target_st, entry):
+                    # The original itself (its before-image is a copy), never replaced: nothing to
+                    # put back. Not touching it is what lets a commit that failed on a file it
+                    # cannot replace (read-only mount, immutable file) roll back cleanly.
+                    continue
+                if held not in (entry.after_sha256, entry.before_sha256):  # not what we wrote
                     self.conflicts.append(entry.path)
                     continue
             restoring = restore_name(txn, index)
             self.fs.link(journal_fd, entry.backup, parent_fd, restoring)
-            self.fs.rename(parent_fd, restoring, parent_fd, name)
+            try:
+                self.fs.rename(parent_fd, restoring, parent_fd, name)
+            except OSError:
+                self.fs.unlink(parent_fd, restoring)  # no stray file beside the user's
+                raise
             self.restored.append(entry.path)
             self.changed_dirs.add(parent)
+
+    def _restore_in_place(
+        self, entry: JournalEntry, parent_fd: int, name: str, journal_fd: int, target_st: os.stat_result | None
+    ) -> None:
+        """Write the journal's copy back into the file itself, so its other hard links keep
+        sharing it. Whatever the file holds now (possibly a half-written new version: nothing
+        but this transaction writes it while the workspace is locked) is replaced."""
+        if target_st is None or not stat.S_ISREG(target_st.st_mode):
+            self.conflicts.append(entry.path)  # gone or replaced by something else: not ours to overwrite
+            return
+        assert entry.backup is not None and entry.before_mode is not None
+        original = self.fs.read_file(journal_fd, entry.backup).data
+        if hexdigest(original) != entry.before_sha256:
+            raise damaged(f"{JOURNAL_DIR}/{journal_name(self.journal.transaction_id)}",
+                          f"the preserved original of {entry.path} does not match its recorded hash")
+        current = self.fs.read_file(parent_fd, name, expected=original)
+        if current.data == original and stat.S_IMODE(current.stat.st_mode) == entry.before_mode:
+            return  # never rewritten, or already put back
+        fd = self.fs.open_for_rewrite(parent_fd, name)
+        try:
+            self.fs.write(fd, original)
+            if self.fs.fstat(fd).st_size > len(original):
+                self.fs.truncate(fd, len(original))
+            if stat.S_IMODE(current.stat.st_mode) != entry.before_mode:
+                self.fs.fchmod(fd, entry.before_mode)
+            if self.durable:
+                self.fs.fsync([fd])
+        finally:
+            self.fs.close(fd)
+        self.restored.append(entry.path)
 
 
 def _load_journal(fs: FileSystemOps, journal_fd: int, files: JournalFiles) -> Journal | None:
@@ -325,6 +371,11 @@ def _holds(fs: FileSystemOps, dir_fd: int, name: str, st: os.stat_result | None,
 
 def _sha256(fs: FileSystemOps, dir_fd: int, name: str) -> str:
     return hexdigest(fs.read_file(dir_fd, name).data)
+
+
+def _same_metadata(st: os.stat_result, entry: JournalEntry) -> bool:
+    """The file has the mode and owner the transaction recorded for its original."""
+    return stat.S_IMODE(st.st_mode) == entry.before_mode and (st.st_uid, st.st_gid) == entry.owner
 
 
 def _restore_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int]) -> bool:

@@ -77,3 +77,37 @@ class Syncer:
     def barrier(self, fds: Sequence[int]) -> None:
         """choose + run, for barriers whose descriptors are all at hand."""
         self.run(self.choose(len(fds)), fds)
+
+    def hold(self, held: list[int], fd: int) -> None:
+        """Keep a written file's ``fd`` in ``held`` until its barrier fsyncs it, or close it now
+        when nothing will (not durable).
+
+        Never more than the descriptor budget allows (``DirectoryHandles.held_files``): at that
+        many, the ones held are fsynced (one numbered call) and closed early, which makes them no
+        less durable by the barrier. Closes ``fd`` if that fsync fails.
+        """
+        if not self._durable:
+            self._fs.close(fd)
+            return
+        held.append(fd)
+        if len(held) >= self._dirs.held_files:
+            try:
+                self._fs.fsync(held)
+            finally:
+                for kept in held:
+                    self._fs.close(kept)
+                held.clear()
+
+    def sync_dirs(self, mode: SyncMode, paths: Sequence[str]) -> None:
+        """Run a barrier chosen by :meth:`choose` over the directories at ``paths``.
+
+        With EACH, in groups the directory cache keeps open together (each ``dirs.open`` may
+        evict the least recently used descriptor, and a small descriptor budget makes the cache
+        small), one fsync call per group.
+        """
+        if mode is not SyncMode.EACH:
+            self.run(mode, ())
+            return
+        group = max(1, self._dirs.capacity - 2)
+        for start in range(0, len(paths), group):
+            self._fs.fsync([self._dirs.open(path) for path in paths[start:start + group]])

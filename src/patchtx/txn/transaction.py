@@ -18,6 +18,7 @@ import stat
 
 from .._record import replace
 from .._sha import hexdigests
+from ..emptied import emptied_folders
 from ..errors import (
     ChangedSincePlanningError,
     ConflictError,
@@ -208,7 +209,7 @@ class _Target:
     as the commit goes."""
 
     __slots__ = ("index", "target", "path", "parent", "name", "original", "xattrs", "after_mode",
-                 "parent_missing", "temp", "backup", "backup_kind")
+                 "parent_missing", "temp", "backup", "backup_kind", "in_place")
 
     def __init__(self, index: int, target: PathTarget) -> None:
         self.index = index
@@ -226,6 +227,8 @@ class _Target:
         self.temp: str | None = None
         self.backup: str | None = None
         self.backup_kind: BackupKind | None = None
+        # An update of a file with other hard links: rewritten in place (see _rewrite_in_place).
+        self.in_place = False
 
     def __repr__(self) -> str:
         return f"_Target({self.index}, {self.path!r})"
@@ -307,7 +310,7 @@ class _Transaction:
                     raise _changed(t.path, "it exists now, but did not when the patch was planned")
             if t.target.after is not None and t.parent_missing:
                 self._plan_parent_dirs(t.parent, deleted)
-        for path in sorted(self.plan.remove_dirs, key=lambda p: p.count("/"), reverse=True):
+        for path in self._folders_to_remove(deleted):
             parent, name = _split(path)
             parent_fd = self._existing_dir(parent)
             st = None if parent_fd is None else self.fs.lstat(parent_fd, name)
@@ -316,6 +319,18 @@ class _Transaction:
                     raise unsafe_symlink(path)
                 continue  # already gone, or no longer a directory: nothing to remove
             self.remove_dirs.append(RemovedDir(path, stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)))
+
+    def _folders_to_remove(self, deleted: set[str]) -> list[str]:
+        """The plan's emptied folders, and any the deletions empty now (deepest first): another
+        commit may have deleted the rest of a folder since this plan was made (each of two
+        contending commits deleting part of a folder planned to keep it)."""
+        def list_now(folder: str) -> list[str]:
+            fd = self._existing_dir(folder)
+            return [] if fd is None else self.fs.listdir(fd)
+
+        written = (t.path for t in self.targets if t.target.after is not None)
+        now = emptied_folders(deleted, written, list_now) if deleted else []
+        return sorted(set(self.plan.remove_dirs).union(now), key=lambda p: (-p.count("/"), p))
 
     def _verify_original(self, t: _Target, parent_fd: int | None) -> None:
         st = None if parent_fd is None else self.fs.lstat(parent_fd, t.name)
@@ -336,6 +351,8 @@ class _Transaction:
         t.xattrs = contents.xattrs
         if t.target.after is not None:
             t.after_mode = mode if t.target.after_mode is None else stat.S_IMODE(t.target.after_mode)
+            # Replacing the inode would leave the file's other names with the old contents.
+            t.in_place = contents.stat.st_nlink > 1
 
     def _probe_parent(self, t: _Target, deleted: set[str]) -> int | None:
         """The fd of the target's folder; None if it is missing (the commit will create it)."""
@@ -369,7 +386,7 @@ class _Transaction:
 
     def execute(self) -> None:
         for t in self.targets:
-            if t.target.after is not None:
+            if t.target.after is not None and not t.in_place:
                 t.temp = temp_name(self.txn, t.index)
             if t.original is not None:
                 t.backup = backup_name(self.txn, t.index)
@@ -396,7 +413,7 @@ class _Transaction:
                         journal_fd = self.dirs.open(JOURNAL_DIR)
                     copy_fd = self._preserve_original(t, parent_fd, journal_fd)
                     if copy_fd is not None:
-                        to_sync.append(copy_fd)
+                        syncer.hold(to_sync, copy_fd)
             digests = hexdigests([blob for t in self.targets for blob in (t.target.before, t.target.after)])
             self.journal = Journal(
                 self.txn,
@@ -424,10 +441,15 @@ class _Transaction:
         syncer.barrier([journal_fd])
 
     def _preserve_original(self, t: _Target, parent_fd: int, journal_fd: int) -> int | None:
-        """Hard-link the original into the journal folder; a copy (fd returned) if it cannot."""
+        """Hard-link the original into the journal folder; a copy (fd returned) if it cannot, or
+        if the file has other links: its inode stays live under those names (and is rewritten in
+        place by an update), so only a copy still holds the original afterwards (for a roll back,
+        and for the undo history, which a write through another name must not reach)."""
         assert t.backup is not None and t.original is not None and t.target.before is not None
         self.unpublished.append(t.backup)
         try:
+            if t.original.st_nlink > 1:
+                raise OSError(errno.EMLINK, "the file has other hard links: copy it")
             self.fs.link(parent_fd, t.name, journal_fd, t.backup)
         except OSError as exc:
             if exc.errno not in _LINK_FALLBACK_ERRNOS:
@@ -467,7 +489,8 @@ class _Transaction:
         )
 
     def _apply(self, syncer: Syncer) -> None:
-        written = [t for t in self.targets if t.target.after is not None]
+        written = [t for t in self.targets if t.temp is not None]
+        in_place = [t for t in self.targets if t.in_place]
         temps_mode = syncer.choose(len(written))
         keep_fds = temps_mode is SyncMode.EACH
         temp_fds: list[int] = []
@@ -485,7 +508,7 @@ class _Transaction:
                     done = self._written(done)
                     if t.parent != parent:
                         parent, parent_fd = t.parent, self.dirs.open(t.parent)
-                    self._write_temp(t, parent_fd, keep)
+                    self._write_temp(t, parent_fd, keep, syncer)
             for t in self.targets:
                 if t.target.after is None and t.original is not None:
                     done = self._written(done)
@@ -504,7 +527,7 @@ class _Transaction:
             for t in written:
                 if t.parent_missing:
                     done = self._written(done)
-                    self._write_temp(t, self.dirs.open(t.parent), keep)
+                    self._write_temp(t, self.dirs.open(t.parent), keep, syncer)
             self._written(done)
             syncer.run(temps_mode, temp_fds)
         finally:
@@ -518,9 +541,37 @@ class _Transaction:
                 changed_dirs.add(parent)
             self._check_unchanged(parent_fd, t)
             self.fs.rename(parent_fd, t.temp, parent_fd, t.name)
-        dirs_mode = syncer.choose(len(changed_dirs))
-        dir_fds = [self.dirs.open(path) for path in sorted(changed_dirs)] if dirs_mode is SyncMode.EACH else []
-        syncer.run(dirs_mode, dir_fds)
+        # Files rewritten in place last: the one kind of change a crash can leave half-done in a
+        # user's file (the journal's copy undoes it). They share the directories' barrier.
+        final_mode = syncer.choose(len(changed_dirs) + len(in_place))
+        for t in in_place:
+            done = self._written(done)
+            self._rewrite_in_place(t, self.dirs.open(t.parent), sync=final_mode is SyncMode.EACH)
+        if in_place:
+            self._written(done)
+        syncer.sync_dirs(final_mode, sorted(changed_dirs))
+
+    def _rewrite_in_place(self, t: _Target, parent_fd: int, *, sync: bool) -> None:
+        """Write the new contents into the file itself (same inode: its other hard links see
+        them), as Codex and vim do for such a file; its original is already copied into the
+        published journal, so a crash or failure rolls back, in place too."""
+        assert t.original is not None and t.target.after is not None and t.after_mode is not None
+        self._check_unchanged(parent_fd, t)
+        fd = self.fs.open_for_rewrite(parent_fd, t.name)
+        try:
+            current = self.fs.fstat(fd)
+            if not _same_version(current, t.original):
+                raise _changed(t.path, "it was modified while the patch was being applied")
+            after = t.target.after
+            self.fs.write(fd, after)
+            if current.st_size > len(after):
+                self.fs.truncate(fd, len(after))
+            if stat.S_IMODE(current.st_mode) != t.after_mode:
+                self.fs.fchmod(fd, t.after_mode)
+            if sync:
+                self.fs.fsync([fd])
+        finally:
+            self.fs.close(fd)
 
     def _prepare_retention(self) -> dict[str, Any] | None:
         if self.retention is None:
@@ -549,7 +600,7 @@ class _Transaction:
         self.fs.fchmod(fd, stat.S_IMODE(mode))
         return True
 
-    def _write_temp(self, t: _Target, parent_fd: int, keep: list[int] | None) -> None:
+    def _write_temp(self, t: _Target, parent_fd: int, keep: list[int] | None, syncer: Syncer) -> None:
         assert t.temp is not None and t.target.after is not None
         fs = self.fs
         fd = fs.create(parent_fd, t.temp, 0o666)
@@ -574,7 +625,7 @@ class _Transaction:
         if keep is None:
             self.fs.close(fd)
         else:
-            keep.append(fd)
+            syncer.hold(keep, fd)
 
     def _remove_emptied_dirs(self, changed_dirs: set[str]) -> None:
         for removed in self.remove_dirs:
