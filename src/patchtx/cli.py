@@ -27,6 +27,8 @@ def _has_surrogates(text: str) -> bool:
 def apply_patch_main(argv: list[str] | None = None) -> int:
     """Codex's ``apply_patch`` contract: the patch as the one argument or on stdin."""
     args = sys.argv[1:] if argv is None else argv
+    if args == ["--version"]:  # no patch starts with it, so Codex's contract is not narrowed
+        return _print_version("apply_patch")
     if len(args) > 1:
         sys.stderr.write("Error: apply_patch accepts exactly one argument.\n")
         return 2
@@ -68,6 +70,21 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
 
 
 _COMMANDS = ("apply", "check", "recover", "log", "undo")
+EXIT_MISSING_EXTRA = 3
+"""Exit status when a command needs an optional extra that is not installed."""
+
+
+def _print_version(prog: str) -> int:
+    from . import __version__
+
+    sys.stdout.write(f"{prog} {__version__}\n")
+    return 0
+
+
+def _missing_extra(error: PatchtxError) -> int:
+    """One line on standard error (where an MCP host shows a server's output) naming the extra."""
+    sys.stderr.write(f"patchtx: {error.message}\n")
+    return EXIT_MISSING_EXTRA
 _AGENT_COMMANDS = ("tool-spec", "mcp")
 
 
@@ -152,8 +169,12 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Apply Codex-format patches to a tree as one crash-safe transaction.",
         formatter_class=Formatter,
         # With one command built, its errors still show every command, as the whole parser does.
-        usage=None if only is None else "%(prog)s [-h] {" + ",".join((*_COMMANDS, *_AGENT_COMMANDS)) + "} ...",
+        usage=None if only is None else "%(prog)s [-h] [-V] {" + ",".join((*_COMMANDS, *_AGENT_COMMANDS)) + "} ...",
     )
+    from . import __version__
+
+    top.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}",
+                     help="print the version and exit")
     sub = top.add_subparsers(dest="command", required=True)
 
     def command(name: str, **options: Any) -> argparse.ArgumentParser:
@@ -457,9 +478,17 @@ def main(argv: list[str] | None = None) -> int:
 
         return tool_spec_main(given[1:])
     if given[:1] == ["mcp"]:
-        from .agents.mcp_server import mcp_main
+        try:
+            from .agents.mcp_server import mcp_main
+        except ImportError as exc:
+            if (exc.name or "").partition(".")[0] not in ("mcp", "pydantic", "anyio"):
+                raise
+            from .errors import MissingExtraError
 
+            return _missing_extra(MissingExtraError("The MCP server", "mcp", "mcp"))
         return mcp_main(given[1:])
+    if given[:1] in (["--version"], ["-V"]):
+        return _print_version("patchtx")
     args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None).parse_args(given)
     if args.command in ("apply", "check"):
         return _run_apply(args)

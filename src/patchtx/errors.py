@@ -148,3 +148,18 @@ class FilesystemError(PatchtxError):
 
 class ApprovalError(PatchtxError):
     kind = "rejected"
+
+
+class MissingExtraError(PatchtxError):
+    """An optional feature whose packages are not installed; the message names the extra."""
+
+    kind = "missing_dependency"
+
+    def __init__(self, feature: str, extra: str, module: str) -> None:
+        self.extra = extra
+        super().__init__(f"{feature} needs the '{module}' package, which is not installed: "
+                         f"pip install 'patchtx[{extra}]'.", details={"extra": extra})
+
+    @property
+    def message(self) -> str:
+        return self.headline  # nothing was attempted, so "Nothing was changed" says nothing here
