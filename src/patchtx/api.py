@@ -14,6 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .txn.reports import CommitReport
     from .txn.transaction import Progress
     from .workspace import FileInfo, ResolvedPath, Workspace
 
@@ -130,7 +131,12 @@ def _commit(plan_: Plan, options: PlanOptions, *, durable: bool, lock_timeout: f
     report = commit(plan_, durable=durable, lock_timeout=lock_timeout, retention=keep,
                     progress=progress)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
-                  fsyncs=report.fsyncs)
+                  fsyncs=report.fsyncs, recovered=recovered(report))
+
+
+def recovered(report: CommitReport) -> bool:
+    """Whether the commit recovered an earlier interrupted transaction before its own."""
+    return report.recovery is not None and not report.recovery.nothing_to_do
 
 
 def apply_patch(

@@ -235,11 +235,11 @@ def _emit(payload: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
-def _fail(error: PatchtxError, as_json: bool) -> int:
+def _fail(error: PatchtxError, as_json: bool, root: str | None = None, *, dry_run: bool = False) -> int:
     if as_json:
         from .render import error_json
 
-        _emit(error_json(error))
+        _emit(error_json(error, root=root, dry_run=dry_run))
     else:
         sys.stderr.write(f"patchtx: error [{error.kind}]: {error.message}\n")
     return 1
@@ -296,6 +296,7 @@ def _run_apply(args: argparse.Namespace) -> int:
 
     dry_run = args.command == "check" or getattr(args, "dry_run", False)
     progress = _terminal_progress(args)
+    texts: list[str] = []
     try:
         try:
             texts = _read_patches(args.patches)
@@ -324,7 +325,9 @@ def _run_apply(args: argparse.Namespace) -> int:
     except PatchtxError as exc:
         if progress is not None:
             progress.close(success=False)
-        return _fail(exc, args.json)
+        if exc.patch_file is None and not isinstance(exc, FilesystemError):
+            exc.patch_file = _patch_file_of(exc, args.patches, texts, args.root)
+        return _fail(exc, args.json, args.root, dry_run=dry_run)
     if progress is not None:
         progress.close()
     if args.json:
@@ -334,6 +337,42 @@ def _run_apply(args: argparse.Namespace) -> int:
     return 0
 
 
+def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root: str) -> str | None:
+    """Which of the patch files ``error`` is in (None for standard input, or when it cannot be
+    told): the one file; else the file that fails to parse the same way, or the one file with a
+    hunk on the error's path that spans the error's line."""
+    if not texts:
+        return None
+    named = [None if name == "-" else name for name in names]
+    if len(texts) == 1:
+        return named[0]
+    from .errors import ParseError
+    from .parser import parse
+
+    found: list[str | None] = []
+    for name, text in zip(named, texts, strict=True):
+        try:
+            patch = parse(text)
+        except ParseError as own:
+            if isinstance(error, ParseError) and (own.line, own.headline) == (error.line, error.headline):
+                found.append(name)
+            continue
+        if isinstance(error, ParseError) or error.line is None or error.path is None:
+            continue
+        import posixpath
+
+        from .errors import workspace_relative
+
+        wanted = posixpath.normpath(workspace_relative(error.path, root) or "")
+        starts = [hunk.line for hunk in patch.hunks] + [text.count("\n") + 2]
+        for index, hunk in enumerate(patch.hunks):
+            paths = {posixpath.normpath(hunk.path), posixpath.normpath(getattr(hunk, "move_to", None) or ".")}
+            if wanted in paths and starts[index] <= error.line < starts[index + 1]:
+                found.append(name)
+                break
+    return found[0] if len(found) == 1 else None
+
+
 def _run_recover(args: argparse.Namespace) -> int:
     from .errors import PatchtxError
     from .txn import recover
@@ -341,7 +380,7 @@ def _run_recover(args: argparse.Namespace) -> int:
     try:
         report = recover(args.root)
     except PatchtxError as exc:
-        return _fail(exc, args.json)
+        return _fail(exc, args.json, args.root)
     if args.json:
         _emit(report.to_json())
     else:
@@ -356,31 +395,14 @@ def _run_log(args: argparse.Namespace) -> int:
     try:
         entries = log(args.root)
     except PatchtxError as exc:
-        return _fail(exc, args.json)
+        return _fail(exc, args.json, args.root)
     if args.json:
         _emit({"ok": True, "transactions": [entry.to_json() for entry in entries]})
         return 0
-    if not entries:
-        sys.stdout.write("The undo history is empty.\n")
-        return 0
-    from datetime import datetime
+    from .render import log_text
 
-    for entry in entries:
-        when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        intent = f"  {entry.intent}" if entry.intent else ""
-        sys.stdout.write(f"{entry.transaction_id}  {when}  {entry.summary}  {_size(entry.bytes):>9}{intent}\n")
+    sys.stdout.write(log_text(entries))
     return 0
-
-
-def _size(count: int) -> str:
-    if count < 1024:
-        return f"{count} B"
-    value = count / 1024
-    for unit in ("KiB", "MiB"):
-        if value < 1024:
-            return f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GiB"
 
 
 def _run_undo(args: argparse.Namespace) -> int:
@@ -395,12 +417,12 @@ def _run_undo(args: argparse.Namespace) -> int:
     except PatchtxError as exc:
         if progress is not None:
             progress.close(success=False)
-        return _fail(exc, args.json)
+        return _fail(exc, args.json, args.root, dry_run=args.dry_run)
     if progress is not None:
         progress.close()
     undone = result.extra["undone"]
     if args.json:
-        _emit({**result_json(result), "undone": undone})
+        _emit(result_json(result))
         return 0
     if result.dry_run:
         sys.stdout.write(f"Would undo transaction {undone}.\n")

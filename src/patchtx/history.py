@@ -39,6 +39,8 @@ from .txn.history import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .txn.transaction import Progress
 
 __all__ = [
@@ -85,6 +87,7 @@ def undo(
     history_bytes: int | None = None,
     progress: Progress | None = None,
     fs: FileSystemOps | None = None,
+    approve: Callable[[Plan], None] | None = None,
 ) -> Result:
     """Restore what a retained transaction (default: the newest; a unique prefix of its id will
     do) replaced, as one new transaction.
@@ -92,7 +95,9 @@ def undo(
     Raises ``changed_since_planning`` naming every file that changed since that transaction
     committed, ``nothing_to_undo``, ``unknown_transaction`` or ``history_damaged``; in each case
     nothing was written. ``fs`` is the commit's filesystem layer (tests pass one that fails or
-    crashes); the other options are those of ``apply_patch``.
+    crashes); ``approve`` is called with the undo's plan before anything is written, dry run or
+    not, and refuses it by raising (the MCP tool gates deletes this way); the other options are
+    those of ``apply_patch``.
     """
     root_path = os.path.realpath(os.fspath(root))
     with open_workspace(root_path) as (reader, dirs):
@@ -104,8 +109,11 @@ def undo(
             raise _changed_since(entry, changed)
         images = {f.path: read_before_image(reader, dirs, entry, f) for f in record.files if f.before_image is not None}
     plan = _undo_plan(root_path, record, current, images, intent)
+    if approve is not None:
+        approve(plan)
     if dry_run:
         return Result(plan, committed=False, dry_run=True, extra={"undone": entry.transaction_id})
+    from .api import recovered
     from .txn import commit
 
     options = load_workspace_options(root_path).with_overrides(history_count=history_count, history_bytes=history_bytes)
@@ -124,6 +132,7 @@ def undo(
         committed=True,
         transaction_id=report.transaction_id,
         fsyncs=report.fsyncs,
+        recovered=recovered(report),
         extra={"undone": entry.transaction_id, "kept_in_history": keep.kept is not None},
     )
 

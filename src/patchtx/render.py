@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
     from .errors import PatchtxError
     from .model import FileChange, Plan, Result
+    from .txn.history import HistoryEntry
 
 STATUS_NAMES = {
     ChangeKind.ADD: "added",
@@ -322,8 +323,8 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
 
 def result_json(result: Result, *, with_diff: bool = True,
                 rendered: Sequence[str] | None = None) -> dict[str, Any]:
-    """The machine-readable result: summary, counts, per-file status (and diffs), transaction id,
-    and the intent when one was given."""
+    """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
+    key always present, ``error`` null; an undo adds ``undone``."""
     plan = result.plan
     out: dict[str, Any] = {
         "ok": True,
@@ -331,13 +332,62 @@ def result_json(result: Result, *, with_diff: bool = True,
         "summary": plan.summary,
         "counts": plan.summary_counts(),
         "files": file_entries(plan, with_diff=with_diff, rendered=rendered),
+        "transaction": result.transaction_id,
+        "recovered": result.recovered,
+        "intent": plan.intent,
+        "error": None,
     }
-    if result.transaction_id:
-        out["transaction"] = result.transaction_id
-    if plan.intent:
-        out["intent"] = plan.intent
+    if "undone" in result.extra:
+        out["undone"] = result.extra["undone"]
     return out
 
 
-def error_json(error: PatchtxError) -> dict[str, Any]:
-    return {"ok": False, "error": error.to_json()}
+def result_schema() -> dict[str, Any]:
+    """The JSON Schema of the result shape (``docs/result.schema.json``; shipped in the package)."""
+    import json
+    from importlib import resources
+
+    schema: dict[str, Any] = json.loads(
+        resources.files("patchtx").joinpath("result.schema.json").read_text(encoding="utf-8"))
+    return schema
+
+
+def log_text(entries: Sequence[HistoryEntry]) -> str:
+    """``patchtx log``'s lines: id, local time, summary, bytes of originals kept, intent."""
+    if not entries:
+        return "The undo history is empty.\n"
+    from datetime import datetime
+
+    lines = []
+    for entry in entries:
+        when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        intent = f"  {entry.intent}" if entry.intent else ""
+        lines.append(f"{entry.transaction_id}  {when}  {entry.summary}  {_size(entry.bytes):>9}{intent}\n")
+    return "".join(lines)
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return f"{count} B"
+    value = count / 1024
+    for unit in ("KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
+
+
+def error_json(error: PatchtxError, *, root: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+    """The same shape for a refusal: ``ok`` false, nothing planned, the error object (its path
+    relative to the workspace ``root``)."""
+    return {
+        "ok": False,
+        "dry_run": dry_run,
+        "summary": None,
+        "counts": None,
+        "files": [],
+        "transaction": None,
+        "recovered": False,
+        "intent": None,
+        "error": error.to_json(root),
+    }
