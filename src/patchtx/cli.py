@@ -69,7 +69,7 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
     return 0
 
 
-_COMMANDS = ("apply", "check", "recover", "log", "undo")
+_COMMANDS = ("apply", "check", "recover", "log", "undo", "redo")
 EXIT_MISSING_EXTRA = 3
 """Exit status when a command needs an optional extra that is not installed."""
 
@@ -198,18 +198,23 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                            ("log", "list the transactions in the undo history, newest first")):
         if wanted(name):
             common(command(name, help=helptext))
-    if not wanted("undo"):
-        return top
-    p = command("undo", help="undo a committed transaction (default: the newest) as a new one")
-    p.add_argument("transaction", nargs="?", metavar="ID",
-                   help="transaction id, or a unique prefix of one, as `patchtx log` shows it")
-    common(p)
-    p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
-    p.add_argument("--no-diff", action="store_true", help="print the summary only")
-    p.add_argument("--no-fsync", action="store_true",
-                   help="skip fsync (throw-away trees): keeps atomicity, drops durability")
-    p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
-    p.add_argument("--intent", help="why the undo is made (default: 'undo ID: <its intent>')")
+    for name in ("undo", "redo"):
+        if not wanted(name):
+            continue
+        if name == "undo":
+            p = command("undo", help="undo the newest transaction not yet undone (or ID) as a new one; "
+                                     "again to go further back")
+            p.add_argument("transaction", nargs="?", metavar="ID",
+                           help="transaction id, or a unique prefix of one, as `patchtx log` shows it")
+        else:
+            p = command("redo", help="put back what the last undo took, as a new transaction")
+        common(p)
+        p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
+        p.add_argument("--no-diff", action="store_true", help="print the summary only")
+        p.add_argument("--no-fsync", action="store_true",
+                       help="skip fsync (throw-away trees): keeps atomicity, drops durability")
+        p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
+        p.add_argument("--intent", help=f"why the {name} is made (default: '{name} ID...')")
     if only is None:
         # Listed for --help only: main() hands their arguments to the agents package untouched.
         command("tool-spec", add_help=False,
@@ -406,14 +411,19 @@ def _run_log(args: argparse.Namespace) -> int:
 
 
 def _run_undo(args: argparse.Namespace) -> int:
+    """``patchtx undo [ID]`` and ``patchtx redo``."""
     from .errors import PatchtxError
-    from .history import undo
+    from .history import redo, undo
     from .render import human_report, result_json
 
     progress = _terminal_progress(args)
+    options = {"dry_run": args.dry_run, "durable": not args.no_fsync, "lock_timeout": args.lock_timeout,
+               "intent": args.intent, "progress": progress}
     try:
-        result = undo(args.root, args.transaction, dry_run=args.dry_run, durable=not args.no_fsync,
-                      lock_timeout=args.lock_timeout, intent=args.intent, progress=progress)
+        if args.command == "redo":
+            result = redo(args.root, **options)
+        else:
+            result = undo(args.root, args.transaction, **options)
     except PatchtxError as exc:
         if progress is not None:
             progress.close(success=False)
@@ -424,7 +434,12 @@ def _run_undo(args: argparse.Namespace) -> int:
     if args.json:
         _emit(result_json(result))
         return 0
-    if result.dry_run:
+    redone = result.extra.get("redone")
+    if redone is not None:
+        sys.stdout.write(f"Would redo transaction {redone} (undoing undo {undone}).\n" if result.dry_run
+                         else f"Redid transaction {redone} (undid undo {undone}) as transaction "
+                              f"{result.transaction_id}.\n")
+    elif result.dry_run:
         sys.stdout.write(f"Would undo transaction {undone}.\n")
     else:
         sys.stdout.write(f"Undid transaction {undone} as transaction {result.transaction_id}.\n")
@@ -516,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
         return _run_apply(args)
     if args.command == "log":
         return _run_log(args)
-    if args.command == "undo":
+    if args.command in ("undo", "redo"):
         return _run_undo(args)
     return _run_recover(args)
 

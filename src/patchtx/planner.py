@@ -471,8 +471,8 @@ class Stager:
              edit_offsets: tuple[Edit, ...] | None = None) -> None:
         if not self.options.allow_move:
             raise PolicyError(f"Refusing to move {hunk.path}: moving files is not allowed here.",
-                              hint="Resend with allow_move set to true if the user agrees to the move.", path=source.rel,
-                              line=hunk.line, details={"permission": "allow_move"})
+                              hint="Resend with allow_move set to true if the user agrees to the move.",
+                              path=source.rel, line=hunk.line, details={"permission": "allow_move"})
         self.refuse_link(source, "move", hunk.line)
         self.refuse_link(destination, "move onto", hunk.line)
         target = self.current(destination.rel)

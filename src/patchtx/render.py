@@ -337,8 +337,9 @@ def result_json(result: Result, *, with_diff: bool = True,
         "intent": plan.intent,
         "error": None,
     }
-    if "undone" in result.extra:
-        out["undone"] = result.extra["undone"]
+    for key in ("undone", "redone"):
+        if key in result.extra:
+            out[key] = result.extra[key]
     return out
 
 

@@ -228,3 +228,50 @@ def test_a_cancelled_request_does_not_hold_the_end_of_input() -> None:
     assert in_flight.ids == {8}
     in_flight.note_outgoing(JSONRPCResponse(jsonrpc="2.0", id=8, result={}))
     assert in_flight.ids == set()
+
+
+async def test_log_and_undo_tools(tree: Path) -> None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(result_schema())
+    async with connect(tree) as client:
+        is_error, empty, text = await call(client, "log", {})
+        assert not is_error and empty == {"ok": True, "transactions": []}
+        assert text == "The undo history is empty.\n"
+
+        is_error, applied, _ = await call(client, "apply_patch", {"patch": EDIT, "intent": "greet"})
+        assert not is_error
+        validator.validate(applied)
+        is_error, listed, text = await call(client, "log", {})
+        assert [t["id"] for t in listed["transactions"]] == [applied["transaction"]]
+        assert text.startswith(applied["transaction"]) and text.rstrip().endswith("greet")
+
+        before = files(tree)
+        # Undoing it deletes pkg/new.py: gated as a patch's deletes are, dry run included.
+        for arguments in ({"transaction": applied["transaction"]},
+                          {"transaction": applied["transaction"], "dry_run": True}):
+            is_error, refused, text = await call(client, "undo", arguments)
+            assert is_error and refused["error"]["kind"] == "policy_violation"
+            assert refused["error"]["path"] == "pkg/new.py" and "allow_delete" in text
+            validator.validate(refused)
+        assert files(tree) == before
+
+        is_error, shown, text = await call(client, "undo", {"transaction": applied["transaction"][:17],
+                                                            "dry_run": True, "allow_delete": True})
+        assert not is_error and shown["dry_run"] is True and files(tree) == before
+        assert text.startswith(f"Would undo transaction {applied['transaction']}.\nDry run")
+        is_error, undone, text = await call(client, "undo", {"transaction": applied["transaction"],
+                                                             "allow_delete": True})
+        assert not is_error
+        validator.validate(undone)
+        assert undone["undone"] == applied["transaction"] and undone["transaction"]
+        assert text.startswith(f"Undid transaction {applied['transaction']} as transaction "
+                               f"{undone['transaction']}.\nApplied: A 0, M 1, D 1, R 0\n")
+        assert "-    print('bye')\n+    print('hello')\n" in text
+        assert (tree / "app.py").read_text() == "def main():\n    print('hello')\n"
+        assert not (tree / "pkg" / "new.py").exists()
+
+        is_error, unknown, text = await call(client, "undo", {"transaction": "nope"})
+        assert is_error and unknown["error"]["kind"] == "unknown_transaction"
+        is_error, wrong, text = await call(client, "undo", {})
+        assert is_error and wrong["error"]["kind"] == "invalid_arguments" and "`transaction` is required" in text

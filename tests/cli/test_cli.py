@@ -254,7 +254,7 @@ def test_patchtx_builds_only_the_command_it_runs_with_the_same_messages(tree: Pa
             whole._subparsers._group_actions[0].choices[name].format_help()
     bogus = run([PATCHTX, "apply", "--bogus"], tree)
     assert bogus.returncode == 2
-    assert bogus.stderr.startswith("usage: patchtx [-h] [-V] {apply,check,recover,log,undo,tool-spec,mcp} ...\n")
+    assert bogus.stderr.startswith("usage: patchtx [-h] [-V] {apply,check,recover,log,undo,redo,tool-spec,mcp} ...\n")
     assert bogus.stderr.endswith("error: unrecognized arguments: --bogus\n")
 
 
