@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
     from .errors import PatchtxError
-    from .model import Plan
+    from .model import Plan, Result
     from .progress import TerminalProgress
 
 APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch"
@@ -114,7 +114,25 @@ _COMMON_OPTIONS: tuple[_Option, ...] = (
     (("--root",), "root", ".", str, None, "workspace root (default: current directory)"),
     (("--json",), "json", False, None, None, "print a JSON result"),
     (("-q", "--quiet"), "quiet", False, None, None,
-     "no progress display on the terminal (it is only shown on one)"),
+     "print only the summary line, and no progress display"),
+)
+MAX_LISTED_FILES = 20
+"""Files listed one per line in a person's report; past this, a count (the diffs list them)."""
+def color(value: str) -> str:
+    """``--color WHEN`` (named for argparse's message: "invalid color value")."""
+    if value not in ("auto", "always", "never"):
+        raise ValueError(value)
+    return value
+
+
+# How apply, check, undo and redo print a result for a person.
+_OUTPUT_OPTIONS: tuple[_Option, ...] = (
+    (("--no-diff",), "no_diff", False, None, None,
+     f"print the summary and the files (at most {MAX_LISTED_FILES}, then a count), no diffs"),
+    (("--stat",), "stat", False, None, None,
+     "print the summary and a diffstat as `git apply --stat` does, no diffs"),
+    (("--color",), "color", "auto", color, "WHEN",
+     "colour the diffs: auto (on a terminal, unless NO_COLOR is set), always, never"),
 )
 _RUN_OPTIONS: tuple[_Option, ...] = (
     *_COMMON_OPTIONS,
@@ -124,7 +142,7 @@ _RUN_OPTIONS: tuple[_Option, ...] = (
     (("--no-move",), "no_move", False, None, None, "refuse patches that move"),
     (("--first-match",), "first_match", False, None, None,
      "take the first match of an ambiguous hunk (as Codex does)"),
-    (("--no-diff",), "no_diff", False, None, None, "print the summary only"),
+    *_OUTPUT_OPTIONS,
 )
 _APPLY_OPTIONS: tuple[_Option, ...] = (
     *_RUN_OPTIONS,
@@ -210,7 +228,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
             p = command("redo", help="put back what the last undo took, as a new transaction")
         common(p)
         p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
-        p.add_argument("--no-diff", action="store_true", help="print the summary only")
+        _add_options(p, _OUTPUT_OPTIONS)
         p.add_argument("--no-fsync", action="store_true",
                        help="skip fsync (throw-away trees): keeps atomicity, drops durability")
         p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
@@ -246,8 +264,20 @@ def _fail(error: PatchtxError, as_json: bool, root: str | None = None, *, dry_ru
 
         _emit(error_json(error, root=root, dry_run=dry_run))
     else:
-        sys.stderr.write(f"patchtx: error [{error.kind}]: {error.message}\n")
+        sys.stderr.write(f"patchtx: error [{error.kind}]: {_for_a_person(error).message}\n")
     return 1
+
+
+def _terminal() -> tuple[Any, Any] | None:
+    """Where to ask a person (reader, writer): standard input and error if it is a terminal, else
+    the controlling terminal (the patch may come on standard input); None without one."""
+    if sys.stdin.isatty():
+        return sys.stdin, sys.stderr
+    try:
+        tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
+    except OSError:
+        return None
+    return tty, tty
 
 
 def _ask_on_terminal(plan: Plan, reason: str) -> bool:
@@ -255,33 +285,32 @@ def _ask_on_terminal(plan: Plan, reason: str) -> bool:
     import os
 
     from .model import Result
-    from .render import human_report
+    from .render import coloured_diff, human_report
 
-    if sys.stdin.isatty():
-        reader, writer = sys.stdin, sys.stderr
-    else:
-        try:
-            reader = writer = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
-        except OSError:
-            return False
-    colour = writer.isatty() and not os.environ.get("NO_COLOR")
+    terminal = _terminal()
+    if terminal is None:
+        return False
+    reader, writer = terminal
     report = human_report(Result(plan, committed=False, dry_run=True))
-    lines = []
-    for line in report.splitlines():
-        if colour and line.startswith(("+++", "---")):
-            line = f"\033[1m{line}\033[0m"
-        elif colour and line.startswith("+"):
-            line = f"\033[32m{line}\033[0m"
-        elif colour and line.startswith("-"):
-            line = f"\033[31m{line}\033[0m"
-        elif colour and line.startswith("@@"):
-            line = f"\033[36m{line}\033[0m"
-        lines.append(line)
+    if writer.isatty() and not os.environ.get("NO_COLOR"):
+        report = coloured_diff(report)
     why = f" ({reason})" if reason else ""
-    writer.write("\n".join(lines) + f"\nApply these changes{why}? [y/N] ")
+    writer.write(report.rstrip("\n") + f"\nApply these changes{why}? [y/N] ")
     writer.flush()
     answer = reader.readline().strip().lower()
     return answer in ("y", "yes")
+
+
+def _for_a_person(error: PatchtxError) -> PatchtxError:
+    """The CLI's wording of a refusal whose hint speaks to an agent (a permission it may ask for)."""
+    permission = error.details.get("permission")
+    if permission == "allow_delete":
+        error.hint = ("Deleting is turned off here, by --no-delete or by allow-delete = false in the "
+                      "workspace's [tool.patchtx] table.")
+    elif permission == "allow_move":
+        error.hint = ("Moving is turned off here, by --no-move or by allow-move = false in the "
+                      "workspace's [tool.patchtx] table.")
+    return error
 
 
 def _terminal_progress(args: argparse.Namespace) -> TerminalProgress | None:
@@ -293,13 +322,49 @@ def _terminal_progress(args: argparse.Namespace) -> TerminalProgress | None:
     return TerminalProgress(sys.stderr)
 
 
+def _use_colour(args: argparse.Namespace, stream: Any) -> bool:
+    import os
+
+    if args.color == "always":
+        return True
+    if args.color == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return bool(stream.isatty())
+
+
+def _report(result: Result, args: argparse.Namespace) -> str:
+    """A result as a person reads it: the summary line (-q); the files, capped, and the diffs
+    (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal."""
+    from .render import diff_texts, diffstat, human_report, summary_line
+
+    if args.quiet:
+        return summary_line(result)
+    if args.stat:
+        return summary_line(result) + diffstat(result.plan)
+    text = human_report(result, diffs=False, max_files=MAX_LISTED_FILES)
+    if args.no_diff:
+        return text
+    diffs = "".join(diff_texts(result.plan))
+    if _use_colour(args, sys.stdout):
+        from .render import coloured_diff
+
+        diffs = coloured_diff(diffs)
+    return text + diffs
+
+
 def _run_apply(args: argparse.Namespace) -> int:
     from .api import apply_plan, plan_patch
     from .errors import FilesystemError, PatchtxError
     from .model import Result
-    from .render import human_report, result_json
+    from .render import result_json
 
     dry_run = args.command == "check" or getattr(args, "dry_run", False)
+    if getattr(args, "confirm", False) and not dry_run and _terminal() is None:
+        sys.stderr.write("patchtx apply: --confirm needs a terminal to ask on, and there is none "
+                         "(no terminal on standard input, no controlling terminal). Nothing was "
+                         "changed. Run it from a terminal, or review with 'patchtx check' and apply "
+                         "without --confirm.\n")
+        return 2
     progress = _terminal_progress(args)
     texts: list[str] = []
     try:
@@ -338,7 +403,7 @@ def _run_apply(args: argparse.Namespace) -> int:
     if args.json:
         _emit(result_json(result))
     else:
-        sys.stdout.write(human_report(result, diffs=not args.no_diff))
+        sys.stdout.write(_report(result, args))
     return 0
 
 
@@ -414,7 +479,7 @@ def _run_undo(args: argparse.Namespace) -> int:
     """``patchtx undo [ID]`` and ``patchtx redo``."""
     from .errors import PatchtxError
     from .history import redo, undo
-    from .render import human_report, result_json
+    from .render import result_json
 
     progress = _terminal_progress(args)
     options = {"dry_run": args.dry_run, "durable": not args.no_fsync, "lock_timeout": args.lock_timeout,
@@ -443,7 +508,7 @@ def _run_undo(args: argparse.Namespace) -> int:
         sys.stdout.write(f"Would undo transaction {undone}.\n")
     else:
         sys.stdout.write(f"Undid transaction {undone} as transaction {result.transaction_id}.\n")
-    sys.stdout.write(human_report(result, diffs=not args.no_diff))
+    sys.stdout.write(_report(result, args))
     return 0
 
 
@@ -563,7 +628,41 @@ def _one_shot(run: Callable[[], int]) -> NoReturn:
     import gc
 
     gc.disable()
+    if sys.stdout is not None:
+        sys.stdout = _ReaderMayLeave(sys.stdout)
     _finish_process(run())
+
+
+class _ReaderMayLeave:
+    """Standard output whose reader may stop reading (``patchtx log | head -1``): once the pipe is
+    closed, the rest of the output goes to /dev/null, so that the command still finishes what it
+    was doing (an undo already committed) and exits with its own status, quietly."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            self._reader_left()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_left()
+
+    def _reader_left(self) -> None:
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def apply_patch_script() -> NoReturn:

@@ -151,7 +151,9 @@ def test_confirm_without_terminal_refuses(tree: Path) -> None:
     (tree / "p.patch").write_text(UPDATE)
     child = subprocess.run([PATCHTX, "apply", "--confirm", "p.patch"], cwd=tree, capture_output=True,
                            stdin=subprocess.DEVNULL, text=True, start_new_session=True, timeout=60)
-    assert child.returncode == 1 and "[rejected]" in child.stderr
+    assert child.returncode == 2 and child.stdout == ""
+    assert child.stderr.startswith("patchtx apply: --confirm needs a terminal to ask on")
+    assert child.stderr.count("\n") == 1 and "Nothing was changed." in child.stderr
     assert (tree / "a.txt").read_text() == "one\ntwo\n"
 
 
