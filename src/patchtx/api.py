@@ -21,9 +21,14 @@ if TYPE_CHECKING:
 PathLike = str | os.PathLike[str]
 
 
-def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions) -> list[Patch]:
+def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions,
+             extract: bool = False) -> list[Patch]:
     if isinstance(patches, str | Patch):
         patches = [patches]
+    if extract:
+        from .extract import extract_patch
+
+        patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
     limit = options.max_patch_bytes
     if limit is not None:
         size = sum(len(p.encode("utf-8")) for p in patches if isinstance(p, str))
@@ -50,20 +55,22 @@ def plan_patch(
     protected: tuple[str, ...] | None = None,
     intent: str | None = None,
     progress: Progress | None = None,
+    extract: bool = False,
 ) -> Plan:
     """Parse and plan without writing. Several patches are planned in order as one.
 
     Options left as None come from the workspace's ``[tool.patchtx]`` table, then the defaults.
     ``progress(phase, done, total)`` is told each new file planned (phase "planning").
+    ``extract`` takes each patch text out of a model's reply first (see ``patchtx.extract``).
     """
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match, protected=protected)
-    return _plan(patches, root, options, intent, progress)
+    return _plan(patches, root, options, intent, progress, extract)
 
 
 def _plan(patches: str | Patch | Sequence[str | Patch], root: PathLike, options: PlanOptions,
-          intent: str | None, progress: Progress | None) -> Plan:
-    parsed = _patches(patches, options)
+          intent: str | None, progress: Progress | None, extract: bool = False) -> Plan:
+    parsed = _patches(patches, options, extract)
     combined = parsed[0] if len(parsed) == 1 else Patch(
         tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed))
     if progress is None:
@@ -155,13 +162,15 @@ def apply_patch(
     history_count: int | None = None,
     history_bytes: int | None = None,
     progress: Progress | None = None,
+    extract: bool = False,
 ) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
-    failure, in which case nothing was changed."""
+    failure, in which case nothing was changed. ``extract`` takes each patch out of a model's
+    reply first (code fences, prose around it)."""
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match, protected=protected,
                           history_count=history_count, history_bytes=history_bytes)
-    planned = _plan(patches, root, options, intent, progress)
+    planned = _plan(patches, root, options, intent, progress, extract)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)
     return _commit(planned, options, durable=durable, lock_timeout=lock_timeout, progress=progress)

@@ -143,6 +143,8 @@ _RUN_OPTIONS: tuple[_Option, ...] = (
     (("--first-match",), "first_match", False, None, None,
      "take the first match of an ambiguous hunk (as Codex does)"),
     *_OUTPUT_OPTIONS,
+    (("--extract",), "extract", False, None, None,
+     "take the patch out of a model's reply (code fences, prose around it) first"),
 )
 _APPLY_OPTIONS: tuple[_Option, ...] = (
     *_RUN_OPTIONS,
@@ -374,6 +376,8 @@ def _run_apply(args: argparse.Namespace) -> int:
             raise FilesystemError(f"Cannot read the patch: {exc}.",
                                   hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
                 from None
+        if args.extract:
+            texts = _extracted(args.patches, texts)
         plan = plan_patch(
             texts, args.root, allow_overwrite=args.allow_overwrite or None,
             allow_delete=False if args.no_delete else None,
@@ -405,6 +409,20 @@ def _run_apply(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(_report(result, args))
     return 0
+
+
+def _extracted(names: list[str], texts: list[str]) -> list[str]:
+    from .errors import PatchtxError
+    from .extract import extract_patch
+
+    out = []
+    for name, text in zip(names, texts, strict=True):
+        try:
+            out.append(extract_patch(text))
+        except PatchtxError as exc:
+            exc.patch_file = None if name == "-" else name
+            raise
+    return out
 
 
 def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root: str) -> str | None:

@@ -191,3 +191,16 @@ class MissingExtraError(PatchtxError):
     @property
     def message(self) -> str:
         return self.headline  # nothing was attempted, so "Nothing was changed" says nothing here
+
+
+class NoPatchFoundError(ParseError):
+    """Extraction found no ``*** Begin Patch`` line in the text (a model's reply)."""
+
+    kind = "no_patch"
+
+
+class SeveralPatchesError(ParseError):
+    """Extraction found more than one different candidate patch; ``details["candidates"]`` lists
+    them (first and last line, files named)."""
+
+    kind = "several_patches"

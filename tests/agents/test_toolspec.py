@@ -16,7 +16,7 @@ from patchtx.agents.toolspec import FORMATS, instructions, tool_spec, tool_spec_
 from patchtx.api import plan_patch
 from patchtx.errors import PatchtxError
 
-OPTIONS = {"dry_run", "allow_delete", "allow_move", "workspace_root", "intent"}
+OPTIONS = {"dry_run", "allow_delete", "allow_move", "workspace_root", "intent", "extract"}
 
 
 def test_custom_tool_is_a_freeform_tool_with_our_grammar() -> None:
@@ -43,7 +43,7 @@ def test_function_tools_require_only_the_patch(format: str, patch_parameter: str
     assert parameters["properties"][patch_parameter]["type"] == "string"
     defaults = {name: prop.get("default") for name, prop in parameters["properties"].items()}
     assert defaults == {patch_parameter: None, "dry_run": False, "allow_delete": False,
-                        "allow_move": True, "workspace_root": ".", "intent": None}
+                        "allow_move": True, "workspace_root": ".", "intent": None, "extract": False}
     for name in OPTIONS:
         assert parameters["properties"][name]["description"]
 

@@ -75,6 +75,7 @@ AllowDelete = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["allow_delet
 AllowMove = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["allow_move"])]
 WorkspaceRoot = Annotated[str, Field(description=OPTION_DESCRIPTIONS["workspace_root"])]
 DryRun = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["dry_run"])]
+Extract = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["extract"])]
 TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
                                                  "result shows it, or a unique prefix of it.")]
 
@@ -145,10 +146,11 @@ def build_server(root: str) -> MCPServer:
         allow_move: AllowMove = True,
         workspace_root: WorkspaceRoot = ".",
         intent: Annotated[str | None, Field(description=OPTION_DESCRIPTIONS["intent"])] = None,
+        extract: Extract = False,
     ) -> CallToolResult:
         return _result(apply_patch_call(patch, root, dry_run=dry_run, allow_delete=allow_delete,
                                         allow_move=allow_move, workspace_root=workspace_root,
-                                        intent=intent))
+                                        intent=intent, extract=extract))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
@@ -157,9 +159,11 @@ def build_server(root: str) -> MCPServer:
         allow_delete: AllowDelete = False,
         allow_move: AllowMove = True,
         workspace_root: WorkspaceRoot = ".",
+        extract: Extract = False,
     ) -> CallToolResult:
         return _result(apply_patch_call(patch, root, dry_run=True, allow_delete=allow_delete,
-                                        allow_move=allow_move, workspace_root=workspace_root))
+                                        allow_move=allow_move, workspace_root=workspace_root,
+                                        extract=extract))
 
     @server.tool(name="log", description=LOG_DESCRIPTION, annotations=reads("Undo history"))
     def log() -> CallToolResult:

@@ -88,8 +88,12 @@ def _patch_under(text: str, prefix: str, max_patch_bytes: int | None) -> Patch:
 
 
 def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
-          workspace_root: str | None, intent: str | None) -> Plan:
+          workspace_root: str | None, intent: str | None, extract: bool = False) -> Plan:
     real_root = os.path.realpath(root)
+    if extract:
+        from ..extract import extract_patch
+
+        text = extract_patch(text)
     base = resolve_workspace_root(real_root, workspace_root)
     policy = options_for(real_root)
     allow_delete = allow_delete and policy.allow_delete
@@ -128,14 +132,16 @@ def apply_patch_call(
     allow_move: bool = True,
     workspace_root: str | None = None,
     intent: str | None = None,
+    extract: bool = False,
 ) -> ToolOutcome:
-    """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction.
+    """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction
+    (``extract``: take it out of surrounding text first).
 
     Never raises for a refused patch: the refusal is the outcome (``ok`` false, nothing written).
     """
     try:
         plan = _plan(patch, root, allow_delete=allow_delete, allow_move=allow_move,
-                     workspace_root=workspace_root, intent=intent)
+                     workspace_root=workspace_root, intent=intent, extract=extract)
         result = Result(plan, committed=False, dry_run=True) if dry_run else apply_plan(plan)
     except PatchtxError as error:
         return failure_outcome(error, root, dry_run=dry_run)
@@ -203,7 +209,7 @@ def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
         return _argument_error("The call needs the patch text as one string argument "
                                f"(one of: {', '.join(PATCH_ARGUMENT_NAMES)}).")
     option_types = {"dry_run": bool, "allow_delete": bool, "allow_move": bool,
-                    "workspace_root": str, "intent": str}
+                    "workspace_root": str, "intent": str, "extract": bool}
     unknown = sorted(set(arguments) - {given[0], *option_types})
     if unknown:
         return _argument_error(f"Unknown argument(s): {', '.join(unknown)}.")
@@ -221,4 +227,5 @@ def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
     return apply_patch_call(
         arguments[given[0]], root, dry_run=flag("dry_run", False),
         allow_delete=flag("allow_delete", False), allow_move=flag("allow_move", True),
-        workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"))
+        workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"),
+        extract=flag("extract", False))

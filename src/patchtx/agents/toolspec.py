@@ -7,7 +7,7 @@ Formats (``tool_spec(format)`` and ``patchtx tool-spec --format FORMAT``):
 - ``function``: a JSON-schema function tool whose patch parameter is ``input`` (Codex's name);
   ``function-patchText`` and ``function-patch`` name it ``patchText`` or ``patch`` for hosts that
   use those names. All three take the same options (``dry_run``, ``allow_delete``, ``allow_move``,
-  ``workspace_root``, ``intent``), which ``patchtx.agents.tool_call.run_tool_call`` executes.
+  ``workspace_root``, ``intent``, ``extract``), which ``patchtx.agents.tool_call.run_tool_call`` executes.
 - ``lark``: the grammar definition exactly as the custom tool carries it.
 - ``instructions``: the text that teaches the format and patchtx's semantics.
 
@@ -48,6 +48,8 @@ OPTION_DESCRIPTIONS = {
     "workspace_root": "Directory that the patch's paths are relative to, itself relative to the "
                       "host's workspace root (or absolute inside it). Default: the workspace root.",
     "intent": "One sentence saying why this edit is made; recorded with the change.",
+    "extract": "Take the patch out of surrounding text first (code fences, prose before or after "
+               "it). Refused if the text holds two different patches.",
 }
 PATCH_DESCRIPTION = "The whole patch, from '*** Begin Patch' to '*** End Patch'."
 
@@ -99,6 +101,8 @@ def option_properties() -> dict[str, dict[str, Any]]:
         "workspace_root": {"type": "string", "default": ".",
                            "description": OPTION_DESCRIPTIONS["workspace_root"]},
         "intent": {"type": "string", "description": OPTION_DESCRIPTIONS["intent"]},
+        "extract": {"type": "boolean", "default": False,
+                    "description": OPTION_DESCRIPTIONS["extract"]},
     }
 
 
