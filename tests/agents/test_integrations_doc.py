@@ -72,8 +72,8 @@ def test_the_function_tool_shown_is_tool_spec_function_patch() -> None:
 def test_the_documented_tool_spec_formats_exist() -> None:
     [commands] = fenced_blocks(DOC, "bash")
     formats = [line.split("--format ")[1].split()[0] for line in commands.splitlines()]
-    assert formats == ["custom", "function", "function-patchText", "function-patch", "instructions",
-                       "lark"]
+    assert formats == ["custom", "function", "function-patchText", "function-patch", "chat-completions",
+                       "anthropic", "instructions", "lark"]
     for format in formats:
         assert tool_spec(format)
 

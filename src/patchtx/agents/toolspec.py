@@ -8,6 +8,10 @@ Formats (``tool_spec(format)`` and ``patchtx tool-spec --format FORMAT``):
   ``function-patchText`` and ``function-patch`` name it ``patchText`` or ``patch`` for hosts that
   use those names. All three take the same options (``dry_run``, ``allow_delete``, ``allow_move``,
   ``workspace_root``, ``intent``, ``extract``), which ``patchtx.agents.tool_call.run_tool_call`` executes.
+- ``chat-completions``: the same function tool in the Chat Completions API's shape
+  (``{"type": "function", "function": {...}}``).
+- ``anthropic``: the same tool as an Anthropic Messages API tool definition
+  (``{"name", "description", "input_schema"}``).
 - ``lark``: the grammar definition exactly as the custom tool carries it.
 - ``instructions``: the text that teaches the format and patchtx's semantics.
 
@@ -31,7 +35,7 @@ FUNCTION_PATCH_PARAMETERS = {
     "function-patchText": "patchText",
     "function-patch": "patch",
 }
-FORMATS = ("custom", *FUNCTION_PATCH_PARAMETERS, "lark", "instructions")
+FORMATS = ("custom", *FUNCTION_PATCH_PARAMETERS, "chat-completions", "anthropic", "lark", "instructions")
 
 FREEFORM_NOTE = (
     "This is a FREEFORM tool: send the patch text itself, from '*** Begin Patch' to "
@@ -126,6 +130,19 @@ def function_tool(patch_parameter: str = "input") -> dict[str, Any]:
     }
 
 
+def chat_completions_tool(patch_parameter: str = "input") -> dict[str, Any]:
+    """The function tool in the Chat Completions API's shape (the function nested one level)."""
+    tool = function_tool(patch_parameter)
+    return {"type": "function", "function": {key: tool[key] for key in ("name", "description",
+                                                                         "parameters", "strict")}}
+
+
+def anthropic_tool(patch_parameter: str = "input") -> dict[str, Any]:
+    """An Anthropic Messages API tool definition: the same JSON schema as ``input_schema``."""
+    tool = function_tool(patch_parameter)
+    return {"name": tool["name"], "description": tool["description"], "input_schema": tool["parameters"]}
+
+
 def tool_spec(format: str = "custom") -> dict[str, Any] | str:
     """The declaration in ``format`` (one of ``FORMATS``): a JSON-ready dict, or text for
     ``lark`` and ``instructions``."""
@@ -133,6 +150,10 @@ def tool_spec(format: str = "custom") -> dict[str, Any] | str:
         return custom_tool()
     if format in FUNCTION_PATCH_PARAMETERS:
         return function_tool(FUNCTION_PATCH_PARAMETERS[format])
+    if format == "chat-completions":
+        return chat_completions_tool()
+    if format == "anthropic":
+        return anthropic_tool()
     if format == "lark":
         return grammar_definition()
     if format == "instructions":
@@ -151,7 +172,9 @@ def tool_spec_main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--format", choices=FORMATS, default="custom",
                         help="custom (freeform tool with grammar, the default), function, "
-                             "function-patchText, function-patch (JSON-schema tools), lark "
+                             "function-patchText, function-patch (JSON-schema tools for the "
+                             "Responses API), chat-completions (the function tool for Chat "
+                             "Completions), anthropic (an Anthropic tool definition), lark "
                              "(the grammar alone), instructions (the text alone)")
     args = parser.parse_args(argv)
     spec = tool_spec(args.format)
