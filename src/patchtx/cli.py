@@ -393,7 +393,12 @@ def _run_apply(args: argparse.Namespace) -> int:
 
                 if progress is not None:
                     progress.close()  # the question goes to the terminal too
-                enforce(plan, lambda _plan: Verdict(Decision.ASK, ""), _ask_on_terminal)
+                try:
+                    enforce(plan, lambda _plan: Verdict(Decision.ASK, ""), _ask_on_terminal)
+                except PatchtxError as declined:
+                    declined.headline = "Not applied: you answered no."
+                    declined.hint = ""
+                    raise
             result = apply_plan(plan, durable=not args.no_fsync, lock_timeout=args.lock_timeout,
                                 progress=progress)
     except PatchtxError as exc:

@@ -143,7 +143,7 @@ def test_confirm_yes_applies(tree: Path) -> None:
 
 def test_confirm_no_writes_nothing(tree: Path) -> None:
     code, shown = _confirm_on_pty(tree, b"n\n")
-    assert code == 1 and "patch rejected by user" in shown
+    assert code == 1 and "patchtx: error [rejected]: Not applied: you answered no. Nothing was changed." in shown
     assert (tree / "a.txt").read_text() == "one\ntwo\n"
 
 

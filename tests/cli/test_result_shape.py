@@ -129,3 +129,27 @@ def test_recovered_is_wired_to_what_the_commit_reports(tree: Path) -> None:
     assert recovered(CommitReport("t", 0, recovery=RecoveryReport())) is False
     assert recovered(CommitReport("t", 0, recovery=RecoveryReport(
         (RecoveredTransaction("old", "rolled_back"),)))) is True
+
+
+def test_recovered_is_true_after_an_interrupted_commit(tmp_path: Path) -> None:
+    import shutil
+
+    from patchtx.txn import commit
+
+    from ..txn.helpers import crash_in_process
+
+    seen = set()
+    for crash_at in range(1, 60):
+        root = tmp_path / f"ws{crash_at}"
+        root.mkdir()
+        (root / "a.txt").write_text("one\ntwo\n")
+        plan = patchtx.plan_patch(UPDATE, root)
+        if not crash_in_process(lambda fs, plan=plan: commit(plan, fs=fs), crash_at):
+            shutil.rmtree(root)
+            break
+        result = patchtx.apply_patch("*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch\n", root)
+        validate(result.to_json())
+        assert result.to_json()["recovered"] is result.recovered
+        seen.add(result.recovered)
+        shutil.rmtree(root)
+    assert seen == {False, True}  # crashes before the journal: nothing to recover; after: recovered
