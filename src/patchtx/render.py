@@ -362,10 +362,14 @@ def _c_quoted(name: str) -> str:
 
 
 def _line_counts(diff: str) -> tuple[int, int]:
-    """Lines added and removed by one rendered unified diff (its two header lines skipped)."""
+    """Lines added and removed by one rendered unified diff (its headers, ``rename from``,
+    ``---``, ``+++`` and the like, are before its first hunk and not counted)."""
     added = removed = 0
-    for line in diff.splitlines()[2:]:
-        if line.startswith("+"):
+    in_hunks = False
+    for line in diff.splitlines():
+        if not in_hunks:
+            in_hunks = line.startswith("@@")
+        elif line.startswith("+"):
             added += 1
         elif line.startswith("-"):
             removed += 1

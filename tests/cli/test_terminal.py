@@ -153,3 +153,14 @@ def test_a_closed_pipe_ends_quietly_with_the_real_status(tree: Path) -> None:
     shell = subprocess.run(f"'{PATCHTX}' log | head -1; echo \"${{PIPESTATUS[0]}}\"", shell=True,
                            executable="/bin/bash", cwd=tree, capture_output=True, text=True, timeout=60)
     assert shell.stdout.splitlines()[-1] == "0" and shell.stderr == ""
+
+
+def test_stat_of_a_move_counts_only_its_hunks(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "old.txt").write_text("a\nb\n")
+    plan = patchtx.plan_patch("*** Begin Patch\n*** Update File: docs/old.txt\n*** Move to: docs/new.txt\n"
+                              "@@\n a\n-b\n+B\n*** End Patch\n", tmp_path)
+    assert "rename from" in diff_texts(plan)[0]  # git-style headers before the hunk: not counted
+    # As git apply --stat prints the same rename (git 2.39): the new name, its line counts.
+    assert diffstat(plan) == (" docs/new.txt |    2 +-\n"
+                              " 1 file changed, 1 insertion(+), 1 deletion(-)\n")
