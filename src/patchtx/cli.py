@@ -603,14 +603,12 @@ def main(argv: list[str] | None = None) -> int:
 
         return tool_spec_main(given[1:])
     if given[:1] == ["mcp"]:
+        from .errors import MissingExtraError
+
         try:
             from .agents.mcp_server import mcp_main
-        except ImportError as exc:
-            if (exc.name or "").partition(".")[0] not in ("mcp", "pydantic", "anyio"):
-                raise
-            from .errors import MissingExtraError
-
-            return _missing_extra(MissingExtraError("The MCP server", "mcp", "mcp"))
+        except MissingExtraError as missing:
+            return _missing_extra(missing)
         return mcp_main(given[1:])
     if given[:1] in (["--version"], ["-V"]):
         return _print_version("patchtx")

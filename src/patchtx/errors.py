@@ -178,8 +178,9 @@ class ApprovalError(PatchtxError):
     kind = "rejected"
 
 
-class MissingExtraError(PatchtxError):
-    """An optional feature whose packages are not installed; the message names the extra."""
+class MissingExtraError(PatchtxError, ImportError):
+    """An optional feature whose packages are not installed; the message names the extra. Also an
+    ImportError, which is what importing a module of that feature raises."""
 
     kind = "missing_dependency"
 

@@ -52,6 +52,19 @@ def test_mcp_without_its_extra_is_one_line_naming_it(tmp_path: Path) -> None:
     assert "pip install 'patchtx[mcp]'" in done.stderr
 
 
+def test_the_module_form_of_the_mcp_server_without_its_extra_is_one_line_too(tmp_path: Path) -> None:
+    code = ("import sys, runpy; sys.modules['mcp'] = None; sys.argv = ['mcp_server', '--root', '.']\n"
+            "runpy.run_module('patchtx.agents.mcp_server', run_name='__main__')\n")
+    done = run([sys.executable, "-c", code], tmp_path)
+    assert (done.returncode, done.stdout) == (3, "")
+    assert done.stderr == ("patchtx: The MCP server needs the 'mcp' package, which is not installed: "
+                           "pip install 'patchtx[mcp]'.\n")
+    imported = run([sys.executable, "-c", "import sys; sys.modules['mcp'] = None\n"
+                    "try:\n    import patchtx.agents.mcp_server\n"
+                    "except ImportError as exc:\n    print(exc.kind)"], tmp_path)
+    assert imported.stdout == "missing_dependency\n"  # an ImportError and a PatchtxError
+
+
 def test_shell_recognition_without_tree_sitter_names_the_extra(tmp_path: Path) -> None:
     code = ("import sys; sys.modules['tree_sitter'] = None\n"
             "from patchtx.agents.shell import parse_invocation\n"

@@ -17,18 +17,27 @@ import os
 import sys
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import (
-    CallToolResult,
-    JSONRPCError,
-    JSONRPCNotification,
-    JSONRPCRequest,
-    JSONRPCResponse,
-    TextContent,
-    ToolAnnotations,
-)
-from pydantic import Field, ValidationError
+try:
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import (
+        CallToolResult,
+        JSONRPCError,
+        JSONRPCNotification,
+        JSONRPCRequest,
+        JSONRPCResponse,
+        TextContent,
+        ToolAnnotations,
+    )
+    from pydantic import Field, ValidationError
+except ImportError as _missing:
+    from ..errors import MissingExtraError
+
+    _error = MissingExtraError("The MCP server", "mcp", "mcp")
+    if __name__ == "__main__":  # ``python -m patchtx.agents.mcp_server``: a host shows stderr
+        sys.stderr.write(f"patchtx: {_error.message}\n")
+        sys.exit(3)
+    raise _error from _missing
 
 from .. import __version__
 from ..render import result_schema
