@@ -153,3 +153,21 @@ def test_recovered_is_true_after_an_interrupted_commit(tmp_path: Path) -> None:
         seen.add(result.recovered)
         shutil.rmtree(root)
     assert seen == {False, True}  # crashes before the journal: nothing to recover; after: recovered
+
+
+def test_every_error_kind_is_listed_in_format_md() -> None:
+    import importlib
+    import pkgutil
+
+    for module in pkgutil.walk_packages(patchtx.__path__, "patchtx."):
+        if module.name.split(".")[-1] not in ("__main__", "mcp_server", "openai_agents", "acp"):
+            importlib.import_module(module.name)
+    importlib.import_module("patchtx.agents.mcp_server")
+
+    def subclasses(cls: type) -> set[type]:
+        return {cls} | {s for sub in cls.__subclasses__() for s in subclasses(sub)}
+
+    kinds = {cls.kind for cls in subclasses(patchtx.PatchtxError) if cls.kind != "error"}
+    listed = (REPO / "docs" / "format.md").read_text(encoding="utf-8").split("## Errors", 1)[1]
+    assert {kind for kind in kinds if f"`{kind}`" not in listed} == set()
+    assert len(kinds) >= 25
