@@ -456,10 +456,13 @@ def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root
 
         from .errors import workspace_relative
 
-        wanted = posixpath.normpath(workspace_relative(error.path, root) or "")
+        def relative(path: str) -> str:
+            return posixpath.normpath(workspace_relative(path, root) or "")
+
+        wanted = relative(error.path)
         starts = [hunk.line for hunk in patch.hunks] + [text.count("\n") + 2]
         for index, hunk in enumerate(patch.hunks):
-            paths = {posixpath.normpath(hunk.path), posixpath.normpath(getattr(hunk, "move_to", None) or ".")}
+            paths = {relative(hunk.path), relative(getattr(hunk, "move_to", None) or hunk.path)}
             if wanted in paths and starts[index] <= error.line < starts[index + 1]:
                 found.append(name)
                 break

@@ -107,6 +107,10 @@ def test_the_patch_file_is_named_among_several(tree: Path) -> None:
     code, plan = cli_json(tree, "apply", "good.patch", "miss.patch")
     assert code == 1 and plan["error"]["patch_file"] == "miss.patch"  # type: ignore[index]
     assert plan["error"]["path"] == "b.txt"  # type: ignore[index]
+    (tree / "absolute.patch").write_text(MISS.replace("a.txt", f"{tree.resolve()}/b.txt"))
+    code, absolute = cli_json(tree, "apply", "good.patch", "absolute.patch")
+    assert absolute["error"]["patch_file"] == "absolute.patch"  # type: ignore[index]
+    assert absolute["error"]["path"] == "b.txt"  # type: ignore[index]
     code, one = cli_json(tree, "apply", "miss.patch")
     assert one["error"]["patch_file"] == "miss.patch"  # type: ignore[index]
     validate(parse), validate(plan), validate(one)
