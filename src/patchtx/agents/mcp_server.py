@@ -75,8 +75,8 @@ UNDO_DESCRIPTION = (
     "Undo one committed transaction (its id from `log` or from apply_patch's result; a unique "
     "prefix will do) as a new transaction: every file it changed is put back as it was. Refused, "
     "writing nothing, if any of those files changed since. Like a patch, an undo that deletes "
-    "files (undoing an add) is refused unless `allow_delete` is true. Calling undo again on the "
-    "newest transaction goes one further back; `dry_run` shows the diffs without writing."
+    "files (undoing an add) is refused unless `allow_delete` is true. The undo is itself listed in "
+    "`log` (undoing it puts the change back); `dry_run` shows the diffs without writing."
 )
 
 PatchText = Annotated[str, Field(description=PATCH_DESCRIPTION)]
