@@ -21,6 +21,7 @@ _EXPORTS = {
     "Result": "patchtx.model",
     "recover": "patchtx.txn",
     "Transaction": "patchtx.transaction",
+    "extract_patch": "patchtx.extract",
 }
 # Submodules reachable as attributes without an explicit import (``patchtx.history.undo(...)``).
 _SUBMODULES = frozenset({"history"})
@@ -32,6 +33,7 @@ __all__ = [
     "Transaction",
     "apply_patch",
     "apply_plan",
+    "extract_patch",
     "history",
     "parse",
     "plan_patch",
@@ -44,10 +46,17 @@ if TYPE_CHECKING:
     from . import history
     from .api import apply_patch, apply_plan, plan_patch
     from .errors import PatchtxError
+    from .extract import extract_patch
     from .model import Patch, Plan, Result
     from .parser import parse
     from .transaction import Transaction
     from .txn import recover
+
+
+def __dir__() -> list[str]:
+    """The public names (loaded lazily, so not yet in the module's namespace) for dir() and
+    completion, with the module's own attributes."""
+    return sorted({*(name for name in globals() if name.startswith("__")), *__all__})
 
 
 def __getattr__(name: str) -> Any:

@@ -14,15 +14,21 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .txn.reports import CommitReport
     from .txn.transaction import Progress
     from .workspace import FileInfo, ResolvedPath, Workspace
 
 PathLike = str | os.PathLike[str]
 
 
-def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions) -> list[Patch]:
+def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions,
+             extract: bool = False) -> list[Patch]:
     if isinstance(patches, str | Patch):
         patches = [patches]
+    if extract:
+        from .extract import extract_patch
+
+        patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
     limit = options.max_patch_bytes
     if limit is not None:
         size = sum(len(p.encode("utf-8")) for p in patches if isinstance(p, str))
@@ -50,21 +56,23 @@ def plan_patch(
     protected: tuple[str, ...] | None = None,
     intent: str | None = None,
     progress: Progress | None = None,
+    extract: bool = False,
 ) -> Plan:
     """Parse and plan without writing. Several patches are planned in order as one.
 
     Options left as None come from the workspace's ``[tool.patchtx]`` table, then the defaults.
     ``progress(phase, done, total)`` is told each new file planned (phase "planning").
+    ``extract`` takes each patch text out of a model's reply first (see ``patchtx.extract``).
     """
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match,
                           skip_applied=skip_applied, protected=protected)
-    return _plan(patches, root, options, intent, progress)
+    return _plan(patches, root, options, intent, progress, extract)
 
 
 def _plan(patches: str | Patch | Sequence[str | Patch], root: PathLike, options: PlanOptions,
-          intent: str | None, progress: Progress | None) -> Plan:
-    parsed = _patches(patches, options)
+          intent: str | None, progress: Progress | None, extract: bool = False) -> Plan:
+    parsed = _patches(patches, options, extract)
     combined = parsed[0] if len(parsed) == 1 else Patch(
         tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed))
     if progress is None:
@@ -132,7 +140,12 @@ def _commit(plan_: Plan, options: PlanOptions, *, durable: bool, lock_timeout: f
     report = commit(plan_, durable=durable, lock_timeout=lock_timeout, retention=keep,
                     progress=progress)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
-                  fsyncs=report.fsyncs)
+                  fsyncs=report.fsyncs, recovered=recovered(report))
+
+
+def recovered(report: CommitReport) -> bool:
+    """Whether the commit recovered an earlier interrupted transaction before its own."""
+    return report.recovery is not None and not report.recovery.nothing_to_do
 
 
 def apply_patch(
@@ -152,14 +165,16 @@ def apply_patch(
     history_count: int | None = None,
     history_bytes: int | None = None,
     progress: Progress | None = None,
+    extract: bool = False,
 ) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
-    failure, in which case nothing was changed."""
+    failure, in which case nothing was changed. ``extract`` takes each patch out of a model's
+    reply first (code fences, prose around it)."""
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match,
                           skip_applied=skip_applied, protected=protected,
                           history_count=history_count, history_bytes=history_bytes)
-    planned = _plan(patches, root, options, intent, progress)
+    planned = _plan(patches, root, options, intent, progress, extract)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)
     return _commit(planned, options, durable=durable, lock_timeout=lock_timeout, progress=progress)

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
     from .errors import PatchtxError
-    from .model import Plan
+    from .model import Plan, Result
     from .progress import TerminalProgress
 
 APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch"
@@ -27,6 +27,8 @@ def _has_surrogates(text: str) -> bool:
 def apply_patch_main(argv: list[str] | None = None) -> int:
     """Codex's ``apply_patch`` contract: the patch as the one argument or on stdin."""
     args = sys.argv[1:] if argv is None else argv
+    if args == ["--version"]:  # no patch starts with it, so Codex's contract is not narrowed
+        return _print_version("apply_patch")
     if len(args) > 1:
         sys.stderr.write("Error: apply_patch accepts exactly one argument.\n")
         return 2
@@ -67,7 +69,22 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
     return 0
 
 
-_COMMANDS = ("apply", "check", "recover", "log", "undo")
+_COMMANDS = ("apply", "check", "recover", "log", "undo", "redo")
+EXIT_MISSING_EXTRA = 3
+"""Exit status when a command needs an optional extra that is not installed."""
+
+
+def _print_version(prog: str) -> int:
+    from . import __version__
+
+    sys.stdout.write(f"{prog} {__version__}\n")
+    return 0
+
+
+def _missing_extra(error: PatchtxError) -> int:
+    """One line on standard error (where an MCP host shows a server's output) naming the extra."""
+    sys.stderr.write(f"patchtx: {error.message}\n")
+    return EXIT_MISSING_EXTRA
 _AGENT_COMMANDS = ("tool-spec", "mcp")
 
 
@@ -97,7 +114,25 @@ _COMMON_OPTIONS: tuple[_Option, ...] = (
     (("--root",), "root", ".", str, None, "workspace root (default: current directory)"),
     (("--json",), "json", False, None, None, "print a JSON result"),
     (("-q", "--quiet"), "quiet", False, None, None,
-     "no progress display on the terminal (it is only shown on one)"),
+     "print only the summary line, and no progress display"),
+)
+MAX_LISTED_FILES = 20
+"""Files listed one per line in a person's report; past this, a count (the diffs list them)."""
+def color(value: str) -> str:
+    """``--color WHEN`` (named for argparse's message: "invalid color value")."""
+    if value not in ("auto", "always", "never"):
+        raise ValueError(value)
+    return value
+
+
+# How apply, check, undo and redo print a result for a person.
+_OUTPUT_OPTIONS: tuple[_Option, ...] = (
+    (("--no-diff",), "no_diff", False, None, None,
+     f"print the summary and the files (at most {MAX_LISTED_FILES}, then a count), no diffs"),
+    (("--stat",), "stat", False, None, None,
+     "print the summary and a diffstat as `git apply --stat` does, no diffs"),
+    (("--color",), "color", "auto", color, "WHEN",
+     "colour the diffs: auto (on a terminal, unless NO_COLOR is set), always, never"),
 )
 _RUN_OPTIONS: tuple[_Option, ...] = (
     *_COMMON_OPTIONS,
@@ -109,7 +144,9 @@ _RUN_OPTIONS: tuple[_Option, ...] = (
      "take the first match of an ambiguous hunk (as Codex does)"),
     (("--skip-applied",), "skip_applied", False, None, None,
      "succeed, changing nothing, when the patch is already applied (refused by default)"),
-    (("--no-diff",), "no_diff", False, None, None, "print the summary only"),
+    *_OUTPUT_OPTIONS,
+    (("--extract",), "extract", False, None, None,
+     "take the patch out of a model's reply (code fences, prose around it) first"),
 )
 _APPLY_OPTIONS: tuple[_Option, ...] = (
     *_RUN_OPTIONS,
@@ -154,8 +191,12 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Apply Codex-format patches to a tree as one crash-safe transaction.",
         formatter_class=Formatter,
         # With one command built, its errors still show every command, as the whole parser does.
-        usage=None if only is None else "%(prog)s [-h] {" + ",".join((*_COMMANDS, *_AGENT_COMMANDS)) + "} ...",
+        usage=None if only is None else "%(prog)s [-h] [-V] {" + ",".join((*_COMMANDS, *_AGENT_COMMANDS)) + "} ...",
     )
+    from . import __version__
+
+    top.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}",
+                     help="print the version and exit")
     sub = top.add_subparsers(dest="command", required=True)
 
     def command(name: str, **options: Any) -> argparse.ArgumentParser:
@@ -179,18 +220,23 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                            ("log", "list the transactions in the undo history, newest first")):
         if wanted(name):
             common(command(name, help=helptext))
-    if not wanted("undo"):
-        return top
-    p = command("undo", help="undo a committed transaction (default: the newest) as a new one")
-    p.add_argument("transaction", nargs="?", metavar="ID",
-                   help="transaction id, or a unique prefix of one, as `patchtx log` shows it")
-    common(p)
-    p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
-    p.add_argument("--no-diff", action="store_true", help="print the summary only")
-    p.add_argument("--no-fsync", action="store_true",
-                   help="skip fsync (throw-away trees): keeps atomicity, drops durability")
-    p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
-    p.add_argument("--intent", help="why the undo is made (default: 'undo ID: <its intent>')")
+    for name in ("undo", "redo"):
+        if not wanted(name):
+            continue
+        if name == "undo":
+            p = command("undo", help="undo the newest transaction not yet undone (or ID) as a new one; "
+                                     "again to go further back")
+            p.add_argument("transaction", nargs="?", metavar="ID",
+                           help="transaction id, or a unique prefix of one, as `patchtx log` shows it")
+        else:
+            p = command("redo", help="put back what the last undo took, as a new transaction")
+        common(p)
+        p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
+        _add_options(p, _OUTPUT_OPTIONS)
+        p.add_argument("--no-fsync", action="store_true",
+                       help="skip fsync (throw-away trees): keeps atomicity, drops durability")
+        p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
+        p.add_argument("--intent", help=f"why the {name} is made (default: '{name} ID...')")
     if only is None:
         # Listed for --help only: main() hands their arguments to the agents package untouched.
         command("tool-spec", add_help=False,
@@ -216,14 +262,26 @@ def _emit(payload: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
-def _fail(error: PatchtxError, as_json: bool) -> int:
+def _fail(error: PatchtxError, as_json: bool, root: str | None = None, *, dry_run: bool = False) -> int:
     if as_json:
         from .render import error_json
 
-        _emit(error_json(error))
+        _emit(error_json(error, root=root, dry_run=dry_run))
     else:
-        sys.stderr.write(f"patchtx: error [{error.kind}]: {error.message}\n")
+        sys.stderr.write(f"patchtx: error [{error.kind}]: {_for_a_person(error).message}\n")
     return 1
+
+
+def _terminal() -> tuple[Any, Any] | None:
+    """Where to ask a person (reader, writer): standard input and error if it is a terminal, else
+    the controlling terminal (the patch may come on standard input); None without one."""
+    if sys.stdin.isatty():
+        return sys.stdin, sys.stderr
+    try:
+        tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
+    except OSError:
+        return None
+    return tty, tty
 
 
 def _ask_on_terminal(plan: Plan, reason: str) -> bool:
@@ -231,33 +289,32 @@ def _ask_on_terminal(plan: Plan, reason: str) -> bool:
     import os
 
     from .model import Result
-    from .render import human_report
+    from .render import coloured_diff, human_report
 
-    if sys.stdin.isatty():
-        reader, writer = sys.stdin, sys.stderr
-    else:
-        try:
-            reader = writer = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
-        except OSError:
-            return False
-    colour = writer.isatty() and not os.environ.get("NO_COLOR")
+    terminal = _terminal()
+    if terminal is None:
+        return False
+    reader, writer = terminal
     report = human_report(Result(plan, committed=False, dry_run=True))
-    lines = []
-    for line in report.splitlines():
-        if colour and line.startswith(("+++", "---")):
-            line = f"\033[1m{line}\033[0m"
-        elif colour and line.startswith("+"):
-            line = f"\033[32m{line}\033[0m"
-        elif colour and line.startswith("-"):
-            line = f"\033[31m{line}\033[0m"
-        elif colour and line.startswith("@@"):
-            line = f"\033[36m{line}\033[0m"
-        lines.append(line)
+    if writer.isatty() and not os.environ.get("NO_COLOR"):
+        report = coloured_diff(report)
     why = f" ({reason})" if reason else ""
-    writer.write("\n".join(lines) + f"\nApply these changes{why}? [y/N] ")
+    writer.write(report.rstrip("\n") + f"\nApply these changes{why}? [y/N] ")
     writer.flush()
     answer = reader.readline().strip().lower()
     return answer in ("y", "yes")
+
+
+def _for_a_person(error: PatchtxError) -> PatchtxError:
+    """The CLI's wording of a refusal whose hint speaks to an agent (a permission it may ask for)."""
+    permission = error.details.get("permission")
+    if permission == "allow_delete":
+        error.hint = ("Deleting is turned off here, by --no-delete or by allow-delete = false in the "
+                      "workspace's [tool.patchtx] table.")
+    elif permission == "allow_move":
+        error.hint = ("Moving is turned off here, by --no-move or by allow-move = false in the "
+                      "workspace's [tool.patchtx] table.")
+    return error
 
 
 def _terminal_progress(args: argparse.Namespace) -> TerminalProgress | None:
@@ -269,14 +326,51 @@ def _terminal_progress(args: argparse.Namespace) -> TerminalProgress | None:
     return TerminalProgress(sys.stderr)
 
 
+def _use_colour(args: argparse.Namespace, stream: Any) -> bool:
+    import os
+
+    if args.color == "always":
+        return True
+    if args.color == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return bool(stream.isatty())
+
+
+def _report(result: Result, args: argparse.Namespace) -> str:
+    """A result as a person reads it: the summary line (-q); the files, capped, and the diffs
+    (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal."""
+    from .render import diff_texts, diffstat, human_report, summary_line
+
+    if args.quiet:
+        return summary_line(result)
+    if args.stat:
+        return summary_line(result) + diffstat(result.plan)
+    text = human_report(result, diffs=False, max_files=MAX_LISTED_FILES)
+    if args.no_diff:
+        return text
+    diffs = "".join(diff_texts(result.plan))
+    if _use_colour(args, sys.stdout):
+        from .render import coloured_diff
+
+        diffs = coloured_diff(diffs)
+    return text + diffs
+
+
 def _run_apply(args: argparse.Namespace) -> int:
     from .api import apply_plan, plan_patch
     from .errors import FilesystemError, PatchtxError
     from .model import Result
-    from .render import human_report, result_json
+    from .render import result_json
 
     dry_run = args.command == "check" or getattr(args, "dry_run", False)
+    if getattr(args, "confirm", False) and not dry_run and _terminal() is None:
+        sys.stderr.write("patchtx apply: --confirm needs a terminal to ask on, and there is none "
+                         "(no terminal on standard input, no controlling terminal). Nothing was "
+                         "changed. Run it from a terminal, or review with 'patchtx check' and apply "
+                         "without --confirm.\n")
+        return 2
     progress = _terminal_progress(args)
+    texts: list[str] = []
     try:
         try:
             texts = _read_patches(args.patches)
@@ -284,6 +378,8 @@ def _run_apply(args: argparse.Namespace) -> int:
             raise FilesystemError(f"Cannot read the patch: {exc}.",
                                   hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
                 from None
+        if args.extract:
+            texts = _extracted(args.patches, texts)
         plan = plan_patch(
             texts, args.root, allow_overwrite=args.allow_overwrite or None,
             allow_delete=False if args.no_delete else None,
@@ -300,20 +396,80 @@ def _run_apply(args: argparse.Namespace) -> int:
 
                 if progress is not None:
                     progress.close()  # the question goes to the terminal too
-                enforce(plan, lambda _plan: Verdict(Decision.ASK, ""), _ask_on_terminal)
+                try:
+                    enforce(plan, lambda _plan: Verdict(Decision.ASK, ""), _ask_on_terminal)
+                except PatchtxError as declined:
+                    declined.headline = "Not applied: you answered no."
+                    declined.hint = ""
+                    raise
             result = apply_plan(plan, durable=not args.no_fsync, lock_timeout=args.lock_timeout,
                                 progress=progress)
     except PatchtxError as exc:
         if progress is not None:
             progress.close(success=False)
-        return _fail(exc, args.json)
+        if exc.patch_file is None and not isinstance(exc, FilesystemError):
+            exc.patch_file = _patch_file_of(exc, args.patches, texts, args.root)
+        return _fail(exc, args.json, args.root, dry_run=dry_run)
     if progress is not None:
         progress.close()
     if args.json:
         _emit(result_json(result))
     else:
-        sys.stdout.write(human_report(result, diffs=not args.no_diff))
+        sys.stdout.write(_report(result, args))
     return 0
+
+
+def _extracted(names: list[str], texts: list[str]) -> list[str]:
+    from .errors import PatchtxError
+    from .extract import extract_patch
+
+    out = []
+    for name, text in zip(names, texts, strict=True):
+        try:
+            out.append(extract_patch(text))
+        except PatchtxError as exc:
+            exc.patch_file = None if name == "-" else name
+            raise
+    return out
+
+
+def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root: str) -> str | None:
+    """Which of the patch files ``error`` is in (None for standard input, or when it cannot be
+    told): the one file; else the file that fails to parse the same way, or the one file with a
+    hunk on the error's path that spans the error's line."""
+    if not texts:
+        return None
+    named = [None if name == "-" else name for name in names]
+    if len(texts) == 1:
+        return named[0]
+    from .errors import ParseError
+    from .parser import parse
+
+    found: list[str | None] = []
+    for name, text in zip(named, texts, strict=True):
+        try:
+            patch = parse(text)
+        except ParseError as own:
+            if isinstance(error, ParseError) and (own.line, own.headline) == (error.line, error.headline):
+                found.append(name)
+            continue
+        if isinstance(error, ParseError) or error.line is None or error.path is None:
+            continue
+        import posixpath
+
+        from .errors import workspace_relative
+
+        def relative(path: str) -> str:
+            return posixpath.normpath(workspace_relative(path, root) or "")
+
+        wanted = relative(error.path)
+        starts = [hunk.line for hunk in patch.hunks] + [text.count("\n") + 2]
+        for index, hunk in enumerate(patch.hunks):
+            paths = {relative(hunk.path), relative(getattr(hunk, "move_to", None) or hunk.path)}
+            if wanted in paths and starts[index] <= error.line < starts[index + 1]:
+                found.append(name)
+                break
+    return found[0] if len(found) == 1 else None
 
 
 def _run_recover(args: argparse.Namespace) -> int:
@@ -323,7 +479,7 @@ def _run_recover(args: argparse.Namespace) -> int:
     try:
         report = recover(args.root)
     except PatchtxError as exc:
-        return _fail(exc, args.json)
+        return _fail(exc, args.json, args.root)
     if args.json:
         _emit(report.to_json())
     else:
@@ -338,57 +494,50 @@ def _run_log(args: argparse.Namespace) -> int:
     try:
         entries = log(args.root)
     except PatchtxError as exc:
-        return _fail(exc, args.json)
+        return _fail(exc, args.json, args.root)
     if args.json:
         _emit({"ok": True, "transactions": [entry.to_json() for entry in entries]})
         return 0
-    if not entries:
-        sys.stdout.write("The undo history is empty.\n")
-        return 0
-    from datetime import datetime
+    from .render import log_text
 
-    for entry in entries:
-        when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        intent = f"  {entry.intent}" if entry.intent else ""
-        sys.stdout.write(f"{entry.transaction_id}  {when}  {entry.summary}  {_size(entry.bytes):>9}{intent}\n")
+    sys.stdout.write(log_text(entries))
     return 0
 
 
-def _size(count: int) -> str:
-    if count < 1024:
-        return f"{count} B"
-    value = count / 1024
-    for unit in ("KiB", "MiB"):
-        if value < 1024:
-            return f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GiB"
-
-
 def _run_undo(args: argparse.Namespace) -> int:
+    """``patchtx undo [ID]`` and ``patchtx redo``."""
     from .errors import PatchtxError
-    from .history import undo
-    from .render import human_report, result_json
+    from .history import redo, undo
+    from .render import result_json
 
     progress = _terminal_progress(args)
+    options = {"dry_run": args.dry_run, "durable": not args.no_fsync, "lock_timeout": args.lock_timeout,
+               "intent": args.intent, "progress": progress}
     try:
-        result = undo(args.root, args.transaction, dry_run=args.dry_run, durable=not args.no_fsync,
-                      lock_timeout=args.lock_timeout, intent=args.intent, progress=progress)
+        if args.command == "redo":
+            result = redo(args.root, **options)
+        else:
+            result = undo(args.root, args.transaction, **options)
     except PatchtxError as exc:
         if progress is not None:
             progress.close(success=False)
-        return _fail(exc, args.json)
+        return _fail(exc, args.json, args.root, dry_run=args.dry_run)
     if progress is not None:
         progress.close()
     undone = result.extra["undone"]
     if args.json:
-        _emit({**result_json(result), "undone": undone})
+        _emit(result_json(result))
         return 0
-    if result.dry_run:
+    redone = result.extra.get("redone")
+    if redone is not None:
+        sys.stdout.write(f"Would redo transaction {redone} (undoing undo {undone}).\n" if result.dry_run
+                         else f"Redid transaction {redone} (undid undo {undone}) as transaction "
+                              f"{result.transaction_id}.\n")
+    elif result.dry_run:
         sys.stdout.write(f"Would undo transaction {undone}.\n")
     else:
         sys.stdout.write(f"Undid transaction {undone} as transaction {result.transaction_id}.\n")
-    sys.stdout.write(human_report(result, diffs=not args.no_diff))
+    sys.stdout.write(_report(result, args))
     return 0
 
 
@@ -460,15 +609,21 @@ def main(argv: list[str] | None = None) -> int:
 
         return tool_spec_main(given[1:])
     if given[:1] == ["mcp"]:
-        from .agents.mcp_server import mcp_main
+        from .errors import MissingExtraError
 
+        try:
+            from .agents.mcp_server import mcp_main
+        except MissingExtraError as missing:
+            return _missing_extra(missing)
         return mcp_main(given[1:])
+    if given[:1] in (["--version"], ["-V"]):
+        return _print_version("patchtx")
     args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None).parse_args(given)
     if args.command in ("apply", "check"):
         return _run_apply(args)
     if args.command == "log":
         return _run_log(args)
-    if args.command == "undo":
+    if args.command in ("undo", "redo"):
         return _run_undo(args)
     return _run_recover(args)
 
@@ -500,7 +655,41 @@ def _one_shot(run: Callable[[], int]) -> NoReturn:
     import gc
 
     gc.disable()
+    if sys.stdout is not None:
+        sys.stdout = _ReaderMayLeave(sys.stdout)
     _finish_process(run())
+
+
+class _ReaderMayLeave:
+    """Standard output whose reader may stop reading (``patchtx log | head -1``): once the pipe is
+    closed, the rest of the output goes to /dev/null, so that the command still finishes what it
+    was doing (an undo already committed) and exits with its own status, quietly."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            self._reader_left()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_left()
+
+    def _reader_left(self) -> None:
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def apply_patch_script() -> NoReturn:

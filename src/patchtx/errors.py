@@ -35,6 +35,8 @@ class PatchtxError(Exception):
         self.line = line
         self.details = details or {}
         self.changed = changed
+        self.patch_file: str | None = None
+        """The patch file the error is in, when the caller read the patch from one (the CLI)."""
         super().__init__(self.message)
 
     @property
@@ -50,14 +52,40 @@ class PatchtxError(Exception):
             text += " " + self.hint.rstrip()
         return text
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "message": self.message, "changed": self.changed}
-        if self.path is not None:
-            out["path"] = self.path
-        if self.line is not None:
-            out["line"] = self.line
-        out.update(self.details)
+    @property
+    def file_line(self) -> int | None:
+        """The 1-based line of the file the error points at: the closest region of a hunk that did
+        not match, the first place an ambiguous hunk matched."""
+        closest = self.details.get("closest_line")
+        if isinstance(closest, int):
+            return closest
+        candidates = self.details.get("candidate_lines")
+        return candidates[0] if candidates else None
+
+    def to_json(self, root: str | None = None) -> dict[str, Any]:
+        """The error object of the one result shape (docs/result.schema.json); ``path`` is made
+        relative to the workspace ``root`` when it is an absolute path inside it."""
+        out: dict[str, Any] = {
+            "kind": self.kind, "message": self.message, "hint": self.hint or None,
+            "changed": self.changed, "path": workspace_relative(self.path, root),
+            "patch_file": self.patch_file, "patch_line": self.line, "file_line": self.file_line,
+        }
+        out.update((key, value) for key, value in self.details.items() if key not in out)
         return out
+
+
+def workspace_relative(path: str | None, root: str | None) -> str | None:
+    if path is None or root is None or not path.startswith("/"):
+        return path
+    import os
+
+    real_root = os.path.realpath(root)
+    candidate = os.path.normpath(path)
+    if candidate == real_root:
+        return "."
+    if candidate.startswith(real_root.rstrip("/") + "/"):
+        return candidate[len(real_root.rstrip("/")) + 1:]
+    return path
 
 
 class ParseError(PatchtxError):
@@ -166,3 +194,32 @@ class UnsupportedPlatformError(PatchtxError):
 
 class ApprovalError(PatchtxError):
     kind = "rejected"
+
+
+class MissingExtraError(PatchtxError, ImportError):
+    """An optional feature whose packages are not installed; the message names the extra. Also an
+    ImportError, which is what importing a module of that feature raises."""
+
+    kind = "missing_dependency"
+
+    def __init__(self, feature: str, extra: str, module: str) -> None:
+        self.extra = extra
+        super().__init__(f"{feature} needs the '{module}' package, which is not installed: "
+                         f"pip install 'patchtx[{extra}]'.", details={"extra": extra})
+
+    @property
+    def message(self) -> str:
+        return self.headline  # nothing was attempted, so "Nothing was changed" says nothing here
+
+
+class NoPatchFoundError(ParseError):
+    """Extraction found no ``*** Begin Patch`` line in the text (a model's reply)."""
+
+    kind = "no_patch"
+
+
+class SeveralPatchesError(ParseError):
+    """Extraction found more than one different candidate patch; ``details["candidates"]`` lists
+    them (first and last line, files named)."""
+
+    kind = "several_patches"

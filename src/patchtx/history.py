@@ -7,8 +7,13 @@ change that, and ``history-count = 0`` turns it off). The on-disk format and its
 are in ``patchtx.txn.history``.
 
 ``undo`` puts the before-images back through the ordinary commit: it is itself atomic, journaled,
-and kept in the history (so an undo can be undone). It refuses, writing nothing, if any file of the
-transaction changed since it was committed.
+and kept in the history. It refuses, writing nothing, if any file of the transaction changed since
+it was committed.
+
+Undo is a stack, as in an editor: ``undo()`` without an id takes the newest transaction not yet
+undone, so each call goes one further back; ``redo()`` undoes the newest undo, putting back what it
+took; a new edit after undos ends what can be redone. The stacks are read from the history itself
+(each undo records the id it undid), so they hold across processes.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import os
 import stat
 
 from ._sha import hexdigest
-from .errors import ChangedSincePlanningError
+from .errors import ChangedSincePlanningError, PatchtxError
 from .model import ChangeKind, FileChange, PathTarget, Plan, Result
 from .policy import load_workspace_options
 from .txn.dirs import DirectoryHandles
@@ -39,6 +44,9 @@ from .txn.history import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from .txn.transaction import Progress
 
 __all__ = [
@@ -46,9 +54,11 @@ __all__ = [
     "HistoryEntry",
     "HistoryFile",
     "HistoryRecord",
+    "NothingToRedoError",
     "NothingToUndoError",
     "UnknownTransactionError",
     "log",
+    "redo",
     "show",
     "undo",
 ]
@@ -58,6 +68,48 @@ PathLike = str | os.PathLike[str]
 # What a path holds now: (bytes, mode) for a regular file, None when absent, or a description.
 _Current = tuple[bytes, int] | None | str
 _DIRECTORY = "a directory"
+
+
+class NothingToRedoError(PatchtxError):
+    kind = "nothing_to_redo"
+
+
+def undo_stacks(entries: list[HistoryEntry]) -> tuple[list[HistoryEntry], list[HistoryEntry]]:
+    """From the history (newest first): the transactions in effect that ``undo`` takes from the
+    top, and the undos that ``redo`` takes from the top (each list oldest first).
+
+    An entry that undid an undo is a redo: it is in effect again (undoing it undoes the change
+    once more). An entry that undid anything else is an undo. An ordinary edit ends what can be
+    redone. An entry whose target is no longer retained counts as an undo."""
+    kinds: dict[str, str] = {}
+    applied: list[HistoryEntry] = []
+    undone: list[HistoryEntry] = []
+    for entry in reversed(entries):
+        target = entry.undoes
+        if target is None:
+            kinds[entry.transaction_id] = "edit"
+            applied.append(entry)
+            undone.clear()
+        elif kinds.get(target) == "undo":
+            kinds[entry.transaction_id] = "redo"
+            undone = [e for e in undone if e.transaction_id != target]
+            applied.append(entry)
+        else:
+            kinds[entry.transaction_id] = "undo"
+            applied = [e for e in applied if e.transaction_id != target]
+            undone.append(entry)
+    return applied, undone
+
+
+def _undo_target(entries: list[HistoryEntry], transaction_id: str | None) -> HistoryEntry:
+    if transaction_id is not None or not entries:
+        return find_entry(entries, transaction_id)
+    applied, _undone = undo_stacks(entries)
+    if not applied:
+        raise NothingToUndoError(
+            "Everything in the undo history has been undone: there is no transaction left to undo.",
+            hint="`patchtx redo` puts back what the last undo took; `patchtx log` lists the history.")
+    return applied[-1]
 
 
 def log(root: PathLike = ".") -> list[HistoryEntry]:
@@ -85,18 +137,21 @@ def undo(
     history_bytes: int | None = None,
     progress: Progress | None = None,
     fs: FileSystemOps | None = None,
+    approve: Callable[[Plan], None] | None = None,
 ) -> Result:
-    """Restore what a retained transaction (default: the newest; a unique prefix of its id will
-    do) replaced, as one new transaction.
+    """Restore what a retained transaction (default: the newest not yet undone, so that repeated
+    calls go further back; a unique prefix of an id will do) replaced, as one new transaction.
 
     Raises ``changed_since_planning`` naming every file that changed since that transaction
     committed, ``nothing_to_undo``, ``unknown_transaction`` or ``history_damaged``; in each case
     nothing was written. ``fs`` is the commit's filesystem layer (tests pass one that fails or
-    crashes); the other options are those of ``apply_patch``.
+    crashes); ``approve`` is called with the undo's plan before anything is written, dry run or
+    not, and refuses it by raising (the MCP tool gates deletes this way); the other options are
+    those of ``apply_patch``.
     """
     root_path = os.path.realpath(os.fspath(root))
     with open_workspace(root_path) as (reader, dirs):
-        entry = find_entry(list_entries(reader, dirs), transaction_id)
+        entry = _undo_target(list_entries(reader, dirs), transaction_id)
         record = read_record(reader, dirs, entry)
         current = {f.path: _current(reader, dirs, f.path) for f in record.files}
         changed = [(f.path, why) for f in record.files if (why := _change(f, current[f.path], record)) is not None]
@@ -104,8 +159,11 @@ def undo(
             raise _changed_since(entry, changed)
         images = {f.path: read_before_image(reader, dirs, entry, f) for f in record.files if f.before_image is not None}
     plan = _undo_plan(root_path, record, current, images, intent)
+    if approve is not None:
+        approve(plan)
     if dry_run:
         return Result(plan, committed=False, dry_run=True, extra={"undone": entry.transaction_id})
+    from .api import recovered
     from .txn import commit
 
     options = load_workspace_options(root_path).with_overrides(history_count=history_count, history_bytes=history_bytes)
@@ -124,8 +182,28 @@ def undo(
         committed=True,
         transaction_id=report.transaction_id,
         fsyncs=report.fsyncs,
+        recovered=recovered(report),
         extra={"undone": entry.transaction_id, "kept_in_history": keep.kept is not None},
     )
+
+
+def redo(root: PathLike = ".", **options: Any) -> Result:
+    """Put back what the newest undo took (the undo of that undo, as one new transaction); repeated
+    calls redo further. Raises ``nothing_to_redo`` when no undo is left to redo (a new edit after
+    the undos ends them). ``options`` are those of ``undo``; the intent defaults to ``redo ID``."""
+    root_path = os.path.realpath(os.fspath(root))
+    with open_workspace(root_path) as (reader, dirs):
+        _applied, undone = undo_stacks(list_entries(reader, dirs))
+    if not undone:
+        raise NothingToRedoError(
+            "There is nothing to redo: no undo is waiting to be redone.",
+            hint="Redo follows undo; an edit made after an undo ends what can be redone.")
+    target = undone[-1]
+    if options.get("intent") is None:
+        options["intent"] = f"redo {target.undoes}"
+    result = undo(root_path, target.transaction_id, **options)
+    result.extra["redone"] = target.undoes
+    return result
 
 
 def _current(fs: FileSystemOps, dirs: DirectoryHandles, path: str) -> _Current:

@@ -197,7 +197,16 @@ class Result:
     transaction_id: str | None = None
     fsyncs: int = 0
     extra: dict[str, object] = field(default_factory=dict)
+    recovered: bool = False
+    """Whether an earlier interrupted transaction was recovered before this one ran."""
 
     @property
     def summary(self) -> str:
         return self.plan.summary
+
+    def to_json(self, *, with_diff: bool = True) -> dict[str, object]:
+        """The one result shape of every surface (CLI ``--json``, MCP, tool calls), as
+        ``docs/result.schema.json`` describes it."""
+        from .render import result_json
+
+        return result_json(self, with_diff=with_diff)

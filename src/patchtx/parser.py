@@ -104,6 +104,14 @@ def _unwrap(text: str) -> tuple[list[str], str | None]:
         hint = "The patch is empty: send the whole patch, from '*** Begin Patch' to '*** End Patch'."
     elif error == FIRST_LINE_ERROR:
         hint = f"It starts with {lines[0][:80]!r}; a patch starts with '*** Begin Patch'."
+        if any(line.strip(WHITESPACE) == BEGIN_PATCH for line in lines):
+            hint += (" To take the patch out of surrounding text, use --extract (extract=true in "
+                     "the tools).")
+    elif any(line.strip(WHITESPACE) == END_PATCH for line in lines):
+        # Prose after the patch (a model's reply): the patch is closed, the text after it is not.
+        after = next(line for line in reversed(lines) if line.strip(WHITESPACE))
+        hint = (f"Text follows the '*** End Patch' line (it ends with {after[:60]!r}): remove it, "
+                "or let patchtx take the patch out of the text (--extract, or extract=true).")
     else:
         hint = "Close the patch with a '*** End Patch' line."
     raise _patch_error(error, hint)

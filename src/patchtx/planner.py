@@ -480,8 +480,8 @@ class Stager:
         resolved = self.resolve(hunk.path, hunk.line)
         if not self.options.allow_delete:
             raise PolicyError(f"Refusing to delete {hunk.path}: deleting files is not allowed "
-                              "here.", hint="Ask for permission to delete (allow_delete).",
-                              path=resolved.rel, line=hunk.line)
+                              "here.", hint="Resend with allow_delete set to true if the user agrees to the deletion.",
+                              path=resolved.rel, line=hunk.line, details={"permission": "allow_delete"})
         self.refuse_link(resolved, "delete", hunk.line)
         rel = resolved.rel
         entry = self.current(rel)
@@ -581,8 +581,8 @@ class Stager:
              edit_offsets: tuple[Edit, ...] | None = None) -> None:
         if not self.options.allow_move:
             raise PolicyError(f"Refusing to move {hunk.path}: moving files is not allowed here.",
-                              hint="Ask for permission to move (allow_move).", path=source.rel,
-                              line=hunk.line)
+                              hint="Resend with allow_move set to true if the user agrees to the move.",
+                              path=source.rel, line=hunk.line, details={"permission": "allow_move"})
         self.refuse_link(source, "move", hunk.line)
         self.refuse_link(destination, "move onto", hunk.line)
         target = self.current(destination.rel)

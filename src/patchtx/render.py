@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
     from .errors import PatchtxError
     from .model import FileChange, Plan, Result
+    from .txn.history import HistoryEntry
 
 STATUS_NAMES = {
     ChangeKind.ADD: "added",
@@ -305,25 +306,116 @@ def file_entries(plan: Plan, *, with_diff: bool = True,
     return entries
 
 
-def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] | None = None) -> str:
-    """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
-    when the caller has rendered them already."""
-    plan = result.plan
+def summary_line(result: Result) -> str:
     verb = "Would apply" if result.dry_run else "Applied"
-    lines = [f"{verb}: {plan.summary}"]
-    for change in plan.changes:
+    return f"{verb}: {result.plan.summary}\n"
+
+
+def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] | None = None,
+                 max_files: int | None = None) -> str:
+    """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
+    when the caller has rendered them already. Past ``max_files`` files the list ends with a
+    count, so that the output stays proportional to what a person reads."""
+    plan = result.plan
+    lines = [summary_line(result).rstrip("\n")]
+    shown = plan.changes if max_files is None else plan.changes[:max_files]
+    for change in shown:
         name = f"{change.source} -> {change.path}" if change.source else change.path
         lines.append(f"  {change.kind.value} {name}")
+    if len(shown) < len(plan.changes):
+        rest = len(plan.changes) - len(shown)
+        lines.append(f"  ... and {rest:,} more file{'s' if rest != 1 else ''} (--stat or --json lists them all)")
     text = "\n".join(lines) + "\n"
     if diffs:
         text += "".join(rendered if rendered is not None else map(unified_diff, plan.changes))
     return text
 
 
+_COLOURS = (("+++", "\033[1m"), ("---", "\033[1m"), ("+", "\033[32m"), ("-", "\033[31m"),
+            ("@@", "\033[36m"))
+
+
+def coloured_diff(text: str) -> str:
+    """Unified diff text with git's default colours: headers bold, additions green, removals red,
+    hunk headers cyan."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        colour = next((code for prefix, code in _COLOURS if line.startswith(prefix)), None)
+        if colour is None:
+            out.append(line)
+        else:
+            body = line.rstrip("\r\n")
+            out.append(f"{colour}{body}\033[0m{line[len(body):]}")
+    return "".join(out)
+
+
+def _c_quoted(name: str) -> str:
+    """A path as git prints it by default (core.quotePath): C-quoted if it has a control
+    character, a quote, a backslash or a non-ASCII byte."""
+    raw = name.encode("utf-8", "surrogateescape")
+    if not any(b < 0x20 or b in (0x22, 0x5C, 0x7F) or b >= 0x80 for b in raw):
+        return name
+    named = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r",
+             0x22: '\\"', 0x5C: "\\\\"}
+    body = "".join(named.get(b) or (f"\\{b:03o}" if b < 0x20 or b >= 0x7F else chr(b)) for b in raw)
+    return f'"{body}"'
+
+
+def _line_counts(diff: str) -> tuple[int, int]:
+    """Lines added and removed by one rendered unified diff (its headers, ``rename from``,
+    ``---``, ``+++`` and the like, are before its first hunk and not counted)."""
+    added = removed = 0
+    in_hunks = False
+    for line in diff.splitlines():
+        if not in_hunks:
+            in_hunks = line.startswith("@@")
+        elif line.startswith("+"):
+            added += 1
+        elif line.startswith("-"):
+            removed += 1
+    return added, removed
+
+
+def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
+    """What ``git apply --stat`` prints for the same change: `` name | count +++--`` per
+    operation (names and bars scaled as git scales them for 80 columns), then the totals line."""
+    texts = rendered if rendered is not None else diff_texts(plan)
+    counts = [_line_counts(text) for text in texts]
+    names = [_c_quoted(change.path) for change in plan.changes]
+    width = max([len(name) for name in names]
+                + [len(_c_quoted(c.source)) for c in plan.changes if c.source], default=0)
+    most = max((added + removed for added, removed in counts), default=0)
+    lines = []
+    for name, (added, removed) in zip(names, counts, strict=True):
+        shown_width = min(width, 50)
+        if len(name) > shown_width:
+            cut = len(name) + 3 - shown_width
+            slash = name.find("/", cut)
+            name = "..." + name[slash if slash >= 0 else cut:]
+        bar = 70 - shown_width if shown_width + most > 70 else most
+        plus, minus = added, removed
+        if most > 0:
+            total = ((added + removed) * bar + most // 2) // most
+            plus = (added * bar + most // 2) // most
+            minus = total - plus
+        lines.append(f" {name:<{shown_width}} |{added + removed:5d} {'+' * plus}{'-' * minus}")
+    files = len(plan.changes)
+    inserted = sum(added for added, _ in counts)
+    deleted = sum(removed for _, removed in counts)
+    if not files:
+        return " 0 files changed\n"
+    totals = f" {files} file{'s' if files != 1 else ''} changed"
+    if inserted or not deleted:
+        totals += f", {inserted} insertion{'s' if inserted != 1 else ''}(+)"
+    if deleted or not inserted:
+        totals += f", {deleted} deletion{'s' if deleted != 1 else ''}(-)"
+    return "\n".join([*lines, totals]) + "\n"
+
+
 def result_json(result: Result, *, with_diff: bool = True,
                 rendered: Sequence[str] | None = None) -> dict[str, Any]:
-    """The machine-readable result: summary, counts, per-file status (and diffs), transaction id,
-    and the intent when one was given."""
+    """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
+    key always present, ``error`` null; an undo adds ``undone``."""
     plan = result.plan
     out: dict[str, Any] = {
         "ok": True,
@@ -331,13 +423,63 @@ def result_json(result: Result, *, with_diff: bool = True,
         "summary": plan.summary,
         "counts": plan.summary_counts(),
         "files": file_entries(plan, with_diff=with_diff, rendered=rendered),
+        "transaction": result.transaction_id,
+        "recovered": result.recovered,
+        "intent": plan.intent,
+        "error": None,
     }
-    if result.transaction_id:
-        out["transaction"] = result.transaction_id
-    if plan.intent:
-        out["intent"] = plan.intent
+    for key in ("undone", "redone"):
+        if key in result.extra:
+            out[key] = result.extra[key]
     return out
 
 
-def error_json(error: PatchtxError) -> dict[str, Any]:
-    return {"ok": False, "error": error.to_json()}
+def result_schema() -> dict[str, Any]:
+    """The JSON Schema of the result shape (``docs/result.schema.json``; shipped in the package)."""
+    import json
+    from importlib import resources
+
+    schema: dict[str, Any] = json.loads(
+        resources.files("patchtx").joinpath("result.schema.json").read_text(encoding="utf-8"))
+    return schema
+
+
+def log_text(entries: Sequence[HistoryEntry]) -> str:
+    """``patchtx log``'s lines: id, local time, summary, bytes of originals kept, intent."""
+    if not entries:
+        return "The undo history is empty.\n"
+    from datetime import datetime
+
+    lines = []
+    for entry in entries:
+        when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        intent = f"  {entry.intent}" if entry.intent else ""
+        lines.append(f"{entry.transaction_id}  {when}  {entry.summary}  {_size(entry.bytes):>9}{intent}\n")
+    return "".join(lines)
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return f"{count} B"
+    value = count / 1024
+    for unit in ("KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
+
+
+def error_json(error: PatchtxError, *, root: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+    """The same shape for a refusal: ``ok`` false, nothing planned, the error object (its path
+    relative to the workspace ``root``)."""
+    return {
+        "ok": False,
+        "dry_run": dry_run,
+        "summary": None,
+        "counts": None,
+        "files": [],
+        "transaction": None,
+        "recovered": False,
+        "intent": None,
+        "error": error.to_json(root),
+    }

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from types import TracebackType
 
-from .errors import PatchtxError
+from .errors import EncodingPatchError, PatchtxError
 from .model import Patch, Plan, Result
 from .parser import parse
 from .planner import Stager
@@ -68,7 +68,11 @@ class Transaction:
         self._open().stage_write(path, data, mode)
 
     def write_text(self, path: str, text: str, *, encoding: str = "utf-8") -> None:
-        self.write_bytes(path, text.encode(encoding))
+        try:
+            data = text.encode(encoding)
+        except (UnicodeEncodeError, LookupError) as exc:
+            raise _encoding_error(f"Cannot write {path} as {encoding}: {exc}.", path) from None
+        self.write_bytes(path, data)
 
     def delete(self, path: str) -> None:
         from .model import DeleteFile
@@ -82,7 +86,11 @@ class Transaction:
         return self._open().read(path)
 
     def read_text(self, path: str, *, encoding: str = "utf-8") -> str:
-        return self.read_bytes(path).decode(encoding)
+        data = self.read_bytes(path)
+        try:
+            return data.decode(encoding)
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise _encoding_error(f"Cannot read {path} as {encoding}: {exc}.", path) from None
 
     def exists(self, path: str) -> bool:
         stager = self._open()
@@ -120,3 +128,9 @@ class Transaction:
             self.rollback()
             return
         self.commit()
+
+
+def _encoding_error(headline: str, path: str) -> EncodingPatchError:
+    return EncodingPatchError(headline, path=path,
+                              hint="Use read_bytes / write_bytes for bytes in another encoding, or "
+                                   "pass the encoding the file uses.")

@@ -31,6 +31,7 @@ import patchtx
 from patchtx.agents import acp as acp_payloads
 from patchtx.approval import ApprovalPolicy, Decision, Verdict, enforce
 from patchtx.errors import ApprovalError, ContextNotFoundError, PatchtxError
+from patchtx.render import error_json
 
 SESSION = "sess_1"
 CALL = "call_1"
@@ -148,7 +149,8 @@ def test_failed_update_reports_the_error_and_replaces_the_diffs(workspace: Path)
     [text] = progress.content
     assert text.type == "content" and text.content.text == caught.value.message
     assert "Nothing was changed." in text.content.text
-    assert update["rawOutput"] == {"ok": False, "error": caught.value.to_json()}
+    assert update["rawOutput"] == error_json(caught.value)
+    assert update["rawOutput"]["ok"] is False and update["rawOutput"]["error"] == caught.value.to_json()
     assert update["rawOutput"]["error"]["kind"] == "context_not_found"
 
 

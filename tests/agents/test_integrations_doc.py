@@ -39,7 +39,8 @@ def test_the_result_shapes_shown_are_what_a_call_returns(tree: Path) -> None:
     [success] = blocks_with("ok", True)
     [failure] = blocks_with("ok", False)
     applied = apply_patch_call(EDIT, str(tree))
-    assert applied.payload == success
+    assert isinstance(applied.payload["transaction"], str)
+    assert applied.payload == {**success, "transaction": applied.payload["transaction"]}
     refused = apply_patch_call("*** Begin Patch\n*** Delete File: notes.txt\n*** End Patch\n", str(tree))
     assert refused.payload == failure
 
@@ -71,8 +72,8 @@ def test_the_function_tool_shown_is_tool_spec_function_patch() -> None:
 def test_the_documented_tool_spec_formats_exist() -> None:
     [commands] = fenced_blocks(DOC, "bash")
     formats = [line.split("--format ")[1].split()[0] for line in commands.splitlines()]
-    assert formats == ["custom", "function", "function-patchText", "function-patch", "instructions",
-                       "lark"]
+    assert formats == ["custom", "function", "function-patchText", "function-patch", "chat-completions",
+                       "anthropic", "instructions", "lark"]
     for format in formats:
         assert tool_spec(format)
 
@@ -127,7 +128,7 @@ async def test_the_python_module_config_starts_a_server(tree: Path, anyio_backen
     async with Client(params) as client:
         names = sorted(tool.name for tool in (await client.list_tools()).tools)
         result = await client.call_tool("preview_patch", {"patch": EDIT})
-    assert names == ["apply_patch", "preview_patch"]
+    assert names == ["apply_patch", "log", "preview_patch", "undo"]
     assert result.structured_content is not None
     assert result.structured_content["summary"] == "A 1, M 1, D 0, R 0"
 

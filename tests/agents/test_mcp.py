@@ -13,6 +13,8 @@ import pytest
 from agents_support import snapshot
 from mcp import Client, StdioServerParameters
 
+from patchtx.render import result_schema
+
 pytestmark = pytest.mark.anyio
 
 EDIT = ("*** Begin Patch\n*** Update File: app.py\n@@ def main():\n-    print('hello')\n"
@@ -66,7 +68,7 @@ async def call(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[bo
 async def test_lists_both_tools_with_schemas_and_annotations(tree: Path) -> None:
     async with connect(tree) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"apply_patch", "preview_patch"}
+    assert set(tools) == {"apply_patch", "preview_patch", "log", "undo"}
     apply, preview = tools["apply_patch"], tools["preview_patch"]
 
     schema = apply.input_schema
@@ -74,10 +76,10 @@ async def test_lists_both_tools_with_schemas_and_annotations(tree: Path) -> None
     assert schema["properties"]["patch"]["type"] == "string"
     assert {name: prop.get("default") for name, prop in schema["properties"].items()} == {
         "patch": None, "dry_run": False, "allow_delete": False, "allow_move": True,
-        "workspace_root": ".", "intent": None}
+        "workspace_root": ".", "intent": None, "extract": False}
     assert set(preview.input_schema["properties"]) == {"patch", "allow_delete", "allow_move",
-                                                       "workspace_root"}
-    assert apply.output_schema is not None and apply.output_schema["required"] == ["ok"]
+                                                       "workspace_root", "extract"}
+    assert apply.output_schema == preview.output_schema == tools["undo"].output_schema == result_schema()
 
     assert apply.annotations is not None and preview.annotations is not None
     assert (apply.annotations.read_only_hint, apply.annotations.destructive_hint,
@@ -109,16 +111,18 @@ async def test_apply_dry_run_and_permissions_in_one_session(tree: Path) -> None:
         assert [(f["path"], f["status"]) for f in content["files"]] == [("app.py", "modified"),
                                                                         ("pkg/new.py", "added")]
         assert "+    print('bye')\n" in content["files"][0]["diff"]
-        assert '"summary": "A 1, M 1, D 0, R 0"' in text
+        # The model reads the summary and plain diffs, not escaped JSON.
+        assert text.startswith("Applied: A 1, M 1, D 0, R 0\n  M app.py\n  A pkg/new.py\n")
+        assert "+    print('bye')\n" in text and "\\n" not in text
         assert (tree / "app.py").read_text() == "def main():\n    print('bye')\n"
         assert (tree / "pkg" / "new.py").read_text() == "NEW = True\n"
         assert content["files"] == dry[1]["files"]  # the dry run told the truth
 
         is_error, content, text = await call(client, "apply_patch", {"patch": DELETE})
         assert is_error
-        assert set(content) == {"ok", "error", "kind"}
-        assert content["ok"] is False and content["kind"] == "policy_violation"
-        assert text == f"Error [policy_violation]: {content['error']}"
+        assert set(content) == set(result_schema()["required"])
+        assert content["ok"] is False and content["error"]["kind"] == "policy_violation"
+        assert text == f"Error [policy_violation]: {content['error']['message']}"
         assert (tree / "notes.txt").read_text() == "one\ntwo\nthree\n"
         before = files(tree)
         is_error, content, _ = await call(client, "apply_patch", {"patch": DELETE, "allow_delete": True})
@@ -132,10 +136,17 @@ async def test_apply_dry_run_and_permissions_in_one_session(tree: Path) -> None:
         failing = ("*** Begin Patch\n*** Add File: later.txt\n+x\n*** Update File: app.py\n"
                    "-    print('four')\n+    print(4)\n*** End Patch\n")
         is_error, content, text = await call(client, "apply_patch", {"patch": failing})
-        assert is_error and content["kind"] == "context_not_found"
+        assert is_error and content["error"]["kind"] == "context_not_found"
         assert "Nothing was changed." in text and "app.py" in text
-        bad_arguments = await client.call_tool("apply_patch", {"dry_run": True})
-        assert bad_arguments.is_error  # the SDK's own validation: 'patch' is required
+        is_error, content, text = await call(client, "apply_patch", {"dry_run": True})
+        assert is_error and content["error"]["kind"] == "invalid_arguments"
+        assert text == ("Error [invalid_arguments]: Invalid arguments for apply_patch: `patch` is required. "
+                        "Nothing was changed. Resend the call with corrected arguments, as the tool's "
+                        "input schema says.")
+        is_error, content, text = await call(client, "apply_patch", {"patch": 42, "allow_delete": "maybe"})
+        assert is_error and content["error"]["kind"] == "invalid_arguments"
+        assert "`patch` must be a string" in text and "`allow_delete` must be a boolean (true or false)" in text
+        assert "pydantic" not in text and "validation error" not in text
         assert files(tree) == before
 
 
@@ -151,8 +162,8 @@ async def test_nothing_outside_the_root_is_reachable(tree: Path) -> None:
                    await call(client, "apply_patch", {"patch": add, "workspace_root": ".."}),
                    await call(client, "preview_patch", {"patch": add, "workspace_root": str(tree.parent)})]
         for is_error, content, _ in results:
-            assert is_error and content["kind"] == "unsafe_path", content
-        assert "outside the workspace root" in results[2][1]["error"]
+            assert is_error and content["error"]["kind"] == "unsafe_path", content
+        assert "outside the workspace root" in results[2][1]["error"]["message"]
         assert files(tree.parent) == before
 
         patch = ("*** Begin Patch\n*** Update File: util.py\n*** Move to: lib/util.py\n-VALUE = 1\n"
@@ -217,3 +228,50 @@ def test_a_cancelled_request_does_not_hold_the_end_of_input() -> None:
     assert in_flight.ids == {8}
     in_flight.note_outgoing(JSONRPCResponse(jsonrpc="2.0", id=8, result={}))
     assert in_flight.ids == set()
+
+
+async def test_log_and_undo_tools(tree: Path) -> None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(result_schema())
+    async with connect(tree) as client:
+        is_error, empty, text = await call(client, "log", {})
+        assert not is_error and empty == {"ok": True, "transactions": []}
+        assert text == "The undo history is empty.\n"
+
+        is_error, applied, _ = await call(client, "apply_patch", {"patch": EDIT, "intent": "greet"})
+        assert not is_error
+        validator.validate(applied)
+        is_error, listed, text = await call(client, "log", {})
+        assert [t["id"] for t in listed["transactions"]] == [applied["transaction"]]
+        assert text.startswith(applied["transaction"]) and text.rstrip().endswith("greet")
+
+        before = files(tree)
+        # Undoing it deletes pkg/new.py: gated as a patch's deletes are, dry run included.
+        for arguments in ({"transaction": applied["transaction"]},
+                          {"transaction": applied["transaction"], "dry_run": True}):
+            is_error, refused, text = await call(client, "undo", arguments)
+            assert is_error and refused["error"]["kind"] == "policy_violation"
+            assert refused["error"]["path"] == "pkg/new.py" and "allow_delete" in text
+            validator.validate(refused)
+        assert files(tree) == before
+
+        is_error, shown, text = await call(client, "undo", {"transaction": applied["transaction"][:17],
+                                                            "dry_run": True, "allow_delete": True})
+        assert not is_error and shown["dry_run"] is True and files(tree) == before
+        assert text.startswith(f"Would undo transaction {applied['transaction']}.\nDry run")
+        is_error, undone, text = await call(client, "undo", {"transaction": applied["transaction"],
+                                                             "allow_delete": True})
+        assert not is_error
+        validator.validate(undone)
+        assert undone["undone"] == applied["transaction"] and undone["transaction"]
+        assert text.startswith(f"Undid transaction {applied['transaction']} as transaction "
+                               f"{undone['transaction']}.\nApplied: A 0, M 1, D 1, R 0\n")
+        assert "-    print('bye')\n+    print('hello')\n" in text
+        assert (tree / "app.py").read_text() == "def main():\n    print('hello')\n"
+        assert not (tree / "pkg" / "new.py").exists()
+
+        is_error, unknown, text = await call(client, "undo", {"transaction": "nope"})
+        assert is_error and unknown["error"]["kind"] == "unknown_transaction"
+        is_error, wrong, text = await call(client, "undo", {})
+        assert is_error and wrong["error"]["kind"] == "invalid_arguments" and "`transaction` is required" in text

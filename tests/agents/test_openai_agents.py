@@ -349,3 +349,17 @@ else:
     raise AssertionError("tool() needs the SDK")
 """
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_an_empty_create_file_makes_an_empty_file_as_the_sdks_apply_diff_does(workspace: Path) -> None:
+    from agents import apply_diff
+
+    assert apply_diff("", "", mode="create") == ""  # what the SDK itself makes of it
+    editor = PatchtxEditor(workspace, approval=APPROVE_EVERYTHING)
+    created = editor.create_file(ApplyPatchOperation(type="create_file", path="pkg/__init__.py", diff=""))
+    assert created.status == "completed", created.output
+    assert (workspace / "pkg" / "__init__.py").read_bytes() == b""
+    blank = editor.create_file(ApplyPatchOperation(type="create_file", path="empty.txt", diff="\n"))
+    assert blank.status == "completed" and (workspace / "empty.txt").read_bytes() == b""
+    update = editor.update_file(ApplyPatchOperation(type="update_file", path="src/app.py", diff=""))
+    assert update.status == "failed" and "the diff is empty" in (update.output or "")

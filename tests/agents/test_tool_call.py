@@ -27,8 +27,11 @@ def test_apply_writes_and_reports_what_it_wrote(tree: Path) -> None:
     patch = EDIT_APP.replace("*** End Patch", "*** Add File: pkg/new.py\n+NEW = True\n*** End Patch")
     outcome = apply_patch_call(patch, str(tree))
     assert outcome.ok
+    transaction = outcome.payload.pop("transaction")
+    assert isinstance(transaction, str) and transaction in outcome.text
     assert outcome.payload == {
         "ok": True, "dry_run": False, "summary": "A 1, M 1, D 0, R 0",
+        "counts": {"A": 1, "M": 1, "D": 0, "R": 0}, "recovered": False, "intent": None, "error": None,
         "files": [
             {"path": "app.py", "status": "modified",
              "diff": "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n"
@@ -38,7 +41,8 @@ def test_apply_writes_and_reports_what_it_wrote(tree: Path) -> None:
         ]}
     assert (tree / "app.py").read_text() == "def main():\n    print('bye')\n"
     assert (tree / "pkg" / "new.py").read_text() == "NEW = True\n"
-    assert outcome.text.startswith("Applied: A 1, M 1, D 0, R 0\n  M app.py\n  A pkg/new.py\n")
+    assert outcome.text.startswith("Applied: A 1, M 1, D 0, R 0\n  M app.py\n  A pkg/new.py\n"
+                                   f"Transaction {transaction} (the undo tool reverts it).\n--- a/app.py\n")
 
 
 def test_each_diff_is_rendered_once_for_both_the_payload_and_the_text(
@@ -74,16 +78,16 @@ def test_a_later_failure_leaves_the_tree_unchanged(tree: Path) -> None:
     before = files(tree)
     patch = EDIT_APP.replace("*** End Patch", "*** Update File: notes.txt\n-four\n+FOUR\n*** End Patch")
     outcome = apply_patch_call(patch, str(tree))
-    assert outcome.payload["ok"] is False and outcome.payload["kind"] == "context_not_found"
-    assert set(outcome.payload) == {"ok", "error", "kind"}
-    assert "Nothing was changed." in outcome.payload["error"]
-    assert outcome.text == f"Error [context_not_found]: {outcome.payload['error']}"
+    assert outcome.payload["ok"] is False and outcome.payload["error"]["kind"] == "context_not_found"
+    assert outcome.payload["files"] == [] and outcome.payload["transaction"] is None
+    assert "Nothing was changed." in outcome.payload["error"]["message"]
+    assert outcome.text == f"Error [context_not_found]: {outcome.payload['error']['message']}"
     assert files(tree) == before
 
 
 def test_delete_needs_permission(tree: Path) -> None:
     refused = apply_patch_call(DELETE_NOTES, str(tree))
-    assert refused.payload["kind"] == "policy_violation"
+    assert refused.payload["error"]["kind"] == "policy_violation"
     assert (tree / "notes.txt").exists()
     allowed = apply_patch_call(DELETE_NOTES, str(tree), allow_delete=True)
     assert allowed.payload["summary"] == "A 0, M 0, D 1, R 0"
@@ -91,7 +95,7 @@ def test_delete_needs_permission(tree: Path) -> None:
 
 
 def test_move_can_be_refused(tree: Path) -> None:
-    assert apply_patch_call(MOVE_NOTES, str(tree), allow_move=False).payload["kind"] == "policy_violation"
+    assert apply_patch_call(MOVE_NOTES, str(tree), allow_move=False).payload["error"]["kind"] == "policy_violation"
     moved = apply_patch_call(MOVE_NOTES, str(tree))
     assert moved.payload["files"][0]["status"] == "moved"
     assert (tree / "docs" / "notes.txt").read_text() == "one\ntwo\nthree\n"
@@ -101,8 +105,8 @@ def test_move_can_be_refused(tree: Path) -> None:
 def test_the_workspace_policy_is_a_ceiling_the_agent_cannot_raise(tree: Path) -> None:
     (tree / "pyproject.toml").write_text("[tool.patchtx]\nallow-delete = false\nallow-move = false\n")
     before = files(tree)
-    assert apply_patch_call(DELETE_NOTES, str(tree), allow_delete=True).payload["kind"] == "policy_violation"
-    assert apply_patch_call(MOVE_NOTES, str(tree), allow_move=True).payload["kind"] == "policy_violation"
+    assert apply_patch_call(DELETE_NOTES, str(tree), allow_delete=True).payload["error"]["kind"] == "policy_violation"
+    assert apply_patch_call(MOVE_NOTES, str(tree), allow_move=True).payload["error"]["kind"] == "policy_violation"
     assert files(tree) == before
 
 
@@ -111,7 +115,7 @@ def test_protected_paths_hold_under_a_workspace_root(tree: Path) -> None:
     (tree / "pyproject.toml").write_text('[tool.patchtx]\nprotected = ["pkg/util.py"]\n')
     patch = "*** Begin Patch\n*** Update File: util.py\n-VALUE = 1\n+VALUE = 2\n*** End Patch\n"
     outcome = apply_patch_call(patch, str(tree), workspace_root="pkg")
-    assert outcome.payload["kind"] == "policy_violation"
+    assert outcome.payload["error"]["kind"] == "policy_violation"
     assert (tree / "pkg" / "util.py").read_text() == "VALUE = 1\n"
 
 
@@ -120,8 +124,8 @@ def test_the_patch_size_limit_holds_under_a_workspace_root(tree: Path) -> None:
     patch = "*** Begin Patch\n*** Add File: big.txt\n+" + "x" * 60 + "\n*** End Patch\n"
     for workspace_root in (".", "pkg"):
         outcome = apply_patch_call(patch, str(tree), workspace_root=workspace_root)
-        assert outcome.payload["kind"] == "policy_violation", workspace_root
-        assert "more than the limit of 40" in outcome.payload["error"]
+        assert outcome.payload["error"]["kind"] == "policy_violation", workspace_root
+        assert "more than the limit of 40" in outcome.payload["error"]["message"]
 
 
 def test_workspace_root_sets_where_relative_paths_start(tree: Path) -> None:
@@ -149,8 +153,8 @@ def test_a_workspace_root_outside_the_root_is_refused(tree: Path, workspace_root
     before = files(tree.parent)
     outcome = apply_patch_call("*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n", str(tree),
                                workspace_root=workspace_root)
-    assert outcome.payload["kind"] == "unsafe_path"
-    assert "outside the workspace root" in outcome.payload["error"]
+    assert outcome.payload["error"]["kind"] == "unsafe_path"
+    assert "outside the workspace root" in outcome.payload["error"]["message"]
     assert files(tree.parent) == before
 
 
@@ -164,7 +168,7 @@ def test_a_workspace_root_that_is_not_a_directory_is_refused(tree: Path) -> None
 def test_paths_that_leave_the_root_are_refused(tree: Path, path: str) -> None:
     before = files(tree.parent)
     outcome = apply_patch_call(f"*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n", str(tree))
-    assert outcome.payload["kind"] == "unsafe_path"
+    assert outcome.payload["error"]["kind"] == "unsafe_path"
     assert files(tree.parent) == before
 
 
@@ -187,7 +191,7 @@ def test_run_tool_call_passes_the_options(tree: Path) -> None:
 def test_run_tool_call_reads_null_as_not_given(tree: Path) -> None:
     outcome = run_tool_call({"input": DELETE_NOTES, "allow_delete": None, "dry_run": None,
                              "allow_move": None, "workspace_root": None, "intent": None}, str(tree))
-    assert outcome.payload["kind"] == "policy_violation"
+    assert outcome.payload["error"]["kind"] == "policy_violation"
     assert run_tool_call({"input": EDIT_APP, "dry_run": None}, str(tree)).payload["dry_run"] is False
 
 
@@ -203,6 +207,6 @@ def test_run_tool_call_refuses_malformed_arguments(tree: Path, arguments: dict[s
                                                    message: str) -> None:
     before = files(tree)
     outcome = run_tool_call(arguments, str(tree))
-    assert outcome.payload["kind"] == "invalid_arguments"
-    assert message in outcome.payload["error"]
+    assert outcome.payload["error"]["kind"] == "invalid_arguments"
+    assert message in outcome.payload["error"]["message"]
     assert files(tree) == before

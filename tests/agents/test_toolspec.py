@@ -16,7 +16,7 @@ from patchtx.agents.toolspec import FORMATS, instructions, tool_spec, tool_spec_
 from patchtx.api import plan_patch
 from patchtx.errors import PatchtxError
 
-OPTIONS = {"dry_run", "allow_delete", "allow_move", "workspace_root", "intent"}
+OPTIONS = {"dry_run", "allow_delete", "allow_move", "workspace_root", "intent", "extract"}
 
 
 def test_custom_tool_is_a_freeform_tool_with_our_grammar() -> None:
@@ -43,7 +43,7 @@ def test_function_tools_require_only_the_patch(format: str, patch_parameter: str
     assert parameters["properties"][patch_parameter]["type"] == "string"
     defaults = {name: prop.get("default") for name, prop in parameters["properties"].items()}
     assert defaults == {patch_parameter: None, "dry_run": False, "allow_delete": False,
-                        "allow_move": True, "workspace_root": ".", "intent": None}
+                        "allow_move": True, "workspace_root": ".", "intent": None, "extract": False}
     for name in OPTIONS:
         assert parameters["properties"][name]["description"]
 
@@ -60,6 +60,8 @@ def test_a_call_filled_from_the_schema_runs(format: str, tree: Path) -> None:
     before = snapshot(tree)
     outcome = run_tool_call(arguments, str(tree))
     assert outcome.payload == {"ok": True, "dry_run": True, "summary": "A 0, M 1, D 0, R 0",
+                               "counts": {"A": 0, "M": 1, "D": 0, "R": 0}, "transaction": None,
+                               "recovered": False, "intent": "pkg", "error": None,
                                "files": [{"path": "pkg/util.py", "status": "modified", "diff": (
                                    "--- a/pkg/util.py\n+++ b/pkg/util.py\n@@ -1 +1 @@\n"
                                    "-VALUE = 1\n+VALUE = 2\n")}]}
@@ -122,10 +124,13 @@ def test_the_instructions_example_applies_to_the_demo_tree(tmp_path: Path) -> No
     [example] = fenced_blocks(instructions(), "")
     shutil.copytree(REPO / "examples" / "demo", tmp_path / "demo")
     assert lark_accepts(example)
-    plan = plan_patch(example, tmp_path / "demo", allow_delete=True)
+    plan = plan_patch(example, tmp_path / "demo", allow_delete=False, allow_move=False)
     after = {change.path: change.after for change in plan.changes}
-    assert plan.summary == "A 1, M 2, D 1, R 0"
-    assert after["src/shop/legacy.py"] is None
+    assert plan.summary == "A 1, M 2, D 0, R 0"
+    # Under the tools' defaults (deletes off), as a model would send it.
+    outcome = run_tool_call({"input": example}, str(tmp_path / "demo"))
+    assert outcome.ok, outcome.text
+    assert (tmp_path / "demo" / "docs" / "CHANGES.md").read_bytes() == after["docs/CHANGES.md"]
     assert after["docs/CHANGES.md"] == b"# Changes\n\n- Discounts outside 0-100 are refused.\n"
     cart = after["src/shop/cart.py"]
     assert cart is not None and b"subtotal = round(sum(price for _, price in self.items), 2)" in cart

@@ -148,7 +148,7 @@ def test_confirm_yes_applies(tree: Path) -> None:
 
 def test_confirm_no_writes_nothing(tree: Path) -> None:
     code, shown = _confirm_on_pty(tree, b"n\n")
-    assert code == 1 and "patch rejected by user" in shown
+    assert code == 1 and "patchtx: error [rejected]: Not applied: you answered no. Nothing was changed." in shown
     assert (tree / "a.txt").read_text() == "one\ntwo\n"
 
 
@@ -156,7 +156,9 @@ def test_confirm_without_terminal_refuses(tree: Path) -> None:
     (tree / "p.patch").write_text(UPDATE)
     child = subprocess.run([PATCHTX, "apply", "--confirm", "p.patch"], cwd=tree, capture_output=True,
                            stdin=subprocess.DEVNULL, text=True, start_new_session=True, timeout=60)
-    assert child.returncode == 1 and "[rejected]" in child.stderr
+    assert child.returncode == 2 and child.stdout == ""
+    assert child.stderr.startswith("patchtx apply: --confirm needs a terminal to ask on")
+    assert child.stderr.count("\n") == 1 and "Nothing was changed." in child.stderr
     assert (tree / "a.txt").read_text() == "one\ntwo\n"
 
 
@@ -259,7 +261,7 @@ def test_patchtx_builds_only_the_command_it_runs_with_the_same_messages(tree: Pa
             whole._subparsers._group_actions[0].choices[name].format_help()
     bogus = run([PATCHTX, "apply", "--bogus"], tree)
     assert bogus.returncode == 2
-    assert bogus.stderr.startswith("usage: patchtx [-h] {apply,check,recover,log,undo,tool-spec,mcp} ...\n")
+    assert bogus.stderr.startswith("usage: patchtx [-h] [-V] {apply,check,recover,log,undo,redo,tool-spec,mcp} ...\n")
     assert bogus.stderr.endswith("error: unrecognized arguments: --bogus\n")
 
 

@@ -65,7 +65,7 @@ def assert_hunk_error(text: str, line: int, message: str) -> HunkParseError:
     assert exc.headline == hunk_error(line, message)
     assert exc.line == line
     assert exc.details["codex_message"] == message
-    assert exc.to_json()["line"] == line
+    assert exc.to_json()["patch_line"] == line
     return exc
 
 

@@ -230,7 +230,7 @@ class TestReports:
         assert out["summary"] == "A 1, M 0, D 0, R 0"
         assert out["counts"] == {"A": 1, "M": 0, "D": 0, "R": 0}
         assert out["files"][0]["path"] == "n.txt"
-        assert "transaction" not in out
+        assert out["transaction"] is None and out["error"] is None and out["recovered"] is False
         json.dumps(out)  # serialisable as is
         committed = result_json(Result(planned, committed=True, transaction_id="t-1"))
         assert committed["transaction"] == "t-1" and committed["dry_run"] is False
@@ -253,8 +253,9 @@ class TestReports:
         error = out["error"]
         assert error["kind"] == "context_not_found"
         assert error["changed"] is False
-        assert error["line"] == 3
-        assert error["path"] == tree.path("f.txt")
+        assert error["patch_line"] == 3
+        assert error["path"] == tree.path("f.txt")  # without a root, as the error names it
+        assert error_json(exc, root=tree.path(""))["error"]["path"] == "f.txt"
         assert error["message"] == exc.message
         assert "Nothing was changed." in error["message"]
         json.dumps(out)

@@ -172,3 +172,24 @@ def test_progress_costs_no_import_when_stderr_is_not_a_terminal(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "[]"
     assert (tmp_path / "a.txt").read_text() == "two\n"
+
+
+def test_undo_twice_goes_further_back_and_redo_puts_back(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("0\n")
+    for old, new in (("0", "1"), ("1", "2")):
+        assert run(["apply"], tmp_path, _update("a.txt", old, new)).returncode == 0
+    first = run(["undo", "--no-diff"], tmp_path)
+    assert first.returncode == 0 and (tmp_path / "a.txt").read_text() == "1\n"
+    second = run(["undo", "--no-diff"], tmp_path)
+    assert second.returncode == 0 and (tmp_path / "a.txt").read_text() == "0\n"
+    third = run(["undo"], tmp_path)
+    assert third.returncode == 1 and "[nothing_to_undo]" in third.stderr
+    redone = run(["redo", "--json"], tmp_path)
+    payload = json.loads(redone.stdout)
+    assert redone.returncode == 0 and payload["ok"] is True and payload["redone"]
+    assert (tmp_path / "a.txt").read_text() == "1\n"
+    shown = run(["redo", "--dry-run", "--no-diff"], tmp_path)
+    assert shown.stdout.startswith("Would redo transaction ") and (tmp_path / "a.txt").read_text() == "1\n"
+    again = run(["redo", "--no-diff"], tmp_path)
+    assert again.stdout.startswith("Redid transaction ") and (tmp_path / "a.txt").read_text() == "2\n"
+    assert run(["redo"], tmp_path).returncode == 1

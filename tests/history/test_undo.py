@@ -67,11 +67,69 @@ def test_undo_of_an_undo_applies_the_transaction_again(tmp_path: Path, scenario:
 
     first = history.undo(root)
     assert snapshot(root) == before
-    second = history.undo(root)  # the newest is the undo itself
+    second = history.undo(root, first.transaction_id)  # undoing the undo, by its id, is a redo
     assert second.extra["undone"] == first.transaction_id
     assert snapshot(root) == after
-    history.undo(root)
+    history.undo(root)  # the redo is in effect: undo takes it
     assert snapshot(root) == before
+
+
+def _edit(root: Path, path: str, old: str, new: str) -> str | None:
+    patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+    return patchtx.apply_patch(patch, root).transaction_id
+
+
+def test_undo_is_a_stack_and_redo_puts_back_what_it_took(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("0\n")
+    states = ["0\n"]
+    edits = []
+    for step in range(1, 4):
+        edits.append(_edit(tmp_path, "a.txt", str(step - 1), str(step)))
+        states.append(f"{step}\n")
+
+    for expected, edit in zip(reversed(states[:-1]), reversed(edits), strict=True):
+        result = history.undo(tmp_path)  # each undo goes one further back
+        assert result.extra["undone"] == edit
+        assert (tmp_path / "a.txt").read_text() == expected
+    with pytest.raises(PatchtxError) as nothing:
+        history.undo(tmp_path)
+    assert nothing.value.kind == "nothing_to_undo" and "has been undone" in nothing.value.message
+
+    for expected, edit in zip(states[1:], edits, strict=True):
+        result = history.redo(tmp_path)  # each redo puts back the next one
+        assert result.extra["redone"] == edit
+        assert (tmp_path / "a.txt").read_text() == expected
+    with pytest.raises(PatchtxError) as no_redo:
+        history.redo(tmp_path)
+    assert no_redo.value.kind == "nothing_to_redo"
+
+    history.undo(tmp_path)
+    history.undo(tmp_path)
+    assert (tmp_path / "a.txt").read_text() == "1\n"
+    history.redo(tmp_path)
+    assert (tmp_path / "a.txt").read_text() == "2\n"
+    _edit(tmp_path, "a.txt", "2", "two")  # a new edit ends what can be redone
+    with pytest.raises(PatchtxError) as ended:
+        history.redo(tmp_path)
+    assert ended.value.kind == "nothing_to_redo"
+    history.undo(tmp_path)
+    history.undo(tmp_path)  # the redone edit, then the first one
+    assert (tmp_path / "a.txt").read_text() == "1\n"
+    history.undo(tmp_path)
+    assert (tmp_path / "a.txt").read_text() == "0\n"
+
+
+def test_undo_stacks_read_from_the_log() -> None:
+    from patchtx.txn.history import HistoryEntry
+
+    def entry(name: str, undoes: str | None = None) -> HistoryEntry:
+        return HistoryEntry(name, 0, "2026-01-01T00:00:00Z", "A 0, M 1, D 0, R 0", {}, None, undoes, 0, 1, 0, name)
+
+    newest_first = [entry("u3", "r2"), entry("r2", "u1"), entry("u1", "e2"), entry("e2"), entry("e1"),
+                    entry("u0", "gone")]
+    applied, undone = history.undo_stacks(newest_first)
+    assert [e.transaction_id for e in applied] == ["e1"]
+    assert [e.transaction_id for e in undone] == ["u3"]  # the edit e1 ended u0
 
 
 def test_undo_through_the_api_reverses_a_move_and_keeps_the_intent(tmp_path: Path) -> None:

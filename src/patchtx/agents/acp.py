@@ -195,13 +195,13 @@ def completed_update(tool_call_id: str, result: Result) -> dict[str, Any]:
                             raw_output=result_output(result))
 
 
-def failed_update(tool_call_id: str, error: PatchtxError) -> dict[str, Any]:
+def failed_update(tool_call_id: str, error: PatchtxError, root: str | None = None) -> dict[str, Any]:
     """The final ``tool_call_update`` of an edit that failed (status ``failed``): the error's
-    message as text content, its JSON as ``rawOutput``. Nothing was written unless
-    ``error.changed`` says so."""
+    message as text content, the one result shape as ``rawOutput`` (its path relative to the
+    workspace ``root`` when given). Nothing was written unless ``error.changed`` says so."""
     message = {"type": "content", "content": {"type": "text", "text": error.message}}
     return tool_call_update(tool_call_id, status="failed", content=[message],
-                            raw_output=error_json(error))
+                            raw_output=error_json(error, root=root))
 
 
 def session_update(session_id: str, update: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,82 +1,134 @@
-"""An MCP server over stdio with two tools: ``apply_patch`` and the read-only ``preview_patch``.
+"""An MCP server over stdio with four tools: ``apply_patch``, the read-only ``preview_patch`` and
+``log``, and ``undo``.
 
 Run it as ``patchtx mcp --root DIR`` or ``python -m patchtx.agents.mcp_server --root DIR``. The
-root is fixed when the server starts; every call stays inside it (see ``tool_call``). A refused
-patch is a tool result with ``isError`` true and structured content
-``{"ok": false, "error": ..., "kind": ...}``, so the model reads why and can resend.
+root is fixed when the server starts; every call stays inside it (see ``tool_call``). Every result
+carries the one result shape of every patchtx surface as structured content
+(``docs/result.schema.json``, the tools' outputSchema) and, for the model, plain text: the summary
+and unified diffs, or the error message. A refused call has ``isError`` true; arguments that do not
+fit a tool's schema are refused as kind ``invalid_arguments``.
 
 stdout belongs to the protocol: nothing else may ever be printed there.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import (
-    CallToolResult,
-    JSONRPCError,
-    JSONRPCNotification,
-    JSONRPCRequest,
-    JSONRPCResponse,
-    TextContent,
-    ToolAnnotations,
-)
-from pydantic import BaseModel, Field
+try:
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import (
+        CallToolResult,
+        JSONRPCError,
+        JSONRPCNotification,
+        JSONRPCRequest,
+        JSONRPCResponse,
+        TextContent,
+        ToolAnnotations,
+    )
+    from pydantic import Field, ValidationError
+except ImportError as _missing:
+    from ..errors import MissingExtraError
+
+    _error = MissingExtraError("The MCP server", "mcp", "mcp")
+    if __name__ == "__main__":  # ``python -m patchtx.agents.mcp_server``: a host shows stderr
+        sys.stderr.write(f"patchtx: {_error.message}\n")
+        sys.exit(3)
+    raise _error from _missing
 
 from .. import __version__
-from .tool_call import ToolOutcome, apply_patch_call
+from ..render import result_schema
+from .tool_call import (
+    InvalidArgumentsError,
+    ToolOutcome,
+    apply_patch_call,
+    failure_outcome,
+    log_call,
+    undo_call,
+)
 from .toolspec import OPTION_DESCRIPTIONS, PATCH_DESCRIPTION, instructions
 
 SERVER_INSTRUCTIONS = (
     "Edit files under one workspace root with patches in the '*** Begin Patch' format. "
     "apply_patch applies a patch as one transaction (all of it or nothing); preview_patch shows "
-    "what a patch would change without writing anything."
+    "what a patch would change without writing anything; log lists the transactions that can be "
+    "undone and undo reverts one of them."
 )
 APPLY_DESCRIPTION = (
     "Apply a patch to files under this server's workspace root, as one transaction. Pass the "
-    "patch text in `patch`.\n\n"
+    "patch text in `patch`. Deleting files is refused unless `allow_delete` is true. The result "
+    "names the transaction, which the `undo` tool can revert.\n\n"
 )
 PREVIEW_DESCRIPTION = (
     "Check a patch without writing anything: the same checks as apply_patch, then the summary "
     "and the unified diff of every file it would change. The patch format is described in "
     "apply_patch's description."
 )
-
-
-class PatchOutcome(BaseModel):
-    """The structured content of both tools (its JSON schema is the tools' outputSchema)."""
-
-    ok: bool = Field(description="True if the patch was applied (or, for a dry run, would apply).")
-    dry_run: bool | None = Field(None, description="True if nothing was written.")
-    summary: str | None = Field(None, description="Counts of added, modified, deleted and moved "
-                                                  "files: 'A x, M y, D z, R w'.")
-    files: list[dict[str, str]] | None = Field(
-        None, description="One entry per file: path, status (added, modified, deleted, moved), "
-                          "from (for a move), diff (unified).")
-    error: str | None = Field(None, description="Why the patch was refused; nothing was changed.")
-    kind: str | None = Field(None, description="Stable machine-readable kind of the error.")
-
+LOG_DESCRIPTION = (
+    "List the transactions of this workspace that can be undone, newest first: id, time, "
+    "summary, intent. Reads only."
+)
+UNDO_DESCRIPTION = (
+    "Undo one committed transaction (its id from `log` or from apply_patch's result; a unique "
+    "prefix will do) as a new transaction: every file it changed is put back as it was. Refused, "
+    "writing nothing, if any of those files changed since. Like a patch, an undo that deletes "
+    "files (undoing an add) is refused unless `allow_delete` is true. The undo is itself listed in "
+    "`log` (undoing it puts the change back); `dry_run` shows the diffs without writing."
+)
 
 PatchText = Annotated[str, Field(description=PATCH_DESCRIPTION)]
 AllowDelete = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["allow_delete"])]
 AllowMove = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["allow_move"])]
 WorkspaceRoot = Annotated[str, Field(description=OPTION_DESCRIPTIONS["workspace_root"])]
-ToolResult = Annotated[CallToolResult, PatchOutcome]
+DryRun = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["dry_run"])]
+Extract = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["extract"])]
+TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
+                                                 "result shows it, or a unique prefix of it.")]
 
 
 def _result(outcome: ToolOutcome) -> CallToolResult:
-    # A success carries its structured content as JSON text too, as MCP asks for clients that
-    # read only text; a refusal carries the message itself, which is what the model must read.
-    if outcome.ok:
-        text = json.dumps(outcome.payload, indent=2, ensure_ascii=False)
-    else:
-        text = outcome.text
-    return CallToolResult(content=[TextContent(type="text", text=text)],
+    # The text is what the model reads: the summary and plain diffs, or the error message; the
+    # structured content is the same result as JSON, for programs.
+    return CallToolResult(content=[TextContent(type="text", text=outcome.text)],
                           structured_content=outcome.payload, is_error=not outcome.ok)
+
+
+_TYPE_WORDS = {"bool": "a boolean (true or false)", "string": "a string", "int": "an integer",
+               "dict": "an object"}
+
+
+def _argument_problems(error: ValidationError) -> str:
+    """Pydantic's validation errors as one sentence a model can act on."""
+    problems = []
+    for item in error.errors():
+        name = ".".join(str(part) for part in item["loc"]) or "the arguments"
+        kind = str(item["type"])
+        if kind == "missing":
+            problems.append(f"`{name}` is required")
+        elif kind in ("extra_forbidden", "unexpected_keyword_argument"):
+            problems.append(f"`{name}` is not an argument of this tool")
+        else:
+            expected = next((words for prefix, words in _TYPE_WORDS.items() if kind.startswith(prefix)), None)
+            problems.append(f"`{name}` must be {expected}" if expected else f"`{name}`: {item['msg']}")
+    return "; ".join(problems)
+
+
+class PatchtxMCPServer(MCPServer):
+    """The SDK's server, with argument errors answered in the one result shape."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            error = InvalidArgumentsError(
+                f"Invalid arguments for {name}: {_argument_problems(exc.__cause__)}.",
+                hint="Resend the call with corrected arguments, as the tool's input schema says.")
+            return _result(failure_outcome(error))
 
 
 def build_server(root: str) -> MCPServer:
@@ -84,43 +136,62 @@ def build_server(root: str) -> MCPServer:
     if not os.path.isdir(root):
         raise NotADirectoryError(f"The workspace root {root!r} is not a directory.")
     root = os.path.realpath(root)
-    server = MCPServer("patchtx", version=__version__, instructions=SERVER_INSTRUCTIONS)
+    server = PatchtxMCPServer("patchtx", version=__version__, instructions=SERVER_INSTRUCTIONS)
 
-    @server.tool(
-        name="apply_patch",
-        description=APPLY_DESCRIPTION + instructions(),
-        annotations=ToolAnnotations(title="Apply patch", read_only_hint=False,
-                                    destructive_hint=True, idempotent_hint=False,
-                                    open_world_hint=False),
-    )
+    def writes(title: str) -> ToolAnnotations:
+        return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=True,
+                               idempotent_hint=False, open_world_hint=False)
+
+    def reads(title: str) -> ToolAnnotations:
+        return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False,
+                               idempotent_hint=True, open_world_hint=False)
+
+    @server.tool(name="apply_patch", description=APPLY_DESCRIPTION + instructions(),
+                 annotations=writes("Apply patch"))
     def apply_patch(
         patch: PatchText,
-        dry_run: Annotated[bool, Field(description=OPTION_DESCRIPTIONS["dry_run"])] = False,
+        dry_run: DryRun = False,
         allow_delete: AllowDelete = False,
         allow_move: AllowMove = True,
         workspace_root: WorkspaceRoot = ".",
         intent: Annotated[str | None, Field(description=OPTION_DESCRIPTIONS["intent"])] = None,
-    ) -> ToolResult:
+        extract: Extract = False,
+    ) -> CallToolResult:
         return _result(apply_patch_call(patch, root, dry_run=dry_run, allow_delete=allow_delete,
                                         allow_move=allow_move, workspace_root=workspace_root,
-                                        intent=intent))
+                                        intent=intent, extract=extract))
 
-    @server.tool(
-        name="preview_patch",
-        description=PREVIEW_DESCRIPTION,
-        annotations=ToolAnnotations(title="Preview patch", read_only_hint=True,
-                                    destructive_hint=False, idempotent_hint=True,
-                                    open_world_hint=False),
-    )
+    @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
+                 annotations=reads("Preview patch"))
     def preview_patch(
         patch: PatchText,
         allow_delete: AllowDelete = False,
         allow_move: AllowMove = True,
         workspace_root: WorkspaceRoot = ".",
-    ) -> ToolResult:
+        extract: Extract = False,
+    ) -> CallToolResult:
         return _result(apply_patch_call(patch, root, dry_run=True, allow_delete=allow_delete,
-                                        allow_move=allow_move, workspace_root=workspace_root))
+                                        allow_move=allow_move, workspace_root=workspace_root,
+                                        extract=extract))
 
+    @server.tool(name="log", description=LOG_DESCRIPTION, annotations=reads("Undo history"))
+    def log() -> CallToolResult:
+        return _result(log_call(root))
+
+    @server.tool(name="undo", description=UNDO_DESCRIPTION, annotations=writes("Undo transaction"))
+    def undo(
+        transaction: TransactionId,
+        dry_run: DryRun = False,
+        allow_delete: AllowDelete = False,
+    ) -> CallToolResult:
+        return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete))
+
+    # The SDK derives no schema from a CallToolResult return; publish the one result shape (the
+    # SDK advertises a schema set this way and leaves validating it to the client).
+    for name in ("apply_patch", "preview_patch", "undo"):
+        tool = server._tool_manager.get_tool(name)
+        assert tool is not None
+        tool.fn_metadata.output_schema = result_schema()
     return server
 
 
@@ -257,7 +328,7 @@ def mcp_main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="patchtx mcp",
-        description="Serve the apply_patch and preview_patch tools over MCP (stdio).",
+        description="Serve the apply_patch, preview_patch, log and undo tools over MCP (stdio).",
     )
     parser.add_argument("--root", default=".",
                         help="workspace root the tools may edit (default: current directory)")

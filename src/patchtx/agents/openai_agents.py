@@ -135,8 +135,10 @@ def operation_patch(operation: ApplyPatchOperation) -> Patch:
                                      "move a file.", path=path)
         header.append(MOVE_TO + _check_path(move_to, "destination path"))
     body = ""
-    if kind != "delete_file":
-        diff = operation.diff
+    diff = operation.diff
+    if kind == "create_file" and (diff is None or (isinstance(diff, str) and not diff.strip())):
+        pass  # an empty new file (an empty __init__.py), as the SDK's own apply_diff creates it
+    elif kind != "delete_file":
         if not isinstance(diff, str) or not diff.strip():
             raise _invalid_operation(f"Invalid {kind} operation for '{path}': the diff is empty.",
                                      path=path, hint="Send the file's lines as a V4A diff.")

@@ -177,8 +177,14 @@ def extract_heredoc_call(script: str) -> tuple[str, str | None] | None:
 @cache
 def _parser() -> Parser:
     # Imported here: most agent commands are not shell scripts, and the CLI must start fast.
-    import tree_sitter
-    import tree_sitter_bash
+    try:
+        import tree_sitter
+        import tree_sitter_bash
+    except ImportError as exc:
+        from ..errors import MissingExtraError
+
+        raise MissingExtraError("Recognising apply_patch in shell commands", "shell",
+                                exc.name or "tree_sitter") from None
 
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 

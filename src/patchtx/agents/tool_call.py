@@ -7,9 +7,9 @@ the host's root, so the root's ``[tool.patchtx]`` policy, its lock and its journ
 call. The call's ``allow_delete`` and ``allow_move`` can narrow that policy, never widen it: an
 agent cannot grant itself what the workspace's owner refused.
 
-Results are plain JSON-ready dicts:
-``{"ok": true, "dry_run": bool, "summary": "A x, M y, D z, R w", "files": [{path, status, diff}]}``
-or ``{"ok": false, "error": "<message>", "kind": "<kind>"}``.
+Results are plain JSON-ready dicts in the one result shape of every surface
+(``docs/result.schema.json``: ok, dry_run, summary, counts, files, transaction, recovered, intent,
+error), with a text for the model: the summary and plain unified diffs, or the error message.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Any
 from .._record import replace
 from ..api import apply_plan, options_for, plan_patch
 from ..errors import PatchtxError, PolicyError, UnsafePathError
-from ..model import Hunk, Patch, Plan, Result, UpdateFile
+from ..model import ChangeKind, Hunk, Patch, Plan, Result, UpdateFile
 from ..parser import parse
-from ..render import diff_texts, file_entries, human_report
+from ..render import diff_texts, error_json, human_report, log_text, result_json
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
 
@@ -88,8 +88,12 @@ def _patch_under(text: str, prefix: str, max_patch_bytes: int | None) -> Patch:
 
 
 def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
-          workspace_root: str | None, intent: str | None) -> Plan:
+          workspace_root: str | None, intent: str | None, extract: bool = False) -> Plan:
     real_root = os.path.realpath(root)
+    if extract:
+        from ..extract import extract_patch
+
+        text = extract_patch(text)
     base = resolve_workspace_root(real_root, workspace_root)
     policy = options_for(real_root)
     allow_delete = allow_delete and policy.allow_delete
@@ -102,18 +106,20 @@ def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
                       intent=intent)
 
 
-def success_outcome(plan: Plan, *, dry_run: bool) -> ToolOutcome:
-    rendered = diff_texts(plan)  # (once, for both the payload and the text)
-    payload = {"ok": True, "dry_run": dry_run, "summary": plan.summary,
-               "files": file_entries(plan, rendered=rendered)}
-    text = human_report(Result(plan, committed=not dry_run, dry_run=dry_run), rendered=rendered)
-    if dry_run:
+def success_outcome(result: Result) -> ToolOutcome:
+    rendered = diff_texts(result.plan)  # (once, for both the payload and the text)
+    payload = result_json(result, rendered=rendered)
+    # The summary and one line per file, the transaction to undo, then the plain diffs.
+    text = human_report(result, diffs=False)
+    if result.dry_run:
         text = "Dry run: nothing was written.\n" + text
-    return ToolOutcome(payload, text)
+    elif result.transaction_id:
+        text += f"Transaction {result.transaction_id} (the undo tool reverts it).\n"
+    return ToolOutcome(payload, text + "".join(rendered))
 
 
-def failure_outcome(error: PatchtxError) -> ToolOutcome:
-    payload = {"ok": False, "error": error.message, "kind": error.kind}
+def failure_outcome(error: PatchtxError, root: str | None = None, *, dry_run: bool = False) -> ToolOutcome:
+    payload = error_json(error, root=root, dry_run=dry_run)
     return ToolOutcome(payload, f"Error [{error.kind}]: {error.message}")
 
 
@@ -126,19 +132,62 @@ def apply_patch_call(
     allow_move: bool = True,
     workspace_root: str | None = None,
     intent: str | None = None,
+    extract: bool = False,
 ) -> ToolOutcome:
-    """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction.
+    """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction
+    (``extract``: take it out of surrounding text first).
 
     Never raises for a refused patch: the refusal is the outcome (``ok`` false, nothing written).
     """
     try:
         plan = _plan(patch, root, allow_delete=allow_delete, allow_move=allow_move,
-                     workspace_root=workspace_root, intent=intent)
-        if not dry_run:
-            apply_plan(plan)
+                     workspace_root=workspace_root, intent=intent, extract=extract)
+        result = Result(plan, committed=False, dry_run=True) if dry_run else apply_plan(plan)
     except PatchtxError as error:
-        return failure_outcome(error)
-    return success_outcome(plan, dry_run=dry_run)
+        return failure_outcome(error, root, dry_run=dry_run)
+    return success_outcome(result)
+
+
+def log_call(root: str) -> ToolOutcome:
+    """The undo history of ``root``: ``{"ok": true, "transactions": [...]}`` (as ``patchtx log
+    --json``) and ``patchtx log``'s lines as the text."""
+    from ..history import log
+
+    try:
+        entries = log(root)
+    except PatchtxError as error:
+        return failure_outcome(error, root)
+    return ToolOutcome({"ok": True, "transactions": [entry.to_json() for entry in entries]},
+                       log_text(entries))
+
+
+def undo_call(root: str, transaction: str, *, dry_run: bool = False,
+              allow_delete: bool = False) -> ToolOutcome:
+    """Undo ``transaction`` (an id or a unique prefix) in ``root`` as a new transaction. An undo
+    that deletes files (undoing an add) is gated as a patch's deletes are: refused unless
+    ``allow_delete`` and the workspace's policy both allow it."""
+    from ..history import undo
+
+    real_root = os.path.realpath(root)
+    allowed = allow_delete and options_for(real_root).allow_delete
+
+    def approve(plan: Plan) -> None:
+        deleted = [change.path for change in plan.changes if change.kind is ChangeKind.DELETE]
+        if deleted and not allowed:
+            raise PolicyError(
+                f"Refusing to undo {transaction}: the undo deletes {', '.join(deleted[:5])}"
+                f"{' and more' if len(deleted) > 5 else ''}, and deleting files is not allowed here.",
+                hint="Resend with allow_delete set to true if the user agrees to the deletion.",
+                path=deleted[0], details={"paths": deleted})
+
+    try:
+        result = undo(real_root, transaction, dry_run=dry_run, approve=approve)
+    except PatchtxError as error:
+        return failure_outcome(error, real_root, dry_run=dry_run)
+    outcome = success_outcome(result)
+    verb = "Would undo" if dry_run else "Undid"
+    done = "" if dry_run else f" as transaction {result.transaction_id}"
+    return ToolOutcome(outcome.payload, f"{verb} transaction {result.extra['undone']}{done}.\n{outcome.text}")
 
 
 class InvalidArgumentsError(PatchtxError):
@@ -151,6 +200,7 @@ def _argument_error(message: str) -> ToolOutcome:
     return failure_outcome(InvalidArgumentsError(message, hint="Resend the call with corrected arguments."))
 
 
+
 def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
     """Execute a function-tool call's decoded JSON arguments (any of the ``function*`` formats of
     ``tool_spec``): the patch under ``input``, ``patchText`` or ``patch``, options as declared."""
@@ -159,7 +209,7 @@ def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
         return _argument_error("The call needs the patch text as one string argument "
                                f"(one of: {', '.join(PATCH_ARGUMENT_NAMES)}).")
     option_types = {"dry_run": bool, "allow_delete": bool, "allow_move": bool,
-                    "workspace_root": str, "intent": str}
+                    "workspace_root": str, "intent": str, "extract": bool}
     unknown = sorted(set(arguments) - {given[0], *option_types})
     if unknown:
         return _argument_error(f"Unknown argument(s): {', '.join(unknown)}.")
@@ -177,4 +227,5 @@ def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
     return apply_patch_call(
         arguments[given[0]], root, dry_run=flag("dry_run", False),
         allow_delete=flag("allow_delete", False), allow_move=flag("allow_move", True),
-        workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"))
+        workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"),
+        extract=flag("extract", False))

@@ -7,7 +7,11 @@ Formats (``tool_spec(format)`` and ``patchtx tool-spec --format FORMAT``):
 - ``function``: a JSON-schema function tool whose patch parameter is ``input`` (Codex's name);
   ``function-patchText`` and ``function-patch`` name it ``patchText`` or ``patch`` for hosts that
   use those names. All three take the same options (``dry_run``, ``allow_delete``, ``allow_move``,
-  ``workspace_root``, ``intent``), which ``patchtx.agents.tool_call.run_tool_call`` executes.
+  ``workspace_root``, ``intent``, ``extract``), which ``patchtx.agents.tool_call.run_tool_call`` executes.
+- ``chat-completions``: the same function tool in the Chat Completions API's shape
+  (``{"type": "function", "function": {...}}``).
+- ``anthropic``: the same tool as an Anthropic Messages API tool definition
+  (``{"name", "description", "input_schema"}``).
 - ``lark``: the grammar definition exactly as the custom tool carries it.
 - ``instructions``: the text that teaches the format and patchtx's semantics.
 
@@ -31,7 +35,7 @@ FUNCTION_PATCH_PARAMETERS = {
     "function-patchText": "patchText",
     "function-patch": "patch",
 }
-FORMATS = ("custom", *FUNCTION_PATCH_PARAMETERS, "lark", "instructions")
+FORMATS = ("custom", *FUNCTION_PATCH_PARAMETERS, "chat-completions", "anthropic", "lark", "instructions")
 
 FREEFORM_NOTE = (
     "This is a FREEFORM tool: send the patch text itself, from '*** Begin Patch' to "
@@ -48,6 +52,8 @@ OPTION_DESCRIPTIONS = {
     "workspace_root": "Directory that the patch's paths are relative to, itself relative to the "
                       "host's workspace root (or absolute inside it). Default: the workspace root.",
     "intent": "One sentence saying why this edit is made; recorded with the change.",
+    "extract": "Take the patch out of surrounding text first (code fences, prose before or after "
+               "it). Refused if the text holds two different patches.",
 }
 PATCH_DESCRIPTION = "The whole patch, from '*** Begin Patch' to '*** End Patch'."
 
@@ -99,6 +105,8 @@ def option_properties() -> dict[str, dict[str, Any]]:
         "workspace_root": {"type": "string", "default": ".",
                            "description": OPTION_DESCRIPTIONS["workspace_root"]},
         "intent": {"type": "string", "description": OPTION_DESCRIPTIONS["intent"]},
+        "extract": {"type": "boolean", "default": False,
+                    "description": OPTION_DESCRIPTIONS["extract"]},
     }
 
 
@@ -122,6 +130,19 @@ def function_tool(patch_parameter: str = "input") -> dict[str, Any]:
     }
 
 
+def chat_completions_tool(patch_parameter: str = "input") -> dict[str, Any]:
+    """The function tool in the Chat Completions API's shape (the function nested one level)."""
+    tool = function_tool(patch_parameter)
+    return {"type": "function", "function": {key: tool[key] for key in ("name", "description",
+                                                                         "parameters", "strict")}}
+
+
+def anthropic_tool(patch_parameter: str = "input") -> dict[str, Any]:
+    """An Anthropic Messages API tool definition: the same JSON schema as ``input_schema``."""
+    tool = function_tool(patch_parameter)
+    return {"name": tool["name"], "description": tool["description"], "input_schema": tool["parameters"]}
+
+
 def tool_spec(format: str = "custom") -> dict[str, Any] | str:
     """The declaration in ``format`` (one of ``FORMATS``): a JSON-ready dict, or text for
     ``lark`` and ``instructions``."""
@@ -129,6 +150,10 @@ def tool_spec(format: str = "custom") -> dict[str, Any] | str:
         return custom_tool()
     if format in FUNCTION_PATCH_PARAMETERS:
         return function_tool(FUNCTION_PATCH_PARAMETERS[format])
+    if format == "chat-completions":
+        return chat_completions_tool()
+    if format == "anthropic":
+        return anthropic_tool()
     if format == "lark":
         return grammar_definition()
     if format == "instructions":
@@ -147,7 +172,9 @@ def tool_spec_main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--format", choices=FORMATS, default="custom",
                         help="custom (freeform tool with grammar, the default), function, "
-                             "function-patchText, function-patch (JSON-schema tools), lark "
+                             "function-patchText, function-patch (JSON-schema tools for the "
+                             "Responses API), chat-completions (the function tool for Chat "
+                             "Completions), anthropic (an Anthropic tool definition), lark "
                              "(the grammar alone), instructions (the text alone)")
     args = parser.parse_args(argv)
     spec = tool_spec(args.format)
