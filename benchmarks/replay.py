@@ -305,7 +305,7 @@ class Case:
 
 
 def save_case(case: Case, folder: Path) -> Path:
-    name = f"{Path(case.repo).name if case.repo not in ('.', '') else 'self'}-{case.commit[:12]}.json.gz"
+    name = f"{case.repo.replace('/', '+')}-{case.commit[:12]}.json.gz"
     path = folder / name
     folder.mkdir(parents=True, exist_ok=True)
     # mtime=0: the same case gives the same bytes, so regenerating the corpus shows no churn.
@@ -323,9 +323,9 @@ def load_cases(folder: Path) -> list[Case]:
 
 
 def iter_cases(repo: str, rev: str, limit: int, max_files: int, max_patch_bytes: int,
-               forms: tuple[str, ...], skipped: Counter[str]) -> Iterator[Case]:
+               forms: tuple[str, ...], skipped: Counter[str], label: str | None = None) -> Iterator[Case]:
     git = Git(repo)
-    label = _repo_label(repo)
+    label = label or _repo_label(repo)
     count = 0
     try:
         for sha, parent in git.commits(rev):
@@ -397,7 +397,7 @@ def command_applier(template: str, patch_as_argument: bool = False) -> Applier:
             os.unlink(f.name)
         if proc.returncode != 0:
             message = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip()
-            return False, (message.splitlines() or ["exit %d" % proc.returncode])[0][:300]
+            return False, (message.splitlines() or [f"exit {proc.returncode}"])[0][:300]
         return True, ""
 
     return apply
@@ -443,6 +443,7 @@ def replay(case: Case, variant: str, apply: Applier, scratch: Path) -> Outcome:
     try:
         write_tree(root, case.before)
         ok, message = apply(case.patches[variant], root)
+        message = message.replace(str(root) + os.sep, "")  # paths as the patch names them
         result = snapshot(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -467,7 +468,7 @@ def _difference(expected: bytes | None, got: bytes | None, path: str) -> str:
     if got is None:
         return f"{path}: missing"
     old, new = expected.split(b"\n"), got.split(b"\n")
-    for number, (a, b) in enumerate(zip(old, new), 1):
+    for number, (a, b) in enumerate(zip(old, new, strict=False), 1):
         if a != b:
             return f"{path}: first difference at line {number}"
     if expected.rstrip(b"\n") == got.rstrip(b"\n"):
@@ -484,6 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=Path, action="append", default=[],
                         help="replay stored cases from this folder (as --save-cases writes)")
     parser.add_argument("--rev", default="HEAD", help="revision to walk back from (default HEAD)")
+    parser.add_argument("--label", help="the repository's name in cases and results (default: "
+                                        "owner/name for a fetched mirror, else the folder's name)")
     parser.add_argument("--commits", type=int, default=200, help="usable commits per repository")
     parser.add_argument("--max-files", type=int, default=20, help="usable text files per commit")
     parser.add_argument("--max-patch-bytes", type=int, default=200_000)
@@ -519,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     skipped: Counter[str] = Counter()
     sources: list[Iterator[Case]] = [iter(load_cases(folder)) for folder in args.cases]
     sources += [iter_cases(repo, args.rev, args.commits, args.max_files, args.max_patch_bytes,
-                           forms, skipped) for repo in args.repos]
+                           forms, skipped, args.label) for repo in args.repos]
     table: dict[str, dict[str, Counter[str]]] = {}
     failures: list[dict[str, object]] = []
     ranges: dict[str, list[str]] = {}

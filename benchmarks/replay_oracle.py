@@ -20,7 +20,7 @@ Placements are distinct when some section starts elsewhere; counting stops at tw
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -143,7 +143,7 @@ def count_placements(lines: list[str], sections: list[Section], limit: int = 2) 
         else:
             candidates.append(starts(section))
 
-    @lru_cache(maxsize=None)
+    @cache
     def count(i: int, lowest: int) -> int:
         if i == len(sections):
             return 1
