@@ -393,6 +393,8 @@ def command_applier(template: str, patch_as_argument: bool = False) -> Applier:
             proc = subprocess.run(argv, cwd=root, capture_output=True, timeout=60)
         except subprocess.TimeoutExpired:
             return False, "timeout"
+        except OSError as error:
+            raise SystemExit(f"cannot run {argv[0]}: {error}") from error
         finally:
             os.unlink(f.name)
         if proc.returncode != 0:
@@ -489,7 +491,10 @@ def main(argv: list[str] | None = None) -> int:
                                         "owner/name for a fetched mirror, else the folder's name)")
     parser.add_argument("--commits", type=int, default=200, help="usable commits per repository")
     parser.add_argument("--max-files", type=int, default=20, help="usable text files per commit")
-    parser.add_argument("--max-patch-bytes", type=int, default=200_000)
+    parser.add_argument("--max-patch-bytes", type=int, default=120_000,
+                        help="skip commits whose largest patch is bigger (default 120,000 bytes: "
+                             "Codex's apply_patch takes the patch as one argument, which Linux "
+                             "caps at 128 KiB)")
     parser.add_argument("--format", choices=("codex", "git", "both"), default="codex")
     parser.add_argument("--appliers", nargs="*", default=["patchtx", "codex"],
                         help="patchtx, patchtx-first-match, codex (default: patchtx codex)")
