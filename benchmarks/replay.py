@@ -241,6 +241,11 @@ def codex_patch(git: Git, commit: Commit, context: int, anchors: bool) -> str:
         elif change.status == "D":
             assert change.old_path is not None
             ops.append(FileOp("delete", change.old_path))
+        elif change.status == "R" and change.old_text == "" and change.new_text == "":
+            # An empty file renamed: an Update needs a section, and an empty file has no line to
+            # put in one, so the format can only say it as a Delete and an empty Add.
+            assert change.old_path is not None and change.new_path is not None
+            ops += [FileOp("delete", change.old_path), FileOp("add", change.new_path)]
         else:
             assert change.old_path is not None and change.old_text is not None
             hunks = git_hunks(git, change.old_sha, change.new_sha, context)
@@ -537,6 +542,9 @@ def main(argv: list[str] | None = None) -> int:
         for source in sources:
             for case in source:
                 ranges.setdefault(case.repo, []).append(case.commit)
+                done = sum(len(v) for v in ranges.values())
+                if done % 100 == 0:
+                    print(f"{done} commits, {time.monotonic() - started:.0f} s", file=sys.stderr)
                 if args.save_cases:
                     save_case(case, args.save_cases)
                 for variant, patch in case.patches.items():
