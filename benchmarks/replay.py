@@ -591,7 +591,8 @@ def render_table(table: dict[str, dict[str, Counter[str]]], appliers: dict[str, 
     header = "| variant | commits | determined | " + " | ".join(
         f"{n} right / refused / wrong / torn" for n in names) + " |"
     lines = [header, "|" + "---|" * (3 + len(names))]
-    for variant, row in table.items():
+    order = [*CODEX_VARIANTS, *GIT_VARIANTS]
+    for variant, row in sorted(table.items(), key=lambda item: order.index(item[0])):
         cells = [variant, str(row[""]["commits"]), str(row[""]["determined"])]
         for name in names:
             c = row.get(name)
