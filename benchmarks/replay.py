@@ -588,9 +588,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def render_table(table: dict[str, dict[str, Counter[str]]], appliers: dict[str, Applier]) -> str:
     names = list(appliers)
-    header = "| variant | commits | determined | " + " | ".join(
-        f"{n} right / refused / wrong / torn" for n in names) + " |"
-    lines = [header, "|" + "---|" * (3 + len(names))]
+    titles = ["variant", "commits", "determined", *(f"{n} right / refused / wrong / torn" for n in names)]
+    lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
     order = [*CODEX_VARIANTS, *GIT_VARIANTS]
     for variant, row in sorted(table.items(), key=lambda item: order.index(item[0])):
         cells = [variant, str(row[""]["commits"]), str(row[""]["determined"])]
