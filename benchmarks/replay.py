@@ -42,7 +42,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from replay_oracle import FileOp, Section, is_determined, render_patch, split_lines  # noqa: E402
+from replay_oracle import (  # noqa: E402
+    FileOp,
+    Section,
+    count_placements,
+    is_determined,
+    parse_patch,
+    render_patch,
+    split_lines,
+)
 
 CODEX_VARIANTS = ("ctx3", "ctx3-anchor", "ctx1", "ctx1-anchor")
 GIT_VARIANTS = ("git-U3", "git-U1")
@@ -361,6 +369,29 @@ def _repo_label(repo: str) -> str:
     return path.name
 
 
+def explain(case: Case, variant: str, paths: list[str]) -> list[dict[str, object]]:
+    """For the lead studying a failure: the sections of ``paths`` (all files when empty) whose
+    anchor line repeats in the file or whose placement alone is not unique, with the counts."""
+    if variant not in CODEX_VARIANTS:
+        return []
+    found: list[dict[str, object]] = []
+    for op in parse_patch(case.patches[variant]):
+        text = case.before.get(op.path)
+        if op.kind != "update" or text is None or (paths and op.path not in paths):
+            continue
+        lines = split_lines(text)
+        for number, section in enumerate(op.sections, 1):
+            anchor_lines = lines.count(section.anchor) if section.anchor is not None else None
+            bare = Section(None, section.body, section.end_of_file)
+            alone = count_placements(lines, [bare], limit=100) if section.old else None
+            with_anchor = count_placements(lines, [section], limit=100)
+            if (anchor_lines or 0) > 1 or alone not in (None, 1) or with_anchor != 1:
+                found.append({"path": op.path, "section": number, "anchor": section.anchor,
+                              "anchor_lines": anchor_lines, "old_lines": len(section.old),
+                              "matches": alone, "matches_after_any_anchor": with_anchor})
+    return found[:10]
+
+
 # --------------------------------------------------------------------------- applying
 
 
@@ -565,7 +596,8 @@ def main(argv: list[str] | None = None) -> int:
                             failures.append({"repo": case.repo, "commit": case.commit,
                                              "variant": variant, "applier": name,
                                              "outcome": result.outcome, "determined": determined,
-                                             "paths": result.paths, "why": result.why})
+                                             "paths": result.paths, "why": result.why,
+                                             "sections": explain(case, variant, result.paths)})
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     elapsed = time.monotonic() - started
