@@ -207,9 +207,11 @@ class GitHunk:
 
 def git_hunks(git: Git, old_sha: str, new_sha: str, context: int) -> list[GitHunk]:
     """The hunks of `git diff -U<context>` between two blobs (`\\ No newline` lines dropped: the
-    final-newline state is the same on both sides, see read_commit)."""
+    final-newline state is the same on both sides, see read_commit). Git cuts a long function line
+    to 80 bytes (a git that cuts inside a UTF-8 sequence gives surrogates here): either way the cut
+    text equals no whole line, so it is no anchor."""
     out = git.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", f"-U{context}",
-                  old_sha, new_sha).decode("utf-8")
+                  old_sha, new_sha).decode("utf-8", "surrogateescape")
     hunks: list[GitHunk] = []
     lines = out.split("\n")
     if lines and lines[-1] == "":
@@ -270,7 +272,8 @@ def codex_patch(git: Git, commit: Commit, context: int, anchors: bool) -> str:
 def git_patch(git: Git, commit: Commit, context: int) -> str:
     paths = sorted({p for c in commit.changes for p in (c.old_path, c.new_path) if p})
     return git.run("--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
-                   "-M", f"-U{context}", commit.parent, commit.sha, "--", *paths).decode("utf-8")
+                   "-M", f"-U{context}", commit.parent, commit.sha, "--", *paths).decode(
+                       "utf-8", "replace")  # only a cut function line, which appliers ignore, can be hit
 
 
 def build_patches(git: Git, commit: Commit, form: str) -> dict[str, str]:

@@ -125,3 +125,15 @@ def _applier(write: dict[str, bytes], ok: bool) -> replay.Applier:
 def test_outcomes(write: dict[str, bytes], ok: bool, expected: str, tmp_path: Path) -> None:
     case = replay.Case("r", "c", "p", {"f": "old\n"}, {"f": "new\n"}, {"ctx3": "unused"})
     assert replay.replay(case, "ctx3", _applier(write, ok), tmp_path).outcome == expected
+
+
+def test_a_function_line_cut_by_git_is_no_anchor(tmp_path: Path) -> None:
+    long_head = "def x" + "\u00e9" * 60 + "():"  # 128 bytes: the hunk header carries 80 or fewer
+    body = "\n".join([long_head, *(f"    line{i}" for i in range(8))]) + "\n"
+    _git(tmp_path, "init", "-q")
+    _commit(tmp_path, {"u.py": body.encode()}, "start")
+    _commit(tmp_path, {"u.py": body.replace("line6", "LINE6").encode()}, "edit")
+    [case] = replay.iter_cases(str(tmp_path), "HEAD", 10, 20, 100_000, ("codex",), Counter())
+    [op] = parse_patch(case.patches["ctx1-anchor"])
+    assert [s.anchor for s in op.sections] == [None]
+    assert replay.replay(case, "ctx1-anchor", replay.patchtx_applier(), tmp_path).outcome == "right"
