@@ -21,23 +21,6 @@ import replay  # noqa: E402
 
 CORPORA = [ROOT / "tests" / "replay" / "cases", ROOT.parent / "shared" / "replay"]
 
-# Cases the current placement rule gets wrong (main at 2a69bf4): eight determined patches refused
-# because their `@@` anchor line repeats in the file, and one (3c53278e55fe, 1 line, anchors)
-# applied at a wrong place. The rewrite of issue 14 makes them pass; strict xfail turns each one red
-# until it is removed from this list, so delete the list when the new matcher lands.
-PLACEMENT_RULE_XFAIL: set[str] = {
-    "patchtx-0f2b21ba7734-ctx3-anchor",
-    "patchtx-3006695499f4-ctx3-anchor",
-    "patchtx-3006695499f4-ctx1-anchor",
-    "patchtx-3c53278e55fe-ctx1-anchor",
-    "patchtx-512dbcb81d9e-ctx3-anchor",
-    "patchtx-512dbcb81d9e-ctx1-anchor",
-    "patchtx-a26e3a75313a-ctx3-anchor",
-    "patchtx-a26e3a75313a-ctx1-anchor",
-    "patchtx-e837d67257c2-ctx3-anchor",
-}
-
-
 def _cases() -> list[pytest.param]:
     params = []
     for folder in CORPORA:
@@ -48,10 +31,7 @@ def _cases() -> list[pytest.param]:
                 if not case.patches.get(variant):
                     continue
                 case_id = f"{case.repo}-{case.commit[:12]}-{variant}"
-                marks = []
-                if case_id in PLACEMENT_RULE_XFAIL:
-                    marks.append(pytest.mark.xfail(strict=True, reason="issue 14: placement rule"))
-                params.append(pytest.param(case, variant, id=case_id, marks=marks))
+                params.append(pytest.param(case, variant, id=case_id))
     return params
 
 
