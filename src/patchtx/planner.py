@@ -282,7 +282,8 @@ def _inserts_text(chunk: Chunk) -> bool:
             and any(text.strip() for _, text in chunk.lines))
 
 
-def hunks_in_place(content: bytes, chunks: Sequence[Chunk]) -> list[str] | None:
+def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
+                   loose: LineIndex | None = None) -> list[str] | None:
     """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a
     file that is not text.
 
@@ -290,11 +291,12 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk]) -> list[str] | None:
     earlier run left is the patch's own text, not a look-alike) and its old side is found in no
     pass; a pure insertion, whose old side is always found, when its lines already stand where it
     would put them. When the chunks undone together place, every chunk is applied."""
-    try:
-        texts = decode(content, "").texts
-    except PatchtxError:
-        return None
-    exact, loose = LineIndex(texts, passes=1), LineIndex(texts)
+    if loose is None:  # (the caller's index of the decoded file, when it has one)
+        try:
+            loose = LineIndex(decode(content, "").texts)
+        except PatchtxError:
+            return None
+    exact = LineIndex(loose.texts, passes=1)
 
     def places(index: LineIndex, some: Sequence[Chunk]) -> bool:
         try:
@@ -541,11 +543,11 @@ class Stager:
             offsets = tuple(exact.offsets) if exact.offsets is not None else None
         else:
             original = decode(entry.content, display)
+            locator = Locator(original.texts, display, first_match=self.options.first_match)
             try:
-                placements = Locator(original.texts, display,
-                                     first_match=self.options.first_match).place(hunk.chunks)
+                placements = locator.place(hunk.chunks)
             except ContextNotFoundError as miss:
-                if self._hunks_in_place(hunk, entry.content, rel):
+                if self._hunks_in_place(hunk, entry.content, rel, locator.index):
                     return
                 earlier = self.last_operation.get(rel)
                 if earlier is not None:
@@ -609,13 +611,14 @@ class Stager:
         self.last_operation[source.rel] = self.last_operation[destination.rel] = operation
 
     # -- a patch that is already applied ---------------------------------------------------------
-    def _hunks_in_place(self, hunk: UpdateFile, content: bytes, rel: str) -> bool:
+    def _hunks_in_place(self, hunk: UpdateFile, content: bytes, rel: str,
+                        index: LineIndex | None = None) -> bool:
         """Whether every hunk of an update whose hunks do not apply is already applied; raise
         ``PartlyAppliedError`` when some are and the others would apply. Nothing that an earlier
         operation of this patch changed counts as applied."""
         if rel in self.last_operation:
             return False
-        verdicts = hunks_in_place(content, hunk.chunks)
+        verdicts = hunks_in_place(content, hunk.chunks, loose=index)
         if verdicts is None:
             return False
         done = [chunk.line for chunk, verdict in zip(hunk.chunks, verdicts, strict=True)
