@@ -97,24 +97,28 @@ class _Placed:
         self.floating = self.eof = self.repeats = False
 
 
-def place(space: SearchSpace, chunks: Sequence[Chunk], *,
-          first_match: bool = False) -> list[tuple[int, int, int, tuple[tuple[LineKind, str], ...]]]:
+def place(space: SearchSpace, chunks: Sequence[Chunk], *, first_match: bool = False,
+          windows: dict[int, tuple[int, int]] | None = None,
+          ) -> list[tuple[int, int, int, tuple[tuple[LineKind, str], ...]]]:
     """(chunk number, start, end, lines) of every chunk, in file order; raise ``Missing`` or
-    ``Ambiguous`` (``NotExact`` from a space that cannot decide)."""
+    ``Ambiguous`` (``NotExact`` from a space that cannot decide). ``windows`` confines chunks (by
+    number) to [low, high): the block an anchor opens, see ``Locator``."""
     placed: list[_Placed] = []
     cursor = 0
+    windows = windows or {}
     for number, chunk in enumerate(chunks):
-        hunk = _earliest(space, number, chunk, cursor)
+        hunk = _earliest(space, number, chunk, cursor, windows.get(number))
         placed.append(hunk)
         if not hunk.floating:
             cursor = hunk.end
     if not first_match:
-        _check_latest(space, placed)
+        _check_latest(space, placed, windows)
     placed.sort(key=lambda h: h.start)  # stable: an insertion at the end of the file stays last
     return [(h.number, h.start, h.end, h.lines) for h in placed]
 
 
-def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int) -> _Placed:
+def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int,
+              window: tuple[int, int] | None) -> _Placed:
     hunk = _Placed(number, chunk.lines)
     old = [text for kind, text in chunk.lines if kind != "+"]
     low = cursor
@@ -141,6 +145,8 @@ def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int) -> _Pl
         hunk.start = hunk.end = low if chunk.anchors else space.end
         return hunk
     hunk.eof = chunk.is_end_of_file
+    if window is not None:
+        low = max(low, window[0])
     search = space.ending_any if hunk.eof else space.first_any
     tier, start, pattern = search(old, low)
     if start < 0:
@@ -150,14 +156,15 @@ def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int) -> _Pl
             tier, start, pattern = search(retry_old, low)
             if start >= 0:
                 hunk.lines, old = retry, retry_old
-    if start < 0:
+    if start < 0 or (window is not None and start + space.span(pattern) > window[1]):
         raise Missing(number, old, low, None)
     hunk.tier, hunk.start, hunk.pattern = tier, start, pattern
     hunk.end = start + space.span(pattern)
     return hunk
 
 
-def _check_latest(space: SearchSpace, placed: list[_Placed]) -> None:
+def _check_latest(space: SearchSpace, placed: list[_Placed],
+                  windows: dict[int, tuple[int, int]]) -> None:
     """Walk back from the end placing each hunk as late as it can go; any hunk that can go later
     than its earliest placement makes the patch ambiguous."""
     high = space.end
@@ -165,6 +172,8 @@ def _check_latest(space: SearchSpace, placed: list[_Placed]) -> None:
     for hunk in reversed(placed):
         if hunk.floating:
             continue
+        if hunk.number in windows:
+            high = min(high, windows[hunk.number][1])
         if hunk.pattern is None:  # a pure insertion after its anchor: the anchor is what moves
             latest = space.last(hunk.anchor_pattern, hunk.anchor_tier, hunk.anchor_low, high)
             if latest != hunk.anchor_at:
@@ -324,6 +333,32 @@ class LineIndex:
     def starts(self, pattern: list[str], tier: int, low: int, high: int, limit: int) -> list[int]:
         return _matches(self.keys(tier), pattern, low, high, limit)
 
+    def block_end(self, opener: int) -> int | None:
+        """Where the block that line ``opener`` opens ends (exclusive), or None if it opens none:
+        a line ending with an opening bracket runs to the line that closes it; otherwise the lines
+        indented deeper than it that follow it (blank lines included) are its block."""
+        texts = self.texts
+        line = texts[opener].rstrip()
+        if line[-1:] in ("{", "(", "["):
+            depth = 0
+            for number in range(opener, len(texts)):
+                text = texts[number]
+                depth += sum(map(text.count, "{([")) - sum(map(text.count, "})]"))
+                if depth <= 0:
+                    return number + 1
+            return None
+        indent = len(line) - len(line.lstrip())
+        end = opener + 1
+        deeper = False
+        while end < len(texts):
+            text = texts[end]
+            if text.strip():
+                if len(text) - len(text.lstrip()) <= indent:
+                    break
+                deeper = True
+            end += 1
+        return end if deeper else None
+
     def search(
         self, pattern: Sequence[str], lower: int, upper: int, *, eof: bool = False,
         limit: int = 2,
@@ -389,8 +424,40 @@ class Locator:
         except Missing as miss:
             raise self._missing(chunks[miss.number], miss) from None
         except Ambiguous as ambiguous:
-            raise self._ambiguous(chunks, ambiguous) from None
+            within = self._within_blocks(chunks, ambiguous)
+            if within is None:
+                raise self._ambiguous(chunks, ambiguous) from None
+            placed = within
         return [Placement(number, start, end - start, lines) for number, start, end, lines in placed]
+
+    def _within_blocks(self, chunks: Sequence[Chunk], ambiguous: Ambiguous,
+                       ) -> list[tuple[int, int, int, tuple[tuple[LineKind, str], ...]]] | None:
+        """The block rule: where a hunk has several candidates but one of its anchors occurs once
+        in the file and opens a block (by indentation or brackets) holding exactly one of them,
+        that candidate is what the patch means. None unless it settles every ambiguous hunk."""
+        windows: dict[int, tuple[int, int]] = {}
+        for number, insertion_anchor, candidates in ambiguous.hunks:
+            chunk = chunks[number]
+            if insertion_anchor is not None or len(candidates) > MAX_CANDIDATES:
+                return None
+            size = sum(kind != "+" for kind, _ in chunk.lines)
+            for anchor in reversed(chunk.anchors):
+                tier, _at, pattern = self.index.first_any([anchor], 0)
+                occurrences = self.index.starts(pattern, tier, 0, self.index.end, 2) if tier >= 0 else []
+                if len(occurrences) != 1:
+                    continue
+                opener = occurrences[0]
+                end = self.index.block_end(opener)
+                inside = [c for c in candidates if opener <= c and c + size <= (end or 0)]
+                if end is not None and len(inside) == 1:
+                    windows[number] = (opener, end)
+                    break
+            else:
+                return None
+        try:
+            return place(self.index, chunks, windows=windows)
+        except (Missing, Ambiguous):
+            return None
 
     def _missing(self, chunk: Chunk, miss: Missing) -> ContextNotFoundError:
         from .hints import describe_miss

@@ -11,20 +11,19 @@ from pathlib import Path
 import pytest
 
 import patchtx
-from patchtx.errors import AmbiguousContextError, NotARegularFileError, ParseError, PolicyError
+from patchtx.errors import NotARegularFileError, ParseError, PolicyError
 from patchtx.policy import PlanOptions, protected_by
 
 
-def test_a_chunk_repeating_its_anchor_line_is_refused_when_its_lines_occur_twice(tmp_path: Path) -> None:
-    # The anchors narrow where the hunk may start (at 'def f' after 'class A:'), but the hunk's
-    # own lines occur in both classes after 'class A:': two placements, so the patch is refused.
+def test_a_chunk_repeating_its_anchor_line_edits_that_class_not_the_next(tmp_path: Path) -> None:
+    # The hunk's lines occur in both classes below 'class A:'; 'class A:' occurs once and its
+    # block (by indentation) holds one of them: the block rule takes that one.
     (tmp_path / "m.py").write_text("class A:\n    def f(self):\n        return 1\n\n"
                                    "class B:\n    def f(self):\n        return 1\n")
-    with pytest.raises(AmbiguousContextError) as info:
-        patchtx.apply_patch("*** Begin Patch\n*** Update File: m.py\n@@ class A:\n@@     def f(self):\n"
-                            "     def f(self):\n-        return 1\n+        return 2\n*** End Patch", tmp_path)
-    assert info.value.details["candidate_lines"] == [2, 6]
-    assert (tmp_path / "m.py").read_text().count("return 1") == 2
+    patchtx.apply_patch("*** Begin Patch\n*** Update File: m.py\n@@ class A:\n@@     def f(self):\n"
+                        "     def f(self):\n-        return 1\n+        return 2\n*** End Patch", tmp_path)
+    assert (tmp_path / "m.py").read_text().split("class B:")[0].count("return 2") == 1
+    assert (tmp_path / "m.py").read_text().endswith("class B:\n    def f(self):\n        return 1\n")
 
 
 def test_a_file_and_a_folder_at_one_path_are_refused_at_planning(tmp_path: Path) -> None:

@@ -35,14 +35,31 @@ def test_a_stack_may_restate_its_parent_above_the_cursor(tmp_path: Path) -> None
     assert apply(tmp_path, body) == source.replace("return 1", "return 2", 1).replace("return 5", "return 3")
 
 
-def test_a_restated_stack_still_never_chooses(tmp_path: Path) -> None:
-    # After 'def b', 'return 1' is in T.b and in U.a: the stack narrows, the hunk is ambiguous.
+def test_a_unique_anchor_whose_block_holds_one_candidate_settles_it(tmp_path: Path) -> None:
+    # After 'def b', 'return 1' is in T.b and in U.a; 'def b(self):' occurs once and opens a block
+    # (by indentation) that holds only the first: the block rule takes it.
     (tmp_path / "f.py").write_text(CLASSES)
     body = ("@@ class T:\n@@     def a(self):\n-        return 1\n+        return 2\n"
             "@@ class T:\n@@     def b(self):\n-        return 1\n+        return 3")
+    assert apply(tmp_path, body) == CLASSES.replace("return 1", "return 2", 1).replace(
+        "b(self):\n        return 1", "b(self):\n        return 3")
+
+
+def test_a_block_by_brackets(tmp_path: Path) -> None:
+    source = "impl A {\n    fn f() {\n        x();\n    }\n}\n\nimpl B {\n    fn g() {\n        x();\n    }\n}\n"
+    (tmp_path / "f.py").write_text(source)
+    assert apply(tmp_path, "@@ impl A {\n-        x();\n+        y();") == source.replace("x()", "y()", 1)
+    (tmp_path / "f.py").write_text("impl A {\n    x();\n    x();\n}\n")
+    with pytest.raises(AmbiguousContextError):  # the block holds both: still refused
+        apply(tmp_path, "@@ impl A {\n-    x();\n+    y();")
+
+
+def test_the_block_rule_needs_an_anchor_that_occurs_once(tmp_path: Path) -> None:
+    source = "def f():\n    x = 1\n    x = 1\ndef f():\n    x = 1\n"
+    (tmp_path / "f.py").write_text(source)
     with pytest.raises(AmbiguousContextError) as info:
-        apply(tmp_path, body)
-    assert info.value.details["candidate_lines"] == [6, 10]
+        apply(tmp_path, "@@ def f():\n-    x = 1\n+    x = 2")
+    assert info.value.details["candidate_lines"] == [2, 3, 5]
 
 
 def test_a_repeated_anchor_line_does_not_refuse_a_hunk_unique_after_it(tmp_path: Path) -> None:
