@@ -3,10 +3,7 @@
 Every mutating call (create, write, truncate, chmod/chown, xattr, fsync, syncfs, rename, link, unlink, mkdir,
 rmdir, and batched unlinks) goes through :meth:`FileSystemOps._call`, which numbers it. Test implementations
 (``patchtx.txn.faults``) override the single hook :meth:`FileSystemOps._perform` to record, fail or
-"crash" at call N, so "call N" means the same thing in every test. When no subclass overrides
-``_perform``, the per-file calls (create, write, fchmod, rename, link, unlink) number themselves
-and act inline instead, without a closure per call: same numbering, same ``last_failure``
-(``tests/txn/test_fsops_fast_path.py``).
+"crash" at call N, so "call N" means the same thing in every test.
 
 All paths are handled relative to directory file descriptors opened with ``O_NOFOLLOW``: a symlink
 swapped in between a check and a write is never followed, the call fails instead. The object keeps
@@ -120,32 +117,32 @@ class FileSystemOps:
         self,
         op: str,
         path: str,
-        action: Callable[[], _T],
-        *,
+        function: Callable[..., _T],
+        *args: object,
         target: str | None = None,
         data: bytes | None = None,
         mode: int | None = None,
         paths: tuple[str, ...] = (),
+        **keywords: object,
     ) -> _T:
+        """Number and perform ``function(*args, **keywords)``: every mutating call comes here.
+
+        A ``Call`` record (and a closure for ``_perform``) is built only when a subclass
+        intercepts calls or the call fails: a large commit makes thousands of these calls."""
         self.calls += 1
         if self._performs_plainly:
-            # No Call record unless it is needed: ~10 ms of a 1,000-file commit's 4,400 calls.
             try:
-                return action()
+                return function(*args, **keywords)
             except OSError as exc:
-                self.last_failure = (Call(self.calls, op, path, target=target, data=data, mode=mode, paths=paths), exc)
+                self.last_failure = (Call(self.calls, op, path, target=target, data=data, mode=mode,
+                                          paths=paths), exc)
                 raise
         call = Call(self.calls, op, path, target=target, data=data, mode=mode, paths=paths)
         try:
-            return self._perform(call, action)
+            return self._perform(call, lambda: function(*args, **keywords))
         except OSError as exc:
             self.last_failure = (call, exc)
             raise
-
-    def _failed_plainly(self, exc: OSError, op: str, path: str, *, target: str | None = None,
-                        data: bytes | None = None, mode: int | None = None) -> None:
-        """Record the failure of a call performed on the fast path (no subclass intercepts)."""
-        self.last_failure = (Call(self.calls, op, path, target=target, data=data, mode=mode), exc)
 
     def _perform(self, call: Call, action: Callable[[], _T]) -> _T:
         """Hook for test implementations: record, fail or crash instead of (or before) acting."""
@@ -232,115 +229,50 @@ class FileSystemOps:
     # -- mutating calls -------------------------------------------------------------------------
 
     def mkdir(self, dir_fd: int, name: str, mode: int = 0o777) -> None:
-        self._call(
-            "mkdir",
-            join(self.path_of(dir_fd), name),
-            lambda: os.mkdir(name, mode, dir_fd=dir_fd),
-            mode=mode,
-        )
+        self._call("mkdir", join(self.path_of(dir_fd), name), os.mkdir, name, mode, mode=mode,
+                   dir_fd=dir_fd)
 
     def rmdir(self, dir_fd: int, name: str) -> None:
-        self._call("rmdir", join(self.path_of(dir_fd), name), lambda: os.rmdir(name, dir_fd=dir_fd))
+        self._call("rmdir", join(self.path_of(dir_fd), name), os.rmdir, name, dir_fd=dir_fd)
 
     def create(self, dir_fd: int, name: str, mode: int = 0o666) -> int:
         """Create a new file (never an existing one, never through a symlink), open for writing."""
-        parent = self._paths.get(dir_fd)
-        path = join(self.path_of(dir_fd), name) if parent is None else f"{parent}/{name}" if parent else name
-        if self._performs_plainly:
-            # The per-file calls skip _call's closure and keyword arguments when nothing
-            # intercepts them (a 1,000-file commit makes ~4,400 of them); same numbering.
-            self.calls += 1
-            try:
-                fd = os.open(name, _CREATE_FLAGS, mode, dir_fd=dir_fd)
-            except OSError as exc:
-                self._failed_plainly(exc, "create", path, mode=mode)
-                raise
-        else:
-            fd = self._call("create", path, lambda: os.open(name, _CREATE_FLAGS, mode, dir_fd=dir_fd), mode=mode)
+        path = join(self.path_of(dir_fd), name)
+        fd = self._call("create", path, os.open, name, _CREATE_FLAGS, mode, mode=mode, dir_fd=dir_fd)
         self._paths[fd] = path
         return fd
 
     def write(self, fd: int, data: bytes) -> None:
         """Write all of ``data`` (looping over short writes) as one numbered call."""
-        if self._performs_plainly:
-            self.calls += 1
-            try:
-                written = os.write(fd, data)
-                if written != len(data):  # a short write: finish it
-                    _write_all(fd, memoryview(data)[written:])
-            except OSError as exc:
-                self._failed_plainly(exc, "write", self.path_of(fd), data=data)
-                raise
-            return
-        self._call("write", self.path_of(fd), lambda: _write_all(fd, memoryview(data)), data=data)
+        self._call("write", self.path_of(fd), _write_all, fd, data, data=data)
 
     def fchmod(self, fd: int, mode: int) -> None:
-        if self._performs_plainly:
-            self.calls += 1
-            try:
-                os.fchmod(fd, mode)
-            except OSError as exc:
-                self._failed_plainly(exc, "fchmod", self.path_of(fd), mode=mode)
-                raise
-            return
-        self._call("fchmod", self.path_of(fd), lambda: os.fchmod(fd, mode), mode=mode)
+        self._call("fchmod", self.path_of(fd), os.fchmod, fd, mode, mode=mode)
 
     def truncate(self, fd: int, length: int) -> None:
         """Cut an open file to ``length`` bytes (after rewriting it in place)."""
-        self._call("truncate", self.path_of(fd), lambda: os.ftruncate(fd, length))
+        self._call("truncate", self.path_of(fd), os.ftruncate, fd, length)
 
     def fchown(self, fd: int, uid: int, gid: int) -> None:
-        self._call("fchown", self.path_of(fd), lambda: os.fchown(fd, uid, gid))
+        self._call("fchown", self.path_of(fd), os.fchown, fd, uid, gid)
 
     def fsetxattr(self, fd: int, name: str, value: bytes) -> None:
         # Only called with attributes read by _read_preserved_xattrs, which finds none where the
         # platform's os module has no xattr functions (macOS).
-        self._call("setxattr", self.path_of(fd), lambda: os.setxattr(fd, name, value))
+        self._call("setxattr", self.path_of(fd), os.setxattr, fd, name, value)
 
     def rename(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
-        if self._performs_plainly:
-            self.calls += 1
-            try:
-                os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
-            except OSError as exc:
-                self._failed_plainly(exc, "rename", join(self.path_of(src_dir_fd), src),
-                                     target=join(self.path_of(dst_dir_fd), dst))
-                raise
-            return
-        self._call(
-            "rename",
-            join(self.path_of(src_dir_fd), src),
-            lambda: os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd),
-            target=join(self.path_of(dst_dir_fd), dst),
-        )
+        self._call("rename", join(self.path_of(src_dir_fd), src), os.rename, src, dst,
+                   target=join(self.path_of(dst_dir_fd), dst), src_dir_fd=src_dir_fd,
+                   dst_dir_fd=dst_dir_fd)
 
     def link(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
-        if self._performs_plainly:
-            self.calls += 1
-            try:
-                os.link(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd, follow_symlinks=False)
-            except OSError as exc:
-                self._failed_plainly(exc, "link", join(self.path_of(src_dir_fd), src),
-                                     target=join(self.path_of(dst_dir_fd), dst))
-                raise
-            return
-        self._call(
-            "link",
-            join(self.path_of(src_dir_fd), src),
-            lambda: os.link(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd, follow_symlinks=False),
-            target=join(self.path_of(dst_dir_fd), dst),
-        )
+        self._call("link", join(self.path_of(src_dir_fd), src), os.link, src, dst,
+                   target=join(self.path_of(dst_dir_fd), dst), src_dir_fd=src_dir_fd,
+                   dst_dir_fd=dst_dir_fd, follow_symlinks=False)
 
     def unlink(self, dir_fd: int, name: str) -> None:
-        if self._performs_plainly:
-            self.calls += 1
-            try:
-                os.unlink(name, dir_fd=dir_fd)
-            except OSError as exc:
-                self._failed_plainly(exc, "unlink", join(self.path_of(dir_fd), name))
-                raise
-            return
-        self._call("unlink", join(self.path_of(dir_fd), name), lambda: os.unlink(name, dir_fd=dir_fd))
+        self._call("unlink", join(self.path_of(dir_fd), name), os.unlink, name, dir_fd=dir_fd)
 
     def unlink_many(self, dir_fd: int, names: Sequence[str], *, frees_data: bool = True) -> None:
         """Unlink several names in one directory: one numbered call.
@@ -424,10 +356,12 @@ def _with_path(exc: OSError, path: str) -> OSError:
     return OSError(exc.errno, exc.strerror, path)
 
 
-def _write_all(fd: int, view: memoryview) -> None:
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+def _write_all(fd: int, data: bytes) -> None:
+    written = os.write(fd, data)
+    if written != len(data):  # a short write: finish it
+        view = memoryview(data)[written:]
+        while view:
+            view = view[os.write(fd, view):]
 
 
 def _read_preserved_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
