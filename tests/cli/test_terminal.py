@@ -164,3 +164,10 @@ def test_stat_of_a_move_counts_only_its_hunks(tmp_path: Path) -> None:
     # As git apply --stat prints the same rename (git 2.39): the new name, its line counts.
     assert diffstat(plan) == (" docs/new.txt |    2 +-\n"
                               " 1 file changed, 1 insertion(+), 1 deletion(-)\n")
+
+
+def test_apply_patch_with_stdin_closed_says_so(tmp_path: Path) -> None:
+    done = subprocess.run(f"'{Path(sys.executable).parent / 'apply_patch'}' <&-", shell=True, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error: Failed to read PATCH from stdin.")

@@ -6,8 +6,11 @@ Error assertions check the exact Codex CLI headline (``exc.headline``), the patc
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+import patchtx
 from patchtx.errors import HunkParseError, ParseError
 from patchtx.model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 from patchtx.parser import parse
@@ -662,3 +665,8 @@ def test_parse_result_is_a_frozen_value() -> None:
     assert isinstance(patch, Patch)
     with pytest.raises(AttributeError):
         patch.text = "x"  # type: ignore[misc]
+
+
+def test_lone_surrogate_in_a_patch_is_a_parse_error(tmp_path: Path) -> None:
+    with pytest.raises(ParseError, match="not valid Unicode"):
+        patchtx.plan_patch("*** Begin Patch\n*** Add File: a\n+\ud800\n*** End Patch", tmp_path)

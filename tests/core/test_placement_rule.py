@@ -145,3 +145,14 @@ def test_the_byte_space_places_exactly_as_the_line_space(texts: list[str], hunks
     by_bytes = [(n, line, sum(k != "+" for k, _ in lines))
                 for (n, _, _, lines), line in zip(placed, starts, strict=True)]
     assert by_bytes == by_lines
+
+
+def test_a_chunk_repeating_its_anchor_line_edits_that_class_not_the_next(tmp_path: Path) -> None:
+    # The hunk's lines occur in both classes below 'class A:'; 'class A:' occurs once and its
+    # block (by indentation) holds one of them: the block rule takes that one.
+    (tmp_path / "m.py").write_text("class A:\n    def f(self):\n        return 1\n\n"
+                                   "class B:\n    def f(self):\n        return 1\n")
+    patchtx.apply_patch("*** Begin Patch\n*** Update File: m.py\n@@ class A:\n@@     def f(self):\n"
+                        "     def f(self):\n-        return 1\n+        return 2\n*** End Patch", tmp_path)
+    assert (tmp_path / "m.py").read_text().split("class B:")[0].count("return 2") == 1
+    assert (tmp_path / "m.py").read_text().endswith("class B:\n    def f(self):\n        return 1\n")

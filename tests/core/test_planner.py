@@ -5,11 +5,15 @@ Every plan is checked (by the ``tree`` fixture) to leave the tree exactly as it 
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import stat
+from pathlib import Path
 
 import pytest
 
+import patchtx
 from patchtx.api import plan_patch
 from patchtx.errors import (
     AmbiguousContextError,
@@ -786,3 +790,15 @@ class TestCodexLibrary:
         assert [t.path for t in planned.targets] == ["a.txt", "b.txt"]
         assert planned.root == str(tree.root)
         assert planned.patch is not None and len(planned.patch.hunks) == 2
+
+
+def test_a_file_and_a_folder_at_one_path_are_refused_at_planning(tmp_path: Path) -> None:
+    with pytest.raises(NotARegularFileError):
+        patchtx.plan_patch("*** Begin Patch\n*** Add File: x/y/z\n+1\n*** Add File: x/y\n+2\n*** End Patch",
+                           tmp_path)
+
+
+def test_plans_copy_and_pickle(tmp_path: Path) -> None:
+    plan = patchtx.plan_patch("*** Begin Patch\n*** Add File: a\n+1\n*** End Patch", tmp_path)
+    assert copy.deepcopy(plan) == plan
+    assert pickle.loads(pickle.dumps(plan)) == plan

@@ -1,4 +1,4 @@
-"""Measure commit() on a many-file plan (not a test; run: .venv/bin/python tests/txn/bench_commit.py).
+"""Measure commit() on a many-file plan (not a test; run: .venv/bin/python benchmarks/commit.py).
 
 1,070 paths touched: 1,000 updated 8 KB files, 50 added, 20 deleted, across 40 folders.
 Prints the best and median wall time of N runs for each mode, the median CPU time (less sensitive
