@@ -134,6 +134,20 @@ class JournalError(PatchtxError):
     kind = "journal_damaged"
 
 
+class UntrustedStateError(PatchtxError):
+    """A journal or undo-history entry this user's patchtx did not write (no valid signature with
+    the per-user secret): never acted on automatically (``patchtx recover --trust-foreign``)."""
+
+    kind = "untrusted_state"
+
+
+class StateFolderError(PatchtxError):
+    """The ``.patchtx`` state folder (or its lock or journal folder) is not what patchtx makes: a
+    symbolic link, a FIFO, a folder where a file belongs, or owned by another user."""
+
+    kind = "unsafe_state_folder"
+
+
 class FilesystemError(PatchtxError):
     """An OS-level failure while reading or committing (permission, disk full, I/O error)."""
 

@@ -83,6 +83,19 @@ def _folds_to(name: str, reserved: str) -> bool:
     return name.translate(_HFS_IGNORED).rstrip(". ").casefold() == reserved
 
 
+def reserved_reason(parts: list[str]) -> str | None:
+    """Why a root-relative path (its non-empty components) is off limits to every writer: inside
+    patchtx's state folder or a ``.git`` folder (in any spelling a filesystem folds to them).
+    The one rule for a patch's paths and for the paths a journal or history entry names."""
+    if parts and _folds_to(parts[0], STATE_DIR):
+        return "it is inside patchtx's own state folder .patchtx"
+    for part in parts:  # parts are never empty; most start with neither "." nor "g"
+        first = part[:1]
+        if (first == "." and _folds_to(part, ".git")) or (first in ("g", "G") and part.lower() == "git~1"):
+            return "it is inside a .git folder"
+    return None
+
+
 def _unsafe(spelled: str, why: str, line: int | None) -> UnsafePathError:
     return UnsafePathError(
         f"Refusing path '{spelled}': {why}.",
@@ -197,12 +210,9 @@ class Workspace:
                       line)
 
     def _check_reserved(self, parts: list[str], spelled: str, line: int | None) -> None:
-        if parts and _folds_to(parts[0], STATE_DIR):
-            raise _unsafe(spelled, "it is inside patchtx's own state folder .patchtx", line)
-        for part in parts:  # parts are never empty; most start with neither "." nor "g"
-            first = part[0]
-            if (first == "." and _folds_to(part, ".git")) or (first in "gG" and part.lower() == "git~1"):
-                raise _unsafe(spelled, "it is inside a .git folder", line)
+        why = reserved_reason(parts)
+        if why is not None:
+            raise _unsafe(spelled, why, line)
 
     def _follow_links(self, parts: list[str], spelled: str,
                       line: int | None) -> tuple[list[str], bool]:
