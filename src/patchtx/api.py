@@ -129,8 +129,11 @@ def _commit(plan_: Plan, options: PlanOptions, *, durable: bool, lock_timeout: f
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes)
     report = commit(plan_, durable=durable, lock_timeout=lock_timeout, retention=keep,
                     progress=progress)
+    extra: dict[str, object] = {}
+    if report.recovery is not None:
+        extra["recovered"] = report.recovery
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
-                  fsyncs=report.fsyncs)
+                  fsyncs=report.fsyncs, extra=extra)
 
 
 def apply_patch(

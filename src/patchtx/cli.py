@@ -173,10 +173,14 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("patches", nargs="*", default=["-"], metavar="FILE",
                        help="patch files, applied in order as one transaction ('-' = stdin)")
         _add_options(p, _APPLY_OPTIONS if name == "apply" else _RUN_OPTIONS)
-    for name, helptext in (("recover", "roll back or finish an interrupted transaction"),
-                           ("log", "list the transactions in the undo history, newest first")):
-        if wanted(name):
-            common(command(name, help=helptext))
+    if wanted("recover"):
+        p = command("recover", help="roll back or finish an interrupted transaction")
+        common(p)
+        p.add_argument("--trust-foreign", action="store_true",
+                       help="also act on journals this user's patchtx did not sign (after looking at"
+                            " them): the same path checks still apply")
+    if wanted("log"):
+        common(command("log", help="list the transactions in the undo history, newest first"))
     if not wanted("undo"):
         return top
     p = command("undo", help="undo a committed transaction (default: the newest) as a new one")
@@ -318,7 +322,7 @@ def _run_recover(args: argparse.Namespace) -> int:
     from .txn import recover
 
     try:
-        report = recover(args.root)
+        report = recover(args.root, trust_foreign=args.trust_foreign)
     except PatchtxError as exc:
         return _fail(exc, args.json)
     if args.json:

@@ -35,6 +35,7 @@ from .txn.history import (
     open_workspace,
     read_before_image,
     read_record,
+    untrusted_entries,
 )
 
 TYPE_CHECKING = False
@@ -70,7 +71,7 @@ def show(root: PathLike = ".", transaction_id: str | None = None) -> HistoryReco
     """Everything recorded about one retained transaction (default: the newest): per path the
     before/after SHA-256 and modes, the directories it created and removed, its moves."""
     with open_workspace(os.path.realpath(os.fspath(root))) as (fs, dirs):
-        return read_record(fs, dirs, find_entry(list_entries(fs, dirs), transaction_id))
+        return read_record(fs, dirs, _find(fs, dirs, transaction_id))
 
 
 def undo(
@@ -96,7 +97,7 @@ def undo(
     """
     root_path = os.path.realpath(os.fspath(root))
     with open_workspace(root_path) as (reader, dirs):
-        entry = find_entry(list_entries(reader, dirs), transaction_id)
+        entry = _find(reader, dirs, transaction_id)
         record = read_record(reader, dirs, entry)
         current = {f.path: _current(reader, dirs, f.path) for f in record.files}
         changed = [(f.path, why) for f in record.files if (why := _change(f, current[f.path], record)) is not None]
@@ -126,6 +127,15 @@ def undo(
         fsyncs=report.fsyncs,
         extra={"undone": entry.transaction_id, "kept_in_history": keep.kept is not None},
     )
+
+
+def _find(fs: FileSystemOps, dirs: DirectoryHandles, transaction_id: str | None) -> HistoryEntry:
+    """The entry to show or undo; an id only a foreign (unsigned) kept journal has is refused as
+    untrusted rather than unknown (the folder is read again only then)."""
+    entries = list_entries(fs, dirs)
+    if transaction_id is None or any(e.transaction_id.startswith(transaction_id) for e in entries):
+        return find_entry(entries, transaction_id)
+    return find_entry(entries, transaction_id, untrusted_entries(fs, dirs))
 
 
 def _current(fs: FileSystemOps, dirs: DirectoryHandles, path: str) -> _Current:

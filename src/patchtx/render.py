@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
     from .errors import PatchtxError
     from .model import FileChange, Plan, Result
+    from .txn.reports import RecoveryReport
 
 STATUS_NAMES = {
     ChangeKind.ADD: "added",
@@ -305,12 +306,31 @@ def file_entries(plan: Plan, *, with_diff: bool = True,
     return entries
 
 
+def _recovery(result: Result) -> RecoveryReport | None:
+    """The report of the recovery that ran before the commit (``Result.extra["recovered"]``)."""
+    if "recovered" not in result.extra:
+        return None
+    from .txn.reports import RecoveryReport
+
+    recovered = result.extra["recovered"]
+    return recovered if isinstance(recovered, RecoveryReport) else None
+
+
+def recovery_lines(result: Result) -> list[str]:
+    """What the recovery that ran before the patch did (none: no lines)."""
+    recovered = _recovery(result)
+    if recovered is None:
+        return []
+    return ["Before applying, " + line[0].lower() + line[1:] for line in recovered.summary.splitlines()]
+
+
 def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] | None = None) -> str:
     """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
     when the caller has rendered them already."""
     plan = result.plan
     verb = "Would apply" if result.dry_run else "Applied"
-    lines = [f"{verb}: {plan.summary}"]
+    lines = recovery_lines(result)
+    lines.append(f"{verb}: {plan.summary}")
     for change in plan.changes:
         name = f"{change.source} -> {change.path}" if change.source else change.path
         lines.append(f"  {change.kind.value} {name}")
@@ -334,6 +354,9 @@ def result_json(result: Result, *, with_diff: bool = True,
     }
     if result.transaction_id:
         out["transaction"] = result.transaction_id
+    recovered = _recovery(result)
+    if recovered is not None:
+        out["recovered"] = recovered.to_json()["transactions"]
     if plan.intent:
         out["intent"] = plan.intent
     return out

@@ -10,7 +10,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from patchtx.txn.journal import Journal, JournalEntry, RemovedDir, canonical_json
+from patchtx.txn.journal import Journal, JournalEntry, RemovedDir, backup_name, canonical_json, temp_name
 from patchtx.txn.provenance import user_secret
 
 _TEXT = st.text(st.sampled_from('ab"\\\n\t\x00\x1f\x7f é\u2028😀\udc80/.'), min_size=1, max_size=12)
@@ -55,10 +55,13 @@ def test_to_bytes_is_the_canonical_json_of_the_body(journal: Journal) -> None:
     assert journal.to_bytes() == _reference(journal)
 
 
+_TXN = "20250101T000000-0000abcd"
+
+
 def test_a_written_journal_reads_back_equal() -> None:
     entries = (
-        JournalEntry("a/é \"q\".txt", "00" * 32, None, 0o644, None, (0, 0), "20250101T000000-0000abcd.0.before", "link", None),
-        JournalEntry("b.txt", None, "11" * 32, None, 0o755, None, None, None, ".patchtx-20250101T000000-0000abcd-1.tmp"),
+        JournalEntry("a/é \"q\".txt", "00" * 32, None, 0o644, None, (0, 0), backup_name(_TXN, 0), "link", None),
+        JournalEntry("b.txt", None, "11" * 32, None, 0o755, None, None, None, temp_name(_TXN, 1)),
     )
     journal = Journal("20250101T000000-0000abcd", entries, ("new",), (RemovedDir("old", 0o755, (1, 2)),),
                       intent="why", history={"sequence": 4, "bytes": 12})

@@ -57,6 +57,9 @@ class PatchOutcome(BaseModel):
     files: list[dict[str, str]] | None = Field(
         None, description="One entry per file: path, status (added, modified, deleted, moved), "
                           "from (for a move), diff (unified).")
+    recovered: list[dict[str, Any]] | None = Field(
+        None, description="Interrupted transactions recovered (rolled back or cleaned up) before "
+                          "this patch was applied, each with what was done.")
     error: str | None = Field(None, description="Why the patch was refused; nothing was changed.")
     kind: str | None = Field(None, description="Stable machine-readable kind of the error.")
 

@@ -25,7 +25,7 @@ from ..api import apply_plan, options_for, plan_patch
 from ..errors import PatchtxError, PolicyError, UnsafePathError
 from ..model import Hunk, Patch, Plan, Result, UpdateFile
 from ..parser import parse
-from ..render import diff_texts, file_entries, human_report
+from ..render import diff_texts, file_entries, human_report, result_json
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
 
@@ -102,11 +102,16 @@ def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
                       intent=intent)
 
 
-def success_outcome(plan: Plan, *, dry_run: bool) -> ToolOutcome:
+def success_outcome(plan: Plan, *, dry_run: bool, result: Result | None = None) -> ToolOutcome:
     rendered = diff_texts(plan)  # (once, for both the payload and the text)
     payload = {"ok": True, "dry_run": dry_run, "summary": plan.summary,
                "files": file_entries(plan, rendered=rendered)}
-    text = human_report(Result(plan, committed=not dry_run, dry_run=dry_run), rendered=rendered)
+    if result is None:
+        result = Result(plan, committed=not dry_run, dry_run=dry_run)
+    recovered = result_json(result, with_diff=False).get("recovered")
+    if recovered is not None:
+        payload["recovered"] = recovered  # an interrupted transaction was recovered first
+    text = human_report(result, rendered=rendered)
     if dry_run:
         text = "Dry run: nothing was written.\n" + text
     return ToolOutcome(payload, text)
@@ -134,11 +139,10 @@ def apply_patch_call(
     try:
         plan = _plan(patch, root, allow_delete=allow_delete, allow_move=allow_move,
                      workspace_root=workspace_root, intent=intent)
-        if not dry_run:
-            apply_plan(plan)
+        result = None if dry_run else apply_plan(plan)
     except PatchtxError as error:
         return failure_outcome(error)
-    return success_outcome(plan, dry_run=dry_run)
+    return success_outcome(plan, dry_run=dry_run, result=result)
 
 
 class InvalidArgumentsError(PatchtxError):
