@@ -8,7 +8,7 @@ from .errors import PolicyError
 from .model import Patch, Plan, Result, UpdateFile
 from .parser import parse
 from .planner import plan
-from .policy import PlanOptions, load_workspace_options
+from .policy import PlanOptions, effective_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,8 +34,9 @@ def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions)
 
 
 def options_for(root: PathLike, **overrides: bool | int | tuple[str, ...] | None) -> PlanOptions:
-    """The workspace's ``[tool.patchtx]`` options with explicit (non-None) arguments on top."""
-    return load_workspace_options(root).with_overrides(**overrides)
+    """The options in force: the host's ceiling (its config, ``PATCHTX_POLICY``, then the explicit
+    non-None arguments) tightened by the workspace's policy (see ``policy``)."""
+    return effective_options(root, **overrides)
 
 
 def plan_patch(
@@ -47,16 +48,23 @@ def plan_patch(
     allow_move: bool | None = None,
     first_match: bool | None = None,
     protected: tuple[str, ...] | None = None,
+    max_files: int | None = None,
+    max_bytes: int | None = None,
+    max_patch_bytes: int | None = None,
+    allow_policy_edit: bool | None = None,
     intent: str | None = None,
     progress: Progress | None = None,
 ) -> Plan:
     """Parse and plan without writing. Several patches are planned in order as one.
 
-    Options left as None come from the workspace's ``[tool.patchtx]`` table, then the defaults.
+    The options are the host's ceiling (options left as None: the per-user config, then
+    ``PATCHTX_POLICY``, then the defaults), which the workspace's policy may only tighten.
     ``progress(phase, done, total)`` is told each new file planned (phase "planning").
     """
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
-                          allow_move=allow_move, first_match=first_match, protected=protected)
+                          allow_move=allow_move, first_match=first_match, protected=protected,
+                          max_files=max_files, max_bytes=max_bytes, max_patch_bytes=max_patch_bytes,
+                          allow_policy_edit=allow_policy_edit)
     return _plan(patches, root, options, intent, progress)
 
 
@@ -116,8 +124,7 @@ def apply_plan(
     """Commit a Plan through the transaction manager (all or nothing), keeping its before-images
     in the undo history (``history_count`` / ``history_bytes``: None means as the workspace's
     ``[tool.patchtx]`` table says, else 20 transactions / 64 MiB)."""
-    options = load_workspace_options(plan_.root).with_overrides(
-        history_count=history_count, history_bytes=history_bytes)
+    options = options_for(plan_.root, history_count=history_count, history_bytes=history_bytes)
     return _commit(plan_, options, durable=durable, lock_timeout=lock_timeout, progress=progress)
 
 
@@ -146,6 +153,10 @@ def apply_patch(
     allow_move: bool | None = None,
     first_match: bool | None = None,
     protected: tuple[str, ...] | None = None,
+    max_files: int | None = None,
+    max_bytes: int | None = None,
+    max_patch_bytes: int | None = None,
+    allow_policy_edit: bool | None = None,
     durable: bool = True,
     lock_timeout: float = 30.0,
     intent: str | None = None,
@@ -157,6 +168,8 @@ def apply_patch(
     failure, in which case nothing was changed."""
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match, protected=protected,
+                          max_files=max_files, max_bytes=max_bytes, max_patch_bytes=max_patch_bytes,
+                          allow_policy_edit=allow_policy_edit,
                           history_count=history_count, history_bytes=history_bytes)
     planned = _plan(patches, root, options, intent, progress)
     if dry_run:

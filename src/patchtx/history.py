@@ -19,7 +19,7 @@ import stat
 from ._sha import hexdigest
 from .errors import ChangedSincePlanningError
 from .model import ChangeKind, FileChange, PathTarget, Plan, Result
-from .policy import load_workspace_options
+from .policy import effective_options
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
 from .txn.history import (
@@ -109,7 +109,7 @@ def undo(
         return Result(plan, committed=False, dry_run=True, extra={"undone": entry.transaction_id})
     from .txn import commit
 
-    options = load_workspace_options(root_path).with_overrides(history_count=history_count, history_bytes=history_bytes)
+    options = effective_options(root_path, history_count=history_count, history_bytes=history_bytes)
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes, undoes=entry.transaction_id)
     report = commit(
         plan,

@@ -31,7 +31,7 @@ from .model import (
     Plan,
     UpdateFile,
 )
-from .policy import PlanOptions, protected_by
+from .policy import PlanOptions, check_policy_files, protected_by
 from .textfile import BOM_BYTES, TextFile, decode, looks_binary
 from .workspace import FileView, ResolvedPath, Workspace
 
@@ -603,6 +603,7 @@ class Stager:
 
 def _check_policy(planner: Stager, targets: list[PathTarget]) -> None:
     options = planner.options
+    check_policy_files(options, targets)
     touched = [t.path for t in targets] + [c.source for c in planner.changes if c.source]
     for path in touched:
         pattern = protected_by(options, path)

@@ -242,3 +242,30 @@ def test_a_real_interrupted_transaction_is_recovered_and_reported(repo: Path) ->
 
     assert result_json(result)["recovered"][0]["outcome"] == "rolled_back"
     assert human_report(result).startswith("Before applying, rolled back interrupted transaction")
+
+
+@pytest.mark.parametrize("key", [b"", b"k" * 16, b"k" * 64, b"k" * 65, bytes(range(200))])
+@pytest.mark.parametrize("message", [b"", b"journal", b"x" * 100_000])
+def test_signature_is_standard_hmac_sha256(key: bytes, message: bytes) -> None:
+    import hmac
+
+    from patchtx._sha import hmac_sha256_hex
+
+    assert hmac_sha256_hex(key, message) == hmac.new(key, message, "sha256").hexdigest()
+
+
+def test_secret_is_private_and_outside_the_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from patchtx.txn import provenance
+
+    home = tmp_path / "state"
+    monkeypatch.setenv("PATCHTX_STATE_HOME", str(home))
+    secret = provenance.user_secret()
+    path = home / "secret"
+    assert len(secret) == 32 and bytes.fromhex(path.read_text()) == secret
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(home.stat().st_mode) == 0o700
+    # Another user's state home, or a secret others may read, is refused, never used.
+    provenance._cache.clear()
+    path.chmod(0o644)
+    with pytest.raises(PatchtxError, match="others may read or write it"):
+        provenance.user_secret()
+    provenance._cache.clear()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import stat
 
+from .._sha import hmac_sha256_hex
 from ..errors import FilesystemError
 
 STATE_HOME_ENV = "PATCHTX_STATE_HOME"
@@ -121,13 +122,11 @@ def _create_secret(path: str) -> bytes:
 
 def sign(text: bytes) -> str:
     """HMAC-SHA256 of ``text`` with this user's secret, in hex."""
-    import hmac
-
-    return hmac.new(user_secret(), text, "sha256").hexdigest()
+    return hmac_sha256_hex(user_secret(), text)
 
 
 def verify(text: bytes, mac: object) -> bool:
     """Whether ``mac`` is this user's signature of ``text`` (compared in constant time)."""
-    import hmac
+    from _operator import _compare_digest  # hmac.compare_digest, without hmac's hashlib import
 
-    return isinstance(mac, str) and hmac.compare_digest(sign(text), mac)
+    return isinstance(mac, str) and mac.isascii() and _compare_digest(sign(text), mac)
