@@ -107,6 +107,13 @@ _RUN_OPTIONS: tuple[_Option, ...] = (
     (("--no-move",), "no_move", False, None, None, "refuse patches that move"),
     (("--first-match",), "first_match", False, None, None,
      "take the first match of an ambiguous hunk (as Codex does)"),
+    # The host's policy: a ceiling that the workspace's [tool.patchtx] can only tighten.
+    (("--protect",), "protect", (), str, "GLOB", "refuse patches touching paths that match GLOB (repeatable)"),
+    (("--max-files",), "max_files", None, int, "N", "refuse patches that change more than N files"),
+    (("--max-bytes",), "max_bytes", None, int, "N", "refuse patches that change more than N bytes"),
+    (("--max-patch-bytes",), "max_patch_bytes", None, int, "N", "refuse patch texts longer than N bytes"),
+    (("--allow-policy-edit",), "allow_policy_edit", False, None, None,
+     "let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)"),
     (("--no-diff",), "no_diff", False, None, None, "print the summary only"),
 )
 _APPLY_OPTIONS: tuple[_Option, ...] = (
@@ -125,6 +132,8 @@ def _add_options(p: argparse.ArgumentParser, options: tuple[_Option, ...]) -> No
     for flags, _name, default, value_type, metavar, helptext in options:
         if value_type is None:
             p.add_argument(*flags, action="store_true", help=helptext)
+        elif default == ():
+            p.add_argument(*flags, action="append", default=[], metavar=metavar, help=helptext)
         elif value_type is str and default is not None:
             p.add_argument(*flags, default=default, help=helptext)
         elif value_type is str:
@@ -290,7 +299,9 @@ def _run_apply(args: argparse.Namespace) -> int:
             texts, args.root, allow_overwrite=args.allow_overwrite or None,
             allow_delete=False if args.no_delete else None,
             allow_move=False if args.no_move else None,
-            first_match=args.first_match or None, intent=getattr(args, "intent", None),
+            first_match=args.first_match or None, protected=tuple(args.protect) or None,
+            max_files=args.max_files, max_bytes=args.max_bytes, max_patch_bytes=args.max_patch_bytes,
+            allow_policy_edit=args.allow_policy_edit or None, intent=getattr(args, "intent", None),
             progress=progress,
         )
         if dry_run:
@@ -417,7 +428,8 @@ def _plain_run_arguments(given: list[str]) -> _Arguments | None:
     options = _APPLY_OPTIONS if given[0] == "apply" else _RUN_OPTIONS
     flags = {flag: option for option in options for flag in option[0]}
     values: dict[str, Any] = {"command": given[0]}
-    values.update((name, default) for _flags, name, default, *_rest in options)
+    # A repeatable option (default ``()``) collects a list, as argparse's "append" does.
+    values.update((name, [] if default == () else default) for _flags, name, default, *_rest in options)
     patches: list[str] = []
     files_ended = False  # a run of files, then an option: argparse refuses a later file
     index = 1
@@ -439,9 +451,10 @@ def _plain_run_arguments(given: list[str]) -> _Arguments | None:
                     attached = given[index]
                     index += 1
                 try:
-                    values[name] = value_type(attached)
+                    value = value_type(attached)
                 except ValueError:
                     return None
+                values[name] = [*values[name], value] if _default == () else value
             files_ended = bool(patches)
             continue
         if files_ended:

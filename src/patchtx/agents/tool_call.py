@@ -88,17 +88,21 @@ def _patch_under(text: str, prefix: str, max_patch_bytes: int | None) -> Patch:
 
 
 def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
-          workspace_root: str | None, intent: str | None) -> Plan:
+          workspace_root: str | None, intent: str | None, host: Mapping[str, Any]) -> Plan:
+    if "\0" in root or (workspace_root is not None and "\0" in workspace_root):
+        raise UnsafePathError(f"Refusing workspace_root {workspace_root!r}: it contains a NUL byte.",
+                              hint="Pass a directory inside the workspace root, or leave workspace_root out.",
+                              path=workspace_root)
     real_root = os.path.realpath(root)
     base = resolve_workspace_root(real_root, workspace_root)
-    policy = options_for(real_root)
+    policy = options_for(real_root, **host)
     allow_delete = allow_delete and policy.allow_delete
     allow_move = allow_move and policy.allow_move
     patch: str | Patch = text
     if base != real_root:
         prefix = os.path.relpath(base, real_root).replace(os.sep, "/")
         patch = _patch_under(text, prefix, policy.max_patch_bytes)
-    return plan_patch(patch, real_root, allow_delete=allow_delete, allow_move=allow_move,
+    return plan_patch(patch, real_root, **{**host, "allow_delete": allow_delete, "allow_move": allow_move},
                       intent=intent)
 
 
@@ -131,14 +135,18 @@ def apply_patch_call(
     allow_move: bool = True,
     workspace_root: str | None = None,
     intent: str | None = None,
+    host: Mapping[str, Any] | None = None,
 ) -> ToolOutcome:
     """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction.
 
-    Never raises for a refused patch: the refusal is the outcome (``ok`` false, nothing written).
+    ``host`` is the host's policy as ``plan_patch`` keywords (``protected``, ``allow_delete``,
+    ``max_files``...): the ceiling that the workspace's policy and the call's own options can only
+    narrow. Never raises for a refused patch: the refusal is the outcome (``ok`` false, nothing
+    written).
     """
     try:
         plan = _plan(patch, root, allow_delete=allow_delete, allow_move=allow_move,
-                     workspace_root=workspace_root, intent=intent)
+                     workspace_root=workspace_root, intent=intent, host=host or {})
         result = None if dry_run else apply_plan(plan)
     except PatchtxError as error:
         return failure_outcome(error)
@@ -155,7 +163,7 @@ def _argument_error(message: str) -> ToolOutcome:
     return failure_outcome(InvalidArgumentsError(message, hint="Resend the call with corrected arguments."))
 
 
-def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
+def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, Any] | None = None) -> ToolOutcome:
     """Execute a function-tool call's decoded JSON arguments (any of the ``function*`` formats of
     ``tool_spec``): the patch under ``input``, ``patchText`` or ``patch``, options as declared."""
     given = [name for name in PATCH_ARGUMENT_NAMES if name in arguments]
@@ -181,4 +189,4 @@ def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
     return apply_patch_call(
         arguments[given[0]], root, dry_run=flag("dry_run", False),
         allow_delete=flag("allow_delete", False), allow_move=flag("allow_move", True),
-        workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"))
+        workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"), host=host)
