@@ -269,3 +269,112 @@ def test_secret_is_private_and_outside_the_workspace(tmp_path: Path, monkeypatch
     with pytest.raises(PatchtxError, match="others may read or write it"):
         provenance.user_secret()
     provenance._cache.clear()
+
+
+# -- the state folder itself ---------------------------------------------------------------------
+
+
+def _tamper(root: Path, outside: Path, how: str) -> None:
+    state = root / ".patchtx"
+    if how == "state folder is a symlink":
+        state.symlink_to(outside, target_is_directory=True)
+        return
+    (state / "journal").mkdir(parents=True)
+    (state / ".gitignore").write_text("*\n")
+    if how == "lock is a symlink":
+        (state / "lock").symlink_to(outside / "lock")
+    elif how == "lock is a dangling symlink":
+        (state / "lock").symlink_to(outside / "missing" / "lock")
+    elif how == "lock is a folder":
+        (state / "lock").mkdir()
+    elif how == "lock is a FIFO":
+        os.mkfifo(state / "lock")
+    elif how == "journal folder is a symlink":
+        (state / "journal").rmdir()
+        (state / "journal").symlink_to(outside, target_is_directory=True)
+    elif how == "gitignore is a symlink":
+        (state / ".gitignore").unlink()
+        (state / ".gitignore").symlink_to(outside / "gitignore")
+    else:
+        raise AssertionError(how)
+
+
+TAMPERING = ["state folder is a symlink", "lock is a symlink", "lock is a dangling symlink", "lock is a folder",
+             "lock is a FIFO", "journal folder is a symlink", "gitignore is a symlink"]
+
+
+@pytest.mark.parametrize("how", TAMPERING)
+def test_a_tampered_state_folder_is_a_clear_error(tmp_path: Path, how: str) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "a.txt").write_text("a\n")
+    _tamper(root, outside, how)
+    before = snapshot(root)
+    with pytest.raises(PatchtxError) as caught:
+        patchtx.apply_patch(PATCH, root)
+    assert caught.value.kind in ("unsafe_state_folder", "unsafe_path")
+    assert "Nothing was changed" in caught.value.message
+    with pytest.raises(PatchtxError):
+        recover(str(root))
+    run = subprocess.run([sys.executable, "-m", "patchtx.cli", "apply", "--json", "-"], input=PATCH, cwd=root,
+                         capture_output=True, text=True, check=False, timeout=60)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert json.loads(run.stdout)["error"]["kind"] == caught.value.kind
+    run = subprocess.run([sys.executable, "-m", "patchtx.cli", "log"], cwd=root, capture_output=True, text=True,
+                         check=False, timeout=60)
+    assert "Traceback" not in run.stderr
+    assert snapshot(root) == before
+    assert list(outside.iterdir()) == []  # nothing created outside the root
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_a_state_folder_owned_by_another_user_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / ".patchtx" / "journal").mkdir(parents=True)
+    os.chown(root / ".patchtx", 54321, 54321)
+    with pytest.raises(PatchtxError, match="belongs to user id 54321") as caught:
+        patchtx.apply_patch(PATCH, root)
+    assert caught.value.kind == "unsafe_state_folder"
+    assert not (root / "new.txt").exists()
+
+
+def test_swapping_the_state_folder_for_a_symlink_never_escapes(tmp_path: Path) -> None:
+    """A loop swaps .patchtx for a symlink to a folder outside while patches are applied: each
+    apply succeeds or fails with a PatchtxError, and nothing ever appears outside the root."""
+    import threading
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    patchtx.apply_patch(PATCH, root)  # creates the state folder
+    state, parked, link = root / ".patchtx", root / "parked", root / "link"
+    link.symlink_to(outside, target_is_directory=True)
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            try:
+                os.rename(state, parked)
+                os.rename(link, state)
+                os.rename(state, link)
+                os.rename(parked, state)
+            except OSError:
+                pass
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    outcomes = set()
+    try:
+        for index in range(150):
+            patch = f"*** Begin Patch\n*** Add File: f{index}.txt\n+{index}\n*** End Patch\n"
+            try:
+                patchtx.apply_patch(patch, root, durable=False)
+                outcomes.add("applied")
+            except PatchtxError as exc:
+                outcomes.add(exc.kind)
+    finally:
+        stop.set()
+        swapper.join()
+    assert list(outside.iterdir()) == []
+    assert outcomes <= {"applied", "unsafe_state_folder", "unsafe_path", "io_error"}

@@ -52,6 +52,7 @@ from .journal import (
 from .journal import (
     relpath_field as _relpath,
 )
+from .statedir import check_state_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -336,6 +337,11 @@ class open_workspace:  # lower case: it was (and reads as) a function, ``with op
         except OSError as exc:
             raise filesystem_error(exc, self._fs, doing="open the workspace") from exc
         self._dirs = DirectoryHandles(self._fs, self._root_fd)
+        try:
+            check_state_folder(self._dirs)  # (a history is read from it: the same checks)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
         return self._fs, self._dirs
 
     def __exit__(

@@ -30,7 +30,6 @@ from .failures import filesystem_error
 from .fsops import FileSystemOps
 from .journal import (
     JOURNAL_DIR,
-    STATE_DIR,
     Journal,
     JournalFiles,
     committed_name,
@@ -43,7 +42,7 @@ from .journal import (
 )
 from .lock import workspace_lock
 from .reports import RecoveredTransaction, RecoveryReport
-from .statedir import tidy_state_dir
+from .statedir import check_state_folder, tidy_state_dir
 from .sync import Syncer, SyncMode
 
 
@@ -66,9 +65,9 @@ def recover(
         raise filesystem_error(exc, fs, doing="open the workspace for recovery") from exc
     dirs = DirectoryHandles(fs, root_fd)
     try:
-        if dirs.lookup(STATE_DIR) is None:
+        if check_state_folder(dirs) is None:
             return RecoveryReport()  # never used by patchtx: nothing to do, and nothing created
-        with workspace_lock(root, lock_timeout):
+        with workspace_lock(root, dirs, lock_timeout):
             transactions = recover_workspace(fs, dirs, durable=True, trust_foreign=trust_foreign)
     except OSError as exc:
         raise filesystem_error(
