@@ -61,6 +61,11 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
     except PatchtxError as exc:
         sys.stderr.write(exc.message + "\n")
         return 1
+    except Exception as exc:  # noqa: BLE001 - never a traceback
+        from .errors import InternalError
+
+        sys.stderr.write(InternalError.wrapping(exc).message + "\n")
+        return 1
     from .render import codex_summary
 
     sys.stdout.write(codex_summary(result.plan))
@@ -465,7 +470,17 @@ def _plain_run_arguments(given: list[str]) -> _Arguments | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``patchtx``: every failure is an error with a kind (JSON under --json), never a traceback."""
     given = sys.argv[1:] if argv is None else argv
+    try:
+        return _dispatch(given)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
+        from .errors import InternalError
+
+        return _fail(InternalError.wrapping(exc), "--json" in given)
+
+
+def _dispatch(given: list[str]) -> int:
     plain = _plain_run_arguments(given)
     if plain is not None:
         return _run_apply(plain)  # type: ignore[arg-type]

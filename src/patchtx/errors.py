@@ -160,5 +160,21 @@ class FilesystemError(PatchtxError):
         super().__init__(headline, details=details, **kw)
 
 
+class InternalError(PatchtxError):
+    """A failure patchtx did not foresee (a bug, or an environment it does not know): reported
+    as an error with a kind, never as a traceback."""
+
+    kind = "internal_error"
+
+    @classmethod
+    def wrapping(cls, exc: BaseException) -> InternalError:
+        return cls(
+            f"patchtx failed unexpectedly: {type(exc).__name__}: {exc}.",
+            hint="This is a bug in patchtx (or an unusual environment): please report it with the"
+                 " command that caused it. The workspace is left as the transaction protocol"
+                 " guarantees: run `patchtx recover` if a patch was being applied.",
+        )
+
+
 class ApprovalError(PatchtxError):
     kind = "rejected"

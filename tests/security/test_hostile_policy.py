@@ -177,3 +177,19 @@ def test_mcp_answers_every_malformed_line_and_keeps_serving(repo: Path) -> None:
     assert results[2]["isError"] and "NUL" in results[2]["content"][0]["text"]
     assert results[2]["structuredContent"]["kind"] == "unsafe_path"
     assert not (repo / "other.txt").exists()
+
+
+def test_an_unforeseen_failure_is_an_error_with_a_kind(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from patchtx import api, cli
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(api, "plan_patch", broken)
+    (repo / "p.patch").write_text(CI_EDIT)
+    assert cli.main(["apply", "--json", "--root", str(repo), str(repo / "p.patch")]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["error"]["kind"] == "internal_error" and "RuntimeError: boom" in out["error"]["message"]
+    assert cli.main(["check", "--root", str(repo), str(repo / "p.patch")]) == 1
+    assert "patchtx: error [internal_error]" in capsys.readouterr().err

@@ -150,6 +150,10 @@ def apply_patch_call(
         result = None if dry_run else apply_plan(plan)
     except PatchtxError as error:
         return failure_outcome(error)
+    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
+        from ..errors import InternalError
+
+        return failure_outcome(InternalError.wrapping(exc))
     return success_outcome(plan, dry_run=dry_run, result=result)
 
 
