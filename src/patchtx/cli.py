@@ -350,15 +350,23 @@ def _run_recover(args: argparse.Namespace) -> int:
 
 def _run_log(args: argparse.Namespace) -> int:
     from .errors import PatchtxError
-    from .history import log
+    from .history import log, untrusted
 
     try:
         entries = log(args.root)
+        foreign = untrusted(args.root)
     except PatchtxError as exc:
         return _fail(exc, args.json)
     if args.json:
-        _emit({"ok": True, "transactions": [entry.to_json() for entry in entries]})
+        payload: dict[str, Any] = {"ok": True, "transactions": [entry.to_json() for entry in entries]}
+        if foreign:
+            payload["untrusted"] = foreign  # kept journals not signed by this user: never undone
+        _emit(payload)
         return 0
+    if foreign:
+        sys.stderr.write(f"patchtx: {len(foreign)} undo-history entr{'y' if len(foreign) == 1 else 'ies'} in"
+                         " .patchtx/journal not written by this user's patchtx, not listed and never undone: "
+                         + ", ".join(foreign) + "\n")
     if not entries:
         sys.stdout.write("The undo history is empty.\n")
         return 0

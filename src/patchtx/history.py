@@ -51,6 +51,7 @@ __all__ = [
     "UnknownTransactionError",
     "log",
     "show",
+    "untrusted",
     "undo",
 ]
 
@@ -65,6 +66,13 @@ def log(root: PathLike = ".") -> list[HistoryEntry]:
     """The retained transactions that can be undone, newest first (reads only)."""
     with open_workspace(os.path.realpath(os.fspath(root))) as (fs, dirs):
         return list_entries(fs, dirs)
+
+
+def untrusted(root: PathLike = ".") -> list[str]:
+    """Names of kept journals in the journal folder that this user's patchtx did not sign: never
+    listed by ``log``, never undone (a cloned repository may bring them along)."""
+    with open_workspace(os.path.realpath(os.fspath(root))) as (fs, dirs):
+        return untrusted_entries(fs, dirs)
 
 
 def show(root: PathLike = ".", transaction_id: str | None = None) -> HistoryRecord:
@@ -120,13 +128,10 @@ def undo(
         progress=progress,
         dir_modes=dict(record.removed_dirs),
     )
-    return Result(
-        plan,
-        committed=True,
-        transaction_id=report.transaction_id,
-        fsyncs=report.fsyncs,
-        extra={"undone": entry.transaction_id, "kept_in_history": keep.kept is not None},
-    )
+    extra: dict[str, object] = {"undone": entry.transaction_id, "kept_in_history": keep.kept is not None}
+    if report.recovery is not None:
+        extra["recovered"] = report.recovery
+    return Result(plan, committed=True, transaction_id=report.transaction_id, fsyncs=report.fsyncs, extra=extra)
 
 
 def _find(fs: FileSystemOps, dirs: DirectoryHandles, transaction_id: str | None) -> HistoryEntry:

@@ -211,6 +211,11 @@ def test_forged_history_entry_cannot_be_undone(repo: Path, path: str, kind: str)
                          capture_output=True, text=True, check=False)
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert json.loads(run.stdout)["error"]["kind"] == "nothing_to_undo"
+    run = subprocess.run([sys.executable, "-m", "patchtx.cli", "log", "--json"], cwd=repo,
+                         capture_output=True, text=True, check=False)
+    listed = json.loads(run.stdout)
+    assert listed["transactions"] == []
+    assert listed.get("untrusted", []) == ([] if kind == "nothing_to_undo" else [f"{TXN}.kept-1-{len(HOOK)}"])
     # A patch still applies: a kept entry is not an interrupted transaction.
     patchtx.apply_patch(PATCH, repo)
     assert (repo / "new.txt").read_text() == "hello\n"
