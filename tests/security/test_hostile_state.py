@@ -223,13 +223,13 @@ def test_forged_history_entry_cannot_be_undone(repo: Path, path: str, kind: str)
     assert {k: v for k, v in outside_state(repo).items() if k != "new.txt"} == before
 
 
-def test_a_real_interrupted_transaction_is_recovered_and_reported(repo: Path) -> None:
-    """The result of the next patch says that recovery ran first (API, JSON, text, MCP)."""
+def _interrupt_a_transaction(repo: Path) -> None:
+    """Leave a real (signed) journal of an update of src/app.py, crashed after its rename."""
     from patchtx.txn.faults import CrashingFileSystemOps, SimulatedCrash
 
     update = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-print('hi')\n+print('bye')\n*** End Patch\n"
     plan = patchtx.plan_patch(update, repo)
-    (repo / ".patchtx/journal").mkdir(parents=True)  # as the crashing run will find it
+    (repo / ".patchtx/journal").mkdir(parents=True, exist_ok=True)  # as the crashing run will find it
     (repo / ".patchtx/.gitignore").write_text("*\n")
     recording = RecordingFileSystemOps()
     commit(plan, fs=recording, durable=False)
@@ -241,12 +241,28 @@ def test_a_real_interrupted_transaction_is_recovered_and_reported(repo: Path) ->
         commit(plan, fs=CrashingFileSystemOps(crash_at=mark[0]), durable=False)
     assert (repo / "src/app.py").read_text() == "print('bye')\n"  # half-way: recovery must roll back
 
-    result = patchtx.apply_patch(PATCH, repo)
-    assert (repo / "src/app.py").read_text() == "print('hi')\n"
+
+def test_a_real_interrupted_transaction_is_recovered_and_reported(repo: Path) -> None:
+    """The result of the next patch says that recovery ran first (API, JSON, text, MCP, CLI)."""
     from patchtx.render import human_report, result_json
 
+    _interrupt_a_transaction(repo)
+    result = patchtx.apply_patch(PATCH, repo)
+    assert (repo / "src/app.py").read_text() == "print('hi')\n"
     assert result_json(result)["recovered"][0]["outcome"] == "rolled_back"
     assert human_report(result).startswith("Before applying, rolled back interrupted transaction")
+
+    _interrupt_a_transaction(repo)
+    outcome = apply_patch_call(PATCH.replace("new.txt", "new2.txt"), str(repo))
+    assert outcome.ok and list(outcome.payload["recovered"][0]["restored"]) == ["src/app.py"]
+    assert "Before applying, rolled back" in outcome.text
+
+    _interrupt_a_transaction(repo)
+    run = subprocess.run([sys.executable, "-m", "patchtx.cli", "apply", "--json", "-"],
+                         input=PATCH.replace("new.txt", "new3.txt"), cwd=repo, capture_output=True, text=True,
+                         check=False)
+    assert run.returncode == 0 and json.loads(run.stdout)["recovered"][0]["outcome"] == "rolled_back"
+    assert (repo / "src/app.py").read_text() == "print('hi')\n"
 
 
 @pytest.mark.parametrize("key", [b"", b"k" * 16, b"k" * 64, b"k" * 65, bytes(range(200))])

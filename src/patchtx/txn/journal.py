@@ -4,7 +4,7 @@ Layout (all inside the workspace, on the same filesystem as the files)::
 
     .patchtx/
       .gitignore                 "*": the folder never shows up in git status
-      lock                       the workspace lock (filelock)
+      lock                       the workspace lock (flock, opened without following links)
       journal/
         <txn>.journal.tmp        being written; never acted on
         <txn>.journal            published: an uncommitted transaction, recovery rolls back
@@ -19,8 +19,12 @@ Temporary files live next to their targets as ``.patchtx-<txn>-<n>.tmp`` (new co
 ``.patchtx-<txn>-<n>.restore`` (an original being put back by recovery).
 
 The journal file is canonical JSON (sorted keys) with a ``checksum`` member holding the SHA-256 of
-the canonical JSON of everything else; a mismatch, an unknown format or version, or anything
-unparseable makes it "damaged", and recovery refuses to act on it.
+the canonical JSON of everything else, and a ``mac`` member holding its HMAC-SHA256 with the user's
+secret (see ``provenance``). A checksum mismatch, an unknown format or version, anything
+unparseable, a path a patch could not name (outside the root, in ``.git`` or the state folder), or
+a backup or temporary name that is not the one patchtx gives that entry makes it "damaged"
+(JournalError); a missing or wrong ``mac`` makes it "untrusted" (UntrustedStateError: the workspace
+may come from someone else). Recovery acts on neither.
 """
 
 from __future__ import annotations
