@@ -147,11 +147,20 @@ def _add_options(p: argparse.ArgumentParser, options: tuple[_Option, ...]) -> No
             p.add_argument(*flags, type=value_type, default=default, metavar=metavar, help=helptext)
 
 
-def _parser(only: str | None = None) -> argparse.ArgumentParser:
+def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.ArgumentParser:
     """The whole command line, or with ``only`` just that command's subparser: building the
     others cost ~5 ms per run (argparse looks up message translations for every option), and a
-    run of one command never shows them."""
+    run of one command never shows them. With ``json_errors`` (``--json`` was given), a usage
+    error raises UsageError, for main to print as JSON, instead of argparse's text and exit."""
     import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            if not json_errors:
+                super().error(message)
+            from .errors import UsageError
+
+            raise UsageError(f"{self.prog}: {message}.", hint=f"See `{self.prog} --help`.")
 
     class Formatter(argparse.HelpFormatter):
         # argparse measures the terminal through shutil, whose import (bz2, lzma, fnmatch...) cost
@@ -161,14 +170,14 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
             super().__init__(prog, indent_increment, max_help_position,
                              _terminal_columns() - 2 if width is None else width)
 
-    top = argparse.ArgumentParser(
+    top = Parser(
         prog="patchtx",
         description="Apply Codex-format patches to a tree as one crash-safe transaction.",
         formatter_class=Formatter,
         # With one command built, its errors still show every command, as the whole parser does.
         usage=None if only is None else "%(prog)s [-h] {" + ",".join((*_COMMANDS, *_AGENT_COMMANDS)) + "} ...",
     )
-    sub = top.add_subparsers(dest="command", required=True)
+    sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     def command(name: str, **options: Any) -> argparse.ArgumentParser:
         return sub.add_parser(name, prog=f"patchtx {name}", formatter_class=Formatter, **options)
@@ -489,6 +498,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(given: list[str]) -> int:
+    from .errors import PatchtxError
+
     plain = _plain_run_arguments(given)
     if plain is not None:
         return _run_apply(plain)  # type: ignore[arg-type]
@@ -500,7 +511,13 @@ def _dispatch(given: list[str]) -> int:
         from .agents.mcp_server import mcp_main
 
         return mcp_main(given[1:])
-    args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None).parse_args(given)
+    as_json = "--json" in given
+    try:
+        args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None,
+                       json_errors=as_json).parse_args(given)
+    except PatchtxError as exc:  # a usage error, under --json
+        _fail(exc, as_json)
+        return 2
     if args.command in ("apply", "check"):
         return _run_apply(args)
     if args.command == "log":

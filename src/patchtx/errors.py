@@ -160,6 +160,12 @@ class FilesystemError(PatchtxError):
         super().__init__(headline, details=details, **kw)
 
 
+class UsageError(PatchtxError):
+    """A command line that cannot be parsed (reported as JSON under ``--json``; exit status 2)."""
+
+    kind = "usage_error"
+
+
 class InternalError(PatchtxError):
     """A failure patchtx did not foresee (a bug, or an environment it does not know): reported
     as an error with a kind, never as a traceback."""

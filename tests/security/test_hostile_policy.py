@@ -193,3 +193,11 @@ def test_an_unforeseen_failure_is_an_error_with_a_kind(repo: Path, monkeypatch: 
     assert out["error"]["kind"] == "internal_error" and "RuntimeError: boom" in out["error"]["message"]
     assert cli.main(["check", "--root", str(repo), str(repo / "p.patch")]) == 1
     assert "patchtx: error [internal_error]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["apply", "--json", "--lock-timeout", "x"], ["bogus", "--json"],
+                                  ["recover", "--json", "--nope"], ["apply", "--json", "--max-files=-"]])
+def test_a_usage_error_under_json_is_json(argv: list[str], tmp_path: Path) -> None:
+    done = subprocess.run([PATCHTX, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert json.loads(done.stdout)["error"]["kind"] == "usage_error"
