@@ -77,7 +77,11 @@ def _plan(patches: str | Patch | Sequence[str | Patch], root: PathLike, options:
         return plan(combined, root, options, intent=intent)
     from .workspace import Workspace
 
-    return plan(combined, _ProgressView(Workspace(root), combined, progress), options, intent=intent)
+    workspace = Workspace(root)
+    try:
+        return plan(combined, _ProgressView(workspace, combined, progress), options, intent=intent)
+    finally:
+        workspace.close()
 
 
 class _ProgressView:

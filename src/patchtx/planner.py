@@ -635,8 +635,13 @@ def plan(
     intent: str | None = None,
 ) -> Plan:
     """Compute the Plan of ``patch`` against the workspace (a root path, or a FileView)."""
-    workspace = view if not isinstance(view, str | os.PathLike) else Workspace(view)
-    stager = Stager(workspace, options or PlanOptions())
+    if isinstance(view, str | os.PathLike):
+        workspace = Workspace(view)
+        try:
+            return plan(patch, workspace, options, intent=intent)
+        finally:
+            workspace.close()  # its folder descriptors (see Workspace)
+    stager = Stager(view, options or PlanOptions())
     if not patch.hunks:
         raise EmptyPatchError(
             "No files were modified.",
