@@ -145,7 +145,7 @@ class Workspace:
     def __del__(self) -> None:
         try:
             self.close()
-        except (AttributeError, OSError):
+        except (AttributeError, OSError, TypeError):  # half-built, or at interpreter shutdown
             pass
 
     def _dir_fd(self, rel: str) -> int:

@@ -201,3 +201,28 @@ def test_a_usage_error_under_json_is_json(argv: list[str], tmp_path: Path) -> No
     done = subprocess.run([PATCHTX, *argv], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert json.loads(done.stdout)["error"]["kind"] == "usage_error"
+
+
+def test_a_patchtx_toml_tightens_too(tmp_path: Path) -> None:
+    root = tmp_path / "norepo"
+    root.mkdir()
+    (root / ".patchtx.toml").write_text('protected = ["keep/**"]\nallow-delete = false\n')
+    (root / "keep").mkdir()
+    (root / "keep" / "x").write_text("x\n")
+    with pytest.raises(PolicyError, match="keep/\\*\\*"):
+        patchtx.apply_patch("*** Begin Patch\n*** Update File: keep/x\n@@\n-x\n+y\n*** End Patch\n", root)
+    with pytest.raises(PolicyError, match="deleting files is not allowed"):
+        patchtx.apply_patch("*** Begin Patch\n*** Delete File: keep/x\n*** End Patch\n", root, allow_delete=True)
+    with pytest.raises(PolicyError, match="patchtx policy"):
+        patchtx.apply_patch("*** Begin Patch\n*** Update File: .patchtx.toml\n@@\n-allow-delete = false\n"
+                            "+allow-delete = true\n*** End Patch\n", root)
+    assert (root / "keep" / "x").read_text() == "x\n"
+
+
+def test_host_policy_from_a_multi_line_environment_variable(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHTX_POLICY", 'protected = ["notes.txt"]\nmax-patch-bytes = 10000\n')
+    with pytest.raises(PolicyError, match="protected by the pattern 'notes.txt'"):
+        patchtx.apply_patch("*** Begin Patch\n*** Update File: notes.txt\n@@\n-notes\n+n\n*** End Patch\n", repo)
+    monkeypatch.setenv("PATCHTX_POLICY", "allow-delete = maybe")
+    with pytest.raises(PolicyError, match="PATCHTX_POLICY"):
+        patchtx.plan_patch("*** Begin Patch\n*** Add File: z\n+\n*** End Patch\n", repo)
