@@ -7,6 +7,17 @@ from __future__ import annotations
 import os
 import sys
 
+# POSIX flags; looked up with a default so that every module imports everywhere, and a platform
+# without them (Windows) gets UnsupportedPlatformError from require_posix instead of a traceback.
+O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+DIR_FLAGS = os.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+"""A folder opened from its parent's descriptor, never through a symbolic link."""
+READ_FLAGS = os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+"""A file opened for reading, never through a symbolic link, never blocking on a planted FIFO."""
+
 # Descriptors left for what a commit opens for a moment (the lock, the file being read or
 # written, the journal, a module imported on the way) and for whoever else shares the process.
 DESCRIPTOR_RESERVE = 24

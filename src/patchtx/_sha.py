@@ -96,3 +96,24 @@ def hexdigests(blobs: Sequence[bytes | None]) -> list[str | None]:
         if blob is not None and i not in skip:
             out[i] = hexdigest(blob)
     return out
+
+
+_BLOCK = 64
+_INNER_PAD = bytes(x ^ 0x36 for x in range(256))
+_OUTER_PAD = bytes(x ^ 0x5C for x in range(256))
+
+
+def hmac_sha256_hex(key: bytes, message: bytes) -> str:
+    """HMAC-SHA256 (RFC 2104) in hex: exactly ``hmac.new(key, message, "sha256").hexdigest()``
+    (tests compare them), built on ``sha256`` above so that signing a small journal does not import
+    hashlib, which the ``hmac`` module does."""
+    new = _fast[0] if _fast else sha256
+    if len(key) > _BLOCK:
+        key = new(key).digest()
+    key = key.ljust(_BLOCK, b"\0")
+    inner = new(key.translate(_INNER_PAD))
+    inner.update(message)
+    outer = new(key.translate(_OUTER_PAD))
+    outer.update(inner.digest())
+    digest: str = outer.hexdigest()
+    return digest

@@ -8,13 +8,13 @@ from .errors import PolicyError
 from .model import Patch, Plan, Result, UpdateFile
 from .parser import parse
 from .planner import plan
-from .policy import PlanOptions, load_workspace_options
+from .policy import PlanOptions, effective_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .txn.reports import CommitReport
+    from .txn.reports import CommitReport, RecoveryReport
     from .txn.transaction import Progress
     from .workspace import FileInfo, ResolvedPath, Workspace
 
@@ -40,8 +40,9 @@ def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions,
 
 
 def options_for(root: PathLike, **overrides: bool | int | tuple[str, ...] | None) -> PlanOptions:
-    """The workspace's ``[tool.patchtx]`` options with explicit (non-None) arguments on top."""
-    return load_workspace_options(root).with_overrides(**overrides)
+    """The options in force: the host's ceiling (its config, ``PATCHTX_POLICY``, then the explicit
+    non-None arguments) tightened by the workspace's policy (see ``policy``)."""
+    return effective_options(root, **overrides)
 
 
 def plan_patch(
@@ -54,19 +55,26 @@ def plan_patch(
     first_match: bool | None = None,
     skip_applied: bool | None = None,
     protected: tuple[str, ...] | None = None,
+    max_files: int | None = None,
+    max_bytes: int | None = None,
+    max_patch_bytes: int | None = None,
+    allow_policy_edit: bool | None = None,
     intent: str | None = None,
     progress: Progress | None = None,
     extract: bool = False,
 ) -> Plan:
     """Parse and plan without writing. Several patches are planned in order as one.
 
-    Options left as None come from the workspace's ``[tool.patchtx]`` table, then the defaults.
+    The options are the host's ceiling (options left as None: the per-user config, then
+    ``PATCHTX_POLICY``, then the defaults), which the workspace's policy may only tighten.
     ``progress(phase, done, total)`` is told each new file planned (phase "planning").
     ``extract`` takes each patch text out of a model's reply first (see ``patchtx.extract``).
     """
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match,
-                          skip_applied=skip_applied, protected=protected)
+                          skip_applied=skip_applied, protected=protected,
+                          max_files=max_files, max_bytes=max_bytes, max_patch_bytes=max_patch_bytes,
+                          allow_policy_edit=allow_policy_edit)
     return _plan(patches, root, options, intent, progress, extract)
 
 
@@ -79,7 +87,11 @@ def _plan(patches: str | Patch | Sequence[str | Patch], root: PathLike, options:
         return plan(combined, root, options, intent=intent)
     from .workspace import Workspace
 
-    return plan(combined, _ProgressView(Workspace(root), combined, progress), options, intent=intent)
+    workspace = Workspace(root)
+    try:
+        return plan(combined, _ProgressView(workspace, combined, progress), options, intent=intent)
+    finally:
+        workspace.close()
 
 
 class _ProgressView:
@@ -126,8 +138,7 @@ def apply_plan(
     """Commit a Plan through the transaction manager (all or nothing), keeping its before-images
     in the undo history (``history_count`` / ``history_bytes``: None means as the workspace's
     ``[tool.patchtx]`` table says, else 20 transactions / 64 MiB)."""
-    options = load_workspace_options(plan_.root).with_overrides(
-        history_count=history_count, history_bytes=history_bytes)
+    options = options_for(plan_.root, history_count=history_count, history_bytes=history_bytes)
     return _commit(plan_, options, durable=durable, lock_timeout=lock_timeout, progress=progress)
 
 
@@ -140,12 +151,15 @@ def _commit(plan_: Plan, options: PlanOptions, *, durable: bool, lock_timeout: f
     report = commit(plan_, durable=durable, lock_timeout=lock_timeout, retention=keep,
                     progress=progress)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
-                  fsyncs=report.fsyncs, recovered=recovered(report))
+                  fsyncs=report.fsyncs, recovery=recovery_of(report))
 
 
-def recovered(report: CommitReport) -> bool:
-    """Whether the commit recovered an earlier interrupted transaction before its own."""
-    return report.recovery is not None and not report.recovery.nothing_to_do
+def recovery_of(report: CommitReport) -> RecoveryReport | None:
+    """What the commit recovered of earlier interrupted transactions before its own (None:
+    nothing was left over)."""
+    if report.recovery is None or report.recovery.nothing_to_do:
+        return None
+    return report.recovery
 
 
 def apply_patch(
@@ -159,6 +173,10 @@ def apply_patch(
     first_match: bool | None = None,
     skip_applied: bool | None = None,
     protected: tuple[str, ...] | None = None,
+    max_files: int | None = None,
+    max_bytes: int | None = None,
+    max_patch_bytes: int | None = None,
+    allow_policy_edit: bool | None = None,
     durable: bool = True,
     lock_timeout: float = 30.0,
     intent: str | None = None,
@@ -173,6 +191,8 @@ def apply_patch(
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match,
                           skip_applied=skip_applied, protected=protected,
+                          max_files=max_files, max_bytes=max_bytes, max_patch_bytes=max_patch_bytes,
+                          allow_policy_edit=allow_policy_edit,
                           history_count=history_count, history_bytes=history_bytes)
     planned = _plan(patches, root, options, intent, progress, extract)
     if dry_run:

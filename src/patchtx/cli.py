@@ -63,6 +63,11 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
     except PatchtxError as exc:
         sys.stderr.write(exc.message + "\n")
         return 1
+    except Exception as exc:  # noqa: BLE001 - never a traceback
+        from .errors import InternalError
+
+        sys.stderr.write(InternalError.wrapping(exc).message + "\n")
+        return 1
     from .render import codex_summary
 
     sys.stdout.write(codex_summary(result.plan))
@@ -144,6 +149,13 @@ _RUN_OPTIONS: tuple[_Option, ...] = (
      "take the first match of an ambiguous hunk (as Codex does)"),
     (("--skip-applied",), "skip_applied", False, None, None,
      "succeed, changing nothing, when the patch is already applied (refused by default)"),
+    # The host's policy: a ceiling that the workspace's [tool.patchtx] can only tighten.
+    (("--protect",), "protect", (), str, "GLOB", "refuse patches touching paths that match GLOB (repeatable)"),
+    (("--max-files",), "max_files", None, int, "N", "refuse patches that change more than N files"),
+    (("--max-bytes",), "max_bytes", None, int, "N", "refuse patches that change more than N bytes"),
+    (("--max-patch-bytes",), "max_patch_bytes", None, int, "N", "refuse patch texts longer than N bytes"),
+    (("--allow-policy-edit",), "allow_policy_edit", False, None, None,
+     "let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)"),
     *_OUTPUT_OPTIONS,
     (("--extract",), "extract", False, None, None,
      "take the patch out of a model's reply (code fences, prose around it) first"),
@@ -164,6 +176,8 @@ def _add_options(p: argparse.ArgumentParser, options: tuple[_Option, ...]) -> No
     for flags, _name, default, value_type, metavar, helptext in options:
         if value_type is None:
             p.add_argument(*flags, action="store_true", help=helptext)
+        elif default == ():
+            p.add_argument(*flags, action="append", default=[], metavar=metavar, help=helptext)
         elif value_type is str and default is not None:
             p.add_argument(*flags, default=default, help=helptext)
         elif value_type is str:
@@ -172,11 +186,20 @@ def _add_options(p: argparse.ArgumentParser, options: tuple[_Option, ...]) -> No
             p.add_argument(*flags, type=value_type, default=default, metavar=metavar, help=helptext)
 
 
-def _parser(only: str | None = None) -> argparse.ArgumentParser:
+def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.ArgumentParser:
     """The whole command line, or with ``only`` just that command's subparser: building the
     others cost ~5 ms per run (argparse looks up message translations for every option), and a
-    run of one command never shows them."""
+    run of one command never shows them. With ``json_errors`` (``--json`` was given), a usage
+    error raises UsageError, for main to print as JSON, instead of argparse's text and exit."""
     import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            if not json_errors:
+                super().error(message)
+            from .errors import UsageError
+
+            raise UsageError(f"{self.prog}: {message}.", hint=f"See `{self.prog} --help`.")
 
     class Formatter(argparse.HelpFormatter):
         # argparse measures the terminal through shutil, whose import (bz2, lzma, fnmatch...) cost
@@ -186,7 +209,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
             super().__init__(prog, indent_increment, max_help_position,
                              _terminal_columns() - 2 if width is None else width)
 
-    top = argparse.ArgumentParser(
+    top = Parser(
         prog="patchtx",
         description="Apply Codex-format patches to a tree as one crash-safe transaction.",
         formatter_class=Formatter,
@@ -197,7 +220,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
 
     top.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}",
                      help="print the version and exit")
-    sub = top.add_subparsers(dest="command", required=True)
+    sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     def command(name: str, **options: Any) -> argparse.ArgumentParser:
         return sub.add_parser(name, prog=f"patchtx {name}", formatter_class=Formatter, **options)
@@ -216,10 +239,14 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("patches", nargs="*", default=["-"], metavar="FILE",
                        help="patch files, applied in order as one transaction ('-' = stdin)")
         _add_options(p, _APPLY_OPTIONS if name == "apply" else _RUN_OPTIONS)
-    for name, helptext in (("recover", "roll back or finish an interrupted transaction"),
-                           ("log", "list the transactions in the undo history, newest first")):
-        if wanted(name):
-            common(command(name, help=helptext))
+    if wanted("recover"):
+        p = command("recover", help="roll back or finish an interrupted transaction")
+        common(p)
+        p.add_argument("--trust-foreign", action="store_true",
+                       help="also act on journals this user's patchtx did not sign (after looking at"
+                            " them): the same path checks still apply")
+    if wanted("log"):
+        common(command("log", help="list the transactions in the undo history, newest first"))
     for name in ("undo", "redo"):
         if not wanted(name):
             continue
@@ -339,12 +366,13 @@ def _use_colour(args: argparse.Namespace, stream: Any) -> bool:
 def _report(result: Result, args: argparse.Namespace) -> str:
     """A result as a person reads it: the summary line (-q); the files, capped, and the diffs
     (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal."""
-    from .render import diff_texts, diffstat, human_report, summary_line
+    from .render import diff_texts, diffstat, human_report, recovery_lines, summary_line
 
+    recovery = "".join(line + "\n" for line in recovery_lines(result))
     if args.quiet:
-        return summary_line(result)
+        return recovery + summary_line(result)
     if args.stat:
-        return summary_line(result) + diffstat(result.plan)
+        return recovery + summary_line(result) + diffstat(result.plan)
     text = human_report(result, diffs=False, max_files=MAX_LISTED_FILES)
     if args.no_diff:
         return text
@@ -385,7 +413,9 @@ def _run_apply(args: argparse.Namespace) -> int:
             allow_delete=False if args.no_delete else None,
             allow_move=False if args.no_move else None,
             first_match=args.first_match or None, skip_applied=args.skip_applied or None,
-            intent=getattr(args, "intent", None),
+            protected=tuple(args.protect) or None,
+            max_files=args.max_files, max_bytes=args.max_bytes, max_patch_bytes=args.max_patch_bytes,
+            allow_policy_edit=args.allow_policy_edit or None, intent=getattr(args, "intent", None),
             progress=progress,
         )
         if dry_run:
@@ -477,7 +507,7 @@ def _run_recover(args: argparse.Namespace) -> int:
     from .txn import recover
 
     try:
-        report = recover(args.root)
+        report = recover(args.root, trust_foreign=args.trust_foreign)
     except PatchtxError as exc:
         return _fail(exc, args.json, args.root)
     if args.json:
@@ -489,15 +519,23 @@ def _run_recover(args: argparse.Namespace) -> int:
 
 def _run_log(args: argparse.Namespace) -> int:
     from .errors import PatchtxError
-    from .history import log
+    from .history import log, untrusted
 
     try:
         entries = log(args.root)
+        foreign = untrusted(args.root)
     except PatchtxError as exc:
         return _fail(exc, args.json, args.root)
     if args.json:
-        _emit({"ok": True, "transactions": [entry.to_json() for entry in entries]})
+        payload: dict[str, Any] = {"ok": True, "transactions": [entry.to_json() for entry in entries]}
+        if foreign:
+            payload["untrusted"] = foreign  # kept journals not signed by this user: never undone
+        _emit(payload)
         return 0
+    if foreign:
+        sys.stderr.write(f"patchtx: {len(foreign)} undo-history entr{'y' if len(foreign) == 1 else 'ies'} in"
+                         " .patchtx/journal not written by this user's patchtx, not listed and never undone: "
+                         + ", ".join(foreign) + "\n")
     from .render import log_text
 
     sys.stdout.write(log_text(entries))
@@ -565,7 +603,8 @@ def _plain_run_arguments(given: list[str]) -> _Arguments | None:
     options = _APPLY_OPTIONS if given[0] == "apply" else _RUN_OPTIONS
     flags = {flag: option for option in options for flag in option[0]}
     values: dict[str, Any] = {"command": given[0]}
-    values.update((name, default) for _flags, name, default, *_rest in options)
+    # A repeatable option (default ``()``) collects a list, as argparse's "append" does.
+    values.update((name, [] if default == () else default) for _flags, name, default, *_rest in options)
     patches: list[str] = []
     files_ended = False  # a run of files, then an option: argparse refuses a later file
     index = 1
@@ -587,9 +626,10 @@ def _plain_run_arguments(given: list[str]) -> _Arguments | None:
                     attached = given[index]
                     index += 1
                 try:
-                    values[name] = value_type(attached)
+                    value = value_type(attached)
                 except ValueError:
                     return None
+                values[name] = [*values[name], value] if _default == () else value
             files_ended = bool(patches)
             continue
         if files_ended:
@@ -600,7 +640,19 @@ def _plain_run_arguments(given: list[str]) -> _Arguments | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``patchtx``: every failure is an error with a kind (JSON under --json), never a traceback."""
     given = sys.argv[1:] if argv is None else argv
+    try:
+        return _dispatch(given)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
+        from .errors import InternalError
+
+        return _fail(InternalError.wrapping(exc), "--json" in given)
+
+
+def _dispatch(given: list[str]) -> int:
+    from .errors import PatchtxError
+
     plain = _plain_run_arguments(given)
     if plain is not None:
         return _run_apply(plain)  # type: ignore[arg-type]
@@ -618,7 +670,13 @@ def main(argv: list[str] | None = None) -> int:
         return mcp_main(given[1:])
     if given[:1] in (["--version"], ["-V"]):
         return _print_version("patchtx")
-    args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None).parse_args(given)
+    as_json = "--json" in given
+    try:
+        args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None,
+                       json_errors=as_json).parse_args(given)
+    except PatchtxError as exc:  # a usage error, under --json
+        _fail(exc, as_json)
+        return 2
     if args.command in ("apply", "check"):
         return _run_apply(args)
     if args.command == "log":

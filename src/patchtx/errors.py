@@ -174,6 +174,20 @@ class JournalError(PatchtxError):
     kind = "journal_damaged"
 
 
+class UntrustedStateError(PatchtxError):
+    """A journal or undo-history entry this user's patchtx did not write (no valid signature with
+    the per-user secret): never acted on automatically (``patchtx recover --trust-foreign``)."""
+
+    kind = "untrusted_state"
+
+
+class StateFolderError(PatchtxError):
+    """The ``.patchtx`` state folder (or its lock or journal folder) is not what patchtx makes: a
+    symbolic link, a FIFO, a folder where a file belongs, or owned by another user."""
+
+    kind = "unsafe_state_folder"
+
+
 class FilesystemError(PatchtxError):
     """An OS-level failure while reading or committing (permission, disk full, I/O error)."""
 
@@ -190,6 +204,28 @@ class UnsupportedPlatformError(PatchtxError):
     """The platform lacks what the transaction needs (POSIX directory descriptors): Windows."""
 
     kind = "unsupported_platform"
+
+
+class UsageError(PatchtxError):
+    """A command line that cannot be parsed (reported as JSON under ``--json``; exit status 2)."""
+
+    kind = "usage_error"
+
+
+class InternalError(PatchtxError):
+    """A failure patchtx did not foresee (a bug, or an environment it does not know): reported
+    as an error with a kind, never as a traceback."""
+
+    kind = "internal_error"
+
+    @classmethod
+    def wrapping(cls, exc: BaseException) -> InternalError:
+        return cls(
+            f"patchtx failed unexpectedly: {type(exc).__name__}: {exc}.",
+            hint="This is a bug in patchtx (or an unusual environment): please report it with the"
+                 " command that caused it. The workspace is left as the transaction protocol"
+                 " guarantees: run `patchtx recover` if a patch was being applied.",
+        )
 
 
 class ApprovalError(PatchtxError):

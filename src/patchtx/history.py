@@ -24,7 +24,7 @@ import stat
 from ._sha import hexdigest
 from .errors import ChangedSincePlanningError, PatchtxError
 from .model import ChangeKind, FileChange, PathTarget, Plan, Result
-from .policy import load_workspace_options
+from .policy import effective_options
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
 from .txn.history import (
@@ -40,6 +40,7 @@ from .txn.history import (
     open_workspace,
     read_before_image,
     read_record,
+    untrusted_entries,
 )
 
 TYPE_CHECKING = False
@@ -60,6 +61,7 @@ __all__ = [
     "log",
     "redo",
     "show",
+    "untrusted",
     "undo",
 ]
 
@@ -101,9 +103,11 @@ def undo_stacks(entries: list[HistoryEntry]) -> tuple[list[HistoryEntry], list[H
     return applied, undone
 
 
-def _undo_target(entries: list[HistoryEntry], transaction_id: str | None) -> HistoryEntry:
+def _undo_target(fs: FileSystemOps, dirs: DirectoryHandles, transaction_id: str | None) -> HistoryEntry:
+    """The transaction ``transaction_id`` names (see ``_find``), else the newest one not undone."""
+    entries = list_entries(fs, dirs) if transaction_id is None else []
     if transaction_id is not None or not entries:
-        return find_entry(entries, transaction_id)
+        return _find(fs, dirs, transaction_id)
     applied, _undone = undo_stacks(entries)
     if not applied:
         raise NothingToUndoError(
@@ -118,11 +122,18 @@ def log(root: PathLike = ".") -> list[HistoryEntry]:
         return list_entries(fs, dirs)
 
 
+def untrusted(root: PathLike = ".") -> list[str]:
+    """Names of kept journals in the journal folder that this user's patchtx did not sign: never
+    listed by ``log``, never undone (a cloned repository may bring them along)."""
+    with open_workspace(os.path.realpath(os.fspath(root))) as (fs, dirs):
+        return untrusted_entries(fs, dirs)
+
+
 def show(root: PathLike = ".", transaction_id: str | None = None) -> HistoryRecord:
     """Everything recorded about one retained transaction (default: the newest): per path the
     before/after SHA-256 and modes, the directories it created and removed, its moves."""
     with open_workspace(os.path.realpath(os.fspath(root))) as (fs, dirs):
-        return read_record(fs, dirs, find_entry(list_entries(fs, dirs), transaction_id))
+        return read_record(fs, dirs, _find(fs, dirs, transaction_id))
 
 
 def undo(
@@ -151,7 +162,7 @@ def undo(
     """
     root_path = os.path.realpath(os.fspath(root))
     with open_workspace(root_path) as (reader, dirs):
-        entry = _undo_target(list_entries(reader, dirs), transaction_id)
+        entry = _undo_target(reader, dirs, transaction_id)
         record = read_record(reader, dirs, entry)
         current = {f.path: _current(reader, dirs, f.path) for f in record.files}
         changed = [(f.path, why) for f in record.files if (why := _change(f, current[f.path], record)) is not None]
@@ -163,10 +174,10 @@ def undo(
         approve(plan)
     if dry_run:
         return Result(plan, committed=False, dry_run=True, extra={"undone": entry.transaction_id})
-    from .api import recovered
+    from .api import recovery_of
     from .txn import commit
 
-    options = load_workspace_options(root_path).with_overrides(history_count=history_count, history_bytes=history_bytes)
+    options = effective_options(root_path, history_count=history_count, history_bytes=history_bytes)
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes, undoes=entry.transaction_id)
     report = commit(
         plan,
@@ -182,9 +193,18 @@ def undo(
         committed=True,
         transaction_id=report.transaction_id,
         fsyncs=report.fsyncs,
-        recovered=recovered(report),
+        recovery=recovery_of(report),
         extra={"undone": entry.transaction_id, "kept_in_history": keep.kept is not None},
     )
+
+
+def _find(fs: FileSystemOps, dirs: DirectoryHandles, transaction_id: str | None) -> HistoryEntry:
+    """The entry to show or undo; an id only a foreign (unsigned) kept journal has is refused as
+    untrusted rather than unknown (the folder is read again only then)."""
+    entries = list_entries(fs, dirs)
+    if transaction_id is None or any(e.transaction_id.startswith(transaction_id) for e in entries):
+        return find_entry(entries, transaction_id)
+    return find_entry(entries, transaction_id, untrusted_entries(fs, dirs))
 
 
 def redo(root: PathLike = ".", **options: Any) -> Result:

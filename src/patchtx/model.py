@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from enum import StrEnum
     from typing import Literal
 
+    from .txn.reports import RecoveryReport
+
     LineKind = Literal[" ", "-", "+"]
 else:
     from ._record import StrEnum  # the same behaviour without importing enum (see _record)
@@ -197,8 +199,14 @@ class Result:
     transaction_id: str | None = None
     fsyncs: int = 0
     extra: dict[str, object] = field(default_factory=dict)
-    recovered: bool = False
-    """Whether an earlier interrupted transaction was recovered before this one ran."""
+    recovery: RecoveryReport | None = None
+    """What was recovered of earlier interrupted transactions before this one ran (None: there
+    was nothing to recover)."""
+
+    @property
+    def recovered(self) -> bool:
+        """Whether an earlier interrupted transaction was recovered before this one ran."""
+        return self.recovery is not None
 
     @property
     def summary(self) -> str:

@@ -38,7 +38,7 @@ from .model import (
     Plan,
     UpdateFile,
 )
-from .policy import PlanOptions, protected_by
+from .policy import PlanOptions, check_policy_files, protected_by
 from .textfile import BOM_BYTES, TextFile, decode, looks_binary
 from .workspace import FileView, ResolvedPath, Workspace
 
@@ -771,6 +771,7 @@ class Stager:
 
 def _check_policy(planner: Stager, targets: list[PathTarget]) -> None:
     options = planner.options
+    check_policy_files(options, targets)
     touched = [t.path for t in targets] + [c.source for c in planner.changes if c.source]
     for path in touched:
         pattern = protected_by(options, path)
@@ -802,8 +803,13 @@ def plan(
     intent: str | None = None,
 ) -> Plan:
     """Compute the Plan of ``patch`` against the workspace (a root path, or a FileView)."""
-    workspace = view if not isinstance(view, str | os.PathLike) else Workspace(view)
-    stager = Stager(workspace, options or PlanOptions())
+    if isinstance(view, str | os.PathLike):
+        workspace = Workspace(view)
+        try:
+            return plan(patch, workspace, options, intent=intent)
+        finally:
+            workspace.close()  # its folder descriptors (see Workspace)
+    stager = Stager(view, options or PlanOptions())
     if not patch.hunks:
         raise EmptyPatchError(
             "No files were modified.",

@@ -1,6 +1,15 @@
-"""What a patch may do here: options from the caller, defaults from ``[tool.patchtx]``.
+"""What a patch may do here: a ceiling the host sets, which the workspace may only tighten.
 
-The workspace's ``pyproject.toml`` may hold, for example::
+The host is whoever runs patchtx: its per-user config file (``$PATCHTX_CONFIG``, else
+``$XDG_CONFIG_HOME/patchtx/config.toml``, else ``~/.config/patchtx/config.toml``), then the
+``PATCHTX_POLICY`` environment variable, then explicit options (CLI flags, API keywords, ``patchtx
+mcp`` options), each overriding the one before. Both files and the variable use the keys of the
+workspace table below, at top level (the variable as an inline table: ``allow-delete = false,
+protected = [".github/**"]``).
+
+The workspace (a cloned repository may hold anything) may only tighten that ceiling, with a
+``[tool.patchtx]`` table in the root's ``pyproject.toml`` and/or a root ``.patchtx.toml`` (top-level
+keys), for example::
 
     [tool.patchtx]
     allow-delete = false
@@ -11,9 +20,12 @@ The workspace's ``pyproject.toml`` may hold, for example::
     history-count = 20          # undo history: transactions kept (0: none)
     history-bytes = 67_108_864  # ... and bytes of before-images kept
 
-Explicit arguments (API keywords, CLI flags) override the file; the file overrides the defaults
-(delete and move allowed, overwrite refused, nothing protected, no caps, undo history of 20
-transactions within 64 MiB).
+Tightening: an ``allow-*`` or ``first-match`` holds only if host and workspace both allow it;
+``protected`` globs add up; caps take the smaller. The undo-history limits are settings, not
+permissions: the workspace's replace the host config's, explicit arguments replace both. The workspace's policy
+itself (the ``[tool.patchtx]`` table, the whole ``.patchtx.toml``) is protected from patches unless
+the host sets ``allow-policy-edit``: otherwise a patch could lift the policy that refuses the next
+one.
 """
 
 from __future__ import annotations
@@ -25,8 +37,16 @@ from .errors import PolicyError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
+    from collections.abc import Iterable
     from typing import Any
+
+    from .model import PathTarget
+
+CONFIG_ENV = "PATCHTX_CONFIG"
+POLICY_ENV = "PATCHTX_POLICY"
+PYPROJECT = "pyproject.toml"
+WORKSPACE_POLICY_FILE = ".patchtx.toml"
+POLICY_FILES = (PYPROJECT, WORKSPACE_POLICY_FILE)
 
 _KEYS = {
     "allow-overwrite": "allow_overwrite",
@@ -39,7 +59,13 @@ _KEYS = {
     "max-patch-bytes": "max_patch_bytes",
     "history-count": "history_count",
     "history-bytes": "history_bytes",
+    "allow-policy-edit": "allow_policy_edit",
 }
+_PERMISSIONS = ("allow_overwrite", "allow_delete", "allow_move", "first_match", "allow_policy_edit")
+_CAPS = ("max_files", "max_bytes", "max_patch_bytes")
+_HISTORY = ("history_count", "history_bytes")
+"""Undo-history limits are settings, not permissions: the workspace's replace the host config's,
+and explicit arguments replace both (they bound only the user's own before-images)."""
 
 
 @record
@@ -63,6 +89,8 @@ class PlanOptions:
     """Committed transactions whose before-images are kept for undo (0 turns history off)."""
     history_bytes: int = 64 * 1024 * 1024
     """Cap on the before-image bytes the undo history keeps (oldest transactions go first)."""
+    allow_policy_edit: bool = False
+    """Let a patch change the workspace's policy (``[tool.patchtx]``, ``.patchtx.toml``)."""
 
     def with_overrides(self, **overrides: Any) -> PlanOptions:
         if overrides.get("protected") is not None:
@@ -70,94 +98,203 @@ class PlanOptions:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    import re
-
-    # A slash only at the end (a folder) still matches at any depth, as in .gitignore.
-    anywhere = "/" not in pattern.rstrip("/")
-    if pattern.endswith("/"):
-        pattern += "**"
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    body = "".join(out)
-    # A pattern without a slash names a file or folder anywhere, as in .gitignore; a match also
-    # covers everything inside a matched folder.
-    prefix = "(?:.*/)?" if anywhere else ""
-    return re.compile(f"^{prefix}{body}(?:/.*)?$")
-
-
-_COMPILED: dict[tuple[str, ...], tuple[re.Pattern[str], ...]] = {}
-
-
-def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    patterns = tuple(patterns)  # a caller may pass a list
-    compiled = _COMPILED.get(patterns)
-    if compiled is None:
-        compiled = _COMPILED[patterns] = tuple(_glob_regex(p) for p in patterns)
-    return compiled
-
-
 def protected_by(options: PlanOptions, path: str) -> str | None:
-    for pattern, regex in zip(options.protected, _compiled(options.protected), strict=True):
-        if regex.match(path):
+    """The first of ``options.protected`` that matches ``path`` (linear time, see ``globs``)."""
+    from .globs import compiled
+
+    for pattern, matcher in zip(options.protected, compiled(options.protected), strict=True):
+        if matcher.matches(path):
             return pattern
     return None
 
 
 def _invalid(path: str, why: str) -> PolicyError:
-    return PolicyError(f"Invalid [tool.patchtx] table in {path}: {why}.",
+    return PolicyError(f"Invalid patchtx policy in {path}: {why}.",
                        hint="Fix the configuration; see docs/api.md for the keys.", path=path)
 
 
-def load_workspace_options(root: str | os.PathLike[str]) -> PlanOptions:
-    """Read ``[tool.patchtx]`` from the root's pyproject.toml (defaults if absent)."""
-    path = os.path.join(os.fspath(root), "pyproject.toml")
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError:
-        return PlanOptions()
-    if b"[tool.patchtx]" not in raw:
-        return PlanOptions()
-    import tomllib
-
-    try:
-        tool = tomllib.loads(raw.decode("utf-8")).get("tool", {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise _invalid(path, str(exc)) from None
-    table = tool.get("patchtx", {}) if isinstance(tool, dict) else {}
-    if not isinstance(table, dict):
-        raise _invalid(path, "[tool.patchtx] must be a table")
+def _values(table: dict[str, Any], where: str) -> dict[str, Any]:
+    """PlanOptions field values of a policy table (validated), keyed by field name."""
     values: dict[str, Any] = {}
     types = PlanOptions.__annotations__
     for key, value in table.items():
         name = _KEYS.get(key)
         if name is None:
-            raise _invalid(path, f"unknown key '{key}' (known: {', '.join(_KEYS)})")
+            raise _invalid(where, f"unknown key '{key}' (known: {', '.join(_KEYS)})")
         if name == "protected":
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise _invalid(path, "'protected' must be a list of glob strings")
+                raise _invalid(where, "'protected' must be a list of glob strings")
             value = tuple(value)
         elif "bool" in str(types[name]) and not isinstance(value, bool):
-            raise _invalid(path, f"'{key}' must be true or false")
+            raise _invalid(where, f"'{key}' must be true or false")
         elif "int" in str(types[name]) and (not isinstance(value, int) or isinstance(value, bool)
                                            or value < 0):
-            raise _invalid(path, f"'{key}' must be a non-negative integer")
+            raise _invalid(where, f"'{key}' must be a non-negative integer")
         values[name] = value
-    return PlanOptions(**values)
+    return values
+
+
+def _parse_toml(text: bytes, where: str) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        parsed: dict[str, Any] = tomllib.loads(text.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise _invalid(where, str(exc)) from None
+    return parsed
+
+
+def config_path() -> str:
+    """The per-user policy file (it need not exist)."""
+    explicit = os.environ.get(CONFIG_ENV)
+    if explicit:
+        return explicit
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "patchtx", "config.toml")
+
+
+def load_host_options(**overrides: Any) -> PlanOptions:
+    """The host's ceiling: defaults, the per-user config file, ``PATCHTX_POLICY``, then the
+    explicit (non-None) ``overrides``."""
+    options = PlanOptions()
+    path = config_path()
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        raw = None
+    except OSError as exc:
+        raise _invalid(path, f"unreadable ({exc.strerror})") from None
+    if raw is not None:
+        options = replace(options, **_values(_parse_toml(raw, path), path))
+    inline = os.environ.get(POLICY_ENV, "").strip()
+    if inline:
+        where = f"the {POLICY_ENV} environment variable"
+        try:
+            table = _parse_toml(inline.encode("utf-8"), where)
+        except PolicyError:
+            table = _parse_toml(f"policy = {{ {inline} }}".encode(), where)["policy"]
+        options = replace(options, **_values(table, where))
+    return options.with_overrides(**overrides)
+
+
+def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
+    """``host`` narrowed by a workspace's values: never wider than ``host`` in any respect."""
+    changes: dict[str, Any] = {}
+    for name, value in workspace.items():
+        current = getattr(host, name)
+        if name in _PERMISSIONS:
+            changes[name] = current and value
+        elif name == "protected":
+            changes[name] = tuple(dict.fromkeys((*current, *value)))
+        elif name in _CAPS:
+            changes[name] = value if current is None else min(current, value)
+        elif name in _HISTORY:
+            changes[name] = value
+    return replace(host, **changes) if changes else host
+
+
+def workspace_policy(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The workspace's policy tables (``[tool.patchtx]`` of pyproject.toml, .patchtx.toml), as
+    field values, read without following a symbolic link (one is refused: it could make the
+    policy say anything)."""
+    tables = []
+    for name in POLICY_FILES:
+        path = os.path.join(os.fspath(root), name)
+        raw = _read_policy_file(path)
+        if raw is not None:
+            table = policy_table(name, raw, where=path)
+            if table:
+                tables.append(_values(table, path))
+    return tables
+
+
+def _read_policy_file(path: str) -> bytes | None:
+    from ._fd import READ_FLAGS, require_posix
+
+    require_posix()  # (O_NOFOLLOW: a platform without it gets unsupported_platform, not a traceback)
+    try:
+        fd = os.open(path, READ_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        import errno
+
+        if exc.errno == errno.ELOOP:
+            raise _invalid(path, "it is a symbolic link (patchtx reads policy only from a regular file)") from None
+        raise _invalid(path, f"unreadable ({exc.strerror})") from None
+    try:
+        import stat
+
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _invalid(path, "it is not a regular file")
+        from ._fd import read_whole
+
+        return read_whole(fd, st.st_size)
+    finally:
+        os.close(fd)
+
+
+def policy_table(name: str, raw: bytes, *, where: str) -> dict[str, Any] | None:
+    """The patchtx policy a policy file holds (None: none). PolicyError if it cannot be read."""
+    if name == PYPROJECT:
+        if b"patchtx" not in raw:
+            return None  # the common case, decided without parsing
+        tool = _parse_toml(raw, where).get("tool", {})
+        table = tool.get("patchtx") if isinstance(tool, dict) else None
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise _invalid(where, "[tool.patchtx] must be a table")
+        return table
+    return _parse_toml(raw, where)
+
+
+def load_workspace_options(root: str | os.PathLike[str], host: PlanOptions | None = None) -> PlanOptions:
+    """The options in force at ``root``: the host's ceiling (default: ``load_host_options()``)
+    tightened by the workspace's policy."""
+    options = load_host_options() if host is None else host
+    for table in workspace_policy(root):
+        options = tighten(options, table)
+    return options
+
+
+def _policy_of(name: str, raw: bytes | None) -> object:
+    """What a policy file's contents say about patchtx policy, for comparison: the table, None
+    (no policy, or no file), or the raw bytes of a file that cannot be read as TOML."""
+    if raw is None:
+        return None
+    try:
+        return policy_table(name, raw, where=name)
+    except PolicyError:
+        return raw
+
+
+def effective_options(root: str | os.PathLike[str], **explicit: Any) -> PlanOptions:
+    """The options in force at ``root`` for a caller's explicit (non-None) arguments: the host's
+    ceiling tightened by the workspace, with explicit undo-history limits on top."""
+    options = load_workspace_options(root, load_host_options(**explicit))
+    return options.with_overrides(**{name: explicit.get(name) for name in _HISTORY})
+
+
+def check_policy_files(options: PlanOptions, targets: Iterable[PathTarget]) -> None:
+    """Refuse a plan that changes the workspace's policy, unless the host allows it."""
+    if options.allow_policy_edit:
+        return
+    for target in targets:
+        if target.path not in POLICY_FILES:
+            continue
+        if _policy_of(target.path, target.before) != _policy_of(target.path, target.after):
+            raise PolicyError(
+                f"Refusing to change {target.path}: the patch changes the workspace's patchtx policy"
+                f" ({'the [tool.patchtx] table' if target.path == PYPROJECT else 'the whole file'}).",
+                hint=(
+                    "A patch may not loosen or rewrite the policy that governs patches; leave that"
+                    " part out of the patch. The host can allow it (--allow-policy-edit,"
+                    " allow-policy-edit in its config)."
+                ),
+                path=target.path,
+                details={"policy_file": target.path},
+            )

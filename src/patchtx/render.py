@@ -311,13 +311,21 @@ def summary_line(result: Result) -> str:
     return f"{verb}: {result.plan.summary}\n"
 
 
+def recovery_lines(result: Result) -> list[str]:
+    """What the recovery that ran before the patch did (none: no lines)."""
+    if result.recovery is None:
+        return []
+    return ["Before applying, " + line[0].lower() + line[1:] for line in result.recovery.summary.splitlines()]
+
+
 def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] | None = None,
                  max_files: int | None = None) -> str:
     """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
     when the caller has rendered them already. Past ``max_files`` files the list ends with a
     count, so that the output stays proportional to what a person reads."""
     plan = result.plan
-    lines = [summary_line(result).rstrip("\n")]
+    lines = recovery_lines(result)
+    lines.append(summary_line(result).rstrip("\n"))
     shown = plan.changes if max_files is None else plan.changes[:max_files]
     for change in shown:
         name = f"{change.source} -> {change.path}" if change.source else change.path
@@ -424,7 +432,7 @@ def result_json(result: Result, *, with_diff: bool = True,
         "counts": plan.summary_counts(),
         "files": file_entries(plan, with_diff=with_diff, rendered=rendered),
         "transaction": result.transaction_id,
-        "recovered": result.recovered,
+        "recovered": None if result.recovery is None else [t.to_json() for t in result.recovery.transactions],
         "intent": plan.intent,
         "error": None,
     }
@@ -479,7 +487,7 @@ def error_json(error: PatchtxError, *, root: str | None = None, dry_run: bool = 
         "counts": None,
         "files": [],
         "transaction": None,
-        "recovered": False,
+        "recovered": None,
         "intent": None,
         "error": error.to_json(root),
     }

@@ -14,7 +14,7 @@ from .errors import EncodingPatchError, PatchtxError
 from .model import Patch, Plan, Result
 from .parser import parse
 from .planner import Stager
-from .policy import load_workspace_options
+from .policy import effective_options
 from .workspace import Workspace
 
 
@@ -41,9 +41,8 @@ class Transaction:
         history_bytes: int | None = None,
     ) -> None:
         workspace = Workspace(root)
-        options = load_workspace_options(workspace.root).with_overrides(
-            allow_overwrite=allow_overwrite, allow_delete=allow_delete, allow_move=allow_move,
-            first_match=first_match, skip_applied=skip_applied)
+        options = effective_options(workspace.root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
+                                    allow_move=allow_move, first_match=first_match, skip_applied=skip_applied)
         self._stager = Stager(workspace, options)
         self._durable = durable
         self._lock_timeout = lock_timeout

@@ -4,13 +4,20 @@ Every path a patch names must resolve inside the root. Refused before anything i
 bytes, backslashes, Windows drive or UNC paths, ``..`` anywhere, absolute paths outside the root,
 symbolic links (file or parent directory) that lead outside, and the ``.git`` and ``.patchtx``
 folders. A symlink that stays inside is replaced by its real path, so the writer never follows one.
+
+Reads (file contents, status, listings) go through directory descriptors opened from the root's,
+one component at a time with ``O_NOFOLLOW``, as the commit's writes do: a folder swapped for a
+symbolic link after its path was resolved makes the read fail, never read outside the root.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
+from ._fd import DIR_FLAGS as _DIR_FLAGS
+from ._fd import READ_FLAGS as _READ_FLAGS
 from ._fd import read_whole, require_posix
 from ._record import record
 from .errors import FilesystemError, NotARegularFileError, UnsafePathError
@@ -83,6 +90,19 @@ def _folds_to(name: str, reserved: str) -> bool:
     return name.translate(_HFS_IGNORED).rstrip(". ").casefold() == reserved
 
 
+def reserved_reason(parts: list[str]) -> str | None:
+    """Why a root-relative path (its non-empty components) is off limits to every writer: inside
+    patchtx's state folder or a ``.git`` folder (in any spelling a filesystem folds to them).
+    The one rule for a patch's paths and for the paths a journal or history entry names."""
+    if parts and _folds_to(parts[0], STATE_DIR):
+        return "it is inside patchtx's own state folder .patchtx"
+    for part in parts:  # parts are never empty; most start with neither "." nor "g"
+        first = part[:1]
+        if (first == "." and _folds_to(part, ".git")) or (first in ("g", "G") and part.lower() == "git~1"):
+            return "it is inside a .git folder"
+    return None
+
+
 def _unsafe(spelled: str, why: str, line: int | None) -> UnsafePathError:
     return UnsafePathError(
         f"Refusing path '{spelled}': {why}.",
@@ -110,10 +130,49 @@ class Workspace:
             )
         self.given_root = given
         self.root = os.path.realpath(given)
+        self._dir_fds: dict[str, int] = {}
+        """Open descriptors of folders read from, by relative path ("" is the root); each was
+        opened without following a link, so it stays the folder checked even if a link later
+        takes its name. Closed by close() (or when the Workspace is collected)."""
         self._plain_dirs: set[str] = set()
         """Relative folders already seen to be real directories, not links (checked once per
         plan: a thousand files in a few folders need a few lstat calls, not one per component).
         The commit re-checks everything under the lock through O_NOFOLLOW descriptors."""
+
+    def close(self) -> None:
+        """Close the folder descriptors kept for reading (reopened if the Workspace is read again)."""
+        fds, self._dir_fds = self._dir_fds, {}
+        for fd in fds.values():
+            os.close(fd)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except (AttributeError, OSError, TypeError):  # half-built, or at interpreter shutdown
+            pass
+
+    def _dir_fd(self, rel: str) -> int:
+        """A descriptor of the folder ``rel``, reached from the root without following links;
+        OSError (ELOOP for a link, ENOTDIR, ENOENT) otherwise."""
+        fd = self._dir_fds.get(rel)
+        if fd is not None:
+            return fd
+        if len(self._dir_fds) >= _MAX_DIR_FDS:
+            self.close()
+        if not rel:
+            fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        else:
+            parent, _, name = rel.rpartition("/")
+            parent_fd = self._dir_fd(parent)
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+            except NotADirectoryError:
+                # O_DIRECTORY | O_NOFOLLOW on a link answers ENOTDIR: say ELOOP, it is a link.
+                if stat.S_ISLNK(os.stat(name, dir_fd=parent_fd, follow_symlinks=False).st_mode):
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), rel) from None
+                raise
+        self._dir_fds[rel] = fd
+        return fd
 
     def display(self, rel: str) -> str:
         root = self.root
@@ -131,8 +190,10 @@ class Workspace:
             if st is None:
                 return None
         else:
+            parent, _, name = rel.rpartition("/")
             try:
-                st = os.lstat(path)
+                st = os.stat(name, dir_fd=self._dir_fd(parent), follow_symlinks=False) if rel else \
+                    os.fstat(self._dir_fd(""))
             except FileNotFoundError:
                 return None
             except NotADirectoryError:
@@ -143,9 +204,9 @@ class Workspace:
 
     def read(self, rel: str) -> bytes:
         path = self.display(rel)
-        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        parent, _, name = rel.rpartition("/")
         try:
-            fd = os.open(path, flags)
+            fd = os.open(name, _READ_FLAGS, dir_fd=self._dir_fd(parent))
         except OSError as exc:
             raise _read_error(path, exc) from None
         try:
@@ -159,7 +220,7 @@ class Workspace:
 
     def list_dir(self, rel: str) -> list[str]:
         try:
-            return os.listdir(self.display(rel))
+            return os.listdir(self._dir_fd(rel))
         except OSError:
             return []
 
@@ -198,12 +259,9 @@ class Workspace:
                       line)
 
     def _check_reserved(self, parts: list[str], spelled: str, line: int | None) -> None:
-        if parts and _folds_to(parts[0], STATE_DIR):
-            raise _unsafe(spelled, "it is inside patchtx's own state folder .patchtx", line)
-        for part in parts:  # parts are never empty; most start with neither "." nor "g"
-            first = part[0]
-            if (first == "." and _folds_to(part, ".git")) or (first in "gG" and part.lower() == "git~1"):
-                raise _unsafe(spelled, "it is inside a .git folder", line)
+        why = reserved_reason(parts)
+        if why is not None:
+            raise _unsafe(spelled, why, line)
 
     def _follow_links(self, parts: list[str], spelled: str,
                       line: int | None) -> tuple[list[str], bool]:
@@ -229,7 +287,10 @@ class Workspace:
                 elif i == last:
                     self._last_lstat = (candidate, st)
                 continue
-            target = os.path.realpath(candidate)
+            try:
+                target = os.path.realpath(candidate)
+            except OSError as exc:  # the link went away between lstat and readlink (a swap)
+                raise _read_error(candidate, exc) from None
             if target != self.root and not target.startswith(self.root.rstrip("/") + "/"):
                 raise _unsafe(spelled, f"'{'/'.join(parts[: i + 1])}' is a symbolic link that "
                               f"leads outside the workspace (to {target})", line)
@@ -240,13 +301,19 @@ class Workspace:
         return real, False
 
 
-def _read_error(path: str, exc: OSError) -> FilesystemError:
+_MAX_DIR_FDS = 128
+
+
+def _read_error(path: str, exc: OSError) -> FilesystemError | UnsafePathError:
+    if exc.errno == errno.ELOOP:
+        return UnsafePathError(
+            f"Refusing to read {path}: a symbolic link took the place of a folder or file on the way"
+            " to it (patchtx never reads through one).",
+            hint="Check what replaced it, then plan the patch again.", path=path)
     name = _errno_name(exc)
     reason = exc.strerror or str(exc)
     return FilesystemError(f"Failed to read {path}: {reason}.", errno_name=name, path=path)
 
 
 def _errno_name(exc: OSError) -> str | None:
-    import errno
-
     return errno.errorcode.get(exc.errno or 0)

@@ -76,9 +76,9 @@ async def test_lists_both_tools_with_schemas_and_annotations(tree: Path) -> None
     assert schema["properties"]["patch"]["type"] == "string"
     assert {name: prop.get("default") for name, prop in schema["properties"].items()} == {
         "patch": None, "dry_run": False, "allow_delete": False, "allow_move": True,
-        "workspace_root": ".", "intent": None, "extract": False}
+        "workspace_root": ".", "intent": None, "extract": False, "skip_applied": False}
     assert set(preview.input_schema["properties"]) == {"patch", "allow_delete", "allow_move",
-                                                       "workspace_root", "extract"}
+                                                       "workspace_root", "extract", "skip_applied"}
     assert apply.output_schema == preview.output_schema == tools["undo"].output_schema == result_schema()
 
     assert apply.annotations is not None and preview.annotations is not None
@@ -117,6 +117,14 @@ async def test_apply_dry_run_and_permissions_in_one_session(tree: Path) -> None:
         assert (tree / "app.py").read_text() == "def main():\n    print('bye')\n"
         assert (tree / "pkg" / "new.py").read_text() == "NEW = True\n"
         assert content["files"] == dry[1]["files"]  # the dry run told the truth
+
+        # Sent again: refused, unless the call says an applied patch is fine.
+        is_error, content, _ = await call(client, "apply_patch", {"patch": EDIT})
+        assert is_error and content["error"]["kind"] == "already_applied"
+        for tool in ("apply_patch", "preview_patch"):
+            is_error, content, _ = await call(client, tool, {"patch": EDIT, "skip_applied": True})
+            assert not is_error and content["summary"] == "A 0, M 0, D 0, R 0" and content["files"] == []
+        assert (tree / "app.py").read_text() == "def main():\n    print('bye')\n"
 
         is_error, content, text = await call(client, "apply_patch", {"patch": DELETE})
         assert is_error

@@ -31,7 +31,7 @@ def test_apply_writes_and_reports_what_it_wrote(tree: Path) -> None:
     assert isinstance(transaction, str) and transaction in outcome.text
     assert outcome.payload == {
         "ok": True, "dry_run": False, "summary": "A 1, M 1, D 0, R 0",
-        "counts": {"A": 1, "M": 1, "D": 0, "R": 0}, "recovered": False, "intent": None, "error": None,
+        "counts": {"A": 1, "M": 1, "D": 0, "R": 0}, "recovered": None, "intent": None, "error": None,
         "files": [
             {"path": "app.py", "status": "modified",
              "diff": "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n"
@@ -188,6 +188,36 @@ def test_run_tool_call_passes_the_options(tree: Path) -> None:
     assert (tree / "notes.txt").exists()
 
 
+def test_skip_applied_makes_a_resent_patch_succeed_changing_nothing(tree: Path) -> None:
+    assert apply_patch_call(EDIT_APP, str(tree)).ok
+    after = files(tree)
+    resent = apply_patch_call(EDIT_APP, str(tree))
+    assert not resent.ok and resent.payload["error"]["kind"] == "already_applied"
+    for outcome in (apply_patch_call(EDIT_APP, str(tree), skip_applied=True),
+                    run_tool_call({"input": EDIT_APP, "skip_applied": True}, str(tree))):
+        assert outcome.ok and outcome.payload["summary"] == "A 0, M 0, D 0, R 0"
+        assert outcome.payload["files"] == [] and outcome.payload["transaction"] is None
+    assert files(tree) == after
+    # Only a patch applied as a whole is skipped: one applied in part is still refused.
+    partly = EDIT_APP.replace("*** End Patch", "*** Add File: pkg/new.py\n+NEW = True\n*** End Patch")
+    outcome = run_tool_call({"input": partly, "skip_applied": True}, str(tree))
+    assert outcome.payload["error"]["kind"] == "partly_applied"
+    # null is "not given": the default, refusing.
+    assert run_tool_call({"input": EDIT_APP, "skip_applied": None}, str(tree)).payload["error"]["kind"] == (
+        "already_applied")
+    assert files(tree) == after
+
+
+def test_skip_applied_is_the_callers_choice_not_a_workspace_setting(tree: Path) -> None:
+    assert apply_patch_call(EDIT_APP, str(tree)).ok
+    (tree / ".patchtx.toml").write_text("skip-applied = true\n")
+    refused = apply_patch_call(EDIT_APP, str(tree))
+    assert refused.payload["error"]["kind"] == "policy_violation"
+    assert "unknown key 'skip-applied'" in refused.payload["error"]["message"]
+    (tree / ".patchtx.toml").write_text("allow-delete = false\n")  # a tight policy does not turn it off
+    assert apply_patch_call(EDIT_APP, str(tree), skip_applied=True).ok
+
+
 def test_run_tool_call_reads_null_as_not_given(tree: Path) -> None:
     outcome = run_tool_call({"input": DELETE_NOTES, "allow_delete": None, "dry_run": None,
                              "allow_move": None, "workspace_root": None, "intent": None}, str(tree))
@@ -202,6 +232,7 @@ def test_run_tool_call_reads_null_as_not_given(tree: Path) -> None:
     ({"input": EDIT_APP, "force": True}, "Unknown argument(s): force"),
     ({"input": EDIT_APP, "dry_run": "yes"}, "wrong type: dry_run"),
     ({"input": EDIT_APP, "intent": ["x"]}, "wrong type: intent"),
+    ({"input": EDIT_APP, "skip_applied": "yes"}, "wrong type: skip_applied"),
 ])
 def test_run_tool_call_refuses_malformed_arguments(tree: Path, arguments: dict[str, object],
                                                    message: str) -> None:
@@ -210,3 +241,17 @@ def test_run_tool_call_refuses_malformed_arguments(tree: Path, arguments: dict[s
     assert outcome.payload["error"]["kind"] == "invalid_arguments"
     assert message in outcome.payload["error"]["message"]
     assert files(tree) == before
+
+
+def test_an_undo_that_deletes_is_gated_by_the_host_ceiling_too(tree: Path) -> None:
+    from patchtx.agents.tool_call import undo_call
+
+    added = apply_patch_call("*** Begin Patch\n*** Add File: pkg/new.py\n+NEW = True\n*** End Patch\n", str(tree))
+    transaction = added.payload["transaction"]
+    after = files(tree)
+    refused = undo_call(str(tree), transaction, allow_delete=True, host={"allow_delete": False})
+    error = refused.payload["error"]
+    assert error["kind"] == "policy_violation" and "pkg/new.py" in error["message"]
+    assert files(tree) == after
+    undone = undo_call(str(tree), transaction, allow_delete=True)
+    assert undone.ok and undone.payload["undone"] == transaction and not (tree / "pkg" / "new.py").exists()

@@ -16,7 +16,7 @@ from patchtx.agents.toolspec import FORMATS, instructions, tool_spec, tool_spec_
 from patchtx.api import plan_patch
 from patchtx.errors import PatchtxError
 
-OPTIONS = {"dry_run", "allow_delete", "allow_move", "workspace_root", "intent", "extract"}
+OPTIONS = {"dry_run", "allow_delete", "allow_move", "workspace_root", "intent", "extract", "skip_applied"}
 
 
 def test_custom_tool_is_a_freeform_tool_with_our_grammar() -> None:
@@ -43,7 +43,8 @@ def test_function_tools_require_only_the_patch(format: str, patch_parameter: str
     assert parameters["properties"][patch_parameter]["type"] == "string"
     defaults = {name: prop.get("default") for name, prop in parameters["properties"].items()}
     assert defaults == {patch_parameter: None, "dry_run": False, "allow_delete": False,
-                        "allow_move": True, "workspace_root": ".", "intent": None, "extract": False}
+                        "allow_move": True, "workspace_root": ".", "intent": None, "extract": False,
+                        "skip_applied": False}
     for name in OPTIONS:
         assert parameters["properties"][name]["description"]
 
@@ -61,7 +62,7 @@ def test_a_call_filled_from_the_schema_runs(format: str, tree: Path) -> None:
     outcome = run_tool_call(arguments, str(tree))
     assert outcome.payload == {"ok": True, "dry_run": True, "summary": "A 0, M 1, D 0, R 0",
                                "counts": {"A": 0, "M": 1, "D": 0, "R": 0}, "transaction": None,
-                               "recovered": False, "intent": "pkg", "error": None,
+                               "recovered": None, "intent": "pkg", "error": None,
                                "files": [{"path": "pkg/util.py", "status": "modified", "diff": (
                                    "--- a/pkg/util.py\n+++ b/pkg/util.py\n@@ -1 +1 @@\n"
                                    "-VALUE = 1\n+VALUE = 2\n")}]}

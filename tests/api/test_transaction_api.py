@@ -104,9 +104,11 @@ def test_workspace_policy_table(tree: Path) -> None:
     with pytest.raises(PolicyError, match="changes 3 files, more than the limit of 2"):
         patchtx.apply_patch("*** Begin Patch\n*** Add File: 1\n+\n*** Add File: 2\n+\n*** Add File: 3\n+\n"
                             "*** End Patch", tree)
-    # An explicit argument overrides the table.
-    patchtx.apply_patch("*** Begin Patch\n*** Delete File: src/a.py\n*** End Patch", tree, allow_delete=True)
-    assert not (tree / "src/a.py").exists()
+    # The table is the workspace's: it tightens the caller's options, an explicit argument cannot
+    # loosen it (issue 15: a workspace may only narrow what the host allows).
+    with pytest.raises(PolicyError, match="deleting files is not allowed"):
+        patchtx.apply_patch("*** Begin Patch\n*** Delete File: src/a.py\n*** End Patch", tree, allow_delete=True)
+    assert (tree / "src/a.py").exists()
 
 
 def test_invalid_policy_table_is_a_clear_error(tree: Path) -> None:

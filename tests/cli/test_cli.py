@@ -284,7 +284,9 @@ _WORDS = ["apply", "check", "a.patch", "b.patch", "-", "", "--root", "dir", "--r
           "--first-match", "--no-diff", "--dry-run", "--no-fsync", "--lock-timeout", "2.5", "x",
           "--lock-timeout=1e3", "--lock-timeout=nan", "--lock-timeout=-1", "-1", "--intent", "why",
           "--intent=-why", "--confirm", "--no-f", "--ro", "--json=1", "-qq", "-h", "--help", "--",
-          "--bogus", "-x", "- x", "log", "undo", "recover", "--no-fsync=", "--intent="]
+          "--bogus", "-x", "- x", "log", "undo", "recover", "--no-fsync=", "--intent=",
+          "--protect", "--protect=*.lock", ".github/**", "--max-files", "3", "--max-files=x",
+          "--max-bytes=10", "--max-patch-bytes", "--allow-policy-edit"]
 
 
 def _argparse_result(argv: list[str]) -> dict[str, object] | None:
@@ -319,6 +321,8 @@ def _check_plain_parse(argv: list[str]) -> bool:
     ["apply", "a.patch", "b.patch", "--json"], ["apply", "--root=dir", "-q", "-"],
     ["apply", "--lock-timeout", "2.5", "--intent", "why", "a.patch"], ["check", "--no-diff", "a.patch"],
     ["apply", "--json", "a.patch", "--no-diff"], ["apply", "--root", "dir", "--root", "x", ""],
+    ["apply", "--protect", "a/**", "--protect=*.lock", "--max-files", "3", "--allow-policy-edit", "a.patch"],
+    ["check", "--max-bytes=10", "--max-patch-bytes", "20"],
 ])
 def test_a_plain_command_line_is_parsed_as_argparse_parses_it(argv: list[str]) -> None:
     assert _check_plain_parse(argv)

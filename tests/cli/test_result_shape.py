@@ -70,7 +70,7 @@ def test_every_surface_gives_the_same_keys_for_a_success(tree: Path) -> None:
     assert code == 0
     validate(applied)
     assert applied["transaction"] in {entry.transaction_id for entry in patchtx.history.log(tree)}
-    assert applied["recovered"] is False and applied["error"] is None
+    assert applied["recovered"] is None and applied["error"] is None
 
 
 def test_every_surface_gives_the_same_error_object(tree: Path) -> None:
@@ -126,13 +126,17 @@ def test_an_undo_is_the_same_shape_with_undone(tree: Path) -> None:
 
 
 def test_recovered_is_wired_to_what_the_commit_reports(tree: Path) -> None:
-    from patchtx.api import recovered
+    from patchtx.api import recovery_of
     from patchtx.txn.reports import CommitReport, RecoveredTransaction, RecoveryReport
 
-    assert recovered(CommitReport("t", 0)) is False
-    assert recovered(CommitReport("t", 0, recovery=RecoveryReport())) is False
-    assert recovered(CommitReport("t", 0, recovery=RecoveryReport(
-        (RecoveredTransaction("old", "rolled_back"),)))) is True
+    assert recovery_of(CommitReport("t", 0)) is None
+    assert recovery_of(CommitReport("t", 0, recovery=RecoveryReport())) is None
+    report = RecoveryReport((RecoveredTransaction("old", "rolled_back", restored=("a.txt",)),))
+    assert recovery_of(CommitReport("t", 0, recovery=report)) is report
+    shown = patchtx.Result(patchtx.plan_patch(UPDATE, tree), committed=True, recovery=report).to_json()
+    validate(shown)
+    assert shown["recovered"] == [{"transaction_id": "old", "outcome": "rolled_back", "restored": ["a.txt"],
+                                   "removed": [], "removed_dirs": [], "recreated_dirs": [], "conflicts": []}]
 
 
 def test_recovered_is_true_after_an_interrupted_commit(tmp_path: Path) -> None:
@@ -153,7 +157,10 @@ def test_recovered_is_true_after_an_interrupted_commit(tmp_path: Path) -> None:
             break
         result = patchtx.apply_patch("*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch\n", root)
         validate(result.to_json())
-        assert result.to_json()["recovered"] is result.recovered
+        shown = result.to_json()["recovered"]
+        assert (shown is not None) is result.recovered
+        if result.recovery is not None:
+            assert [t["transaction_id"] for t in shown] == [t.transaction_id for t in result.recovery.transactions]
         seen.add(result.recovered)
         shutil.rmtree(root)
     assert seen == {False, True}  # crashes before the journal: nothing to recover; after: recovered

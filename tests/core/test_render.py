@@ -230,7 +230,7 @@ class TestReports:
         assert out["summary"] == "A 1, M 0, D 0, R 0"
         assert out["counts"] == {"A": 1, "M": 0, "D": 0, "R": 0}
         assert out["files"][0]["path"] == "n.txt"
-        assert out["transaction"] is None and out["error"] is None and out["recovered"] is False
+        assert out["transaction"] is None and out["error"] is None and out["recovered"] is None
         json.dumps(out)  # serialisable as is
         committed = result_json(Result(planned, committed=True, transaction_id="t-1"))
         assert committed["transaction"] == "t-1" and committed["dry_run"] is False

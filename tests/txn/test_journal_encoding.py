@@ -1,15 +1,17 @@
 """Journal.to_bytes spells the entries out by hand: it must stay byte for byte the canonical JSON
-that recovery's checksum check recomputes (json.dumps with sorted keys)."""
+that recovery's checksum and signature checks recompute (json.dumps with sorted keys)."""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from patchtx.txn.journal import Journal, JournalEntry, RemovedDir, canonical_json
+from patchtx.txn.journal import Journal, JournalEntry, RemovedDir, backup_name, canonical_json, temp_name
+from patchtx.txn.provenance import user_secret
 
 _TEXT = st.text(st.sampled_from('ab"\\\n\t\x00\x1f\x7f é\u2028😀\udc80/.'), min_size=1, max_size=12)
 _NAME = st.none() | _TEXT
@@ -44,7 +46,8 @@ def _reference(journal: Journal) -> bytes:
     text = canonical_json(journal.body())
     assert text == json.dumps(journal.body(), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     checksum = hashlib.sha256(text.encode("ascii")).hexdigest()
-    return f'{text[:-1]},"checksum":"{checksum}"}}\n'.encode("ascii")
+    mac = hmac.new(user_secret(), text.encode("ascii"), hashlib.sha256).hexdigest()
+    return f'{text[:-1]},"checksum":"{checksum}","mac":"{mac}"}}\n'.encode("ascii")
 
 
 @given(_JOURNAL)
@@ -52,10 +55,13 @@ def test_to_bytes_is_the_canonical_json_of_the_body(journal: Journal) -> None:
     assert journal.to_bytes() == _reference(journal)
 
 
+_TXN = "20250101T000000-0000abcd"
+
+
 def test_a_written_journal_reads_back_equal() -> None:
     entries = (
-        JournalEntry("a/é \"q\".txt", "00" * 32, None, 0o644, None, (0, 0), "t.0.before", "link", None),
-        JournalEntry("b.txt", None, "11" * 32, None, 0o755, None, None, None, ".patchtx-t-1.tmp"),
+        JournalEntry("a/é \"q\".txt", "00" * 32, None, 0o644, None, (0, 0), backup_name(_TXN, 0), "link", None),
+        JournalEntry("b.txt", None, "11" * 32, None, 0o755, None, None, None, temp_name(_TXN, 1)),
     )
     journal = Journal("20250101T000000-0000abcd", entries, ("new",), (RemovedDir("old", 0o755, (1, 2)),),
                       intent="why", history={"sequence": 4, "bytes": 12})

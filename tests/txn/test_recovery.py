@@ -13,6 +13,7 @@ from patchtx.errors import JournalError
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call, FileSystemOps
 from patchtx.txn.journal import Journal
+from patchtx.txn.provenance import sign
 
 from .helpers import (
     build_plan,
@@ -60,13 +61,22 @@ def the_journal(root: Path) -> Path:
 def rewrite(journal: Path, change: Callable[[dict[str, Any]], None], *, fix_checksum: bool) -> None:
     body = json.loads(journal.read_text())
     change(body)
-    if fix_checksum:
+    if fix_checksum:  # damaged, but by this user's patchtx: checksum and signature recomputed
         body.pop("checksum")
+        body.pop("mac")
         import hashlib
 
         canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         body["checksum"] = hashlib.sha256(canonical.encode()).hexdigest()
+        body["mac"] = sign(canonical.encode())
     journal.write_text(json.dumps(body))
+
+
+def _another_transaction(body: dict[str, Any]) -> None:
+    """The journal of another transaction, consistent in itself (its names follow its id)."""
+    other = json.loads(json.dumps(body).replace(body["transaction"], "20000101T000000-00000000"))
+    body.clear()
+    body.update(other)
 
 
 def _truncate(path: Path, size: int) -> None:
@@ -79,9 +89,7 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "unknown format": lambda j: rewrite(j, lambda b: b.update(format="something-else"), fix_checksum=True),
     "unparseable": lambda j: _truncate(j, 40),
     "malformed content": lambda j: rewrite(j, lambda b: b["entries"][0].update(path="../outside"), fix_checksum=True),
-    "describes transaction": lambda j: rewrite(
-        j, lambda b: b.update(transaction="20000101T000000-00000000"), fix_checksum=True
-    ),
+    "describes transaction": lambda j: rewrite(j, _another_transaction, fix_checksum=True),
 }
 
 

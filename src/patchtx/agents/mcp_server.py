@@ -85,6 +85,7 @@ AllowMove = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["allow_move"])
 WorkspaceRoot = Annotated[str, Field(description=OPTION_DESCRIPTIONS["workspace_root"])]
 DryRun = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["dry_run"])]
 Extract = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["extract"])]
+SkipApplied = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["skip_applied"])]
 TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
                                                  "result shows it, or a unique prefix of it.")]
 
@@ -131,9 +132,12 @@ class PatchtxMCPServer(MCPServer):
             return _result(failure_outcome(error))
 
 
-def build_server(root: str) -> MCPServer:
-    """The server for workspace ``root`` (an existing directory), not yet running."""
-    if not os.path.isdir(root):
+def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
+    """The server for workspace ``root`` (an existing directory), not yet running. ``host`` is the
+    host's policy (``plan_patch`` keywords: ``protected``, ``allow_delete``, ``max_files``...), a
+    ceiling that neither the workspace's policy nor a tool call can lift."""
+    host = dict(host or {})
+    if "\0" in root or not os.path.isdir(root):
         raise NotADirectoryError(f"The workspace root {root!r} is not a directory.")
     root = os.path.realpath(root)
     server = PatchtxMCPServer("patchtx", version=__version__, instructions=SERVER_INSTRUCTIONS)
@@ -156,10 +160,12 @@ def build_server(root: str) -> MCPServer:
         workspace_root: WorkspaceRoot = ".",
         intent: Annotated[str | None, Field(description=OPTION_DESCRIPTIONS["intent"])] = None,
         extract: Extract = False,
+        skip_applied: SkipApplied = False,
     ) -> CallToolResult:
         return _result(apply_patch_call(patch, root, dry_run=dry_run, allow_delete=allow_delete,
                                         allow_move=allow_move, workspace_root=workspace_root,
-                                        intent=intent, extract=extract))
+                                        intent=intent, extract=extract, skip_applied=skip_applied,
+                                        host=host))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
@@ -169,10 +175,11 @@ def build_server(root: str) -> MCPServer:
         allow_move: AllowMove = True,
         workspace_root: WorkspaceRoot = ".",
         extract: Extract = False,
+        skip_applied: SkipApplied = False,
     ) -> CallToolResult:
         return _result(apply_patch_call(patch, root, dry_run=True, allow_delete=allow_delete,
                                         allow_move=allow_move, workspace_root=workspace_root,
-                                        extract=extract))
+                                        extract=extract, skip_applied=skip_applied, host=host))
 
     @server.tool(name="log", description=LOG_DESCRIPTION, annotations=reads("Undo history"))
     def log() -> CallToolResult:
@@ -184,7 +191,7 @@ def build_server(root: str) -> MCPServer:
         dry_run: DryRun = False,
         allow_delete: AllowDelete = False,
     ) -> CallToolResult:
-        return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete))
+        return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host))
 
     # The SDK derives no schema from a CallToolResult return; publish the one result shape (the
     # SDK advertises a schema set this way and leaves validating it to the client).
@@ -239,12 +246,41 @@ class _InFlight:
                 await self.changed.wait()
 
 
-class _DrainingReader:
-    """The client's messages; at their end, waits until every request read has been answered."""
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
 
-    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
+
+def _malformed_answer(problem: Exception) -> Any:
+    """The JSON-RPC error answering a line that is not one JSON-RPC message (id null: it could not
+    be read): -32700 if the line is not JSON at all, -32600 for JSON that is not a message (a
+    batch, a scalar, ``{}``, nesting too deep to read)."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData
+
+    errors: list[Any] = []
+    try:
+        errors = list(problem.errors())  # type: ignore[attr-defined]  # pydantic's ValidationError
+    except Exception:  # noqa: BLE001 - any other exception: describe it by its type only
+        pass
+    not_json = any(isinstance(e, dict) and e.get("type") == "json_invalid" for e in errors)
+    code, what = (PARSE_ERROR, "Parse error: the line is not JSON") if not_json else (
+        INVALID_REQUEST, "Invalid Request: the line is not one JSON-RPC 2.0 message object")
+    detail = errors[0].get("msg") if errors and isinstance(errors[0], dict) else type(problem).__name__
+    error = ErrorData(code=code, message=f"{what} ({str(detail)[:200]}).")
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+
+
+class _DrainingReader:
+    """The client's messages; at their end, waits until every request read has been answered.
+
+    A line that is not a JSON-RPC message reaches here as the exception that reading it raised;
+    it is answered with a JSON-RPC error at once, and the next line read (the SDK would only log
+    it, leaving the client waiting)."""
+
+    def __init__(self, inner: Any, in_flight: _InFlight, answers: Any = None) -> None:
         self._inner = inner
         self._in_flight = in_flight
+        self._answers = answers
 
     @property
     def last_context(self) -> Any:  # the SDK restores the sender's context from this
@@ -253,13 +289,17 @@ class _DrainingReader:
     async def receive(self) -> Any:
         import anyio
 
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            await self._in_flight.drained()
-            raise
-        self._in_flight.note_incoming(getattr(item, "message", None))
-        return item
+        while True:
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._in_flight.drained()
+                raise
+            if isinstance(item, Exception) and self._answers is not None:
+                await self._answers.send(_malformed_answer(item))
+                continue
+            self._in_flight.note_incoming(getattr(item, "message", None))
+            return item
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -309,17 +349,17 @@ async def _serve_stdio(server: MCPServer) -> None:
     lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async uses it the same way
     async with stdio_server() as (read_stream, write_stream):
         in_flight = _InFlight()
-        await lowlevel.run(_DrainingReader(read_stream, in_flight),
+        await lowlevel.run(_DrainingReader(read_stream, in_flight, write_stream),
                            _AnsweringWriter(write_stream, in_flight),
                            lowlevel.create_initialization_options())
 
 
-def run_mcp_server(root: str) -> None:
+def run_mcp_server(root: str, host: dict[str, Any] | None = None) -> None:
     """Serve workspace ``root`` over stdio until the client closes the connection (answering
-    every request read before that)."""
+    every request read before that), under the host's policy ``host`` (see ``build_server``)."""
     import anyio
 
-    anyio.run(_serve_stdio, build_server(root))
+    anyio.run(_serve_stdio, build_server(root, host))
 
 
 def mcp_main(argv: list[str] | None = None) -> int:
@@ -332,9 +372,33 @@ def mcp_main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--root", default=".",
                         help="workspace root the tools may edit (default: current directory)")
+    policy = parser.add_argument_group(
+        "host policy", "A ceiling on what tool calls may do: the workspace's [tool.patchtx] table and"
+        " the calls' own options can only tighten it.")
+    policy.add_argument("--protect", action="append", default=[], metavar="GLOB",
+                        help="refuse patches touching paths that match GLOB (repeatable)")
+    policy.add_argument("--no-delete", action="store_true", help="refuse patches that delete")
+    policy.add_argument("--no-move", action="store_true", help="refuse patches that move")
+    policy.add_argument("--allow-overwrite", action="store_true",
+                        help="let Add and Move replace existing files (as Codex does)")
+    policy.add_argument("--max-files", type=int, metavar="N", help="refuse patches that change more than N files")
+    policy.add_argument("--max-bytes", type=int, metavar="N", help="refuse patches that change more than N bytes")
+    policy.add_argument("--max-patch-bytes", type=int, metavar="N", help="refuse patch texts longer than N bytes")
+    policy.add_argument("--allow-policy-edit", action="store_true",
+                        help="let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)")
     args = parser.parse_args(argv)
+    host = {
+        "protected": tuple(args.protect) or None,
+        "allow_delete": False if args.no_delete else None,
+        "allow_move": False if args.no_move else None,
+        "allow_overwrite": True if args.allow_overwrite else None,
+        "max_files": args.max_files,
+        "max_bytes": args.max_bytes,
+        "max_patch_bytes": args.max_patch_bytes,
+        "allow_policy_edit": True if args.allow_policy_edit else None,
+    }
     try:
-        server = build_server(args.root)
+        server = build_server(args.root, {k: v for k, v in host.items() if v is not None})
     except NotADirectoryError as exc:
         sys.stderr.write(f"patchtx mcp: {exc}\n")
         return 2

@@ -22,7 +22,7 @@ from typing import Any
 
 from .._record import replace
 from ..api import apply_plan, options_for, plan_patch
-from ..errors import PatchtxError, PolicyError, UnsafePathError
+from ..errors import InternalError, PatchtxError, PolicyError, UnsafePathError
 from ..model import ChangeKind, Hunk, Patch, Plan, Result, UpdateFile
 from ..parser import parse
 from ..render import diff_texts, error_json, human_report, log_text, result_json
@@ -88,21 +88,28 @@ def _patch_under(text: str, prefix: str, max_patch_bytes: int | None) -> Patch:
 
 
 def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
-          workspace_root: str | None, intent: str | None, extract: bool = False) -> Plan:
+          workspace_root: str | None, intent: str | None, extract: bool = False,
+          skip_applied: bool = False, host: Mapping[str, Any]) -> Plan:
+    if "\0" in root or (workspace_root is not None and "\0" in workspace_root):
+        raise UnsafePathError(f"Refusing workspace_root {workspace_root!r}: it contains a NUL byte.",
+                              hint="Pass a directory inside the workspace root, or leave workspace_root out.",
+                              path=workspace_root)
     real_root = os.path.realpath(root)
     if extract:
         from ..extract import extract_patch
 
         text = extract_patch(text)
     base = resolve_workspace_root(real_root, workspace_root)
-    policy = options_for(real_root)
+    policy = options_for(real_root, **host)
     allow_delete = allow_delete and policy.allow_delete
     allow_move = allow_move and policy.allow_move
     patch: str | Patch = text
     if base != real_root:
         prefix = os.path.relpath(base, real_root).replace(os.sep, "/")
         patch = _patch_under(text, prefix, policy.max_patch_bytes)
-    return plan_patch(patch, real_root, allow_delete=allow_delete, allow_move=allow_move,
+    # skip_applied is the caller's choice, not a permission: the call may turn it on.
+    return plan_patch(patch, real_root, **{**host, "allow_delete": allow_delete, "allow_move": allow_move,
+                                          "skip_applied": skip_applied or host.get("skip_applied")},
                       intent=intent)
 
 
@@ -133,43 +140,59 @@ def apply_patch_call(
     workspace_root: str | None = None,
     intent: str | None = None,
     extract: bool = False,
+    skip_applied: bool = False,
+    host: Mapping[str, Any] | None = None,
 ) -> ToolOutcome:
     """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction
-    (``extract``: take it out of surrounding text first).
+    (``extract``: take it out of surrounding text first; ``skip_applied``: a patch that is already
+    applied as a whole succeeds, changing nothing, instead of being refused as already_applied).
 
-    Never raises for a refused patch: the refusal is the outcome (``ok`` false, nothing written).
+    ``host`` is the host's policy as ``plan_patch`` keywords (``protected``, ``allow_delete``,
+    ``max_files``...): the ceiling that the workspace's policy and the call's own options can only
+    narrow. Never raises for a refused patch: the refusal is the outcome (``ok`` false, nothing
+    written).
     """
     try:
         plan = _plan(patch, root, allow_delete=allow_delete, allow_move=allow_move,
-                     workspace_root=workspace_root, intent=intent, extract=extract)
+                     workspace_root=workspace_root, intent=intent, extract=extract,
+                     skip_applied=skip_applied, host=host or {})
         result = Result(plan, committed=False, dry_run=True) if dry_run else apply_plan(plan)
     except PatchtxError as error:
         return failure_outcome(error, root, dry_run=dry_run)
+    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
+        return failure_outcome(InternalError.wrapping(exc), root, dry_run=dry_run)
     return success_outcome(result)
 
 
 def log_call(root: str) -> ToolOutcome:
     """The undo history of ``root``: ``{"ok": true, "transactions": [...]}`` (as ``patchtx log
-    --json``) and ``patchtx log``'s lines as the text."""
-    from ..history import log
+    --json``, with ``untrusted``: kept journals this user's patchtx did not sign, never undone) and
+    ``patchtx log``'s lines as the text."""
+    from ..history import log, untrusted
 
     try:
         entries = log(root)
+        foreign = untrusted(root)
     except PatchtxError as error:
         return failure_outcome(error, root)
-    return ToolOutcome({"ok": True, "transactions": [entry.to_json() for entry in entries]},
-                       log_text(entries))
+    payload: dict[str, Any] = {"ok": True, "transactions": [entry.to_json() for entry in entries]}
+    text = log_text(entries)
+    if foreign:
+        payload["untrusted"] = foreign
+        text += (f"Not listed, never undone: {len(foreign)} entr{'y' if len(foreign) == 1 else 'ies'} not"
+                 " written by this user's patchtx (" + ", ".join(foreign) + ").\n")
+    return ToolOutcome(payload, text)
 
 
 def undo_call(root: str, transaction: str, *, dry_run: bool = False,
-              allow_delete: bool = False) -> ToolOutcome:
+              allow_delete: bool = False, host: Mapping[str, Any] | None = None) -> ToolOutcome:
     """Undo ``transaction`` (an id or a unique prefix) in ``root`` as a new transaction. An undo
     that deletes files (undoing an add) is gated as a patch's deletes are: refused unless
-    ``allow_delete`` and the workspace's policy both allow it."""
+    ``allow_delete``, the ``host``'s policy and the workspace's all allow it."""
     from ..history import undo
 
     real_root = os.path.realpath(root)
-    allowed = allow_delete and options_for(real_root).allow_delete
+    allowed = allow_delete and options_for(real_root, **(host or {})).allow_delete
 
     def approve(plan: Plan) -> None:
         deleted = [change.path for change in plan.changes if change.kind is ChangeKind.DELETE]
@@ -184,6 +207,8 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False,
         result = undo(real_root, transaction, dry_run=dry_run, approve=approve)
     except PatchtxError as error:
         return failure_outcome(error, real_root, dry_run=dry_run)
+    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
+        return failure_outcome(InternalError.wrapping(exc), real_root, dry_run=dry_run)
     outcome = success_outcome(result)
     verb = "Would undo" if dry_run else "Undid"
     done = "" if dry_run else f" as transaction {result.transaction_id}"
@@ -201,7 +226,7 @@ def _argument_error(message: str) -> ToolOutcome:
 
 
 
-def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
+def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, Any] | None = None) -> ToolOutcome:
     """Execute a function-tool call's decoded JSON arguments (any of the ``function*`` formats of
     ``tool_spec``): the patch under ``input``, ``patchText`` or ``patch``, options as declared."""
     given = [name for name in PATCH_ARGUMENT_NAMES if name in arguments]
@@ -209,7 +234,7 @@ def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
         return _argument_error("The call needs the patch text as one string argument "
                                f"(one of: {', '.join(PATCH_ARGUMENT_NAMES)}).")
     option_types = {"dry_run": bool, "allow_delete": bool, "allow_move": bool,
-                    "workspace_root": str, "intent": str, "extract": bool}
+                    "workspace_root": str, "intent": str, "extract": bool, "skip_applied": bool}
     unknown = sorted(set(arguments) - {given[0], *option_types})
     if unknown:
         return _argument_error(f"Unknown argument(s): {', '.join(unknown)}.")
@@ -228,4 +253,4 @@ def run_tool_call(arguments: Mapping[str, Any], root: str) -> ToolOutcome:
         arguments[given[0]], root, dry_run=flag("dry_run", False),
         allow_delete=flag("allow_delete", False), allow_move=flag("allow_move", True),
         workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"),
-        extract=flag("extract", False))
+        extract=flag("extract", False), skip_applied=flag("skip_applied", False), host=host)

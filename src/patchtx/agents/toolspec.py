@@ -7,7 +7,8 @@ Formats (``tool_spec(format)`` and ``patchtx tool-spec --format FORMAT``):
 - ``function``: a JSON-schema function tool whose patch parameter is ``input`` (Codex's name);
   ``function-patchText`` and ``function-patch`` name it ``patchText`` or ``patch`` for hosts that
   use those names. All three take the same options (``dry_run``, ``allow_delete``, ``allow_move``,
-  ``workspace_root``, ``intent``, ``extract``), which ``patchtx.agents.tool_call.run_tool_call`` executes.
+  ``workspace_root``, ``intent``, ``extract``, ``skip_applied``), which
+  ``patchtx.agents.tool_call.run_tool_call`` executes.
 - ``chat-completions``: the same function tool in the Chat Completions API's shape
   (``{"type": "function", "function": {...}}``).
 - ``anthropic``: the same tool as an Anthropic Messages API tool definition
@@ -54,6 +55,9 @@ OPTION_DESCRIPTIONS = {
     "intent": "One sentence saying why this edit is made; recorded with the change.",
     "extract": "Take the patch out of surrounding text first (code fences, prose before or after "
                "it). Refused if the text holds two different patches.",
+    "skip_applied": "If the patch is already applied as a whole (every change already in the files), "
+                    "succeed changing nothing instead of refusing it as already_applied; a patch "
+                    "applied only in part is still refused (partly_applied).",
 }
 PATCH_DESCRIPTION = "The whole patch, from '*** Begin Patch' to '*** End Patch'."
 
@@ -107,6 +111,8 @@ def option_properties() -> dict[str, dict[str, Any]]:
         "intent": {"type": "string", "description": OPTION_DESCRIPTIONS["intent"]},
         "extract": {"type": "boolean", "default": False,
                     "description": OPTION_DESCRIPTIONS["extract"]},
+        "skip_applied": {"type": "boolean", "default": False,
+                         "description": OPTION_DESCRIPTIONS["skip_applied"]},
     }
 
 

@@ -18,7 +18,16 @@ import os
 import stat
 import sys
 
-from .._fd import read_compared, read_whole, require_posix
+from .._fd import (
+    DIR_FLAGS,
+    O_CLOEXEC,
+    O_NOFOLLOW,
+    O_NONBLOCK,
+    READ_FLAGS,
+    read_compared,
+    read_whole,
+    require_posix,
+)
 from .._record import record
 
 TYPE_CHECKING = False
@@ -30,19 +39,10 @@ if TYPE_CHECKING:
     _T = TypeVar("_T")
     _A = TypeVar("_A")
 
-# POSIX flags; looked up with a default so that this module imports everywhere, and a platform
-# without them (Windows) gets UnsupportedPlatformError from require_posix instead of a traceback.
-_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_DIR_FLAGS = os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
-# O_NONBLOCK: opening a FIFO planted at a target path must not hang the commit.
-_READ_FLAGS = os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC
 # An existing file rewritten in place (one with other hard links): never through a symlink, never a
 # FIFO's blocking open, never created.
-_REWRITE_FLAGS = os.O_WRONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
+_REWRITE_FLAGS = os.O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
 
 # Extended attributes carried over when a file is replaced: user data and POSIX ACLs, and as root
 # trusted.* (only a privileged process can read or write those; Codex, writing in place, keeps
@@ -162,7 +162,7 @@ class FileSystemOps:
         """Open a subdirectory; raises OSError (ELOOP for a symlink, ENOTDIR, ENOENT)."""
         path = join(self.path_of(dir_fd), name)
         try:
-            fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+            fd = os.open(name, DIR_FLAGS, dir_fd=dir_fd)
         except OSError as exc:
             raise _with_path(exc, path) from None
         self._paths[fd] = path
@@ -196,7 +196,7 @@ class FileSystemOps:
         the bytes the file is ``expected`` to hold, a file that holds them answers with that very
         object (see ``read_compared``)."""
         try:
-            fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+            fd = os.open(name, READ_FLAGS, dir_fd=dir_fd)
         except OSError as exc:
             raise _with_path(exc, join(self.path_of(dir_fd), name)) from None
         try:

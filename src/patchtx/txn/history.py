@@ -35,7 +35,7 @@ import os
 import time
 
 from .._sha import sha256
-from ..errors import PatchtxError
+from ..errors import PatchtxError, UntrustedStateError
 from ..model import ChangeKind
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
@@ -52,6 +52,7 @@ from .journal import (
 from .journal import (
     relpath_field as _relpath,
 )
+from .statedir import check_state_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -336,6 +337,11 @@ class open_workspace:  # lower case: it was (and reads as) a function, ``with op
         except OSError as exc:
             raise filesystem_error(exc, self._fs, doing="open the workspace") from exc
         self._dirs = DirectoryHandles(self._fs, self._root_fd)
+        try:
+            check_state_folder(self._dirs)  # (a history is read from it: the same checks)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
         return self._fs, self._dirs
 
     def __exit__(
@@ -371,9 +377,28 @@ def list_entries(fs: FileSystemOps, dirs: DirectoryHandles) -> list[HistoryEntry
     return complete
 
 
-def find_entry(entries: list[HistoryEntry], transaction_id: str | None) -> HistoryEntry:
-    """The newest entry, or the one whose id is (or starts with) ``transaction_id``."""
-    if not entries:
+def untrusted_entries(fs: FileSystemOps, dirs: DirectoryHandles) -> list[str]:
+    """Names of kept journals in the journal folder that this user's patchtx did not sign (never
+    listed, never undone): a repository may commit them."""
+    journal_fd = dirs.lookup(JOURNAL_DIR)
+    if journal_fd is None:
+        return []
+    foreign = []
+    for kept in _kept(fs.listdir(journal_fd)):
+        try:
+            _read_kept(fs, journal_fd, kept)
+        except UntrustedStateError:
+            foreign.append(kept.name)
+        except (OSError, PatchtxError):
+            continue
+    return sorted(foreign)
+
+
+def find_entry(entries: list[HistoryEntry], transaction_id: str | None,
+               untrusted: list[str] | None = None) -> HistoryEntry:
+    """The newest entry, or the one whose id is (or starts with) ``transaction_id``; an id that
+    only ``untrusted`` (kept journals not signed by this user) has is refused as such."""
+    if not entries and not (transaction_id and untrusted):
         raise NothingToUndoError(
             "The undo history is empty: there is no committed transaction to undo.",
             hint="Only transactions committed while the history was enabled (history-count > 0) can be undone.",
@@ -383,6 +408,18 @@ def find_entry(entries: list[HistoryEntry], transaction_id: str | None) -> Histo
     matches = [e for e in entries if e.transaction_id.startswith(transaction_id)]
     if len(matches) == 1:
         return matches[0]
+    foreign = [name for name in untrusted or () if name.startswith(transaction_id)]
+    if not matches and foreign:
+        raise UntrustedStateError(
+            f"The undo-history entry {JOURNAL_DIR}/{foreign[0]} was not written by this user's"
+            " patchtx (its signature does not match this user's secret), so it cannot be undone.",
+            hint=(
+                f"It may come from the repository itself. Look at it with `cat {JOURNAL_DIR}/{foreign[0]}`;"
+                f" remove {JOURNAL_DIR} to discard it. `patchtx log` lists the entries that can be undone."
+            ),
+            path=f"{JOURNAL_DIR}/{foreign[0]}",
+            details={"transaction": transaction_id},
+        )
     known = ", ".join(e.transaction_id for e in entries[:5]) + (", ..." if len(entries) > 5 else "")
     why = "matches several retained transactions" if matches else "is not in the undo history"
     raise UnknownTransactionError(

@@ -4,7 +4,7 @@ Layout (all inside the workspace, on the same filesystem as the files)::
 
     .patchtx/
       .gitignore                 "*": the folder never shows up in git status
-      lock                       the workspace lock (filelock)
+      lock                       the workspace lock (flock, opened without following links)
       journal/
         <txn>.journal.tmp        being written; never acted on
         <txn>.journal            published: an uncommitted transaction, recovery rolls back
@@ -19,8 +19,12 @@ Temporary files live next to their targets as ``.patchtx-<txn>-<n>.tmp`` (new co
 ``.patchtx-<txn>-<n>.restore`` (an original being put back by recovery).
 
 The journal file is canonical JSON (sorted keys) with a ``checksum`` member holding the SHA-256 of
-the canonical JSON of everything else; a mismatch, an unknown format or version, or anything
-unparseable makes it "damaged", and recovery refuses to act on it.
+the canonical JSON of everything else, and a ``mac`` member holding its HMAC-SHA256 with the user's
+secret (see ``provenance``). A checksum mismatch, an unknown format or version, anything
+unparseable, a path a patch could not name (outside the root, in ``.git`` or the state folder), or
+a backup or temporary name that is not the one patchtx gives that entry makes it "damaged"
+(JournalError); a missing or wrong ``mac`` makes it "untrusted" (UntrustedStateError: the workspace
+may come from someone else). Recovery acts on neither.
 """
 
 from __future__ import annotations
@@ -29,8 +33,9 @@ import os
 import time
 
 from .._record import record
-from .._sha import hexdigest, sha256
-from ..errors import JournalError
+from .._sha import hexdigest
+from ..errors import JournalError, UntrustedStateError
+from .provenance import sign, verify
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -231,13 +236,17 @@ class Journal:
             rest["history"] = self.history
         created = canonical_json(list(self.created_dirs))
         text = f'{{"created_dirs":{created},"entries":[{entries}],{canonical_json(rest)[1:]}'
-        checksum = hexdigest(text.encode("ascii"))
+        signed = text.encode("ascii")
+        checksum = hexdigest(signed)
+        mac = sign(signed)
         # Appended rather than re-serialised: only the body needs to be canonical.
-        return f'{text[:-1]},"checksum":"{checksum}"}}\n'.encode("ascii")
+        return f'{text[:-1]},"checksum":"{checksum}","mac":"{mac}"}}\n'.encode("ascii")
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, where: str) -> Journal:
-        """Parse and verify a journal file; JournalError (naming ``where``) if it is damaged."""
+    def from_bytes(cls, data: bytes, *, where: str, trust_foreign: bool = False) -> Journal:
+        """Parse and verify a journal file; JournalError (naming ``where``) if it is damaged,
+        UntrustedStateError if this user's patchtx did not sign it (unless ``trust_foreign``:
+        every other check still applies)."""
         try:
             body = parse_json(data.decode("ascii"))
         except (UnicodeDecodeError, ValueError) as exc:
@@ -252,10 +261,12 @@ class Journal:
                 f"unknown version {body.get('version')!r} (this patchtx reads version {VERSION})",
             )
         stored = body.pop("checksum", None)
-        if stored != json_checksum(body):
+        mac = body.pop("mac", None)
+        canonical = canonical_json(body).encode("ascii")
+        if stored != hexdigest(canonical):
             raise damaged(where, "checksum mismatch")
         try:
-            return cls(
+            journal = cls(
                 transaction_id=_txn_id(body["transaction"]),
                 entries=tuple(_entry(raw) for raw in body["entries"]),
                 created_dirs=tuple(relpath_field(p) for p in body["created_dirs"]),
@@ -267,8 +278,49 @@ class Journal:
                 intent=optional_str_field(body.get("intent")),
                 history=_history_member(body.get("history")),
             )
+            journal.check_names()
         except (KeyError, TypeError, ValueError) as exc:
             raise damaged(where, f"malformed content: {exc!r}") from None
+        if not trust_foreign and not verify(canonical, mac):
+            raise untrusted(where, journal, signed=mac is not None)
+        return journal
+
+    def check_names(self) -> None:
+        """Every backup and temporary name is the one patchtx gives entry n of this transaction
+        (in the journal folder, next to the target); ValueError otherwise."""
+        txn = self.transaction_id
+        for index, entry in enumerate(self.entries):
+            if entry.temp is not None and entry.temp != temp_name(txn, index):
+                raise ValueError(f"temporary name {entry.temp!r} of entry {index}")
+            if entry.backup is not None and entry.backup != backup_name(txn, index):
+                raise ValueError(f"backup name {entry.backup!r} of entry {index}")
+            if (entry.backup is None) != (entry.backup_kind is None):
+                raise ValueError(f"backup kind {entry.backup_kind!r} of entry {index}")
+        for removed in self.removed_dirs:
+            if not 0 <= removed.mode <= 0o7777:
+                raise ValueError(f"mode {removed.mode!r} of {removed.path!r}")
+
+
+def untrusted(where: str, journal: Journal, *, signed: bool) -> UntrustedStateError:
+    """The refusal of a journal (or history entry) that this user's patchtx did not write."""
+    paths = sorted({e.path for e in journal.entries} | set(journal.created_dirs)
+                   | {d.path for d in journal.removed_dirs})
+    shown = ", ".join(paths[:10]) + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
+    why = "its signature does not match this user's secret" if signed else "it carries no signature"
+    return UntrustedStateError(
+        f"The transaction journal {where} was not written by this user's patchtx ({why}): it"
+        f" names {len(paths)} path{'s' if len(paths) != 1 else ''} ({shown or 'none'}), and"
+        " patchtx will not act on it.",
+        hint=(
+            f"It may come from the repository itself (a cloned workspace can hold anything). Look at"
+            f" it with `cat {where}` and at the files next to it in {JOURNAL_DIR}. To discard it,"
+            f" move {JOURNAL_DIR} away; to roll it back anyway, run `patchtx recover"
+            " --trust-foreign`, which still refuses any path outside the root, in .git or in"
+            f" {STATE_DIR}."
+        ),
+        path=where,
+        details={"journal": where, "paths": paths, "transaction": journal.transaction_id},
+    )
 
 
 @record
@@ -525,11 +577,6 @@ def _json_string(text: str) -> str:
     return escaped
 
 
-def json_checksum(body: dict[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of ``body`` (the ``checksum`` member of journal files)."""
-    return sha256(canonical_json(body).encode("ascii")).hexdigest()
-
-
 def _entry(raw: dict[str, Any]) -> JournalEntry:
     backup_kind = raw["backup_kind"]
     if backup_kind not in (None, "link", "copy"):
@@ -565,12 +612,19 @@ def _txn_id(value: object) -> str:
 
 
 def relpath_field(value: object) -> str:
-    """A path read from a journal or history file: never outside the root or inside the state folder."""
-    if not isinstance(value, str) or not value:
+    """A path read from a journal or history file, by the rules of a patch's paths: relative,
+    without ``.``, ``..``, empty components, NUL or backslash, never inside the state folder or a
+    ``.git`` folder (symbolic links on the way are refused when it is opened, see ``dirs``)."""
+    if not isinstance(value, str) or not value or "\0" in value or "\\" in value:
         raise ValueError(f"path {value!r}")
     parts = value.split("/")
-    if any(p in ("", ".", "..") for p in parts) or "\0" in value or parts[0] == STATE_DIR:
+    if any(p in ("", ".", "..") for p in parts):
         raise ValueError(f"path {value!r}")
+    from ..workspace import reserved_reason
+
+    why = reserved_reason(parts)
+    if why is not None:
+        raise ValueError(f"path {value!r}: {why}")
     return value
 
 

@@ -1,8 +1,17 @@
-"""The workspace lock: one transaction (or recovery) at a time per workspace, across processes."""
+"""The workspace lock: one transaction (or recovery) at a time per workspace, across processes.
+
+The lock is an exclusive ``flock`` on ``.patchtx/lock``, opened from the state folder's descriptor
+(itself opened from the root's without following links) with ``O_NOFOLLOW``: a ``.patchtx`` or a
+``lock`` swapped for a symbolic link can never make patchtx create or lock a file outside the
+root. (filelock, used before, takes a path and follows it; its Unix lock is this same ``flock``.)
+A process that dies releases the lock, so a crash never leaves the workspace locked.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 
 from ..errors import LockTimeoutError
 from .journal import LOCK_NAME, STATE_DIR
@@ -10,72 +19,78 @@ from .journal import LOCK_NAME, STATE_DIR
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
-    from typing import Any
 
+    from .dirs import DirectoryHandles
 
-def lock_path(root: str) -> str:
-    return os.path.join(root, STATE_DIR, LOCK_NAME)
-
-
-def _try_flock_fast(path: str) -> int | None:
-    """One non-blocking ``flock`` on the lock file; the held descriptor, or None if contended.
-
-    filelock's Unix lock is the same exclusive ``flock`` on the same file (and it never unlinks the
-    file), so a lock taken here excludes filelock holders and vice versa. Importing filelock costs
-    more than the whole of a small agent edit, so the uncontended case skips it; any contention or
-    unusual filesystem (no flock) goes through filelock's timeout loop below.
-    """
-    import fcntl
-
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
+_FIRST_WAIT = 0.001
+_LONGEST_WAIT = 0.05
 
 
 class workspace_lock:  # lower case: it was (and reads as) a function, ``with workspace_lock(...)``
-    """Hold ``<root>/.patchtx/lock`` (which must exist as a folder) for the duration of the block.
+    """Hold ``.patchtx/lock`` of the workspace at ``root`` (whose descriptors ``dirs`` opens; the
+    state folder must exist) for the duration of the block.
 
-    Raises LockTimeoutError, naming the lock file, if another holder keeps it for ``timeout``
-    seconds. A process that dies releases it (flock), so a crash never leaves the workspace locked.
-    A class rather than a ``contextlib.contextmanager``: contextlib is one more import on every
+    Raises StateFolderError if the state folder or the lock file is not what patchtx makes, and
+    LockTimeoutError, naming the lock file, if another holder keeps it for ``timeout`` seconds. A
+    class rather than a ``contextlib.contextmanager``: contextlib is one more import on every
     commit.
     """
 
-    __slots__ = ("_path", "_timeout", "_fd", "_lock")
+    __slots__ = ("_root", "_dirs", "_timeout", "_fd")
 
-    def __init__(self, root: str, timeout: float) -> None:
-        self._path = lock_path(root)
+    def __init__(self, root: str, dirs: DirectoryHandles, timeout: float) -> None:
+        self._root = root
+        self._dirs = dirs
         self._timeout = timeout
         self._fd: int | None = None
-        self._lock: Any = None
 
     def __enter__(self) -> None:
-        self._fd = _try_flock_fast(self._path)
-        if self._fd is not None:
-            return
-        from filelock import FileLock, Timeout
+        from .statedir import check_state_folder, state_folder_error
 
-        lock = FileLock(self._path, timeout=self._timeout, thread_local=False)
+        state_fd = check_state_folder(self._dirs)
+        if state_fd is None:
+            raise state_folder_error(STATE_DIR, "it vanished")
+        path = f"{STATE_DIR}/{LOCK_NAME}"
+        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
         try:
-            lock.acquire()
-        except Timeout:
-            raise LockTimeoutError(
-                f"Timed out after {self._timeout:g} s waiting for the workspace lock {self._path}.",
-                hint=(
-                    "Another patchtx process is committing or recovering in this workspace; let it"
-                    " finish and apply the patch again (or allow a longer lock timeout)."
-                ),
-                path=self._path,
-                details={"lock_file": self._path, "timeout": self._timeout},
-            ) from None
-        self._lock = lock
+            fd = os.open(LOCK_NAME, flags, 0o644, dir_fd=state_fd)
+        except OSError as exc:
+            why = "it is a symbolic link" if exc.errno == errno.ELOOP else (
+                "it is a folder" if exc.errno == errno.EISDIR else exc.strerror or str(exc))
+            raise state_folder_error(path, why) from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise state_folder_error(path, "it is not a regular file")
+            self._wait_for(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def _wait_for(self, fd: int) -> None:
+        """Take the flock, polling (1 ms, doubling up to 50 ms) until ``timeout`` if it is held."""
+        import fcntl
+
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        import time
+
+        deadline = time.monotonic() + self._timeout
+        wait = _FIRST_WAIT
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _timed_out(os.path.join(self._root, STATE_DIR, LOCK_NAME), self._timeout)
+            time.sleep(min(wait, left))
+            wait = min(wait * 2, _LONGEST_WAIT)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                continue
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
@@ -83,6 +98,15 @@ class workspace_lock:  # lower case: it was (and reads as) a function, ``with wo
         if self._fd is not None:
             fd, self._fd = self._fd, None
             os.close(fd)  # closing the descriptor releases the flock
-        elif self._lock is not None:
-            lock, self._lock = self._lock, None
-            lock.release()
+
+
+def _timed_out(path: str, timeout: float) -> LockTimeoutError:
+    return LockTimeoutError(
+        f"Timed out after {timeout:g} s waiting for the workspace lock {path}.",
+        hint=(
+            "Another patchtx process is committing or recovering in this workspace; let it"
+            " finish and apply the patch again (or allow a longer lock timeout)."
+        ),
+        path=path,
+        details={"lock_file": path, "timeout": timeout},
+    )

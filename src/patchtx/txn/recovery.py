@@ -30,7 +30,6 @@ from .failures import filesystem_error
 from .fsops import FileSystemOps
 from .journal import (
     JOURNAL_DIR,
-    STATE_DIR,
     Journal,
     JournalEntry,
     JournalFiles,
@@ -44,15 +43,19 @@ from .journal import (
 )
 from .lock import workspace_lock
 from .reports import RecoveredTransaction, RecoveryReport
-from .statedir import tidy_state_dir
+from .statedir import check_state_folder, tidy_state_dir
 from .sync import Syncer
 
 
-def recover(root: str, *, fs: FileSystemOps | None = None, lock_timeout: float = 30.0) -> RecoveryReport:
+def recover(
+    root: str, *, fs: FileSystemOps | None = None, lock_timeout: float = 30.0, trust_foreign: bool = False
+) -> RecoveryReport:
     """Recover the workspace at ``root`` from an interrupted transaction, if there is one.
 
-    Takes the workspace lock. Raises JournalError (deleting nothing) if a journal is damaged, and
-    FilesystemError if the filesystem fails; both leave the journal in place for another try.
+    Takes the workspace lock. Raises JournalError (deleting nothing) if a journal is damaged,
+    UntrustedStateError if one was not signed by this user's patchtx (unless ``trust_foreign``:
+    the user has looked at it and asks for it to be rolled back; every path check still applies),
+    and FilesystemError if the filesystem fails; all leave the journal in place for another try.
     """
     fs = FileSystemOps() if fs is None else fs
     fsyncs_at_start = fs.fsyncs
@@ -63,10 +66,10 @@ def recover(root: str, *, fs: FileSystemOps | None = None, lock_timeout: float =
         raise filesystem_error(exc, fs, doing="open the workspace for recovery") from exc
     dirs = DirectoryHandles(fs, root_fd)
     try:
-        if dirs.lookup(STATE_DIR) is None:
+        if check_state_folder(dirs) is None:
             return RecoveryReport()  # never used by patchtx: nothing to do, and nothing created
-        with workspace_lock(root, lock_timeout):
-            transactions = recover_workspace(fs, dirs, durable=True)
+        with workspace_lock(root, dirs, lock_timeout):
+            transactions = recover_workspace(fs, dirs, durable=True, trust_foreign=trust_foreign)
     except OSError as exc:
         raise filesystem_error(
             exc,
@@ -81,7 +84,9 @@ def recover(root: str, *, fs: FileSystemOps | None = None, lock_timeout: float =
     return RecoveryReport(transactions, fsyncs=fs.fsyncs - fsyncs_at_start)
 
 
-def recover_workspace(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool) -> tuple[RecoveredTransaction, ...]:
+def recover_workspace(
+    fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool, trust_foreign: bool = False
+) -> tuple[RecoveredTransaction, ...]:
     """Recover every transaction in the journal folder (the caller holds the lock).
 
     Every journal is read and verified before anything is acted on, so a damaged one stops
@@ -98,7 +103,7 @@ def recover_workspace(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: boo
             _delete_files(fs, journal_fd, [pruned_name(files.transaction_id)])
         elif files.kept is None:
             found.append(files)
-    loaded = [(files, _load_journal(fs, journal_fd, files)) for files in found]
+    loaded = [(files, _load_journal(fs, journal_fd, files, trust_foreign)) for files in found]
     done = []
     for files, journal in loaded:
         journal_fd = dirs.open(JOURNAL_DIR)
@@ -314,7 +319,7 @@ class _Undo:
         self.restored.append(entry.path)
 
 
-def _load_journal(fs: FileSystemOps, journal_fd: int, files: JournalFiles) -> Journal | None:
+def _load_journal(fs: FileSystemOps, journal_fd: int, files: JournalFiles, trust_foreign: bool) -> Journal | None:
     if files.is_committed:
         name = committed_name(files.transaction_id)
     elif files.is_published:
@@ -326,7 +331,7 @@ def _load_journal(fs: FileSystemOps, journal_fd: int, files: JournalFiles) -> Jo
         data = fs.read_file(journal_fd, name).data
     except OSError as exc:
         raise damaged(where, f"unreadable: {os.strerror(exc.errno or 0)}") from None
-    journal = Journal.from_bytes(data, where=where)
+    journal = Journal.from_bytes(data, where=where, trust_foreign=trust_foreign)
     if journal.transaction_id != files.transaction_id:
         raise damaged(where, f"it describes transaction {journal.transaction_id}")
     return journal

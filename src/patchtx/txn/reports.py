@@ -32,6 +32,11 @@ class RecoveredTransaction:
     conflicts: tuple[str, ...] = ()
     """Paths left as found because something else changed them after the interruption."""
 
+    def to_json(self) -> dict[str, Any]:
+        """As JSON values (lists, not tuples): one item of a result's ``recovered``."""
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in as_dict(self).items()}
+
 
 @record
 class RecoveryReport:
@@ -50,7 +55,7 @@ class RecoveryReport:
         return {
             "nothing_to_do": self.nothing_to_do,
             "fsyncs": self.fsyncs,
-            "transactions": [as_dict(txn) for txn in self.transactions],
+            "transactions": [txn.to_json() for txn in self.transactions],
         }
 
     @property

@@ -1,14 +1,25 @@
-"""The ``.patchtx`` state folder: created on first use, ignored by git, durable before it is used."""
+"""The ``.patchtx`` state folder: created on first use, ignored by git, durable before it is used.
+
+A cloned repository may hold a ``.patchtx`` of its own. The folder is reached from the root's
+descriptor without following links (see ``dirs``), and before it is used ``check_state_folder``
+makes sure it is what patchtx makes: real folders (state, journal) and regular files (lock,
+.gitignore), owned by the user running patchtx. Anything else is a StateFolderError, never a
+traceback and never a file created or locked somewhere else.
+"""
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 
-from .journal import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, STATE_DIR, has_unfinished_work
+from ..errors import StateFolderError
+from .journal import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, LOCK_NAME, STATE_DIR, has_unfinished_work
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .dirs import DirectoryHandles
     from .fsops import FileSystemOps
     from .reports import RecoveredTransaction
@@ -25,7 +36,7 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
     the next commit redoes the whole setup). Safe to run by several processes at once: it runs
     before the lock, since the lock file lives inside the folder.
     """
-    state_fd = dirs.lookup(STATE_DIR)
+    state_fd = check_state_folder(dirs)
     if state_fd is not None and dirs.lookup(JOURNAL_DIR) is not None and _gitignore_is_in_place(fs, state_fd):
         return
     _mkdir_unless_exists(fs, dirs.root_fd, STATE_DIR)
@@ -36,6 +47,60 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
     # No sweep of leftover temporaries here: this runs without the lock, so another process's
     # temporary may be in flight. Recovery sweeps them, under the lock.
     write_gitignore(fs, state_fd, sweep=False)
+
+
+def state_folder_error(path: str, why: str) -> StateFolderError:
+    return StateFolderError(
+        f"The state folder entry {path} is not what patchtx makes: {why}.",
+        hint=(
+            f"{STATE_DIR} may have been written by someone else (a cloned repository can hold"
+            f" anything). Look at it (`ls -la {STATE_DIR} {JOURNAL_DIR}`), then move it away: patchtx"
+            " creates a new one."
+        ),
+        path=path,
+        details={"state_path": path},
+    )
+
+
+def check_state_folder(dirs: DirectoryHandles) -> int | None:
+    """The state folder's descriptor, after checking it and what it holds (None: no state folder).
+
+    Folders must be real folders and files regular files, never links, and every one owned by
+    the user running patchtx (or, for root, by the owner of the workspace root)."""
+    fs = dirs.fs
+    root_st = fs.fstat(dirs.root_fd)
+    owners = {os.geteuid()} | ({root_st.st_uid} if os.geteuid() == 0 else set())
+    if not _check_entry(fs, dirs.root_fd, STATE_DIR, STATE_DIR, stat.S_ISDIR, "a folder", owners):
+        return None
+    state_fd = dirs.open(STATE_DIR)
+    _check_owner(fs.fstat(state_fd), STATE_DIR, owners)
+    for name, is_kind, kind in ((os.path.basename(JOURNAL_DIR), stat.S_ISDIR, "a folder"),
+                                (LOCK_NAME, stat.S_ISREG, "a regular file"),
+                                (GITIGNORE, stat.S_ISREG, "a regular file")):
+        _check_entry(fs, state_fd, name, f"{STATE_DIR}/{name}", is_kind, kind, owners)
+    return state_fd
+
+
+def _check_entry(fs: FileSystemOps, dir_fd: int, name: str, path: str, is_kind: Callable[[int], bool],
+                 kind: str, owners: set[int]) -> bool:
+    """Whether ``name`` exists; StateFolderError unless it is ``kind``, owned by one of ``owners``."""
+    st = fs.lstat(dir_fd, name)
+    if st is None:
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        raise state_folder_error(path, f"it is a symbolic link, where patchtx keeps {kind}")
+    if not is_kind(st.st_mode):
+        found = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else (
+            "a regular file" if stat.S_ISREG(st.st_mode) else "a special file")
+        raise state_folder_error(path, f"it is {found}, where patchtx keeps {kind}")
+    _check_owner(st, path, owners)
+    return True
+
+
+def _check_owner(st: os.stat_result, path: str, owners: set[int]) -> None:
+    if st.st_uid not in owners:
+        raise state_folder_error(path, f"it belongs to user id {st.st_uid}, not to the user running patchtx"
+                                       f" ({os.geteuid()})")
 
 
 def recover_leftovers(

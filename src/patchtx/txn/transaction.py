@@ -157,7 +157,7 @@ def commit(
             ensure_state_dir(fs, dirs, durable=durable)
         except OSError as exc:
             raise filesystem_error(exc, fs, doing=f"prepare the {STATE_DIR} folder") from exc
-        with workspace_lock(plan.root, lock_timeout):
+        with workspace_lock(plan.root, dirs, lock_timeout):
             try:
                 recovered, journal_names = recover_leftovers(fs, dirs, durable=durable)
             except OSError as exc:
