@@ -11,12 +11,11 @@ import json
 import pickle
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from patchtx._record import _TEMPLATES, _init_source, field, record, replace
 from patchtx.model import ChangeKind, Plan, Result
-from patchtx.txn.journal import canonical_json, group_journal_folder, parse_json
+from patchtx.txn.journal import group_journal_folder
 
 
 def test_precompiled_init_templates_are_what_the_generator_makes() -> None:
@@ -97,22 +96,6 @@ _JSON_VALUE = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_JSON_TEXT, inner, max_size=4),
     max_leaves=20,
 )
-
-
-@given(_JSON_VALUE)
-def test_canonical_json_is_json_dumps_and_reads_back_as_json_loads(value: object) -> None:
-    text = canonical_json(value)
-    assert text == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    assert parse_json(text) == json.loads(text)
-    assert parse_json(f" {text}\n") == json.loads(f" {text}\n")
-
-
-@pytest.mark.parametrize("text", ["", "{", '{"a":1}x', "[1,]", '"\x01"', "nul", "{}{}", "\n"])
-def test_parse_json_refuses_what_json_loads_refuses(text: str) -> None:
-    with pytest.raises(ValueError):
-        json.loads(text)
-    with pytest.raises(ValueError):
-        parse_json(text)
 
 
 def test_journal_folder_names_are_recognised_as_before() -> None:

@@ -1,5 +1,5 @@
-"""Journal.to_bytes spells the entries out by hand: it must stay byte for byte the canonical JSON
-that recovery's checksum and signature checks recompute (json.dumps with sorted keys)."""
+"""A journal's bytes: the canonical JSON of its body (json.dumps with sorted keys, no spaces,
+ASCII), then its SHA-256 and its HMAC, which recovery recomputes; and they read back equal."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ _JOURNAL = st.builds(
 
 
 def _reference(journal: Journal) -> bytes:
-    """The encoding before entries were spelled out by hand: the body through canonical_json."""
+    """The format, spelled with the standard library alone."""
     text = canonical_json(journal.body())
     assert text == json.dumps(journal.body(), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     checksum = hashlib.sha256(text.encode("ascii")).hexdigest()
