@@ -12,6 +12,7 @@ import os
 from ._record import record
 from .errors import (
     ConflictError,
+    ContextNotFoundError,
     EmptyPatchError,
     FileExistsPatchError,
     FileNotFoundPatchError,
@@ -62,9 +63,20 @@ def default_file_mode() -> int:
     return _DEFAULT_MODE[0]
 
 
-def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, list[Edit]]:
+def git_permissions(git_mode: int, current: int | None) -> int:
+    """The permission bits a unified diff's mode (``100644`` or ``100755``) gives a file whose
+    bits are ``current``: the executable bits follow the read bits, as ``git apply`` sets them."""
+    base = default_file_mode() if current is None else current
+    if git_mode & 0o111:
+        return base | ((base & 0o444) >> 2)
+    return base & ~0o111
+
+
+def rewrite(original: TextFile, placements: list[Placement],
+            ends_with_newline: bool | None = None) -> tuple[TextFile, list[Edit]]:
     """Apply placed chunks: context lines keep the file's text and ending, ``-`` lines go,
-    ``+`` lines come with the file's dominant ending; the final-newline state is kept.
+    ``+`` lines come with the file's dominant ending; the final-newline state is kept (or set, by
+    ``ends_with_newline``, as a unified diff's ``\\ No newline at end of file`` says).
 
     Also returns the changed line ranges ``(old_start, old_end, new_start, new_end)``.
     """
@@ -112,7 +124,8 @@ def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, 
             break
         out_endings[k] = dominant
     if out_endings:
-        out_endings[-1] = (out_endings[-1] or dominant) if original.ends_with_newline else ""
+        keep = original.ends_with_newline if ends_with_newline is None else ends_with_newline
+        out_endings[-1] = (out_endings[-1] or dominant) if keep else ""
     if texts and out_texts and not (endings[-1] and out_endings[-1]):
         edits = _with_ending_changes(edits, endings, out_endings)
     return TextFile(out_texts, out_endings, original.bom), edits
@@ -366,7 +379,7 @@ class Stager:
                 path=resolved.spelled, line=line)
 
     # -- operations -----------------------------------------------------------------------------
-    def add(self, hunk: AddFile) -> None:
+    def add(self, hunk: AddFile, *, data: bytes | None = None, mode: int | None = None) -> None:
         resolved = self.resolve(hunk.path, hunk.line)
         self.refuse_link(resolved, "add", hunk.line)
         rel = resolved.rel
@@ -384,10 +397,16 @@ class Stager:
                      "(--allow-overwrite).",
                 path=rel, line=hunk.line)
         self.check_parents(rel, hunk.path, hunk.line)
-        after = hunk.contents.encode("utf-8")
+        after = hunk.contents.encode("utf-8") if data is None else data
+        if mode is None and hunk.mode is not None:
+            mode = git_permissions(hunk.mode, entry.mode if entry.mode is not None
+                                   else default_file_mode())
+        if mode is None:
+            mode = entry.mode
         self.changes.append(FileChange(ChangeKind.ADD, rel, hunk.path, entry.content, after,
-                                       overwrote=entry.content))
-        self.set(rel, after, entry.mode)
+                                       overwrote=entry.content, old_mode=entry.mode,
+                                       new_mode=mode if mode is not None else default_file_mode()))
+        self.set(rel, after, mode)
 
     def delete(self, hunk: DeleteFile) -> None:
         resolved = self.resolve(hunk.path, hunk.line)
@@ -408,7 +427,14 @@ class Stager:
             error = FileNotFoundPatchError if entry.kind == "absent" else NotARegularFileError
             raise error(f"Failed to delete file {self.display_spelled(hunk.path)}", hint=hint, path=rel,
                         line=hunk.line)
-        self.changes.append(FileChange(ChangeKind.DELETE, rel, hunk.path, entry.content, None))
+        if hunk.expected is not None and decode(entry.content, self.display(rel)).texts != list(hunk.expected):
+            raise ContextNotFoundError(
+                f"Refusing to delete {self.display_spelled(hunk.path)}: it does not hold the lines "
+                f"the diff deletes (patch line {hunk.line}).",
+                hint="The file changed since the diff was made; make the diff again from the "
+                     "current file.", path=rel, line=hunk.line)
+        self.changes.append(FileChange(ChangeKind.DELETE, rel, hunk.path, entry.content, None,
+                                       old_mode=entry.mode))
         self.set(rel, None, None)
 
     def update(self, hunk: UpdateFile) -> None:
@@ -432,7 +458,11 @@ class Stager:
                 f"Failed to read file to update {display}: path `{os.path.normpath(display)}` is "
                 "not a file",
                 path=rel, line=hunk.line)
-        exact = update_exactly(entry.content, hunk.chunks, first_match=self.options.first_match)
+        stated = bool(hunk.chunks) and hunk.chunks[0].stated_line is not None  # a unified diff
+        exact = None if stated or not hunk.chunks else update_exactly(
+            entry.content, hunk.chunks, first_match=self.options.first_match)
+        if not hunk.chunks:  # a unified diff's pure rename, copy or mode change
+            exact = ExactUpdate(entry.content, [], [])
         lines: DecodedLines | None = None
         offsets: tuple[Edit, ...] | None = None
         if exact is not None:
@@ -442,15 +472,26 @@ class Stager:
             offsets = tuple(exact.offsets) if exact.offsets is not None else None
         else:
             original = decode(entry.content, display)
-            placements = Locator(original.texts, display,
-                                 first_match=self.options.first_match).place(hunk.chunks)
-            rewritten, edits = rewrite(original, placements)
+            ends_with_newline = None
+            if stated:
+                from .unified_placement import final_newline, place_at_stated_lines
+
+                placements = place_at_stated_lines(original.texts, hunk.chunks, display)
+                ends_with_newline = final_newline(hunk.chunks, placements, len(original.texts))
+            else:
+                placements = Locator(original.texts, display,
+                                     first_match=self.options.first_match).place(hunk.chunks)
+            rewritten, edits = rewrite(original, placements, ends_with_newline)
             after = rewritten.encode()
             lines = DecodedLines(tuple(original.texts), tuple(original.endings),
                                  tuple(rewritten.texts), tuple(rewritten.endings))
+        mode = entry.mode if hunk.new_mode is None else git_permissions(hunk.new_mode, entry.mode)
         destination = None
         if hunk.move_to is not None:
             destination = self.resolve(hunk.move_to, hunk.line)
+            if hunk.copy:
+                self.copy(hunk, destination, entry, after, mode)
+                return
             if destination.rel == rel:
                 # A move onto itself is a plain update, never a loss; but moving a link itself, or
                 # onto one, is refused as every other move of a link is.
@@ -460,15 +501,16 @@ class Stager:
         if destination is None:
             self.changes.append(FileChange(ChangeKind.UPDATE, rel, hunk.path, entry.content,
                                            after, edits=tuple(edits), lines=lines,
-                                           edit_offsets=offsets))
-            self.set(rel, after, entry.mode)
+                                           edit_offsets=offsets, old_mode=entry.mode,
+                                           new_mode=mode))
+            self.set(rel, after, mode)
             return
-        self.move(hunk, resolved, destination, entry, after, tuple(edits), lines, offsets)
+        self.move(hunk, resolved, destination, entry, after, tuple(edits), lines, offsets, mode)
 
     def move(self, hunk: UpdateFile, source: ResolvedPath, destination: ResolvedPath,
              entry: _Entry, after: bytes, edits: tuple[Edit, ...] | None = None,
              lines: DecodedLines | None = None,
-             edit_offsets: tuple[Edit, ...] | None = None) -> None:
+             edit_offsets: tuple[Edit, ...] | None = None, mode: int | None = None) -> None:
         if not self.options.allow_move:
             raise PolicyError(f"Refusing to move {hunk.path}: moving files is not allowed here.",
                               hint="Ask for permission to move (allow_move).", path=source.rel,
@@ -492,9 +534,17 @@ class Stager:
         self.check_parents(destination.rel, spelled, hunk.line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
                                        after, source=source.rel, overwrote=target.content,
-                                       edits=edits, lines=lines, edit_offsets=edit_offsets))
+                                       edits=edits, lines=lines, edit_offsets=edit_offsets,
+                                       old_mode=entry.mode,
+                                       new_mode=entry.mode if mode is None else mode))
         self.set(source.rel, None, None)
-        self.set(destination.rel, after, entry.mode)
+        self.set(destination.rel, after, entry.mode if mode is None else mode)
+
+    def copy(self, hunk: UpdateFile, destination: ResolvedPath, entry: _Entry, after: bytes,
+             mode: int | None) -> None:
+        """A unified diff's copy: the destination is added with the source's (edited) bytes."""
+        self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8"), hunk.line),
+                 data=after, mode=mode)
 
     # -- staging several operations ------------------------------------------------------------
     def stage_patch(self, patch: Patch) -> None:
