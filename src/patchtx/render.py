@@ -223,27 +223,60 @@ def _whole_file(before: bytes | None, after: bytes | None) -> str | None:
     return ranges + text.replace("\n", "\n" + prefix) + "\n\\ No newline at end of file\n"
 
 
+def _git_mode(permissions: int | None) -> str:
+    return "100755" if permissions is not None and permissions & 0o111 else "100644"
+
+
+def _name_line(marker: str, name: str) -> str:
+    """A ``---``/``+++`` line; git ends a name holding a space with a tab, so that a reader knows
+    where it ends."""
+    from .gitquote import quote
+
+    quoted = quote(name)
+    return f"{marker} {quoted}\t\n" if " " in quoted and not quoted.startswith('"') else f"{marker} {quoted}\n"
+
+
+def git_header(change: FileChange) -> str:
+    """The ``diff --git`` line and git's extended headers of one operation: new and deleted file
+    modes, a mode change, a rename."""
+    from .gitquote import quote
+
+    old_path = change.source or change.path
+    lines = [f"diff --git {quote('a/' + old_path)} {quote('b/' + change.path)}"]
+    if change.kind is ChangeKind.ADD and change.overwrote is None:
+        lines.append(f"new file mode {_git_mode(change.new_mode)}")
+    elif change.kind is ChangeKind.DELETE:
+        lines.append(f"deleted file mode {_git_mode(change.old_mode)}")
+    elif (change.old_mode is not None and change.new_mode is not None
+          and _git_mode(change.old_mode) != _git_mode(change.new_mode)):
+        lines += [f"old mode {_git_mode(change.old_mode)}", f"new mode {_git_mode(change.new_mode)}"]
+    if change.kind is ChangeKind.MOVE:
+        lines += [f"rename from {quote(old_path)}", f"rename to {quote(change.path)}"]
+    return "\n".join(lines) + "\n"
+
+
 def unified_diff(change: FileChange, context: int = 3) -> str:
-    """A unified diff of one operation. Updates carry their changed ranges from the matcher, so
-    even a 200,000-line file with thousands of hunks renders in linear time."""
+    """A git diff of one operation (``git apply`` takes it). Updates carry their changed ranges
+    from the matcher, so even a 200,000-line file with thousands of hunks renders in linear
+    time."""
     old_name = f"a/{change.source or change.path}" if change.before is not None else "/dev/null"
     new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
     if change.kind is ChangeKind.ADD and change.overwrote is None:
         old_name = "/dev/null"
-    header = ""
-    if change.kind is ChangeKind.MOVE:
-        header = f"rename from {change.source}\nrename to {change.path}\n"
+    header = git_header(change)
+    bare = header.count("\n") == 1  # a diff --git line alone is no change to git
+    names = _name_line("---", old_name) + _name_line("+++", new_name)
     # The matcher's line numbers leave a byte-order mark out; here it is part of the first line.
     bom = (change.before or b"").startswith(b"\xef\xbb\xbf") or (change.after or b"").startswith(b"\xef\xbb\xbf")
     if change.edits is not None and change.edit_offsets is not None and not bom:
         if not change.edits:
-            return header
+            return "" if bare else header
         hunks = _offset_hunks(change.before or b"", change.after or b"", change.edits,
                               change.edit_offsets, context)
-        return f"{header}--- {old_name}\n+++ {new_name}{hunks}\n"
+        return f"{header}{names[:-1]}{hunks}\n"
     whole = _whole_file(change.before, change.after)
     if whole is not None:
-        return f"{header}--- {old_name}\n+++ {new_name}\n{whole}"
+        return f"{header}{names}{whole}"
     decoded = change.lines
     old: _Side
     new: _Side
@@ -259,8 +292,8 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
             edits = _computed_edits(old_raw, new_raw)
         old, new = _Side(old_raw), _Side(new_raw)
     if not edits:
-        return header
-    out = [header, f"--- {old_name}\n+++ {new_name}\n"]
+        return "" if bare else header
+    out = [header, names]
     group: list[Edit] = []
     groups: list[list[Edit]] = []
     for edit in sorted(edits):

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 
 from .errors import BinaryFileError, ParseError, UnsupportedChangeError
+from .gitquote import QuotingError
+from .gitquote import unquote as _unquote
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 
 TYPE_CHECKING = False
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
 DEV_NULL = "/dev/null"
 _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _SYMLINK, _SUBMODULE, _TYPE_BITS = 0o120000, 0o160000, 0o170000
-_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
 def _error(message: str, line: int, hint: str = "") -> ParseError:
@@ -35,48 +36,11 @@ def _error(message: str, line: int, hint: str = "") -> ParseError:
 
 
 def unquote(text: str, line: int) -> tuple[str, str]:
-    """A git C-style quoted name at the start of ``text`` (``"a/caf\\303\\251"``): the name and
-    what follows the closing quote."""
-    out = bytearray()
-    index = 1
-    while index < len(text):
-        char = text[index]
-        if char == '"':
-            try:
-                return out.decode("utf-8"), text[index + 1 :]
-            except UnicodeDecodeError:
-                raise _error(f"the quoted name {text[:index + 1]} is not UTF-8", line) from None
-        if char != "\\":
-            out += char.encode("utf-8")
-            index += 1
-            continue
-        escaped = text[index + 1 : index + 2]
-        if escaped in _ESCAPES:
-            out.append(_ESCAPES[escaped])
-            index += 2
-        elif re.fullmatch(r"[0-3][0-7][0-7]", text[index + 1 : index + 4]):
-            out.append(int(text[index + 1 : index + 4], 8))
-            index += 4
-        else:
-            raise _error(f"bad escape in the quoted name {text!r}", line)
-    raise _error(f"the quoted name {text!r} has no closing quote", line)
-
-
-def quote(name: str) -> str:
-    """``name`` as git writes it in a diff: quoted C-style when it holds a quote, a backslash,
-    a control character or a non-ASCII character (git's default ``core.quotePath``)."""
-    if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
-        return name
-    reverse = {value: key for key, value in _ESCAPES.items()}
-    out = []
-    for byte in name.encode("utf-8"):
-        if byte in reverse:
-            out.append("\\" + reverse[byte])
-        elif byte < 0x20 or byte >= 0x7F:
-            out.append(f"\\{byte:03o}")
-        else:
-            out.append(chr(byte))
-    return '"' + "".join(out) + '"'
+    """A git C-style quoted name at the start of ``text``, and what follows it."""
+    try:
+        return _unquote(text)
+    except QuotingError as exc:
+        raise _error(str(exc), line) from None
 
 
 def _strip_components(name: str, count: int, line: int) -> str:
