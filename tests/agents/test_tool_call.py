@@ -34,7 +34,8 @@ def test_apply_writes_and_reports_what_it_wrote(tree: Path) -> None:
              "diff": "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n"
                      "-    print('hello')\n+    print('bye')\n"},
             {"path": "pkg/new.py", "status": "added",
-             "diff": "diff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+NEW = True\n"},
+             "diff": "diff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\n"
+                     "--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+NEW = True\n"},
         ]}
     assert (tree / "app.py").read_text() == "def main():\n    print('bye')\n"
     assert (tree / "pkg" / "new.py").read_text() == "NEW = True\n"

@@ -165,17 +165,21 @@ class TestUnifiedDiff:
 
     def test_add(self) -> None:
         change = FileChange(ChangeKind.ADD, "n/x.txt", "n/x.txt", None, b"a\nb\n")
-        assert unified_diff(change) == "diff --git a/n/x.txt b/n/x.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n/x.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n"
+        assert unified_diff(change) == ("diff --git a/n/x.txt b/n/x.txt\nnew file mode 100644\n"
+                                        "--- /dev/null\n+++ b/n/x.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n")
 
     def test_add_with_overwrite_diffs_against_the_old_file(self, tree) -> None:
         tree.write("x.txt", "old\n")
         planned = tree.plan("*** Add File: x.txt\n+new", allow_overwrite=True)
-        assert unified_diff(planned.changes[0]) == "diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old\n+new\n"
+        assert unified_diff(planned.changes[0]) == (
+            "diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old\n+new\n")
 
     def test_delete(self, tree) -> None:
         tree.write("x.txt", "gone\n")
         planned = tree.plan("*** Delete File: x.txt")
-        assert unified_diff(planned.changes[0]) == "diff --git a/x.txt b/x.txt\ndeleted file mode 100644\n--- a/x.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n"
+        assert unified_diff(planned.changes[0]) == (
+            "diff --git a/x.txt b/x.txt\ndeleted file mode 100644\n--- a/x.txt\n+++ /dev/null\n"
+            "@@ -1 +0,0 @@\n-gone\n")
 
     def test_move_with_changes(self, tree) -> None:
         tree.write("old.txt", "a\nb\n")
@@ -187,7 +191,8 @@ class TestUnifiedDiff:
     def test_pure_move(self, tree) -> None:
         tree.write("old.txt", "a\n")
         planned = tree.plan("*** Update File: old.txt\n*** Move to: new.txt\n a")
-        assert unified_diff(planned.changes[0]) == "diff --git a/old.txt b/new.txt\nrename from old.txt\nrename to new.txt\n"
+        assert unified_diff(planned.changes[0]) == (
+            "diff --git a/old.txt b/new.txt\nrename from old.txt\nrename to new.txt\n")
 
     def test_no_change_no_diff(self, tree) -> None:
         assert diff_of(tree, "a\n", " a") == ""
