@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 PathLike = str | os.PathLike[str]
 
 
-def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions) -> list[Patch]:
+def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions,
+             strip: int | None = None, reverse: bool = False) -> list[Patch]:
     if isinstance(patches, str | Patch):
         patches = [patches]
     limit = options.max_patch_bytes
@@ -30,7 +31,7 @@ def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions)
             raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
                               f"{limit}.", hint="Split it into smaller patches.",
                               details={"bytes": size, "limit": limit})
-    return [parse(p) if isinstance(p, str) else p for p in patches]
+    return [parse(p, strip=strip, reverse=reverse) if isinstance(p, str) else p for p in patches]
 
 
 def options_for(root: PathLike, **overrides: bool | int | tuple[str, ...] | None) -> PlanOptions:
@@ -49,22 +50,28 @@ def plan_patch(
     protected: tuple[str, ...] | None = None,
     intent: str | None = None,
     progress: Progress | None = None,
+    strip: int | None = None,
+    reverse: bool = False,
 ) -> Plan:
-    """Parse and plan without writing. Several patches are planned in order as one.
+    """Parse and plan without writing. Several patches are planned in order as one; each text may
+    be a Codex patch or a unified diff (``strip`` is ``-p N`` and ``reverse`` is ``-R`` for
+    unified diffs).
 
     Options left as None come from the workspace's ``[tool.patchtx]`` table, then the defaults.
     ``progress(phase, done, total)`` is told each new file planned (phase "planning").
     """
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match, protected=protected)
-    return _plan(patches, root, options, intent, progress)
+    return _plan(patches, root, options, intent, progress, strip, reverse)
 
 
 def _plan(patches: str | Patch | Sequence[str | Patch], root: PathLike, options: PlanOptions,
-          intent: str | None, progress: Progress | None) -> Plan:
-    parsed = _patches(patches, options)
+          intent: str | None, progress: Progress | None, strip: int | None = None,
+          reverse: bool = False) -> Plan:
+    parsed = _patches(patches, options, strip, reverse)
     combined = parsed[0] if len(parsed) == 1 else Patch(
-        tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed))
+        tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed),
+        format=parsed[0].format if len({p.format for p in parsed}) == 1 else "mixed")
     if progress is None:
         return plan(combined, root, options, intent=intent)
     from .workspace import Workspace
@@ -112,6 +119,8 @@ def apply_plan(
     history_count: int | None = None,
     history_bytes: int | None = None,
     progress: Progress | None = None,
+    strip: int | None = None,
+    reverse: bool = False,
 ) -> Result:
     """Commit a Plan through the transaction manager (all or nothing), keeping its before-images
     in the undo history (``history_count`` / ``history_bytes``: None means as the workspace's
@@ -149,13 +158,15 @@ def apply_patch(
     history_count: int | None = None,
     history_bytes: int | None = None,
     progress: Progress | None = None,
+    strip: int | None = None,
+    reverse: bool = False,
 ) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
     failure, in which case nothing was changed."""
     options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
                           allow_move=allow_move, first_match=first_match, protected=protected,
                           history_count=history_count, history_bytes=history_bytes)
-    planned = _plan(patches, root, options, intent, progress)
+    planned = _plan(patches, root, options, intent, progress, strip, reverse)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)
     return _commit(planned, options, durable=durable, lock_timeout=lock_timeout, progress=progress)
