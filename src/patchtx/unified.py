@@ -403,8 +403,9 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool) -> Hunk:
 def looks_unified(text: str) -> bool:
     """A file header of a unified diff at the start of a line: ``diff --git``, or ``---`` right
     before ``+++``."""
-    if text.startswith("diff --git ") or "\ndiff --git " in text:
-        return True
+    for header in ("diff --git ", "diff --cc ", "diff --combined "):
+        if text.startswith(header) or "\n" + header in text:
+            return True
     return "+++ " in text and re.search(r"^--- [^\n]*\r?\n\+\+\+ ", text, re.MULTILINE) is not None
 
 
