@@ -311,7 +311,8 @@ def _line_prefix_hint(line: str) -> str:
 def detect_format(text: str) -> str:
     """``"codex"`` for the ``*** Begin Patch`` envelope (or text that is neither format: Codex's
     errors then say what a patch looks like), ``"unified"`` for a unified diff."""
-    first = text.lstrip(WHITESPACE).split("\n", 1)[0].strip(WHITESPACE)
+    # (A prefix: splitting a 7 MB patch would copy all of it to read its first line.)
+    first = text[:4096].lstrip(WHITESPACE).split("\n", 1)[0].strip(WHITESPACE)
     if first == BEGIN_PATCH or first in HEREDOC_OPENERS:
         return "codex"
     from .unified import looks_unified

@@ -51,3 +51,12 @@ def test_the_printed_diff_makes_the_commit_under_git_apply(tmp_path: Path,
     printed = "".join(diff_texts(plan_patch(case["patch"], tmp_path)))  # type: ignore[arg-type]
     git_apply(tmp_path, printed)
     assert read_tree(tmp_path) == _after(case)
+
+
+@needs_git
+@pytest.mark.parametrize("case", CASES, ids=[case["commit"][:10] for case in CASES])
+def test_git_apply_agrees_with_the_case(tmp_path: Path, case: dict[str, object]) -> None:
+    """The case is right: git apply of the same diff on the parent gives the same files."""
+    write_tree(tmp_path, _before(case))
+    git_apply(tmp_path, case["patch"])  # type: ignore[arg-type]
+    assert read_tree(tmp_path) == _after(case)
