@@ -442,13 +442,16 @@ class Stager:
         rel = resolved.rel
         entry = self.current(rel)
         display = self.display_spelled(hunk.path)
+        stated = bool(hunk.chunks) and hunk.chunks[0].stated_line is not None  # a unified diff
         if entry.content is None:
             if entry.kind == "absent":
                 removed = rel in self.original and self.original[rel].content is not None
                 reason = ("Not a directory (os error 20)" if self.parent_is_file(rel)
                           else "No such file or directory (os error 2)")
                 hint = ("An earlier operation of this patch removed it." if removed else
-                        "To create a file use '*** Add File:'.")
+                        "A unified diff's paths lose git's a/ and b/ prefixes, or else their "
+                        "first component: if they are relative to the root already, give -p 0 "
+                        "(strip=0)." if stated else "To create a file use '*** Add File:'.")
                 if display != self.display(rel):
                     hint = f"It leads to {self.display(rel)} through a symbolic link. {hint}"
                 raise FileNotFoundPatchError(
@@ -458,7 +461,6 @@ class Stager:
                 f"Failed to read file to update {display}: path `{os.path.normpath(display)}` is "
                 "not a file",
                 path=rel, line=hunk.line)
-        stated = bool(hunk.chunks) and hunk.chunks[0].stated_line is not None  # a unified diff
         exact = None if stated or not hunk.chunks else update_exactly(
             entry.content, hunk.chunks, first_match=self.options.first_match)
         if not hunk.chunks:  # a unified diff's pure rename, copy or mode change

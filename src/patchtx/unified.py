@@ -217,8 +217,9 @@ class _Reader:
                 self.no_newline(hunk)
                 continue
             if (not _is_body(line) or self.starts_file(self.at) or line in ("-- ", "--")
-                    or (line == "" and not self.body_follows(self.at))):
-                break
+                    or (line == "" and not self.body_follows(self.at))
+                    or (hunk.old_open and line[:1] != "+") or (hunk.new_open and line[:1] != "-")):
+                break  # (a file's last line was given: what follows is not this hunk's)
             old_seen, new_seen = self.take(hunk, line, old_seen, new_seen)
             counted = False
         hunk.recounted = not counted
@@ -236,6 +237,9 @@ class _Reader:
 
     def take(self, hunk: _Hunk, line: str, old_seen: int, new_seen: int) -> tuple[int, int]:
         kind: LineKind = " " if line == "" else line[0]  # type: ignore[assignment]
+        if (kind != "+" and hunk.old_open) or (kind != "-" and hunk.new_open):
+            raise _error("a line follows '\\ No newline at end of file' on its side of the hunk",
+                         self.at + 1, "That marker can only follow the last line of a file.")
         hunk.lines.append((kind, line[1:]))
         self.at += 1
         return old_seen + (kind != "+"), new_seen + (kind != "-")
@@ -284,7 +288,7 @@ def _git_header_names(rest: str, number: int) -> tuple[str, str] | None:
         after = after.lstrip(" ")
         second = unquote(after, number)[0] if after.startswith('"') else after
         return first, second
-    if rest.endswith('"'):
+    if rest.endswith('"') and ' "' in rest:
         at = rest.index(' "')
         return rest[:at], unquote(rest[at + 1 :], number)[0]
     # "a/x y b/x y": the split where both halves name the same path past their first component.
@@ -339,6 +343,10 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool) -> Hunk:
         inner = _Paths(None if paths.strip is None else max(paths.strip - 1, 0))
         old = inner(moved[0], number, prefixed=False) if paths.strip else moved[0]
         new = inner(moved[1], number, prefixed=False) if paths.strip else moved[1]
+    if not section.git and old is not None and new is not None and old != new:
+        # A plain diff renames nothing: it names one file twice (``x.orig`` and ``x``, say);
+        # the shorter name is the file, as git apply takes it.
+        old = new = old if len(old) < len(new) else new
     if section.new_file or section.old_name == DEV_NULL:
         old = None
     if section.deleted_file or section.new_name == DEV_NULL:

@@ -329,3 +329,26 @@ def test_plan_of_a_unified_diff_changes_nothing(tmp_path: Path) -> None:
     write_tree(tmp_path, {"x": ("a\n", "100644")})
     planned = plan_patch(diff("x", "@@ -1 +1 @@\n-a\n+b\n"), tmp_path)
     assert planned.summary == "A 0, M 1, D 0, R 0" and content(tmp_path, "x") == "a\n"
+
+
+def test_a_line_after_no_newline_on_its_side_is_refused() -> None:
+    with pytest.raises(ParseError, match="a line follows"):
+        parse(diff("x", "@@ -1,2 +1,2 @@\n-a\n\\ No newline at end of file\n-b\n+c\n+d\n"))
+    (hunk,) = parse(diff("x", "@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n"
+                             "\\ No newline at end of file\n")).hunks
+    assert isinstance(hunk, UpdateFile)
+    assert (hunk.chunks[0].old_unterminated, hunk.chunks[0].new_unterminated) == (True, True)
+
+
+def test_a_plain_diff_names_one_file(tmp_path: Path) -> None:
+    (hunk,) = parse("--- x.py.orig\t2024-01-01\n+++ x.py\t2024-01-02\n@@ -1 +1 @@\n-a\n+b\n").hunks
+    assert isinstance(hunk, UpdateFile) and (hunk.path, hunk.move_to) == ("x.py", None)
+
+
+def test_a_path_stripped_wrongly_names_the_fix(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"src/x.py": ("a\n", "100644")})
+    with pytest.raises(PatchtxError, match="-p 0") as caught:
+        apply(tmp_path, "--- src/x.py\n+++ src/x.py\n@@ -1 +1 @@\n-a\n+b\n")
+    assert caught.value.kind == "file_not_found"
+    apply(tmp_path, "--- src/x.py\n+++ src/x.py\n@@ -1 +1 @@\n-a\n+b\n", strip=0)
+    assert content(tmp_path, "src/x.py") == "b\n"
