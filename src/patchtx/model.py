@@ -34,8 +34,9 @@ class Chunk:
     """A unified-diff hunk's old start line as its ``@@ -N`` header states it (1-based; 0 for an
     empty old side at the top of the file); None for a Codex chunk (placed by content alone)."""
     recounted: bool = False
-    """The unified header's line counts disagreed with the body (model-written diffs): the stated
-    line is not trusted, and the hunk must match in one place only."""
+    """The unified header's line counts disagreed with the body, or its stated line falls inside
+    the previous hunk's (model-written diffs): the stated line is not trusted, and the hunk must
+    match in one place only."""
     old_unterminated: bool = False
     """``\\ No newline at end of file`` follows the old side's last line (it must be the file's end)."""
     new_unterminated: bool = False

@@ -399,6 +399,12 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool) -> Hunk:
                 raise _error(f"the deleted file {old} has context or added lines", hunk.line)
             removed.extend(text for _, text in hunk.lines)
         return DeleteFile(old, number, tuple(removed) if hunks or section.git else None)
+    # A hunk stated to start inside the previous one's old lines (every hunk "@@ -1,3 +1,3 @@")
+    # has no line to trust either.
+    for previous, hunk in zip(hunks, hunks[1:], strict=False):
+        previous_end = previous.old_start + sum(kind != "+" for kind, _ in previous.lines)
+        if hunk.old_start < previous_end:
+            hunk.recounted = True
     chunks = tuple(
         Chunk((), tuple(hunk.lines), hunk.old_open, hunk.line, hunk.old_start, hunk.recounted,
               hunk.old_open, hunk.new_open)

@@ -107,7 +107,7 @@ def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
 def _ambiguous(chunk: Chunk, found: list[int], display_path: str) -> AmbiguousContextError:
     shown = found[:MAX_CANDIDATES]
     more = " (and more)" if len(found) > MAX_CANDIDATES else ""
-    why = ("its header's line counts are wrong, so its stated line is not trusted"
+    why = ("its stated line cannot be trusted (wrong line counts, or inside the previous hunk)"
            if chunk.recounted else "they are equally near its stated line")
     return AmbiguousContextError(
         f"Ambiguous patch for {display_path}: the hunk '@@ -{chunk.stated_line}' (patch line "

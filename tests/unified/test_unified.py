@@ -234,7 +234,7 @@ def test_model_style_diff_applied_by_content(tmp_path: Path) -> None:
 def test_model_style_diff_refused_with_candidates_when_not_determined(tmp_path: Path) -> None:
     text = LINES + LINES
     write_tree(tmp_path, {"x": (text, "100644")})
-    with pytest.raises(AmbiguousContextError, match="line counts are wrong") as caught:
+    with pytest.raises(AmbiguousContextError, match="cannot be trusted") as caught:
         apply(tmp_path, MODEL_DIFF)
     assert caught.value.details["candidate_lines"] == [4, 24]
     assert content(tmp_path, "x") == text
@@ -352,3 +352,15 @@ def test_a_path_stripped_wrongly_names_the_fix(tmp_path: Path) -> None:
     assert caught.value.kind == "file_not_found"
     apply(tmp_path, "--- src/x.py\n+++ src/x.py\n@@ -1 +1 @@\n-a\n+b\n", strip=0)
     assert content(tmp_path, "src/x.py") == "b\n"
+
+
+def test_a_hunk_stated_inside_the_previous_one_is_placed_by_content(tmp_path: Path) -> None:
+    # Right counts, but both hunks say line 1: the second must match once after the first.
+    text = "a\nb\nc\n" + "x\n" * 5 + "a\nb\nc\n" + "y\n" * 5 + "a\nb\nc\n"
+    write_tree(tmp_path, {"x": (text, "100644")})
+    two = diff("x", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n")
+    with pytest.raises(AmbiguousContextError, match="file lines 9, 17") as caught:
+        apply(tmp_path, two)
+    assert caught.value.details["candidate_lines"] == [9, 17]
+    (hunk,) = parse(two).hunks
+    assert isinstance(hunk, UpdateFile) and [c.recounted for c in hunk.chunks] == [False, True]
