@@ -399,8 +399,7 @@ class Stager:
         self.check_parents(rel, hunk.path, hunk.line)
         after = hunk.contents.encode("utf-8") if data is None else data
         if mode is None and hunk.mode is not None:
-            mode = git_permissions(hunk.mode, entry.mode if entry.mode is not None
-                                   else default_file_mode())
+            mode = git_permissions(hunk.mode, entry.mode)
         if mode is None:
             mode = entry.mode
         self.changes.append(FileChange(ChangeKind.ADD, rel, hunk.path, entry.content, after,
