@@ -91,8 +91,12 @@ def _is_body(line: str) -> bool:
 
 
 class _Reader:
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
+    """``lines`` without a CR before their LF, for the structure; ``raw`` as written, for the
+    body lines: an added file's bytes are the diff's, CRs included (as git apply writes them)."""
+
+    def __init__(self, raw: list[str]) -> None:
+        self.raw = raw
+        self.lines = [line[:-1] if line.endswith("\r") else line for line in raw]
         self.at = 0
 
     def peek(self, offset: int = 0) -> str | None:
@@ -240,7 +244,7 @@ class _Reader:
         if (kind != "+" and hunk.old_open) or (kind != "-" and hunk.new_open):
             raise _error("a line follows '\\ No newline at end of file' on its side of the hunk",
                          self.at + 1, "That marker can only follow the last line of a file.")
-        hunk.lines.append((kind, line[1:]))
+        hunk.lines.append((kind, self.raw[self.at][1:] if line else ""))
         self.at += 1
         return old_seen + (kind != "+"), new_seen + (kind != "-")
 
@@ -297,6 +301,12 @@ def _git_header_names(rest: str, number: int) -> tuple[str, str] | None:
         if first.partition("/")[2] == second.partition("/")[2]:
             return first, second
     return None
+
+
+def _without_cr(text: str) -> str:
+    """A body line as the line model compares it: its CR, if any, is the line's ending (an
+    updated file keeps its own endings; added lines take its dominant one)."""
+    return text[:-1] if text.endswith("\r") else text
 
 
 def _prefixed(names: list[str]) -> bool:
@@ -397,7 +407,7 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool) -> Hunk:
         for hunk in hunks:
             if any(kind != "-" for kind, _ in hunk.lines):
                 raise _error(f"the deleted file {old} has context or added lines", hunk.line)
-            removed.extend(text for _, text in hunk.lines)
+            removed.extend(_without_cr(text) for _, text in hunk.lines)
         return DeleteFile(old, number, tuple(removed) if hunks or section.git else None)
     # A hunk stated to start inside the previous one's old lines (every hunk "@@ -1,3 +1,3 @@")
     # has no line to trust either.
@@ -406,7 +416,7 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool) -> Hunk:
         if hunk.old_start < previous_end:
             hunk.recounted = True
     chunks = tuple(
-        Chunk((), tuple(hunk.lines), hunk.old_open, hunk.line, hunk.old_start, hunk.recounted,
+        Chunk((), tuple((kind, _without_cr(text)) for kind, text in hunk.lines), hunk.old_open, hunk.line, hunk.old_start, hunk.recounted,
               hunk.old_open, hunk.new_open)
         for hunk in hunks)
     changed_mode = new_mode if new_mode is not None and new_mode != old_mode else None
@@ -425,12 +435,13 @@ def looks_unified(text: str) -> bool:
 
 def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False) -> Patch:
     """Parse a unified diff; ``strip`` is ``-p N``; ``reverse`` swaps old and new (``-R``)."""
-    from .parser import split_lines
-
     if strip is not None and strip < 0:
         raise ParseError("Invalid option: the path strip count (-p) cannot be negative.",
                          hint="Give -p 0 or more.")
-    files = _Reader(split_lines(text)).read()
+    raw = text.split("\n")
+    if raw[-1] == "":
+        raw.pop()
+    files = _Reader(raw).read()
     if not files:
         raise ParseError("Invalid unified diff: it has no file sections.",
                          hint="A unified diff names each file with '--- a/path' and '+++ b/path' "

@@ -364,3 +364,14 @@ def test_a_hunk_stated_inside_the_previous_one_is_placed_by_content(tmp_path: Pa
     assert caught.value.details["candidate_lines"] == [9, 17]
     (hunk,) = parse(two).hunks
     assert isinstance(hunk, UpdateFile) and [c.recounted for c in hunk.chunks] == [False, True]
+
+
+def test_an_added_file_keeps_the_diffs_crlf_lines(tmp_path: Path) -> None:
+    apply(tmp_path, "--- /dev/null\n+++ b/req.http\n@@ -0,0 +1,2 @@\n+GET / HTTP/1.1\r\n+Host: x\r\n")
+    assert (tmp_path / "req.http").read_bytes() == b"GET / HTTP/1.1\r\nHost: x\r\n"
+
+
+def test_a_diff_saved_with_crlf_endings_applies(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"x": ("a\nb\n", "100644")})
+    apply(tmp_path, diff("x", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n").replace("\n", "\r\n"))
+    assert content(tmp_path, "x") == "a\nB\n"
