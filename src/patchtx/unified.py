@@ -416,7 +416,8 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool) -> Hunk:
         if hunk.old_start < previous_end:
             hunk.recounted = True
     chunks = tuple(
-        Chunk((), tuple((kind, _without_cr(text)) for kind, text in hunk.lines), hunk.old_open, hunk.line, hunk.old_start, hunk.recounted,
+        Chunk((), tuple((kind, _without_cr(text)) for kind, text in hunk.lines), hunk.old_open,
+              hunk.line, hunk.old_start, hunk.recounted,
               hunk.old_open, hunk.new_open)
         for hunk in hunks)
     changed_mode = new_mode if new_mode is not None and new_mode != old_mode else None
