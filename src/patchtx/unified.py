@@ -134,6 +134,13 @@ class _Reader:
                              "'+++ b/...')", self.at + 1)
             elif line.strip() in ("*** Begin Patch", "*** End Patch"):
                 raise mixed_formats_error(self.at + 1)
+            elif line.startswith("Binary files ") and line.endswith(" differ"):
+                # (diff -r's line for a binary file: a change this diff cannot carry)
+                name = line[len("Binary files ") : -len(" differ")].split(" and ")[-1]
+                raise BinaryFileError(
+                    f"Refusing the patch: it holds a binary change to {name} (patch line "
+                    f"{self.at + 1}).", hint="patchtx applies text diffs only; apply binary "
+                    "changes with git apply.", path=name, line=self.at + 1)
             else:
                 self.at += 1  # prose: a commit message, mail headers, a signature
         return files

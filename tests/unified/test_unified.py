@@ -145,6 +145,8 @@ def test_blank_context_lines_without_their_space() -> None:
 @pytest.mark.parametrize(("text", "error", "match"), [
     ("diff --git a/i.png b/i.png\nindex 1..2 100644\nGIT binary patch\nliteral 3\n", BinaryFileError, "i.png"),
     ("diff --git a/i.png b/i.png\nBinary files a/i.png and b/i.png differ\n", BinaryFileError, "i.png"),
+    ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\nBinary files old/i.png and new/i.png differ\n",
+     BinaryFileError, "new/i.png"),
     ("diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+t\n",
      UnsupportedChangeError, "symbolic link l"),
     ("diff --git a/sub b/sub\nindex 1..2 160000\n--- a/sub\n+++ b/sub\n@@ -1 +1 @@\n-Subproject commit 1\n"
