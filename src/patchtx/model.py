@@ -131,6 +131,11 @@ class FileChange:
     """The file's permission bits before, when known (a diff shows a mode change)."""
     new_mode: int | None = None
     """The file's permission bits after, when known."""
+    copied_from: str | None = None
+    """For a unified diff's copy (an ADD): the workspace-relative path copied."""
+    copied: bytes | None = None
+    """For a copy: the copied file's content, the side its diff is shown against (as git shows
+    a copy: ``copy from``/``copy to`` and the edits made to the copy)."""
 
 
 @record

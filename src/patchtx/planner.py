@@ -454,7 +454,10 @@ class Stager:
                 path=resolved.spelled, line=line)
 
     # -- operations -----------------------------------------------------------------------------
-    def add(self, hunk: AddFile, *, data: bytes | None = None, mode: int | None = None) -> None:
+    def add(self, hunk: AddFile, *, data: bytes | None = None, mode: int | None = None,
+            copied_from: tuple[str, bytes, int | None] | None = None) -> None:
+        """Stage an Add; a unified diff's copy comes with ``data``, ``mode`` and ``copied_from``
+        (the source's path, content and mode), kept when the destination is new, for its diff."""
         resolved = self.resolve(hunk.path, hunk.line)
         self.refuse_link(resolved, "add", hunk.line)
         rel = resolved.rel
@@ -490,9 +493,13 @@ class Stager:
                 path=rel, line=hunk.line)
         if mode is None:
             mode = entry.mode
+        copy = copied_from if entry.content is None else None
         self.changes.append(FileChange(ChangeKind.ADD, rel, hunk.path, entry.content, after,
-                                       overwrote=entry.content, old_mode=entry.mode,
-                                       new_mode=mode if mode is not None else default_file_mode()))
+                                       overwrote=entry.content,
+                                       old_mode=entry.mode if copy is None else copy[2],
+                                       new_mode=mode if mode is not None else default_file_mode(),
+                                       copied_from=None if copy is None else copy[0],
+                                       copied=None if copy is None else copy[1]))
         self.set(rel, after, mode)
         self.last_operation[rel] = f"Add File: {hunk.path} (patch line {hunk.line})"
 
@@ -615,7 +622,7 @@ class Stager:
         if hunk.move_to is not None:
             destination = self.resolve(hunk.move_to, hunk.line)
             if hunk.copy:
-                self.copy(hunk, destination, entry, after, mode)
+                self.copy(hunk, rel, destination, entry, after, mode)
                 return
             if destination.rel == rel:
                 # A move onto itself is a plain update, never a loss; but moving a link itself, or
@@ -668,11 +675,12 @@ class Stager:
         operation = f"Update File: {hunk.path} moved to {spelled} (patch line {hunk.line})"
         self.last_operation[source.rel] = self.last_operation[destination.rel] = operation
 
-    def copy(self, hunk: UpdateFile, destination: ResolvedPath, entry: _Entry, after: bytes,
-             mode: int | None) -> None:
+    def copy(self, hunk: UpdateFile, source: str, destination: ResolvedPath, entry: _Entry,
+             after: bytes, mode: int | None) -> None:
         """A unified diff's copy: the destination is added with the source's (edited) bytes."""
+        assert entry.content is not None
         self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8"), hunk.line),
-                 data=after, mode=mode)
+                 data=after, mode=mode, copied_from=(source, entry.content, entry.mode))
 
     # -- a patch that is already applied ---------------------------------------------------------
     def _hunks_in_place(self, hunk: UpdateFile, content: bytes, rel: str,

@@ -242,9 +242,9 @@ def git_header(change: FileChange) -> str:
     modes, a mode change, a rename."""
     from .gitquote import quote
 
-    old_path = change.source or change.path
+    old_path = change.source or change.copied_from or change.path
     lines = [f"diff --git {quote('a/' + old_path)} {quote('b/' + change.path)}"]
-    if change.kind is ChangeKind.ADD and change.overwrote is None:
+    if change.kind is ChangeKind.ADD and change.overwrote is None and change.copied_from is None:
         lines.append(f"new file mode {_git_mode(change.new_mode)}")
     elif change.kind is ChangeKind.DELETE:
         lines.append(f"deleted file mode {_git_mode(change.old_mode)}")
@@ -253,6 +253,8 @@ def git_header(change: FileChange) -> str:
         lines += [f"old mode {_git_mode(change.old_mode)}", f"new mode {_git_mode(change.new_mode)}"]
     if change.kind is ChangeKind.MOVE:
         lines += [f"rename from {quote(old_path)}", f"rename to {quote(change.path)}"]
+    elif change.copied_from is not None:
+        lines += [f"copy from {quote(old_path)}", f"copy to {quote(change.path)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -260,9 +262,14 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     """A git diff of one operation (``git apply`` takes it). Updates carry their changed ranges
     from the matcher, so even a 200,000-line file with thousands of hunks renders in linear
     time."""
+    if change.copied_from is not None and change.overwrote is None:
+        # Shown as git shows a copy: the edits made to the copied file.
+        from ._record import replace
+
+        change = replace(change, before=change.copied, source=change.copied_from)
     old_name = f"a/{change.source or change.path}" if change.before is not None else "/dev/null"
     new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
-    if change.kind is ChangeKind.ADD and change.overwrote is None:
+    if change.kind is ChangeKind.ADD and change.overwrote is None and change.copied_from is None:
         old_name = "/dev/null"
     header = git_header(change)
     bare = header.count("\n") == 1  # a diff --git line alone is no change to git
@@ -333,6 +340,11 @@ def file_entries(plan: Plan, *, with_diff: bool = True,
         entry: dict[str, Any] = {"path": change.path, "status": STATUS_NAMES[change.kind]}
         if change.source is not None:
             entry["from"] = change.source
+        if change.copied_from is not None:
+            entry["copied_from"] = change.copied_from
+        if (change.old_mode is not None and change.new_mode is not None
+                and _git_mode(change.old_mode) != _git_mode(change.new_mode)):
+            entry["old_mode"], entry["new_mode"] = _git_mode(change.old_mode), _git_mode(change.new_mode)
         if texts is not None:
             entry["diff"] = texts[index]
         entries.append(entry)
@@ -354,6 +366,8 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     shown = plan.changes if max_files is None else plan.changes[:max_files]
     for change in shown:
         name = f"{change.source} -> {change.path}" if change.source else change.path
+        if change.copied_from is not None:
+            name += f" (copy of {change.copied_from})"
         lines.append(f"  {change.kind.value} {name}")
     if len(shown) < len(plan.changes):
         rest = len(plan.changes) - len(shown)

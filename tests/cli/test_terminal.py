@@ -164,3 +164,23 @@ def test_stat_of_a_move_counts_only_its_hunks(tmp_path: Path) -> None:
     # As git apply --stat prints the same rename (git 2.39): the new name, its line counts.
     assert diffstat(plan) == (" docs/new.txt |    2 +-\n"
                               " 1 file changed, 1 insertion(+), 1 deletion(-)\n")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed to compare with")
+def test_stat_of_a_git_diff_is_what_git_apply_stat_prints(tmp_path: Path) -> None:
+    # A copy with an edit, a delete, a mode change alone, an add, a rename with an edit, an edit.
+    from tests.unified.support import BEFORE, EVERY_OPERATION, write_tree
+
+    write_tree(tmp_path, BEFORE)
+    (tmp_path / "all.diff").write_text(EVERY_OPERATION)
+    plan = patchtx.plan_patch(EVERY_OPERATION, tmp_path)
+    (tmp_path / "same.diff").write_text("".join(diff_texts(plan)))
+    for diff in ("all.diff", "same.diff"):  # the diff given, and patchtx's own rendering of it
+        git = subprocess.run(["git", "apply", "--stat", diff], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=60)
+        assert git.returncode == 0, git.stderr
+        assert diffstat(plan) == git.stdout
+    shown = piped([PATCHTX, "check", "--stat", "all.diff"], tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == "Would apply: A 2, M 2, D 1, R 1\n" + diffstat(plan)
+    assert " m |    0 \n" in shown.stdout and " d |    2 +-\n" in shown.stdout
