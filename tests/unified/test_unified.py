@@ -380,3 +380,15 @@ def test_a_diff_saved_with_crlf_endings_applies(tmp_path: Path) -> None:
     write_tree(tmp_path, {"x": ("a\nb\n", "100644")})
     apply(tmp_path, diff("x", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n").replace("\n", "\r\n"))
     assert content(tmp_path, "x") == "a\nB\n"
+
+
+def test_extract_takes_a_unified_diff_out_of_a_reply(tmp_path: Path) -> None:
+    from patchtx.errors import NoPatchFoundError
+
+    write_tree(tmp_path, {"x": (LINES, "100644")})
+    reply = ("Here is the fix:\n\n```diff\n" + diff("x", "@@ -2,3 +2,3 @@\n line 2\n-line 3\n+LINE 3\n line 4\n")
+             + "```\n\nIt renames nothing.\n")
+    apply(tmp_path, reply, extract=True)
+    assert content(tmp_path, "x") == LINES.replace("line 3\n", "LINE 3\n")
+    with pytest.raises(NoPatchFoundError, match="nor a unified diff"):
+        apply(tmp_path, "No patch here, sorry.\n", extract=True)
