@@ -378,16 +378,27 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     return text
 
 
-_COLOURS = (("+++", "\033[1m"), ("---", "\033[1m"), ("+", "\033[32m"), ("-", "\033[31m"),
-            ("@@", "\033[36m"))
+_BOLD, _GREEN, _RED, _CYAN = "\033[1m", "\033[32m", "\033[31m", "\033[36m"
+_COLOURS = (("+++", _BOLD), ("---", _BOLD), ("+", _GREEN), ("-", _RED), ("@@", _CYAN))
 
 
 def coloured_diff(text: str) -> str:
-    """Unified diff text with git's default colours: headers bold, additions green, removals red,
-    hunk headers cyan."""
+    """Git diff text with git's default colours: the header of each file (``diff --git`` to its
+    first ``@@``, modes, renames and copies included) bold, additions green, removals red, hunk
+    headers cyan. Inside hunks a removed line that starts with ``--`` stays red."""
     out = []
+    in_header: bool | None = None  # None: no diff --git line yet (text before the diffs)
     for line in text.splitlines(keepends=True):
-        colour = next((code for prefix, code in _COLOURS if line.startswith(prefix)), None)
+        if line.startswith("diff --git "):
+            in_header = True
+        if in_header is None:
+            colour = next((code for prefix, code in _COLOURS if line.startswith(prefix)), None)
+        elif line.startswith("@@"):
+            in_header, colour = False, _CYAN
+        elif in_header:
+            colour = _BOLD
+        else:
+            colour = _GREEN if line.startswith("+") else _RED if line.startswith("-") else None
         if colour is None:
             out.append(line)
         else:

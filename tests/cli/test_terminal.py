@@ -184,3 +184,19 @@ def test_stat_of_a_git_diff_is_what_git_apply_stat_prints(tmp_path: Path) -> Non
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout == "Would apply: A 2, M 2, D 1, R 1\n" + diffstat(plan)
     assert " m |    0 \n" in shown.stdout and " d |    2 +-\n" in shown.stdout
+
+
+def test_colours_follow_the_git_header_and_the_hunks() -> None:
+    from patchtx.render import coloured_diff
+
+    text = ("Applied: A 0, M 1, D 0, R 1\n  R a -> b\ndiff --git a/a b/b\nold mode 100644\n"
+            "new mode 100755\nrename from a\nrename to b\n--- a/a\n+++ b/b\n@@ -1,2 +1,2 @@\n"
+            "--- a rule\n+++ a sum\n kept\n")
+    bold, red, green, cyan, reset = "\033[1m", "\033[31m", "\033[32m", "\033[36m", "\033[0m"
+    assert coloured_diff(text).splitlines() == [
+        "Applied: A 0, M 1, D 0, R 1", "  R a -> b",
+        *(f"{bold}{line}{reset}" for line in ("diff --git a/a b/b", "old mode 100644", "new mode 100755",
+                                               "rename from a", "rename to b", "--- a/a", "+++ b/b")),
+        f"{cyan}@@ -1,2 +1,2 @@{reset}",
+        f"{red}--- a rule{reset}",  # a removed line, not a header, however it starts
+        f"{green}+++ a sum{reset}", " kept"]
