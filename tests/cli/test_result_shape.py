@@ -193,3 +193,6 @@ def test_a_git_diffs_copies_and_modes_are_in_the_shape(tmp_path: Path) -> None:
     assert "copied_from" not in files["n"] and "old_mode" not in files["x"]
     with pytest.raises(jsonschema.ValidationError):
         validate({**payload, "files": [{**files["m"], "new_mode": "120000"}]})
+    shown = subprocess.run([PATCHTX, "check", "--no-diff", "all.diff"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60).stdout
+    assert "  A d (copy of c)\n" in shown and "  R r -> s\n" in shown
