@@ -352,6 +352,8 @@ class Stager:
         """Folder → how many overlay entries with content lie somewhere inside it."""
         self.last_operation: dict[str, str] = {}
         """Path → the operation of the patch being staged that last changed it (for messages)."""
+        self.unified = False
+        """Whether the patch being staged is a unified diff (its errors' hints say so)."""
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
@@ -557,7 +559,8 @@ class Stager:
                 hint = ("An earlier operation of this patch removed it." if removed else
                         "A unified diff's paths lose git's a/ and b/ prefixes, or else their "
                         "first component: if they are relative to the root already, give -p 0 "
-                        "(strip=0)." if stated else "To create a file use '*** Add File:'.")
+                        "(strip=0)." if stated or self.unified else
+                        "To create a file use '*** Add File:'.")
                 if display != self.display(rel):
                     hint = f"It leads to {self.display(rel)} through a symbolic link. {hint}"
                 raise FileNotFoundPatchError(
@@ -742,6 +745,7 @@ class Stager:
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
                  dict(self.last_operation))
         self.in_place, self.gone = [], []
+        self.unified = patch.format == "unified"
         try:
             for hunk in patch.hunks:
                 try:

@@ -357,6 +357,10 @@ def test_a_path_stripped_wrongly_names_the_fix(tmp_path: Path) -> None:
     assert caught.value.kind == "file_not_found"
     apply(tmp_path, "--- src/x.py\n+++ src/x.py\n@@ -1 +1 @@\n-a\n+b\n", strip=0)
     assert content(tmp_path, "src/x.py") == "b\n"
+    # A rename alone (no hunk) says so too, not "use '*** Add File:'".
+    with pytest.raises(PatchtxError, match="-p 0") as renamed:
+        apply(tmp_path, "diff --git a/gone.py b/new.py\nrename from gone.py\nrename to new.py\n")
+    assert renamed.value.kind == "file_not_found" and "Add File" not in renamed.value.message
 
 
 def test_a_hunk_stated_inside_the_previous_one_is_placed_by_content(tmp_path: Path) -> None:
