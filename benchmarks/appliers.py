@@ -3,7 +3,8 @@
 An applier turns (workload, run directory) into a command line, an optional file for stdin and
 extra environment. Codex-format appliers get the patch on stdin, except for a workload marked
 ``argv_patch`` (the agent case), where the patch is the one command-line argument as Codex's
-``apply_patch 'PATCH'`` takes it. ``git apply`` and GNU ``patch`` get the equivalent unified diff.
+``apply_patch 'PATCH'`` takes it. ``git apply``, GNU ``patch`` and patchtx's ``-diff`` appliers get
+the equivalent unified diff.
 """
 
 from __future__ import annotations
@@ -138,6 +139,14 @@ def all_appliers(codex: Path | None) -> list[Applier]:
 
         return build
 
+    def patchtx_diff(durable: bool) -> Callable[[Workload, Path, Path], Invocation]:
+        def build(work: Workload, folder: Path, run: Path) -> Invocation:
+            flags = [] if durable else ["--no-fsync"]
+            return Invocation([str(_venv_bin("patchtx")), "apply", *flags, "--root", str(run),
+                               str(folder / "patch.diff")])
+
+        return build
+
     def git_apply(work: Workload, folder: Path, run: Path) -> Invocation:
         # Outside any repository git apply works like patch; the ceiling keeps it from finding
         # a repository above the run directory.
@@ -159,6 +168,12 @@ def all_appliers(codex: Path | None) -> list[Applier]:
                 "`patchtx apply --no-diff --root RUN patch.txt`: durable, printing the summary "
                 "without the unified diffs that `patchtx apply` prints by default (Codex prints "
                 "only a summary)", only=("many-files", "huge-file", "sweep-10", "sweep-100")),
+        Applier("patchtx-diff", "patchtx, git diff input", patchtx_diff(True),
+                "`patchtx apply --root RUN patch.diff`: the same git-style unified diff that git "
+                "apply and GNU patch get, as one durable transaction"),
+        Applier("patchtx-diff-nofsync", "patchtx --no-fsync, git diff input", patchtx_diff(False),
+                "`patchtx apply --no-fsync --root RUN patch.diff`: the unified diff, no durability "
+                "calls (like git apply and GNU patch)"),
         Applier("codex", f"Codex apply_patch {CODEX_VERSION}",
                 _codex_format([str(codex)] if codex else []),
                 "the reference Rust binary (npm @openai/codex, the codex multitool invoked as "

@@ -420,6 +420,23 @@ def huge_file(lines: int = 200_000, hunks: int = 2000, seed: int = 11,
                    {"lines": lines, "hunks": hunks, "seed": seed}, tree, ops)
 
 
+def drifted_file(lines: int = 200_000, hunks: int = 2000, drift: int = 37, seed: int = 11,
+                 name: str = "drifted-file") -> Workload:
+    """The huge file with ``drift`` lines added at its top since the diff was made: every hunk's
+    stated line is off by ``drift``, so each unified-diff applier searches for every hunk (as
+    for a diff made against an older version). The Codex patch, placed by content, is the same."""
+    work = huge_file(lines, hunks, seed, name)
+    path = "big/huge_module.py"
+    top = _encode([f"# drifted {i}" for i in range(drift)])
+    work.input = {**work.input, path: top + work.input[path]}
+    work.expected = {**work.expected, path: top + work.expected[path]}
+    work.title = f"drifted file ({lines:,} lines, {hunks:,} hunks, {drift} lines off)"
+    work.description = (f"the huge file with {drift} lines added at its top after the diff was "
+                        "made: every hunk's stated line is off, and found by search")
+    work.params = {**work.params, "drift": drift}
+    return work
+
+
 def miss(lines: int = 200_000, seed: int = 11, name: str = "miss") -> Workload:
     """The huge file, and one hunk whose removed line matches nowhere (one character differs from
     the real line near 3/4 of the file): every applier must fail and leave the tree unchanged."""
@@ -480,11 +497,12 @@ def suite(quick: bool = False) -> list[Workload]:
         return [
             many_files(tree_files=200, updates=100, adds=5, deletes=5, moves=2),
             huge_file(lines=20_000, hunks=200),
+            drifted_file(lines=20_000, hunks=200),
             tiny(),
             miss(lines=20_000),
             *sweep((10,)),
         ]
-    return [many_files(), huge_file(), tiny(), miss(), *sweep((10, 100))]
+    return [many_files(), huge_file(), drifted_file(), tiny(), miss(), *sweep((10, 100))]
 
 
 # -- on disk --------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ PathLike = str | os.PathLike[str]
 
 
 def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions,
-             extract: bool = False) -> list[Patch]:
+             extract: bool = False, strip: int | None = None,
+             reverse: bool = False) -> list[Patch]:
     if isinstance(patches, str | Patch):
         patches = [patches]
     if extract:
@@ -36,7 +37,7 @@ def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions,
             raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
                               f"{limit}.", hint="Split it into smaller patches.",
                               details={"bytes": size, "limit": limit})
-    return [parse(p) if isinstance(p, str) else p for p in patches]
+    return [parse(p, strip=strip, reverse=reverse) if isinstance(p, str) else p for p in patches]
 
 
 def options_for(root: PathLike, **overrides: bool | int | tuple[str, ...] | None) -> PlanOptions:
@@ -62,8 +63,12 @@ def plan_patch(
     intent: str | None = None,
     progress: Progress | None = None,
     extract: bool = False,
+    strip: int | None = None,
+    reverse: bool = False,
 ) -> Plan:
-    """Parse and plan without writing. Several patches are planned in order as one.
+    """Parse and plan without writing. Several patches are planned in order as one; each text may
+    be a Codex patch or a unified diff (``strip`` is ``-p N`` and ``reverse`` is ``-R`` for
+    unified diffs).
 
     The options are the host's ceiling (options left as None: the per-user config, then
     ``PATCHTX_POLICY``, then the defaults), which the workspace's policy may only tighten.
@@ -75,14 +80,16 @@ def plan_patch(
                           skip_applied=skip_applied, protected=protected,
                           max_files=max_files, max_bytes=max_bytes, max_patch_bytes=max_patch_bytes,
                           allow_policy_edit=allow_policy_edit)
-    return _plan(patches, root, options, intent, progress, extract)
+    return _plan(patches, root, options, intent, progress, extract, strip, reverse)
 
 
 def _plan(patches: str | Patch | Sequence[str | Patch], root: PathLike, options: PlanOptions,
-          intent: str | None, progress: Progress | None, extract: bool = False) -> Plan:
-    parsed = _patches(patches, options, extract)
+          intent: str | None, progress: Progress | None, extract: bool = False,
+          strip: int | None = None, reverse: bool = False) -> Plan:
+    parsed = _patches(patches, options, extract, strip, reverse)
     combined = parsed[0] if len(parsed) == 1 else Patch(
-        tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed))
+        tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed),
+        format=parsed[0].format if len({p.format for p in parsed}) == 1 else "mixed")
     if progress is None:
         return plan(combined, root, options, intent=intent)
     from .workspace import Workspace
@@ -184,6 +191,8 @@ def apply_patch(
     history_bytes: int | None = None,
     progress: Progress | None = None,
     extract: bool = False,
+    strip: int | None = None,
+    reverse: bool = False,
 ) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
     failure, in which case nothing was changed. ``extract`` takes each patch out of a model's
@@ -194,7 +203,7 @@ def apply_patch(
                           max_files=max_files, max_bytes=max_bytes, max_patch_bytes=max_patch_bytes,
                           allow_policy_edit=allow_policy_edit,
                           history_count=history_count, history_bytes=history_bytes)
-    planned = _plan(patches, root, options, intent, progress, extract)
+    planned = _plan(patches, root, options, intent, progress, extract, strip, reverse)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)
     return _commit(planned, options, durable=durable, lock_timeout=lock_timeout, progress=progress)

@@ -159,6 +159,9 @@ _RUN_OPTIONS: tuple[_Option, ...] = (
     *_OUTPUT_OPTIONS,
     (("--extract",), "extract", False, None, None,
      "take the patch out of a model's reply (code fences, prose around it) first"),
+    (("-p", "--strip"), "strip", None, int, "N",
+     "unified diffs: remove N leading path components (default: git's a/ b/, else 1)"),
+    (("-R", "--reverse"), "reverse", False, None, None, "unified diffs: apply in reverse"),
 )
 _APPLY_OPTIONS: tuple[_Option, ...] = (
     *_RUN_OPTIONS,
@@ -211,7 +214,7 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
 
     top = Parser(
         prog="patchtx",
-        description="Apply Codex-format patches to a tree as one crash-safe transaction.",
+        description="Apply patches (Codex format or unified diffs) to a tree as one crash-safe transaction.",
         formatter_class=Formatter,
         # With one command built, its errors still show every command, as the whole parser does.
         usage=None if only is None else "%(prog)s [-h] [-V] {" + ",".join((*_COMMANDS, *_AGENT_COMMANDS)) + "} ...",
@@ -416,7 +419,7 @@ def _run_apply(args: argparse.Namespace) -> int:
             protected=tuple(args.protect) or None,
             max_files=args.max_files, max_bytes=args.max_bytes, max_patch_bytes=args.max_patch_bytes,
             allow_policy_edit=args.allow_policy_edit or None, intent=getattr(args, "intent", None),
-            progress=progress,
+            progress=progress, strip=args.strip, reverse=args.reverse,
         )
         if dry_run:
             result = Result(plan, committed=False, dry_run=True)

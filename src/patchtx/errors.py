@@ -100,6 +100,13 @@ class HunkParseError(ParseError):
     kind = "parse_error"
 
 
+class UnsupportedChangeError(ParseError):
+    """A unified diff asks for something patchtx never does: a symbolic link, a submodule, a
+    merge (combined) diff."""
+
+    kind = "unsupported_change"
+
+
 class EmptyPatchError(PatchtxError):
     kind = "empty_patch"
 

@@ -7,6 +7,10 @@ runs until a closing code fence, the next Begin Patch or the end of the text (th
 what is missing). A candidate indented as a whole (a patch in a list item) loses that indentation.
 Identical candidates count once (a reply that repeats its patch); two different ones are an error
 that lists them, since guessing which to apply could apply the wrong edit.
+
+A reply with no ``*** Begin Patch`` line that holds a unified diff is returned whole: the unified
+parser skips the prose, mail headers and code fences around a diff itself, and the patch's line
+numbers stay the reply's.
 """
 
 from __future__ import annotations
@@ -69,8 +73,12 @@ def extract_patch(text: str) -> str:
     if len(distinct) == 1:
         return distinct[0].text
     if not distinct:
+        from .unified import looks_unified
+
+        if looks_unified(text):
+            return text
         raise NoPatchFoundError(
-            "No patch found in the text: it has no '*** Begin Patch' line.",
+            "No patch found in the text: it has no '*** Begin Patch' line (nor a unified diff).",
             hint="Send the patch itself, from '*** Begin Patch' to '*** End Patch'.")
     listed = "; ".join(
         f"lines {c.first_line}-{c.last_line} ({', '.join(c.files) or 'no file'})" for c in distinct)

@@ -32,6 +32,17 @@ class Chunk:
     is_end_of_file: bool = False
     line: int = 0
     """Patch line number of the chunk's first line (its ``@@`` line, or first body line)."""
+    stated_line: int | None = None
+    """A unified-diff hunk's old start line as its ``@@ -N`` header states it (1-based; 0 for an
+    empty old side at the top of the file); None for a Codex chunk (placed by content alone)."""
+    recounted: bool = False
+    """The unified header's line counts disagreed with the body, or its stated line falls inside
+    the previous hunk's (model-written diffs): the stated line is not trusted, and the hunk must
+    match in one place only."""
+    old_unterminated: bool = False
+    """``\\ No newline at end of file`` follows the old side's last line (it must be the file's end)."""
+    new_unterminated: bool = False
+    """``\\ No newline at end of file`` follows the new side's last line."""
 
     @property
     def old_lines(self) -> list[str]:
@@ -47,12 +58,16 @@ class AddFile:
     path: str
     contents: str
     line: int = 0
+    mode: int | None = None
+    """A unified diff's ``new file mode`` (git's octal, e.g. ``0o100755``); None: the default."""
 
 
 @record
 class DeleteFile:
     path: str
     line: int = 0
+    expected: tuple[str, ...] | None = None
+    """A unified diff's removed lines: the file must hold exactly these (line endings aside)."""
 
 
 @record
@@ -61,6 +76,10 @@ class UpdateFile:
     chunks: tuple[Chunk, ...]
     move_to: str | None = None
     line: int = 0
+    new_mode: int | None = None
+    """A unified diff's ``new mode`` (git's octal); None: the file keeps its mode."""
+    copy: bool = False
+    """A unified diff's copy: ``move_to`` is written and ``path`` stays as it was."""
 
 
 Hunk = AddFile | DeleteFile | UpdateFile
@@ -72,6 +91,8 @@ class Patch:
     text: str = ""
     """The patch as parsed (heredoc wrapper and surrounding blank lines removed)."""
     environment_id: str | None = None
+    format: str = "codex"
+    """``"codex"`` (the ``*** Begin Patch`` envelope) or ``"unified"`` (a unified diff)."""
 
 
 class ChangeKind(StrEnum):
@@ -108,6 +129,15 @@ class FileChange:
     """For an update planned on bytes (LF endings, no BOM): where each of ``edits``' line ranges
     starts and ends in ``before`` and ``after`` (byte offsets of line starts), so that a diff
     slices the lines it shows out of the bytes instead of splitting both files into lines."""
+    old_mode: int | None = None
+    """The file's permission bits before, when known (a diff shows a mode change)."""
+    new_mode: int | None = None
+    """The file's permission bits after, when known."""
+    copied_from: str | None = None
+    """For a unified diff's copy (an ADD): the workspace-relative path copied."""
+    copied: bytes | None = None
+    """For a copy: the copied file's content, the side its diff is shown against (as git shows
+    a copy: ``copy from``/``copy to`` and the edits made to the copy)."""
 
 
 @record

@@ -329,8 +329,39 @@ def _line_prefix_hint(line: str) -> str:
     return "Prefix every body line with ' ', '+' or '-', or start a new section with '@@'."
 
 
-def parse(text: str) -> Patch:
-    """Parse patch text; raise ``ParseError`` (with the patch line number) if it is malformed."""
+def detect_format(text: str) -> str:
+    """``"codex"`` for the ``*** Begin Patch`` envelope (or text that is neither format: Codex's
+    errors then say what a patch looks like), ``"unified"`` for a unified diff."""
+    # (A prefix: splitting a 7 MB patch would copy all of it to read its first line.)
+    first = text[:4096].lstrip(WHITESPACE).split("\n", 1)[0].strip(WHITESPACE)
+    if first == BEGIN_PATCH or first in HEREDOC_OPENERS:
+        return "codex"
+    from .unified import looks_unified
+
+    return "unified" if looks_unified(text) else "codex"
+
+
+def parse(text: str, *, strip: int | None = None, reverse: bool = False) -> Patch:
+    """Parse patch text in either format (``detect_format``); raise ``ParseError`` (with the patch
+    line number) if it is malformed. ``strip`` (``-p N``) and ``reverse`` (``-R``) apply to
+    unified diffs."""
+    if detect_format(text) == "unified":
+        from .unified import parse_unified
+
+        return parse_unified(text, strip=strip, reverse=reverse)
+    if reverse:
+        raise ParseError("Invalid option: --reverse applies to unified diffs only; this patch is "
+                         "in the '*** Begin Patch' format.",
+                         hint="Undo an applied patch with 'patchtx undo', or write the inverse patch.")
+    mixed = text.find("\ndiff --git ")
+    if mixed >= 0:
+        from .unified import mixed_formats_error
+
+        raise mixed_formats_error(text.count("\n", 0, mixed) + 2)
+    return _parse_codex(text)
+
+
+def _parse_codex(text: str) -> Patch:
     try:
         if not text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
             text.encode("utf-8")

@@ -67,9 +67,20 @@ def default_file_mode() -> int:
     return _DEFAULT_MODE[0]
 
 
-def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, list[Edit]]:
+def git_permissions(git_mode: int, current: int | None) -> int:
+    """The permission bits a unified diff's mode (``100644`` or ``100755``) gives a file whose
+    bits are ``current``: the executable bits follow the read bits, as ``git apply`` sets them."""
+    base = default_file_mode() if current is None else current
+    if git_mode & 0o111:
+        return base | ((base & 0o444) >> 2)
+    return base & ~0o111
+
+
+def rewrite(original: TextFile, placements: list[Placement],
+            ends_with_newline: bool | None = None) -> tuple[TextFile, list[Edit]]:
     """Apply placed chunks: context lines keep the file's text and ending, ``-`` lines go,
-    ``+`` lines come with the file's dominant ending; the final-newline state is kept.
+    ``+`` lines come with the file's dominant ending; the final-newline state is kept (or set, by
+    ``ends_with_newline``, as a unified diff's ``\\ No newline at end of file`` says).
 
     Also returns the changed line ranges ``(old_start, old_end, new_start, new_end)``.
     """
@@ -117,7 +128,8 @@ def rewrite(original: TextFile, placements: list[Placement]) -> tuple[TextFile, 
             break
         out_endings[k] = dominant
     if out_endings:
-        out_endings[-1] = (out_endings[-1] or dominant) if original.ends_with_newline else ""
+        keep = original.ends_with_newline if ends_with_newline is None else ends_with_newline
+        out_endings[-1] = (out_endings[-1] or dominant) if keep else ""
     if texts and out_texts and not (endings[-1] and out_endings[-1]):
         edits = _with_ending_changes(edits, endings, out_endings)
     return TextFile(out_texts, out_endings, original.bom), edits
@@ -340,6 +352,8 @@ class Stager:
         """Folder → how many overlay entries with content lie somewhere inside it."""
         self.last_operation: dict[str, str] = {}
         """Path → the operation of the patch being staged that last changed it (for messages)."""
+        self.unified = False
+        """Whether the patch being staged is a unified diff (its errors' hints say so)."""
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
@@ -442,7 +456,10 @@ class Stager:
                 path=resolved.spelled, line=line)
 
     # -- operations -----------------------------------------------------------------------------
-    def add(self, hunk: AddFile) -> None:
+    def add(self, hunk: AddFile, *, data: bytes | None = None, mode: int | None = None,
+            copied_from: tuple[str, bytes, int | None] | None = None) -> None:
+        """Stage an Add; a unified diff's copy comes with ``data``, ``mode`` and ``copied_from``
+        (the source's path, content and mode), kept when the destination is new, for its diff."""
         resolved = self.resolve(hunk.path, hunk.line)
         self.refuse_link(resolved, "add", hunk.line)
         rel = resolved.rel
@@ -452,8 +469,11 @@ class Stager:
                 f"Failed to write file {self.display_spelled(hunk.path)}",
                 hint=f"'{hunk.path}' is a {'directory' if entry.kind == 'dir' else 'special file'}.",
                 path=rel, line=hunk.line)
-        after = hunk.contents.encode("utf-8")
-        if entry.content == after and rel not in self.last_operation:
+        after = hunk.contents.encode("utf-8") if data is None else data
+        if mode is None and hunk.mode is not None:
+            mode = git_permissions(hunk.mode, entry.mode)
+        if (entry.content == after and mode in (None, entry.mode)
+                and rel not in self.last_operation):
             self.in_place.append(f"Add File: {hunk.path} (patch line {hunk.line}): the file "
                                  "already has exactly that content")
             return
@@ -473,9 +493,16 @@ class Stager:
                 " afterwards.",
                 hint="patchtx writes UTF-8 text only; remove the NUL, or add binary files with another tool.",
                 path=rel, line=hunk.line)
+        if mode is None:
+            mode = entry.mode
+        copy = copied_from if entry.content is None else None
         self.changes.append(FileChange(ChangeKind.ADD, rel, hunk.path, entry.content, after,
-                                       overwrote=entry.content))
-        self.set(rel, after, entry.mode)
+                                       overwrote=entry.content,
+                                       old_mode=entry.mode if copy is None else copy[2],
+                                       new_mode=mode if mode is not None else default_file_mode(),
+                                       copied_from=None if copy is None else copy[0],
+                                       copied=None if copy is None else copy[1]))
+        self.set(rel, after, mode)
         self.last_operation[rel] = f"Add File: {hunk.path} (patch line {hunk.line})"
 
     def delete(self, hunk: DeleteFile) -> None:
@@ -503,7 +530,14 @@ class Stager:
                 self.gone.append(failure)
                 return
             raise failure
-        self.changes.append(FileChange(ChangeKind.DELETE, rel, hunk.path, entry.content, None))
+        if hunk.expected is not None and decode(entry.content, self.display(rel)).texts != list(hunk.expected):
+            raise ContextNotFoundError(
+                f"Refusing to delete {self.display_spelled(hunk.path)}: it does not hold the lines "
+                f"the diff deletes (patch line {hunk.line}).",
+                hint="The file changed since the diff was made; make the diff again from the "
+                     "current file.", path=rel, line=hunk.line)
+        self.changes.append(FileChange(ChangeKind.DELETE, rel, hunk.path, entry.content, None,
+                                       old_mode=entry.mode))
         self.set(rel, None, None)
         self.last_operation[rel] = f"Delete File: {hunk.path} (patch line {hunk.line})"
 
@@ -512,7 +546,9 @@ class Stager:
         rel = resolved.rel
         entry = self.current(rel)
         display = self.display_spelled(hunk.path)
-        if entry.content is None and hunk.move_to is not None and rel not in self.last_operation:
+        stated = bool(hunk.chunks) and hunk.chunks[0].stated_line is not None  # a unified diff
+        if (entry.content is None and hunk.move_to is not None and not hunk.copy
+                and rel not in self.last_operation):
             if self._moved_already(hunk):
                 return
         if entry.content is None:
@@ -521,6 +557,9 @@ class Stager:
                 reason = ("Not a directory (os error 20)" if self.parent_is_file(rel)
                           else "No such file or directory (os error 2)")
                 hint = ("An earlier operation of this patch removed it." if removed else
+                        "A unified diff's paths lose git's a/ and b/ prefixes, or else their "
+                        "first component: if they are relative to the root already, give -p 0 "
+                        "(strip=0)." if stated or self.unified else
                         "To create a file use '*** Add File:'.")
                 if display != self.display(rel):
                     hint = f"It leads to {self.display(rel)} through a symbolic link. {hint}"
@@ -531,9 +570,19 @@ class Stager:
                 f"Failed to read file to update {display}: path `{os.path.normpath(display)}` is "
                 "not a file",
                 path=rel, line=hunk.line)
-        if any(map(_inserts_text, hunk.chunks)) and self._hunks_in_place(hunk, entry.content, rel):
-            return  # pure insertions whose lines already stand where they would go
-        exact = update_exactly(entry.content, hunk.chunks, first_match=self.options.first_match)
+        # Pure insertions whose lines already stand where they would go. Not for a unified diff:
+        # its stated lines say where an insertion goes, and lines equal to it may stand there
+        # before (a diff made with -U0 is applied as `git apply --unidiff-zero` does).
+        if (not stated and any(map(_inserts_text, hunk.chunks))
+                and self._hunks_in_place(hunk, entry.content, rel)):
+            return
+        if not hunk.chunks:  # a unified diff's pure rename, copy or mode change
+            if self._mode_in_place(hunk, entry, rel):
+                return
+            exact: ExactUpdate | None = ExactUpdate(entry.content, [], [])
+        else:
+            exact = None if stated else update_exactly(entry.content, hunk.chunks,
+                                                       first_match=self.options.first_match)
         lines: DecodedLines | None = None
         offsets: tuple[Edit, ...] | None = None
         if exact is not None:
@@ -543,11 +592,23 @@ class Stager:
             offsets = tuple(exact.offsets) if exact.offsets is not None else None
         else:
             original = decode(entry.content, display)
-            locator = Locator(original.texts, display, first_match=self.options.first_match)
+            ends_with_newline = None
+            locator = None if stated else Locator(original.texts, display,
+                                                  first_match=self.options.first_match)
             try:
-                placements = locator.place(hunk.chunks)
+                if locator is not None:
+                    placements = locator.place(hunk.chunks)
+                else:
+                    from .unified_placement import final_newline, place_at_stated_lines
+
+                    placements = place_at_stated_lines(original.texts, hunk.chunks, display)
+                    ends_with_newline = final_newline(hunk.chunks, placements,
+                                                      len(original.texts))
             except ContextNotFoundError as miss:
-                if self._hunks_in_place(hunk, entry.content, rel, locator.index):
+                # A unified diff sent again misses as a Codex patch does: its hunks are the same
+                # Chunk values, checked by the same rule.
+                if self._hunks_in_place(hunk, entry.content, rel,
+                                        None if locator is None else locator.index):
                     return
                 earlier = self.last_operation.get(rel)
                 if earlier is not None:
@@ -555,13 +616,17 @@ class Stager:
                                  "file: its hunks are matched against the file as that operation "
                                  f"leaves it, not as it is on disk. {miss.hint}")
                 raise
-            rewritten, edits = rewrite(original, placements)
+            rewritten, edits = rewrite(original, placements, ends_with_newline)
             after = rewritten.encode()
             lines = DecodedLines(tuple(original.texts), tuple(original.endings),
                                  tuple(rewritten.texts), tuple(rewritten.endings))
+        mode = entry.mode if hunk.new_mode is None else git_permissions(hunk.new_mode, entry.mode)
         destination = None
         if hunk.move_to is not None:
             destination = self.resolve(hunk.move_to, hunk.line)
+            if hunk.copy:
+                self.copy(hunk, rel, destination, entry, after, mode)
+                return
             if destination.rel == rel:
                 # A move onto itself is a plain update, never a loss; but moving a link itself, or
                 # onto one, is refused as every other move of a link is.
@@ -571,16 +636,17 @@ class Stager:
         if destination is None:
             self.changes.append(FileChange(ChangeKind.UPDATE, rel, hunk.path, entry.content,
                                            after, edits=tuple(edits), lines=lines,
-                                           edit_offsets=offsets))
-            self.set(rel, after, entry.mode)
+                                           edit_offsets=offsets, old_mode=entry.mode,
+                                           new_mode=mode))
+            self.set(rel, after, mode)
             self.last_operation[rel] = f"Update File: {hunk.path} (patch line {hunk.line})"
             return
-        self.move(hunk, resolved, destination, entry, after, tuple(edits), lines, offsets)
+        self.move(hunk, resolved, destination, entry, after, tuple(edits), lines, offsets, mode)
 
     def move(self, hunk: UpdateFile, source: ResolvedPath, destination: ResolvedPath,
              entry: _Entry, after: bytes, edits: tuple[Edit, ...] | None = None,
              lines: DecodedLines | None = None,
-             edit_offsets: tuple[Edit, ...] | None = None) -> None:
+             edit_offsets: tuple[Edit, ...] | None = None, mode: int | None = None) -> None:
         if not self.options.allow_move:
             raise PolicyError(f"Refusing to move {hunk.path}: moving files is not allowed here.",
                               hint="Resend with allow_move set to true if the user agrees to the move.",
@@ -604,11 +670,20 @@ class Stager:
         self.check_parents(destination.rel, spelled, hunk.line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
                                        after, source=source.rel, overwrote=target.content,
-                                       edits=edits, lines=lines, edit_offsets=edit_offsets))
+                                       edits=edits, lines=lines, edit_offsets=edit_offsets,
+                                       old_mode=entry.mode,
+                                       new_mode=entry.mode if mode is None else mode))
         self.set(source.rel, None, None)
-        self.set(destination.rel, after, entry.mode)
+        self.set(destination.rel, after, entry.mode if mode is None else mode)
         operation = f"Update File: {hunk.path} moved to {spelled} (patch line {hunk.line})"
         self.last_operation[source.rel] = self.last_operation[destination.rel] = operation
+
+    def copy(self, hunk: UpdateFile, source: str, destination: ResolvedPath, entry: _Entry,
+             after: bytes, mode: int | None) -> None:
+        """A unified diff's copy: the destination is added with the source's (edited) bytes."""
+        assert entry.content is not None
+        self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8"), hunk.line),
+                 data=after, mode=mode, copied_from=(source, entry.content, entry.mode))
 
     # -- a patch that is already applied ---------------------------------------------------------
     def _hunks_in_place(self, hunk: UpdateFile, content: bytes, rel: str,
@@ -635,12 +710,23 @@ class Stager:
                 path=rel, line=done[0], details={"applied_lines": done})
         return False
 
+    def _mode_in_place(self, hunk: UpdateFile, entry: _Entry, rel: str) -> bool:
+        """A unified diff's mode change alone (no hunks, no rename) that the file already has."""
+        if (hunk.move_to is not None or hunk.new_mode is None or rel in self.last_operation
+                or git_permissions(hunk.new_mode, entry.mode) != entry.mode):
+            return False
+        self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): the file "
+                             "already has that mode")
+        return True
+
     def _moved_already(self, hunk: UpdateFile) -> bool:
         """A move whose source is gone and whose destination holds the moved file, hunks applied."""
         assert hunk.move_to is not None
         destination = self.resolve(hunk.move_to, hunk.line)
         target = self.current(destination.rel)
         if target.content is None or destination.rel in self.last_operation:
+            return False
+        if hunk.new_mode is not None and git_permissions(hunk.new_mode, target.mode) != target.mode:
             return False
         verdicts = hunks_in_place(target.content, hunk.chunks) if hunk.chunks else []
         if verdicts is None or any(v != "applied" for v in verdicts):
@@ -659,6 +745,7 @@ class Stager:
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
                  dict(self.last_operation))
         self.in_place, self.gone = [], []
+        self.unified = patch.format == "unified"
         try:
             for hunk in patch.hunks:
                 try:

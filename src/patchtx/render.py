@@ -224,27 +224,67 @@ def _whole_file(before: bytes | None, after: bytes | None) -> str | None:
     return ranges + text.replace("\n", "\n" + prefix) + "\n\\ No newline at end of file\n"
 
 
+def _git_mode(permissions: int | None) -> str:
+    return "100755" if permissions is not None and permissions & 0o111 else "100644"
+
+
+def _name_line(marker: str, name: str) -> str:
+    """A ``---``/``+++`` line; git ends a name holding a space with a tab, so that a reader knows
+    where it ends."""
+    from .gitquote import quote
+
+    quoted = quote(name)
+    return f"{marker} {quoted}\t\n" if " " in quoted and not quoted.startswith('"') else f"{marker} {quoted}\n"
+
+
+def git_header(change: FileChange) -> str:
+    """The ``diff --git`` line and git's extended headers of one operation: new and deleted file
+    modes, a mode change, a rename."""
+    from .gitquote import quote
+
+    old_path = change.source or change.copied_from or change.path
+    lines = [f"diff --git {quote('a/' + old_path)} {quote('b/' + change.path)}"]
+    if change.kind is ChangeKind.ADD and change.overwrote is None and change.copied_from is None:
+        lines.append(f"new file mode {_git_mode(change.new_mode)}")
+    elif change.kind is ChangeKind.DELETE:
+        lines.append(f"deleted file mode {_git_mode(change.old_mode)}")
+    elif (change.old_mode is not None and change.new_mode is not None
+          and _git_mode(change.old_mode) != _git_mode(change.new_mode)):
+        lines += [f"old mode {_git_mode(change.old_mode)}", f"new mode {_git_mode(change.new_mode)}"]
+    if change.kind is ChangeKind.MOVE:
+        lines += [f"rename from {quote(old_path)}", f"rename to {quote(change.path)}"]
+    elif change.copied_from is not None:
+        lines += [f"copy from {quote(old_path)}", f"copy to {quote(change.path)}"]
+    return "\n".join(lines) + "\n"
+
+
 def unified_diff(change: FileChange, context: int = 3) -> str:
-    """A unified diff of one operation. Updates carry their changed ranges from the matcher, so
-    even a 200,000-line file with thousands of hunks renders in linear time."""
+    """A git diff of one operation (``git apply`` takes it). Updates carry their changed ranges
+    from the matcher, so even a 200,000-line file with thousands of hunks renders in linear
+    time."""
+    if change.copied_from is not None and change.overwrote is None:
+        # Shown as git shows a copy: the edits made to the copied file.
+        from ._record import replace
+
+        change = replace(change, before=change.copied, source=change.copied_from)
     old_name = f"a/{change.source or change.path}" if change.before is not None else "/dev/null"
     new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
-    if change.kind is ChangeKind.ADD and change.overwrote is None:
+    if change.kind is ChangeKind.ADD and change.overwrote is None and change.copied_from is None:
         old_name = "/dev/null"
-    header = ""
-    if change.kind is ChangeKind.MOVE:
-        header = f"rename from {change.source}\nrename to {change.path}\n"
+    header = git_header(change)
+    bare = header.count("\n") == 1  # a diff --git line alone is no change to git
+    names = _name_line("---", old_name) + _name_line("+++", new_name)
     # The matcher's line numbers leave a byte-order mark out; here it is part of the first line.
     bom = (change.before or b"").startswith(b"\xef\xbb\xbf") or (change.after or b"").startswith(b"\xef\xbb\xbf")
     if change.edits is not None and change.edit_offsets is not None and not bom:
         if not change.edits:
-            return header
+            return "" if bare else header
         hunks = _offset_hunks(change.before or b"", change.after or b"", change.edits,
                               change.edit_offsets, context)
-        return f"{header}--- {old_name}\n+++ {new_name}{hunks}\n"
+        return f"{header}{names[:-1]}{hunks}\n"
     whole = _whole_file(change.before, change.after)
     if whole is not None:
-        return f"{header}--- {old_name}\n+++ {new_name}\n{whole}"
+        return f"{header}{names}{whole}"
     decoded = change.lines
     old: _Side
     new: _Side
@@ -260,8 +300,8 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
             edits = _computed_edits(old_raw, new_raw)
         old, new = _Side(old_raw), _Side(new_raw)
     if not edits:
-        return header
-    out = [header, f"--- {old_name}\n+++ {new_name}\n"]
+        return "" if bare else header
+    out = [header, names]
     group: list[Edit] = []
     groups: list[list[Edit]] = []
     for edit in sorted(edits):
@@ -300,6 +340,11 @@ def file_entries(plan: Plan, *, with_diff: bool = True,
         entry: dict[str, Any] = {"path": change.path, "status": STATUS_NAMES[change.kind]}
         if change.source is not None:
             entry["from"] = change.source
+        if change.copied_from is not None:
+            entry["copied_from"] = change.copied_from
+        if (change.old_mode is not None and change.new_mode is not None
+                and _git_mode(change.old_mode) != _git_mode(change.new_mode)):
+            entry["old_mode"], entry["new_mode"] = _git_mode(change.old_mode), _git_mode(change.new_mode)
         if texts is not None:
             entry["diff"] = texts[index]
         entries.append(entry)
@@ -329,6 +374,8 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     shown = plan.changes if max_files is None else plan.changes[:max_files]
     for change in shown:
         name = f"{change.source} -> {change.path}" if change.source else change.path
+        if change.copied_from is not None:
+            name += f" (copy of {change.copied_from})"
         lines.append(f"  {change.kind.value} {name}")
     if len(shown) < len(plan.changes):
         rest = len(plan.changes) - len(shown)
@@ -339,34 +386,33 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     return text
 
 
-_COLOURS = (("+++", "\033[1m"), ("---", "\033[1m"), ("+", "\033[32m"), ("-", "\033[31m"),
-            ("@@", "\033[36m"))
+_BOLD, _GREEN, _RED, _CYAN = "\033[1m", "\033[32m", "\033[31m", "\033[36m"
+_COLOURS = (("+++", _BOLD), ("---", _BOLD), ("+", _GREEN), ("-", _RED), ("@@", _CYAN))
 
 
 def coloured_diff(text: str) -> str:
-    """Unified diff text with git's default colours: headers bold, additions green, removals red,
-    hunk headers cyan."""
+    """Git diff text with git's default colours: the header of each file (``diff --git`` to its
+    first ``@@``, modes, renames and copies included) bold, additions green, removals red, hunk
+    headers cyan. Inside hunks a removed line that starts with ``--`` stays red."""
     out = []
+    in_header: bool | None = None  # None: no diff --git line yet (text before the diffs)
     for line in text.splitlines(keepends=True):
-        colour = next((code for prefix, code in _COLOURS if line.startswith(prefix)), None)
+        if line.startswith("diff --git "):
+            in_header = True
+        if in_header is None:
+            colour = next((code for prefix, code in _COLOURS if line.startswith(prefix)), None)
+        elif line.startswith("@@"):
+            in_header, colour = False, _CYAN
+        elif in_header:
+            colour = _BOLD
+        else:
+            colour = _GREEN if line.startswith("+") else _RED if line.startswith("-") else None
         if colour is None:
             out.append(line)
         else:
             body = line.rstrip("\r\n")
             out.append(f"{colour}{body}\033[0m{line[len(body):]}")
     return "".join(out)
-
-
-def _c_quoted(name: str) -> str:
-    """A path as git prints it by default (core.quotePath): C-quoted if it has a control
-    character, a quote, a backslash or a non-ASCII byte."""
-    raw = name.encode("utf-8", "surrogateescape")
-    if not any(b < 0x20 or b in (0x22, 0x5C, 0x7F) or b >= 0x80 for b in raw):
-        return name
-    named = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r",
-             0x22: '\\"', 0x5C: "\\\\"}
-    body = "".join(named.get(b) or (f"\\{b:03o}" if b < 0x20 or b >= 0x7F else chr(b)) for b in raw)
-    return f'"{body}"'
 
 
 def _line_counts(diff: str) -> tuple[int, int]:
@@ -387,11 +433,13 @@ def _line_counts(diff: str) -> tuple[int, int]:
 def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
     """What ``git apply --stat`` prints for the same change: `` name | count +++--`` per
     operation (names and bars scaled as git scales them for 80 columns), then the totals line."""
+    from .gitquote import quote
+
     texts = rendered if rendered is not None else diff_texts(plan)
     counts = [_line_counts(text) for text in texts]
-    names = [_c_quoted(change.path) for change in plan.changes]
+    names = [quote(change.path) for change in plan.changes]
     width = max([len(name) for name in names]
-                + [len(_c_quoted(c.source)) for c in plan.changes if c.source], default=0)
+                + [len(quote(c.source)) for c in plan.changes if c.source], default=0)
     most = max((added + removed for added, removed in counts), default=0)
     lines = []
     for name, (added, removed) in zip(names, counts, strict=True):

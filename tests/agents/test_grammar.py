@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from patchtx.agents.toolspec import instructions, tool_spec
-from patchtx.parser import parse
+from patchtx.parser import detect_format, parse
 
 SCENARIOS = REPO / "tests" / "conformance" / "codex-scenarios"
 
@@ -30,7 +30,10 @@ def valid_patches() -> dict[str, str]:
     patches["examples/refactor.patch"] = (REPO / "examples" / "refactor.patch").read_text("utf-8")
     for page in sorted((REPO / "docs").glob("*.md")):
         for number, block in enumerate(fenced_blocks(page.read_text("utf-8"), "patch"), 1):
-            patches[f"docs/{page.name} patch {number}"] = block
+            # The grammar is the Codex format's (a freeform tool); unified diffs reach patchtx
+            # through string arguments, never through it.
+            if detect_format(block) == "codex":
+                patches[f"docs/{page.name} patch {number}"] = block
     for number, block in enumerate(fenced_blocks(instructions(), ""), 1):
         patches[f"instructions example {number}"] = block
     return patches

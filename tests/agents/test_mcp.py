@@ -137,7 +137,8 @@ async def test_apply_dry_run_and_permissions_in_one_session(tree: Path) -> None:
         assert_tree_matches(before, files(tree), content["files"])
         assert not is_error and content["files"] == [
             {"path": "notes.txt", "status": "deleted",
-             "diff": "--- a/notes.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-one\n-two\n-three\n"}]
+             "diff": "diff --git a/notes.txt b/notes.txt\ndeleted file mode 100644\n"
+                     "--- a/notes.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-one\n-two\n-three\n"}]
         assert not (tree / "notes.txt").exists()
 
         before = files(tree)

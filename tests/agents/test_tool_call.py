@@ -34,15 +34,17 @@ def test_apply_writes_and_reports_what_it_wrote(tree: Path) -> None:
         "counts": {"A": 1, "M": 1, "D": 0, "R": 0}, "recovered": None, "intent": None, "error": None,
         "files": [
             {"path": "app.py", "status": "modified",
-             "diff": "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n"
+             "diff": "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n"
                      "-    print('hello')\n+    print('bye')\n"},
             {"path": "pkg/new.py", "status": "added",
-             "diff": "--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+NEW = True\n"},
+             "diff": "diff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\n"
+                     "--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+NEW = True\n"},
         ]}
     assert (tree / "app.py").read_text() == "def main():\n    print('bye')\n"
     assert (tree / "pkg" / "new.py").read_text() == "NEW = True\n"
     assert outcome.text.startswith("Applied: A 1, M 1, D 0, R 0\n  M app.py\n  A pkg/new.py\n"
-                                   f"Transaction {transaction} (the undo tool reverts it).\n--- a/app.py\n")
+                                   f"Transaction {transaction} (the undo tool reverts it).\n"
+                                   "diff --git a/app.py b/app.py\n--- a/app.py\n")
 
 
 def test_each_diff_is_rendered_once_for_both_the_payload_and_the_text(
@@ -62,7 +64,7 @@ def test_each_diff_is_rendered_once_for_both_the_payload_and_the_text(
     assert outcome.ok
     assert rendered == ["app.py", "pkg/new.py"]  # a big diff costs real time: not twice
     diffs = [entry["diff"] for entry in outcome.payload["files"]]
-    assert outcome.text.endswith("".join(diffs)) and diffs[0].startswith("--- a/app.py")
+    assert outcome.text.endswith("".join(diffs)) and diffs[0].startswith("diff --git a/app.py b/app.py\n--- a/app.py")
 
 
 def test_dry_run_writes_nothing_at_all(tree: Path) -> None:

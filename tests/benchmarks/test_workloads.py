@@ -27,6 +27,7 @@ def tiny_suite() -> list[wl.Workload]:
     return [
         wl.many_files(tree_files=60, updates=20, adds=3, deletes=3, moves=2),
         wl.huge_file(lines=3000, hunks=30),
+        wl.drifted_file(lines=3000, hunks=30),
         wl.tiny(tree_files=5),
         wl.miss(lines=3000),
         *wl.sweep((4,)),
@@ -64,14 +65,15 @@ def test_patchtx_plan_gives_the_expected_tree(work: wl.Workload, tmp_path: Path)
         with pytest.raises(ContextNotFoundError):
             plan_patch(work.codex_patch, tmp_path)
         return
-    plan = plan_patch(work.codex_patch, tmp_path)
-    result = dict(work.input)
-    for target in plan.targets:
-        if target.after is None:
-            result.pop(target.path, None)
-        else:
-            result[target.path] = target.after
-    assert result == work.expected
+    for patch in (work.codex_patch, work.unified_diff):
+        plan = plan_patch(patch, tmp_path)
+        result = dict(work.input)
+        for target in plan.targets:
+            if target.after is None:
+                result.pop(target.path, None)
+            else:
+                result[target.path] = target.after
+        assert result == work.expected
 
 
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -97,7 +99,7 @@ def test_unified_diff_gives_the_expected_tree(work: wl.Workload, tool: str,
 
 
 def test_materialize_reuses_a_matching_folder(tmp_path: Path) -> None:
-    work = SUITE[2]
+    work = SUITE[3]
     folder = wl.materialize(work, tmp_path)
     marker = folder / "input" / "marker"
     marker.write_text("kept")

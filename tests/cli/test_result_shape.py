@@ -182,3 +182,24 @@ def test_every_error_kind_is_listed_in_format_md() -> None:
     listed = (REPO / "docs" / "format.md").read_text(encoding="utf-8").split("## Errors", 1)[1]
     assert {kind for kind in kinds if f"`{kind}`" not in listed} == set()
     assert len(kinds) >= 25
+
+
+def test_a_git_diffs_copies_and_modes_are_in_the_shape(tmp_path: Path) -> None:
+    from tests.unified.support import BEFORE, EVERY_OPERATION, write_tree
+
+    write_tree(tmp_path, BEFORE)
+    (tmp_path / "all.diff").write_text(EVERY_OPERATION)
+    code, payload = cli_json(tmp_path, "check", "all.diff")
+    assert code == 0
+    validate(payload)
+    files = {entry["path"]: entry for entry in payload["files"]}  # type: ignore[attr-defined]
+    assert files["d"]["status"] == "added" and files["d"]["copied_from"] == "c"
+    assert files["d"]["diff"].startswith("diff --git a/c b/d\ncopy from c\ncopy to d\n--- a/c\n+++ b/d\n")
+    assert (files["m"]["old_mode"], files["m"]["new_mode"]) == ("100644", "100755")
+    assert files["s"]["status"] == "moved" and files["s"]["from"] == "r"
+    assert "copied_from" not in files["n"] and "old_mode" not in files["x"]
+    with pytest.raises(jsonschema.ValidationError):
+        validate({**payload, "files": [{**files["m"], "new_mode": "120000"}]})
+    shown = subprocess.run([PATCHTX, "check", "--no-diff", "all.diff"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60).stdout
+    assert "  A d (copy of c)\n" in shown and "  R r -> s\n" in shown

@@ -171,3 +171,39 @@ def test_apply_patch_with_stdin_closed_says_so(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr.startswith("Error: Failed to read PATCH from stdin.")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed to compare with")
+def test_stat_of_a_git_diff_is_what_git_apply_stat_prints(tmp_path: Path) -> None:
+    # A copy with an edit, a delete, a mode change alone, an add, a rename with an edit, an edit.
+    from tests.unified.support import BEFORE, EVERY_OPERATION, write_tree
+
+    write_tree(tmp_path, BEFORE)
+    (tmp_path / "all.diff").write_text(EVERY_OPERATION)
+    plan = patchtx.plan_patch(EVERY_OPERATION, tmp_path)
+    (tmp_path / "same.diff").write_text("".join(diff_texts(plan)))
+    for diff in ("all.diff", "same.diff"):  # the diff given, and patchtx's own rendering of it
+        git = subprocess.run(["git", "apply", "--stat", diff], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=60)
+        assert git.returncode == 0, git.stderr
+        assert diffstat(plan) == git.stdout
+    shown = piped([PATCHTX, "check", "--stat", "all.diff"], tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == "Would apply: A 2, M 2, D 1, R 1\n" + diffstat(plan)
+    assert " m |    0 \n" in shown.stdout and " d |    2 +-\n" in shown.stdout
+
+
+def test_colours_follow_the_git_header_and_the_hunks() -> None:
+    from patchtx.render import coloured_diff
+
+    text = ("Applied: A 0, M 1, D 0, R 1\n  R a -> b\ndiff --git a/a b/b\nold mode 100644\n"
+            "new mode 100755\nrename from a\nrename to b\n--- a/a\n+++ b/b\n@@ -1,2 +1,2 @@\n"
+            "--- a rule\n+++ a sum\n kept\n")
+    bold, red, green, cyan, reset = "\033[1m", "\033[31m", "\033[32m", "\033[36m", "\033[0m"
+    assert coloured_diff(text).splitlines() == [
+        "Applied: A 0, M 1, D 0, R 1", "  R a -> b",
+        *(f"{bold}{line}{reset}" for line in ("diff --git a/a b/b", "old mode 100644", "new mode 100755",
+                                               "rename from a", "rename to b", "--- a/a", "+++ b/b")),
+        f"{cyan}@@ -1,2 +1,2 @@{reset}",
+        f"{red}--- a rule{reset}",  # a removed line, not a header, however it starts
+        f"{green}+++ a sum{reset}", " kept"]

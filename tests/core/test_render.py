@@ -118,7 +118,7 @@ class TestSummaryLine:
 # Unified diffs (file_update_tests.rs with context radius 1; defaults)
 # --------------------------------------------------------------------------------------------
 
-HEAD = "--- a/f.txt\n+++ b/f.txt\n"
+HEAD = "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n"
 
 
 class TestUnifiedDiff:
@@ -165,29 +165,34 @@ class TestUnifiedDiff:
 
     def test_add(self) -> None:
         change = FileChange(ChangeKind.ADD, "n/x.txt", "n/x.txt", None, b"a\nb\n")
-        assert unified_diff(change) == "--- /dev/null\n+++ b/n/x.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n"
+        assert unified_diff(change) == ("diff --git a/n/x.txt b/n/x.txt\nnew file mode 100644\n"
+                                        "--- /dev/null\n+++ b/n/x.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n")
 
     def test_add_with_overwrite_diffs_against_the_old_file(self, tree) -> None:
         tree.write("x.txt", "old\n")
         planned = tree.plan("*** Add File: x.txt\n+new", allow_overwrite=True)
-        assert unified_diff(planned.changes[0]) == "--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old\n+new\n"
+        assert unified_diff(planned.changes[0]) == (
+            "diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old\n+new\n")
 
     def test_delete(self, tree) -> None:
         tree.write("x.txt", "gone\n")
         planned = tree.plan("*** Delete File: x.txt")
-        assert unified_diff(planned.changes[0]) == "--- a/x.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n"
+        assert unified_diff(planned.changes[0]) == (
+            "diff --git a/x.txt b/x.txt\ndeleted file mode 100644\n--- a/x.txt\n+++ /dev/null\n"
+            "@@ -1 +0,0 @@\n-gone\n")
 
     def test_move_with_changes(self, tree) -> None:
         tree.write("old.txt", "a\nb\n")
         planned = tree.plan("*** Update File: old.txt\n*** Move to: new.txt\n a\n-b\n+B")
         assert unified_diff(planned.changes[0]) == (
-            "rename from old.txt\nrename to new.txt\n--- a/old.txt\n+++ b/new.txt\n"
+            "diff --git a/old.txt b/new.txt\nrename from old.txt\nrename to new.txt\n--- a/old.txt\n+++ b/new.txt\n"
             "@@ -1,2 +1,2 @@\n a\n-b\n+B\n")
 
     def test_pure_move(self, tree) -> None:
         tree.write("old.txt", "a\n")
         planned = tree.plan("*** Update File: old.txt\n*** Move to: new.txt\n a")
-        assert unified_diff(planned.changes[0]) == "rename from old.txt\nrename to new.txt\n"
+        assert unified_diff(planned.changes[0]) == (
+            "diff --git a/old.txt b/new.txt\nrename from old.txt\nrename to new.txt\n")
 
     def test_no_change_no_diff(self, tree) -> None:
         assert diff_of(tree, "a\n", " a") == ""
@@ -220,7 +225,7 @@ class TestReports:
         assert [(e["path"], e["status"], e.get("from")) for e in entries] == [
             ("m.txt", "modified", None), ("n.txt", "added", None), ("sub/mv2.txt", "moved", "mv.txt"),
             ("n.txt", "deleted", None)]
-        assert entries[0]["diff"] == "--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-a\n+b\n"
+        assert entries[0]["diff"] == "diff --git a/m.txt b/m.txt\n--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-a\n+b\n"
         assert all("diff" not in e for e in file_entries(planned, with_diff=False))
 
     def test_result_json(self, tree) -> None:

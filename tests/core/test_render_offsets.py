@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patchtx.model import ChangeKind, FileChange
-from patchtx.render import unified_diff
+from patchtx.render import git_header, unified_diff
 
 Edit = tuple[int, int, int, int]
 
@@ -102,11 +102,9 @@ def old_unified_diff(change: FileChange, context: int = 3) -> str:
         matcher = difflib.SequenceMatcher(None, old_raw, new_raw, autojunk=False)
         edits = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
         old, new = _OldSide(old_raw), _OldSide(new_raw)
-    header = ""
-    if change.kind is ChangeKind.MOVE:
-        header = f"rename from {change.source}\nrename to {change.path}\n"
+    header = git_header(change)  # (the git headers are tested in test_render and test_unified)
     if not edits:
-        return header
+        return "" if header.count("\n") == 1 else header
     out = [header, f"--- {old_name}\n+++ {new_name}\n"]
     group: list[Edit] = []
     groups: list[list[Edit]] = []

@@ -52,15 +52,17 @@ from .tool_call import (
 from .toolspec import OPTION_DESCRIPTIONS, PATCH_DESCRIPTION, instructions
 
 SERVER_INSTRUCTIONS = (
-    "Edit files under one workspace root with patches in the '*** Begin Patch' format. "
+    "Edit files under one workspace root with patches in the '*** Begin Patch' format (unified "
+    "diffs as `git diff` writes them are accepted too). "
     "apply_patch applies a patch as one transaction (all of it or nothing); preview_patch shows "
     "what a patch would change without writing anything; log lists the transactions that can be "
     "undone and undo reverts one of them."
 )
 APPLY_DESCRIPTION = (
     "Apply a patch to files under this server's workspace root, as one transaction. Pass the "
-    "patch text in `patch`. Deleting files is refused unless `allow_delete` is true. The result "
-    "names the transaction, which the `undo` tool can revert.\n\n"
+    "patch text in `patch`: the format below, or a unified diff (`git diff` output, applied as "
+    "`git apply` does, but all or nothing). Deleting files is refused unless `allow_delete` is "
+    "true. The result names the transaction, which the `undo` tool can revert.\n\n"
 )
 PREVIEW_DESCRIPTION = (
     "Check a patch without writing anything: the same checks as apply_patch, then the summary "

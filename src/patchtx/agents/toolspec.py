@@ -48,8 +48,9 @@ FREEFORM_NOTE = (
 OPTION_DESCRIPTIONS = {
     "dry_run": "Check the patch and report what it would change (summary and diffs) without "
                "writing anything.",
-    "allow_delete": "Permit '*** Delete File' operations. Deleting is refused unless this is true.",
-    "allow_move": "Permit '*** Move to' renames.",
+    "allow_delete": "Permit deleting files ('*** Delete File', or a diff's deleted file). "
+                    "Deleting is refused unless this is true.",
+    "allow_move": "Permit renames ('*** Move to', or a diff's rename).",
     "workspace_root": "Directory that the patch's paths are relative to, itself relative to the "
                       "host's workspace root (or absolute inside it). Default: the workspace root.",
     "intent": "One sentence saying why this edit is made; recorded with the change.",
@@ -59,7 +60,8 @@ OPTION_DESCRIPTIONS = {
                     "succeed changing nothing instead of refusing it as already_applied; a patch "
                     "applied only in part is still refused (partly_applied).",
 }
-PATCH_DESCRIPTION = "The whole patch, from '*** Begin Patch' to '*** End Patch'."
+PATCH_DESCRIPTION = ("The whole patch, from '*** Begin Patch' to '*** End Patch'; or a unified "
+                     "diff as `git diff` writes it (the format is detected).")
 
 
 def _read_resource(name: str) -> str:

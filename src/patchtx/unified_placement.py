@@ -1,0 +1,118 @@
+"""Placing unified-diff hunks: by their stated line first, then by the nearest exact match.
+
+The rule (docs/format.md, "Placement of unified hunks"): a hunk goes at its stated old line,
+shifted by how far the file's earlier hunks landed from theirs, when its old lines match there
+exactly; otherwise at the nearest exact match, looking both ways as ``git apply`` does; two
+matches equally near are ambiguous and refused, listing both. A hunk whose header counts were
+wrong (``Chunk.recounted``, as models write them) has no line to trust: it must match exactly once
+after the previous hunk. No fuzz: every old line must match, whitespace included (the line ending
+aside). Hunks stay in order and never overlap.
+"""
+
+from __future__ import annotations
+
+from .errors import AmbiguousContextError, ContextNotFoundError
+from .matching import MAX_CANDIDATES, Placement
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .model import Chunk
+
+
+def _starts(texts: Sequence[str], old: list[str], lower: int, upper: int) -> list[int]:
+    """Every start in ``lower..upper`` (inclusive) where ``old`` matches, found by a C-level
+    search for its first line."""
+    found: list[int] = []
+    size = len(old)
+    at = lower
+    while at <= upper:
+        try:
+            at = texts.index(old[0], at, upper + 1)
+        except ValueError:
+            break
+        if list(texts[at : at + size]) == old:
+            found.append(at)
+        at += 1
+    return found
+
+
+def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk],
+                          display_path: str) -> list[Placement]:
+    """The placement of each of a file's unified hunks (all carry ``stated_line``), in order."""
+    placements: list[Placement] = []
+    cursor = offset = 0
+    size = len(texts)
+    for number, chunk in enumerate(chunks):
+        old = chunk.old_lines
+        stated = chunk.stated_line or 0
+        # An empty old side states the line it goes after; otherwise its first line.
+        wanted = (stated if not old else max(stated - 1, 0)) + offset
+        last = size - len(old)  # the last start at which the old lines fit
+        lower = last if chunk.old_unterminated else cursor  # "\ No newline": at the file's end
+        if not old:
+            start = min(max(wanted, cursor), size)
+        elif chunk.recounted:
+            found = _starts(texts, old, lower, last)
+            if len(found) != 1:
+                raise _miss(texts, chunk, old, cursor, display_path) if not found else \
+                    _ambiguous(chunk, found, display_path)
+            start = found[0]
+        elif lower <= wanted <= last and list(texts[wanted : wanted + len(old)]) == old:
+            start = wanted
+        else:
+            found = _starts(texts, old, lower, last)
+            if not found:
+                raise _miss(texts, chunk, old, cursor, display_path)
+            nearest = min(abs(at - wanted) for at in found)
+            closest = [at for at in found if abs(at - wanted) == nearest]
+            if len(closest) > 1:
+                raise _ambiguous(chunk, closest, display_path)
+            start = closest[0]
+        placements.append(Placement(number, start, len(old), chunk.lines))
+        offset = start - (stated if not old else max(stated - 1, 0))
+        cursor = start + len(old)
+    return placements
+
+
+def final_newline(chunks: Sequence[Chunk], placements: Sequence[Placement],
+                  size: int) -> bool | None:
+    """Whether the new file ends with a line break, as the hunk that reaches the old file's end
+    says (``\\ No newline at end of file``); None: as the old file does."""
+    if not placements:
+        return None
+    last = placements[-1]
+    if last.start + last.length != size:
+        return None
+    chunk = chunks[last.chunk_index]
+    if chunk.new_unterminated:
+        return False
+    return True if chunk.old_unterminated else None
+
+
+def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
+          display_path: str) -> ContextNotFoundError:
+    from .hints import describe_miss
+
+    hint = describe_miss(texts, old, cursor)
+    where = "at the file's end " if chunk.old_unterminated else ""
+    return ContextNotFoundError(
+        f"Failed to find expected lines {where}in {display_path} for the hunk "
+        f"'@@ -{chunk.stated_line}' (patch line {chunk.line}):\n" + "\n".join(old),
+        hint=hint.text + " A unified hunk's old lines must match the file exactly (no fuzz).",
+        path=display_path, line=chunk.line, details={"closest_line": hint.closest_line})
+
+
+def _ambiguous(chunk: Chunk, found: list[int], display_path: str) -> AmbiguousContextError:
+    shown = found[:MAX_CANDIDATES]
+    more = " (and more)" if len(found) > MAX_CANDIDATES else ""
+    why = ("its stated line cannot be trusted (wrong line counts, or inside the previous hunk)"
+           if chunk.recounted else "they are equally near its stated line")
+    return AmbiguousContextError(
+        f"Ambiguous patch for {display_path}: the hunk '@@ -{chunk.stated_line}' (patch line "
+        f"{chunk.line}) matches at file lines {', '.join(str(s + 1) for s in shown)}{more}, and "
+        f"{why}.",
+        hint="Add unchanged context lines that occur in one place only, or state the right "
+             "line in the '@@ -N,M +N,M @@' header.",
+        path=display_path, line=chunk.line, details={"candidate_lines": [s + 1 for s in shown]})
