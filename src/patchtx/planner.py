@@ -138,12 +138,15 @@ def rewrite(original: TextFile, placements: list[Placement],
 class ExactUpdate:
     """What ``update_exactly`` computes: the new bytes, the changed line ranges as ``rewrite``
     reports them, and (for a file without BOM) where each range starts and ends in the old and
-    new bytes, so a diff slices them instead of splitting them."""
+    new bytes, so a diff slices them instead of splitting them; and whether a pure insertion's
+    lines already stand where it inserts them (then the patch may have been applied before)."""
 
-    __slots__ = ("after", "edits", "offsets")
+    __slots__ = ("after", "edits", "offsets", "insertion_in_place")
 
-    def __init__(self, after: bytes, edits: list[Edit], offsets: list[Edit] | None) -> None:
+    def __init__(self, after: bytes, edits: list[Edit], offsets: list[Edit] | None,
+                 insertion_in_place: bool = False) -> None:
         self.after, self.edits, self.offsets = after, edits, offsets
+        self.insertion_in_place = insertion_in_place
 
 
 def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
@@ -196,8 +199,13 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
     edits, offsets = _edits_and_offsets(
         placements, [at for _, at, _, _ in placed],
         [ascii_file and replacement.isascii() for replacement in replacements])
+    # The framed offset of the LF in front of a line is the body offset of the line itself.
+    insertion_in_place = any(
+        body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
+        for number, at, _, lines in placed if _inserts_text(chunks[number])
+        for added in [_framed_or_nothing([text for _, text in lines])])
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
-    return ExactUpdate(b"".join(pieces), edits, None if bom else offsets)
+    return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
 
 
 def _framed_or_nothing(lines: list[str]) -> bytes:
@@ -292,6 +300,20 @@ def _inserts_text(chunk: Chunk) -> bool:
     """A pure insertion with some text (blank lines alone are too common to tell anything)."""
     return (all(kind == "+" for kind, _ in chunk.lines)
             and any(text.strip() for _, text in chunk.lines))
+
+
+def _insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
+                        placements: Sequence[Placement]) -> bool:
+    """Whether some pure insertion's lines already stand where it inserts them: right after its
+    anchor, or, with none, at the end of the file (``ExactUpdate.insertion_in_place`` on lines)."""
+    for placement in placements:
+        chunk = chunks[placement.chunk_index]
+        if _inserts_text(chunk):
+            added = [text for _, text in placement.lines]
+            at = placement.start if chunk.anchors else len(texts) - len(added)
+            if at >= 0 and list(texts[at : at + len(added)]) == added:
+                return True
+    return False
 
 
 def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
@@ -570,12 +592,6 @@ class Stager:
                 f"Failed to read file to update {display}: path `{os.path.normpath(display)}` is "
                 "not a file",
                 path=rel, line=hunk.line)
-        # Pure insertions whose lines already stand where they would go. Not for a unified diff:
-        # its stated lines say where an insertion goes, and lines equal to it may stand there
-        # before (a diff made with -U0 is applied as `git apply --unidiff-zero` does).
-        if (not stated and any(map(_inserts_text, hunk.chunks))
-                and self._hunks_in_place(hunk, entry.content, rel)):
-            return
         if not hunk.chunks:  # a unified diff's pure rename, copy or mode change
             if self._mode_in_place(hunk, entry, rel):
                 return
@@ -585,6 +601,12 @@ class Stager:
                                                        first_match=self.options.first_match)
         lines: DecodedLines | None = None
         offsets: tuple[Edit, ...] | None = None
+        # Pure insertions whose lines already stand where they would go: a patch sent again?
+        # (Not for a unified diff: its stated lines say where an insertion goes, and lines equal
+        # to it may stand there before, as `git apply --unidiff-zero` takes a -U0 diff.)
+        if exact is not None and exact.insertion_in_place and self._hunks_in_place(
+                hunk, entry.content, rel):
+            return
         if exact is not None:
             # No line lists to hand to a diff: it slices the bytes at the offsets (or splits them,
             # as it can for files with LF endings only).
@@ -616,6 +638,9 @@ class Stager:
                                  "file: its hunks are matched against the file as that operation "
                                  f"leaves it, not as it is on disk. {miss.hint}")
                 raise
+            if (locator is not None and _insertion_in_place(original.texts, hunk.chunks, placements)
+                    and self._hunks_in_place(hunk, entry.content, rel, locator.index)):
+                return
             rewritten, edits = rewrite(original, placements, ends_with_newline)
             after = rewritten.encode()
             lines = DecodedLines(tuple(original.texts), tuple(original.endings),
