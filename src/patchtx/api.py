@@ -14,8 +14,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .txn.commit import Progress
     from .txn.reports import CommitReport, RecoveryReport
-    from .txn.transaction import Progress
     from .workspace import FileInfo, ResolvedPath, Workspace
 
 PathLike = str | os.PathLike[str]

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from .txn.transaction import Progress
+    from .txn.commit import Progress
 
 __all__ = [
     "HistoryDamagedError",

@@ -27,8 +27,8 @@ from patchtx import history
 from patchtx.errors import PatchtxError
 from patchtx.model import Plan
 from patchtx.txn import commit, recover
-from patchtx.txn.faults import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.fsops import Call, FileSystemOps
+from patchtx.txn.fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.history import KeepHistory
 
 from ..txn.helpers import (

@@ -11,7 +11,7 @@ import patchtx
 from patchtx import history
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
-from patchtx.txn.faults import RecordingFileSystemOps
+from patchtx.txn.fsops_testing import RecordingFileSystemOps
 from patchtx.txn.history import KeepHistory
 from patchtx.txn.journal import JOURNAL_DIR, has_unfinished_work, parse_kept_kind
 

@@ -12,7 +12,7 @@ from patchtx import history
 from patchtx._record import replace
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
-from patchtx.txn.faults import CrashingFileSystemOps, RecordingFileSystemOps
+from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.history import KeepHistory
 from patchtx.txn.journal import JOURNAL_DIR, Journal
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from patchtx.model import PathTarget, Plan
-from patchtx.txn.faults import CrashingFileSystemOps, SimulatedCrash
 from patchtx.txn.fsops import Call, FileSystemOps
+from patchtx.txn.fsops_testing import CrashingFileSystemOps, SimulatedCrash
 
 STATE_DIR = ".patchtx"
 

@@ -20,8 +20,8 @@ import pytest
 
 from patchtx.model import Plan
 from patchtx.txn import commit, recover
-from patchtx.txn.faults import CrashingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.fsops import Call, FileSystemOps
+from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 
 from .helpers import (
     Scenario,

@@ -16,8 +16,8 @@ import pytest
 from patchtx.errors import FilesystemError, PatchtxError
 from patchtx.model import PathTarget, Plan
 from patchtx.txn import commit, recover
-from patchtx.txn.faults import FailingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.fsops import Call, FileSystemOps
+from patchtx.txn.fsops_testing import FailingFileSystemOps, RecordingFileSystemOps
 
 from .helpers import (
     Scenario,

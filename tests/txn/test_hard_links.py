@@ -13,8 +13,8 @@ import pytest
 from patchtx import history
 from patchtx.errors import FilesystemError
 from patchtx.txn import commit, recover
-from patchtx.txn.faults import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.fsops import FileSystemOps
+from patchtx.txn.fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 
 from ..history.support import commit_kept, history_folder
 from .helpers import (

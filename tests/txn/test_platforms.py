@@ -13,8 +13,8 @@ from patchtx import _fd
 from patchtx.cli import main
 from patchtx.errors import UnsupportedPlatformError
 from patchtx.txn import commit, fsops, recover
-from patchtx.txn.faults import CrashingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.fsops import Call, FileSystemOps
+from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 
 from .helpers import build_plan, crash_in_process, expected_after, make_tree, snapshot
 from .platforms import LINUX_ONLY_OS_FUNCTIONS, SimulatedPlatform, simulate

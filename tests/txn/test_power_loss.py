@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from patchtx.txn import commit, recover
-from patchtx.txn.faults import CrashingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.fsops import FileSystemOps
+from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 
 from .helpers import (
     Scenario,

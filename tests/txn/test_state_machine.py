@@ -15,8 +15,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from patchtx.errors import ChangedSincePlanningError, PatchtxError
 from patchtx.model import PathTarget, Plan
 from patchtx.txn import commit, recover
-from patchtx.txn.faults import CrashingFileSystemOps, FailingFileSystemOps, SimulatedCrash
 from patchtx.txn.fsops import FileSystemOps
+from patchtx.txn.fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, SimulatedCrash
 
 from .helpers import (
     NEW_DIR_MODE,

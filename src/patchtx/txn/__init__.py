@@ -6,9 +6,9 @@ one that was interrupted. The protocol and its crash reasoning are in docs/guara
 
 from __future__ import annotations
 
+from .commit import Retention, RetentionContext, commit
 from .fsops import Call, FileSystemOps
 from .reports import CommitReport, RecoveredTransaction, RecoveryReport
-from .transaction import Retention, RetentionContext, commit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

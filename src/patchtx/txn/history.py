@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
 
-    from .transaction import RetentionContext
+    from .commit import RetentionContext
 
 DEFAULT_COUNT = 20
 DEFAULT_BYTES = 64 * 1024 * 1024

@@ -1,5 +1,4 @@
-"""Helpers shared by the agent-integration tests (a plain module: tests/agents is no package, so
-that ``import agents`` still finds the OpenAI Agents SDK)."""
+"""Helpers shared by the agent-integration tests (imported as a plain module from this folder)."""
 
 from __future__ import annotations
 
