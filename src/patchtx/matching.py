@@ -187,10 +187,14 @@ def _check_latest(space: SearchSpace, placed: list[_Placed],
             ambiguous.append((hunk.number, None, space.starts(
                 hunk.pattern, hunk.tier, hunk.start, latest + space.span(hunk.pattern),
                 MAX_CANDIDATES + 1)))
-        if hunk.anchor is None or hunk.repeats:
+        if hunk.anchor is None:
             high = latest
-        else:  # the hunk before must end by this hunk's anchor, the latest one that still fits
-            high = space.last(hunk.anchor_pattern, hunk.anchor_tier, hunk.anchor_low, latest)
+        else:
+            # The hunk before must end by this hunk's anchor, the latest one that still fits: at
+            # the hunk's start when the hunk repeats its anchor line, else above it. (A start that
+            # only resembles the anchor in a looser pass than the anchor's is no occurrence of it.)
+            fits = latest + space.span(hunk.anchor_pattern) if hunk.repeats else latest
+            high = space.last(hunk.anchor_pattern, hunk.anchor_tier, hunk.anchor_low, fits)
     if ambiguous:
         raise Ambiguous(ambiguous[::-1])
 

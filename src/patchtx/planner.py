@@ -282,6 +282,42 @@ def _inserts_text(chunk: Chunk) -> bool:
             and any(text.strip() for _, text in chunk.lines))
 
 
+def _redoes(exact: LineIndex, chunks: Sequence[Chunk]) -> bool:
+    """Whether undoing the chunks together gives a file that the patch turns back into this one.
+    Its undone chunks placing is not enough: a hunk whose new lines also stand elsewhere (an
+    ``x = 2`` in another function) would count as applied where its old lines still wait."""
+    try:
+        undone = place(exact, [_reversed(chunk) for chunk in chunks], first_match=True)
+    except Missing:
+        return False
+    texts = exact.texts
+    before: list[str] = []
+    position = 0
+    for _, start, end, lines in undone:
+        before += texts[position:start]
+        before += [text for kind, text in lines if kind != "-"]
+        position = end
+    before += texts[position:]
+    try:
+        redone = Locator(before, "").place(chunks)
+    except PatchtxError:
+        return False
+    after: list[str] = []
+    position = 0
+    for placement in redone:
+        after += before[position:placement.start]
+        position = placement.start
+        for kind, text in placement.lines:  # (context stays as the file has it)
+            if kind != "+":
+                if kind == " ":
+                    after.append(before[position])
+                position += 1
+            else:
+                after.append(text)
+    after += before[position:]
+    return after == list(texts)
+
+
 def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
                    loose: LineIndex | None = None) -> list[str] | None:
     """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a
@@ -310,7 +346,7 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
         # lines are absent, a typo included.
         return any(kind == "+" and text.strip() for kind, text in chunk.lines)
 
-    if all(map(shows_its_change, chunks)) and places(exact, [_reversed(chunk) for chunk in chunks]):
+    if all(map(shows_its_change, chunks)) and _redoes(exact, chunks):
         return ["applied"] * len(chunks)
     verdicts = []
     for chunk in chunks:

@@ -145,3 +145,12 @@ def test_the_byte_space_places_exactly_as_the_line_space(texts: list[str], hunks
     by_bytes = [(n, line, sum(k != "+" for k, _ in lines))
                 for (n, _, _, lines), line in zip(placed, starts, strict=True)]
     assert by_bytes == by_lines
+
+
+def test_a_hunk_whose_first_line_only_loosely_repeats_its_anchor_is_still_determined(
+        tmp_path: Path) -> None:
+    # "a" equals the anchor "  a" only with whitespace ignored, so it is no occurrence of the
+    # anchor (found exactly): the first hunk cannot take line 2, whose anchor would then be
+    # missing. One placement exists; it used to be refused as ambiguous.
+    (tmp_path / "f.py").write_text("  a\n  a\na\n")
+    assert apply(tmp_path, "@@\n   a\n+N\n@@   a\n a\n+M\n*** End of File") == "  a\nN\n  a\na\nM\n"
