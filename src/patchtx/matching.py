@@ -338,19 +338,18 @@ class LineIndex:
         return _matches(self.keys(tier), pattern, low, high, limit)
 
     def block_end(self, opener: int) -> int | None:
-        """Where the block that line ``opener`` opens ends (exclusive), or None if it opens none:
-        a line ending with an opening bracket runs to the line that closes it; otherwise the lines
-        indented deeper than it that follow it (blank lines included) are its block."""
+        """Where the block that line ``opener`` opens ends (exclusive), or None if it opens none
+        that can be told for sure: a line ending with an opening bracket runs to the line that
+        closes it; otherwise the lines indented deeper than it that follow it (blank lines
+        included) are its block.
+
+        Brackets and indentation are counted without reading strings or comments, so a block is
+        trusted only where they cannot mislead: a bracket block must close on the first line
+        that is not indented deeper than its opener (a ``"}"`` in a string would end it early),
+        and an indented block must hold its triple quotes in pairs (a multi-line string's
+        unindented lines would end it early)."""
         texts = self.texts
         line = texts[opener].rstrip()
-        if line[-1:] in ("{", "(", "["):
-            depth = 0
-            for number in range(opener, len(texts)):
-                text = texts[number]
-                depth += sum(map(text.count, "{([")) - sum(map(text.count, "})]"))
-                if depth <= 0:
-                    return number + 1
-            return None
         indent = len(line) - len(line.lstrip())
         end = opener + 1
         deeper = False
@@ -361,7 +360,19 @@ class LineIndex:
                     break
                 deeper = True
             end += 1
-        return end if deeper else None
+        if line[-1:] in ("{", "(", "["):
+            depth = 0
+            for number in range(opener, len(texts)):
+                text = texts[number]
+                depth += sum(map(text.count, "{([")) - sum(map(text.count, "})]"))
+                if depth <= 0:
+                    return number + 1 if number == end else None
+            return None
+        block = texts[opener:end]
+        if not deeper or any(sum(text.count(quotes) for text in block) % 2
+                             for quotes in ('"""', "'''")):
+            return None
+        return end
 
     def search(
         self, pattern: Sequence[str], lower: int, upper: int, *, eof: bool = False,

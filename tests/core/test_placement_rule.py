@@ -154,3 +154,22 @@ def test_a_hunk_whose_first_line_only_loosely_repeats_its_anchor_is_still_determ
     # missing. One placement exists; it used to be refused as ambiguous.
     (tmp_path / "f.py").write_text("  a\n  a\na\n")
     assert apply(tmp_path, "@@\n   a\n+N\n@@   a\n a\n+M\n*** End of File") == "  a\nN\n  a\na\nM\n"
+
+
+@pytest.mark.parametrize(("source", "body"), [
+    # A "}" in a string would close the block early by a bare count of brackets, leaving one
+    # of foo's two "x = 1;" lines outside it.
+    ("fn foo() {\n    x = 1;\n    let s = \"}\";\n    x = 1;\n}\nfn bar() {\n    x = 1;\n}\n",
+     "@@ fn foo() {\n-    x = 1;\n+    x = 2;"),
+    # An unindented line of a multi-line string would end class T early by indentation alone,
+    # leaving T.g's "return 1" outside it.
+    ('class T:\n    def f(self):\n        return 1\n    s = """\nx\n"""\n    def g(self):\n'
+     '        return 1\nclass U:\n    def g(self):\n        return 1\n',
+     "@@ class T:\n-        return 1\n+        return 2"),
+])
+def test_the_block_rule_never_settles_on_a_block_that_strings_cut_short(
+        tmp_path: Path, source: str, body: str) -> None:
+    (tmp_path / "f.py").write_text(source)
+    with pytest.raises(AmbiguousContextError):
+        apply(tmp_path, body)
+    assert (tmp_path / "f.py").read_text() == source
