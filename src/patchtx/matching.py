@@ -238,6 +238,7 @@ class LineIndex:
         self.passes = passes
         """How many of the four passes are tried (1: exact only)."""
         self._keys: list[list[str] | None] = [None] * len(PASSES)
+        self._reversed: list[list[str] | None] = [None] * len(PASSES)
         self._all_ascii: bool | None = None
         self._plain_trim: bool | None = None
 
@@ -326,13 +327,18 @@ class LineIndex:
         """The last start in [low, high - span] where pass ``tier`` holds ``pattern``; -1 if none."""
         if not pattern:
             return low
-        found = -1
         keys = self.keys(tier)
-        while True:
-            hit = _matches(keys, pattern, found + 1 if found >= 0 else low, high, 1)
-            if not hit:
-                return found
-            found = hit[0]
+        hits = _matches(keys, pattern, low, high, 2)
+        if len(hits) < 2:  # (the common case: the hunk occurs once there)
+            return hits[0] if hits else -1
+        # Several: the first match of the reversed pattern in the reversed keys is the last one,
+        # found without walking every match in between (a blank line in a file of blank lines).
+        backwards = self._reversed[tier]
+        if backwards is None:
+            backwards = self._reversed[tier] = keys[::-1]
+        size = len(keys)
+        found = _matches(backwards, pattern[::-1], size - min(high, size), size - hits[1], 1)
+        return size - found[0] - len(pattern) if found else hits[1]
 
     def starts(self, pattern: list[str], tier: int, low: int, high: int, limit: int) -> list[int]:
         return _matches(self.keys(tier), pattern, low, high, limit)

@@ -318,6 +318,33 @@ def _redoes(exact: LineIndex, chunks: Sequence[Chunk]) -> bool:
     return after == list(texts)
 
 
+def _may_stand_in_place(content: bytes, chunks: Sequence[Chunk]) -> bool:
+    """Whether some chunk that inserts text may already stand in the file: the only case where
+    an update must be checked for being in place before it is placed (any other applied chunk
+    makes it miss, and the miss is checked then). Told on the bytes, by the exact pass that
+    ``hunks_in_place`` uses, when the file allows it, so a large file is not decoded for it."""
+    inserting = [chunk for chunk in chunks if _inserts_text(chunk)]
+    if not inserting:
+        return False
+    if b"\r" in content or looks_binary(content) or (content and not content.endswith(b"\n")):
+        return True
+    if not content.isascii():
+        try:
+            content.decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+    index = ByteIndex(content[len(BOM_BYTES):] if content.startswith(BOM_BYTES) else content)
+    for chunk in inserting:
+        if chunk.lines[-1] == ("+", "") or chunk.lines[-1] == (" ", ""):
+            return True  # (its trailing blank line may be one the file lacks: the line space decides)
+        try:
+            place(index, [_reversed(chunk)], first_match=True)
+        except NotExact:
+            continue  # (the exact pass found it nowhere)
+        return True
+    return False
+
+
 def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
                    loose: LineIndex | None = None) -> list[str] | None:
     """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a
@@ -567,7 +594,8 @@ class Stager:
                 f"Failed to read file to update {display}: path `{os.path.normpath(display)}` is "
                 "not a file",
                 path=rel, line=hunk.line)
-        if any(map(_inserts_text, hunk.chunks)) and self._hunks_in_place(hunk, entry.content, rel):
+        if (_may_stand_in_place(entry.content, hunk.chunks)
+                and self._hunks_in_place(hunk, entry.content, rel)):
             return  # pure insertions whose lines already stand where they would go
         exact = update_exactly(entry.content, hunk.chunks, first_match=self.options.first_match)
         lines: DecodedLines | None = None

@@ -241,3 +241,14 @@ def test_the_byte_path_rewrites_as_the_line_path(case: tuple[list[str], list[Chu
     original = decode(data, "f")
     placements = Locator(original.texts, "f", first_match=first_match).place(chunks)
     assert exact.after == rewrite(original, placements)[0].encode()
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", ""]), max_size=30),
+       st.lists(st.sampled_from(["a", "b", ""]), min_size=1, max_size=3),
+       st.integers(0, 30), st.integers(0, 30))
+def test_the_last_match_is_the_last_of_all_matches(texts: list[str], pattern: list[str],
+                                                    low: int, high: int) -> None:
+    every = [s for s in range(low, high - len(pattern) + 1)
+             if texts[s:s + len(pattern)] == pattern and s + len(pattern) <= len(texts)]
+    assert LineIndex(texts).last(pattern, 0, low, high) == (every[-1] if every else -1)
