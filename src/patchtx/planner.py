@@ -269,8 +269,9 @@ def _reversed(chunk: Chunk) -> Chunk:
     lines = tuple((swap[kind], text) for kind, text in chunk.lines)
     eof = chunk.is_end_of_file
     if all(kind == "+" for kind, _ in chunk.lines):
-        if chunk.anchors:
+        if chunk.anchors:  # (where an "*** End of File" marker does not move it either)
             lines = ((" ", chunk.anchors[-1]), *lines)
+            eof = False
         else:
             eof = True
     return Chunk(chunk.anchors, lines, eof, chunk.line)  # type: ignore[arg-type]

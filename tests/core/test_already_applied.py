@@ -149,3 +149,14 @@ def test_new_lines_standing_elsewhere_do_not_make_a_pending_hunk_applied(tmp_pat
             patchtx.apply_patch(patch, tmp_path, skip_applied=skip_applied)
         assert info.value.details["applied_lines"] == [6]
     assert (tmp_path / "f.py").read_text() == source
+
+
+def test_an_anchored_insertion_marked_end_of_file_is_not_inserted_twice(tmp_path: Path) -> None:
+    # The marker does not move an insertion under an anchor, so it must not hide it either.
+    (tmp_path / "f.py").write_text("a\nb\n")
+    patch = "*** Begin Patch\n*** Update File: f.py\n@@ a\n+new\n*** End of File\n*** End Patch"
+    patchtx.apply_patch(patch, tmp_path)
+    assert (tmp_path / "f.py").read_text() == "a\nnew\nb\n"
+    with pytest.raises(AlreadyAppliedError):
+        patchtx.apply_patch(patch, tmp_path)
+    assert (tmp_path / "f.py").read_text() == "a\nnew\nb\n"
