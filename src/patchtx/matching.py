@@ -187,10 +187,14 @@ def _check_latest(space: SearchSpace, placed: list[_Placed],
             ambiguous.append((hunk.number, None, space.starts(
                 hunk.pattern, hunk.tier, hunk.start, latest + space.span(hunk.pattern),
                 MAX_CANDIDATES + 1)))
-        if hunk.anchor is None or hunk.repeats:
+        if hunk.anchor is None:
             high = latest
-        else:  # the hunk before must end by this hunk's anchor, the latest one that still fits
-            high = space.last(hunk.anchor_pattern, hunk.anchor_tier, hunk.anchor_low, latest)
+        else:
+            # The hunk before must end by this hunk's anchor, the latest one that still fits: at
+            # the hunk's start when the hunk repeats its anchor line, else above it. (A start that
+            # only resembles the anchor in a looser pass than the anchor's is no occurrence of it.)
+            fits = latest + space.span(hunk.anchor_pattern) if hunk.repeats else latest
+            high = space.last(hunk.anchor_pattern, hunk.anchor_tier, hunk.anchor_low, fits)
     if ambiguous:
         raise Ambiguous(ambiguous[::-1])
 
@@ -234,6 +238,7 @@ class LineIndex:
         self.passes = passes
         """How many of the four passes are tried (1: exact only)."""
         self._keys: list[list[str] | None] = [None] * len(PASSES)
+        self._reversed: list[list[str] | None] = [None] * len(PASSES)
         self._all_ascii: bool | None = None
         self._plain_trim: bool | None = None
 
@@ -322,31 +327,35 @@ class LineIndex:
         """The last start in [low, high - span] where pass ``tier`` holds ``pattern``; -1 if none."""
         if not pattern:
             return low
-        found = -1
         keys = self.keys(tier)
-        while True:
-            hit = _matches(keys, pattern, found + 1 if found >= 0 else low, high, 1)
-            if not hit:
-                return found
-            found = hit[0]
+        hits = _matches(keys, pattern, low, high, 2)
+        if len(hits) < 2:  # (the common case: the hunk occurs once there)
+            return hits[0] if hits else -1
+        # Several: the first match of the reversed pattern in the reversed keys is the last one,
+        # found without walking every match in between (a blank line in a file of blank lines).
+        backwards = self._reversed[tier]
+        if backwards is None:
+            backwards = self._reversed[tier] = keys[::-1]
+        size = len(keys)
+        found = _matches(backwards, pattern[::-1], size - min(high, size), size - hits[1], 1)
+        return size - found[0] - len(pattern) if found else hits[1]
 
     def starts(self, pattern: list[str], tier: int, low: int, high: int, limit: int) -> list[int]:
         return _matches(self.keys(tier), pattern, low, high, limit)
 
     def block_end(self, opener: int) -> int | None:
-        """Where the block that line ``opener`` opens ends (exclusive), or None if it opens none:
-        a line ending with an opening bracket runs to the line that closes it; otherwise the lines
-        indented deeper than it that follow it (blank lines included) are its block."""
+        """Where the block that line ``opener`` opens ends (exclusive), or None if it opens none
+        that can be told for sure: a line ending with an opening bracket runs to the line that
+        closes it; otherwise the lines indented deeper than it that follow it (blank lines
+        included) are its block.
+
+        Brackets and indentation are counted without reading strings or comments, so a block is
+        trusted only where they cannot mislead: a bracket block must close on the first line
+        that is not indented deeper than its opener (a ``"}"`` in a string would end it early),
+        and an indented block must hold its triple quotes in pairs (a multi-line string's
+        unindented lines would end it early)."""
         texts = self.texts
         line = texts[opener].rstrip()
-        if line[-1:] in ("{", "(", "["):
-            depth = 0
-            for number in range(opener, len(texts)):
-                text = texts[number]
-                depth += sum(map(text.count, "{([")) - sum(map(text.count, "})]"))
-                if depth <= 0:
-                    return number + 1
-            return None
         indent = len(line) - len(line.lstrip())
         end = opener + 1
         deeper = False
@@ -357,7 +366,19 @@ class LineIndex:
                     break
                 deeper = True
             end += 1
-        return end if deeper else None
+        if line[-1:] in ("{", "(", "["):
+            depth = 0
+            for number in range(opener, len(texts)):
+                text = texts[number]
+                depth += sum(map(text.count, "{([")) - sum(map(text.count, "})]"))
+                if depth <= 0:
+                    return number + 1 if number == end else None
+            return None
+        block = texts[opener:end]
+        if not deeper or any(sum(text.count(quotes) for text in block) % 2
+                             for quotes in ('"""', "'''")):
+            return None
+        return end
 
     def search(
         self, pattern: Sequence[str], lower: int, upper: int, *, eof: bool = False,

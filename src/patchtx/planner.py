@@ -289,8 +289,9 @@ def _reversed(chunk: Chunk) -> Chunk:
     lines = tuple((swap[kind], text) for kind, text in chunk.lines)
     eof = chunk.is_end_of_file
     if all(kind == "+" for kind, _ in chunk.lines):
-        if chunk.anchors:
+        if chunk.anchors:  # (where an "*** End of File" marker does not move it either)
             lines = ((" ", chunk.anchors[-1]), *lines)
+            eof = False
         else:
             eof = True
     return Chunk(chunk.anchors, lines, eof, chunk.line)  # type: ignore[arg-type]
@@ -313,6 +314,43 @@ def _insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
             at = placement.start if chunk.anchors else len(texts) - len(added)
             if at >= 0 and list(texts[at : at + len(added)]) == added:
                 return True
+    return False
+
+
+def _redoes(exact: LineIndex, chunks: Sequence[Chunk]) -> bool:
+    """Whether undoing the chunks together gives a file that the patch turns back into this one.
+    Its undone chunks placing is not enough: a hunk whose new lines also stand elsewhere (an
+    ``x = 2`` in another function) would count as applied where its old lines still wait."""
+    try:
+        undone = place(exact, [_reversed(chunk) for chunk in chunks], first_match=True)
+    except Missing:
+        return False
+    texts = exact.texts
+    before: list[str] = []
+    position = 0
+    for _, start, end, lines in undone:
+        before += texts[position:start]
+        before += [text for kind, text in lines if kind != "-"]
+        position = end
+    before += texts[position:]
+    try:
+        redone = Locator(before, "").place(chunks)
+    except PatchtxError:
+        return False
+    after: list[str] = []
+    position = 0
+    for placement in redone:
+        after += before[position:placement.start]
+        position = placement.start
+        for kind, text in placement.lines:  # (context stays as the file has it)
+            if kind != "+":
+                if kind == " ":
+                    after.append(before[position])
+                position += 1
+            else:
+                after.append(text)
+    after += before[position:]
+    return after == list(texts)
     return False
 
 
@@ -344,7 +382,7 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
         # lines are absent, a typo included.
         return any(kind == "+" and text.strip() for kind, text in chunk.lines)
 
-    if all(map(shows_its_change, chunks)) and places(exact, [_reversed(chunk) for chunk in chunks]):
+    if all(map(shows_its_change, chunks)) and _redoes(exact, chunks):
         return ["applied"] * len(chunks)
     verdicts = []
     for chunk in chunks:

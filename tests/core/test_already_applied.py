@@ -133,3 +133,30 @@ def test_a_miss_after_an_earlier_operation_on_the_same_file_says_so(tmp_path: Pa
     assert "An earlier operation of this patch (Update File: m.py (patch line 2)) changed this file" \
         in info.value.message
     assert (tmp_path / "m.py").read_text() == SOURCE
+
+
+def test_new_lines_standing_elsewhere_do_not_make_a_pending_hunk_applied(tmp_path: Path) -> None:
+    # The first hunk's new line "x = 2" stands in two(), but its old line still waits in one():
+    # undone there, the patch would be ambiguous, so it cannot be what left the file so. Only
+    # the second hunk is in place: partly applied, never "already applied" (which
+    # skip_applied would turn into a success that leaves "x = 1" unchanged).
+    source = "def one():\n    x = 1\ndef two():\n    x = 2\ndef three():\n    y = 2\n"
+    (tmp_path / "f.py").write_text(source)
+    patch = ("*** Begin Patch\n*** Update File: f.py\n@@\n-    x = 1\n+    x = 2\n"
+             "@@ def three():\n-    y = 1\n+    y = 2\n*** End Patch")
+    for skip_applied in (False, True):
+        with pytest.raises(PartlyAppliedError) as info:
+            patchtx.apply_patch(patch, tmp_path, skip_applied=skip_applied)
+        assert info.value.details["applied_lines"] == [6]
+    assert (tmp_path / "f.py").read_text() == source
+
+
+def test_an_anchored_insertion_marked_end_of_file_is_not_inserted_twice(tmp_path: Path) -> None:
+    # The marker does not move an insertion under an anchor, so it must not hide it either.
+    (tmp_path / "f.py").write_text("a\nb\n")
+    patch = "*** Begin Patch\n*** Update File: f.py\n@@ a\n+new\n*** End of File\n*** End Patch"
+    patchtx.apply_patch(patch, tmp_path)
+    assert (tmp_path / "f.py").read_text() == "a\nnew\nb\n"
+    with pytest.raises(AlreadyAppliedError):
+        patchtx.apply_patch(patch, tmp_path)
+    assert (tmp_path / "f.py").read_text() == "a\nnew\nb\n"

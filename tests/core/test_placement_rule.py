@@ -156,3 +156,48 @@ def test_a_chunk_repeating_its_anchor_line_edits_that_class_not_the_next(tmp_pat
                         "     def f(self):\n-        return 1\n+        return 2\n*** End Patch", tmp_path)
     assert (tmp_path / "m.py").read_text().split("class B:")[0].count("return 2") == 1
     assert (tmp_path / "m.py").read_text().endswith("class B:\n    def f(self):\n        return 1\n")
+
+
+def test_a_hunk_whose_first_line_only_loosely_repeats_its_anchor_is_still_determined(
+        tmp_path: Path) -> None:
+    # "a" equals the anchor "  a" only with whitespace ignored, so it is no occurrence of the
+    # anchor (found exactly): the first hunk cannot take line 2, whose anchor would then be
+    # missing. One placement exists; it used to be refused as ambiguous.
+    (tmp_path / "f.py").write_text("  a\n  a\na\n")
+    assert apply(tmp_path, "@@\n   a\n+N\n@@   a\n a\n+M\n*** End of File") == "  a\nN\n  a\na\nM\n"
+
+
+@pytest.mark.parametrize(("source", "body"), [
+    # A "}" in a string would close the block early by a bare count of brackets, leaving one
+    # of foo's two "x = 1;" lines outside it.
+    ("fn foo() {\n    x = 1;\n    let s = \"}\";\n    x = 1;\n}\nfn bar() {\n    x = 1;\n}\n",
+     "@@ fn foo() {\n-    x = 1;\n+    x = 2;"),
+    # An unindented line of a multi-line string would end class T early by indentation alone,
+    # leaving T.g's "return 1" outside it.
+    ('class T:\n    def f(self):\n        return 1\n    s = """\nx\n"""\n    def g(self):\n'
+     '        return 1\nclass U:\n    def g(self):\n        return 1\n',
+     "@@ class T:\n-        return 1\n+        return 2"),
+])
+def test_the_block_rule_never_settles_on_a_block_that_strings_cut_short(
+        tmp_path: Path, source: str, body: str) -> None:
+    (tmp_path / "f.py").write_text(source)
+    with pytest.raises(AmbiguousContextError):
+        apply(tmp_path, body)
+    assert (tmp_path / "f.py").read_text() == source
+
+
+@pytest.mark.parametrize(("source", "body", "after"), [
+    ("def f():\n    a = 1\n    return x\ndef g():\n    a = 1\n    return x  \n",
+     "@@\n-    a = 1\n+    a = 2\n@@\n-    return x\n+    return y",
+     "def f():\n    a = 2\n    return y\ndef g():\n    a = 1\n    return x  \n"),
+    # One hunk: below the second "def run(self):" only the trailing-whitespace pass finds it.
+    ("class A:\n    def run(self):\n        go()\nclass B:\n    def run(self):\n        go()  \n",
+     "@@     def run(self):\n-        go()\n+        stop()",
+     "class A:\n    def run(self):\n        stop()\nclass B:\n    def run(self):\n        go()  \n"),
+])
+def test_an_exact_match_is_preferred_to_places_only_a_looser_pass_finds(
+        tmp_path: Path, source: str, body: str, after: str) -> None:
+    # A section's pass is the first that finds it from its earliest place; matches that only a
+    # looser pass finds are no candidates (as in Codex): docs/format.md, "Where a hunk goes".
+    (tmp_path / "f.py").write_text(source)
+    assert apply(tmp_path, body) == after
