@@ -266,3 +266,31 @@ class SeveralPatchesError(ParseError):
     them (first and last line, files named)."""
 
     kind = "several_patches"
+
+
+class TransactionClosedError(PatchtxError):
+    """A ``Transaction`` used after it committed or was abandoned."""
+
+    kind = "transaction_closed"
+
+
+class NothingToUndoError(PatchtxError):
+    kind = "nothing_to_undo"
+
+
+class NothingToRedoError(PatchtxError):
+    kind = "nothing_to_redo"
+
+
+class UnknownTransactionError(PatchtxError):
+    kind = "unknown_transaction"
+
+
+class HistoryDamagedError(PatchtxError):
+    kind = "history_damaged"
+
+
+class InvalidArgumentsError(PatchtxError):
+    """The tool call's JSON arguments do not fit the declared schema."""
+
+    kind = "invalid_arguments"

@@ -22,19 +22,22 @@ import os
 import stat
 
 from ._sha import hexdigest
-from .errors import ChangedSincePlanningError, PatchtxError
+from .errors import (
+    ChangedSincePlanningError,
+    HistoryDamagedError,
+    NothingToRedoError,
+    NothingToUndoError,
+    UnknownTransactionError,
+)
 from .model import ChangeKind, FileChange, PathTarget, Plan, Result
 from .policy import effective_options
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
 from .txn.history import (
-    HistoryDamagedError,
     HistoryEntry,
     HistoryFile,
     HistoryRecord,
     KeepHistory,
-    NothingToUndoError,
-    UnknownTransactionError,
     find_entry,
     list_entries,
     open_workspace,
@@ -71,9 +74,6 @@ PathLike = str | os.PathLike[str]
 _Current = tuple[bytes, int] | None | str
 _DIRECTORY = "a directory"
 
-
-class NothingToRedoError(PatchtxError):
-    kind = "nothing_to_redo"
 
 
 def undo_stacks(entries: list[HistoryEntry]) -> tuple[list[HistoryEntry], list[HistoryEntry]]:

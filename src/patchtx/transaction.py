@@ -10,16 +10,12 @@ from __future__ import annotations
 import os
 from types import TracebackType
 
-from .errors import EncodingPatchError, PatchtxError
+from .errors import EncodingPatchError, TransactionClosedError
 from .model import Patch, Plan, Result
 from .parser import parse
 from .planner import Stager
 from .policy import effective_options
 from .workspace import Workspace
-
-
-class TransactionClosedError(PatchtxError):
-    kind = "transaction_closed"
 
 
 class Transaction:

@@ -40,9 +40,9 @@ except ImportError as _missing:
     raise _error from _missing
 
 from .. import __version__
+from ..errors import InvalidArgumentsError
 from ..render import result_schema
 from .tool_call import (
-    InvalidArgumentsError,
     ToolOutcome,
     apply_patch_call,
     failure_outcome,

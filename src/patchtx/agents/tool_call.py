@@ -22,7 +22,7 @@ from typing import Any
 
 from .._record import replace
 from ..api import apply_plan, options_for, plan_patch
-from ..errors import InternalError, PatchtxError, PolicyError, UnsafePathError
+from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
 from ..model import ChangeKind, Hunk, Patch, Plan, Result, UpdateFile
 from ..parser import parse
 from ..render import diff_texts, error_json, human_report, log_text, result_json
@@ -214,11 +214,6 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False,
     done = "" if dry_run else f" as transaction {result.transaction_id}"
     return ToolOutcome(outcome.payload, f"{verb} transaction {result.extra['undone']}{done}.\n{outcome.text}")
 
-
-class InvalidArgumentsError(PatchtxError):
-    """The tool call's JSON arguments do not fit the declared schema."""
-
-    kind = "invalid_arguments"
 
 
 def _argument_error(message: str) -> ToolOutcome:

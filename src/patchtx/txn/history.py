@@ -35,7 +35,13 @@ import os
 import time
 
 from .._sha import sha256
-from ..errors import PatchtxError, UntrustedStateError
+from ..errors import (
+    HistoryDamagedError,
+    NothingToUndoError,
+    PatchtxError,
+    UnknownTransactionError,
+    UntrustedStateError,
+)
 from ..model import ChangeKind
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
@@ -69,16 +75,7 @@ DEFAULT_BYTES = 64 * 1024 * 1024
 # -- errors ------------------------------------------------------------------------------------
 
 
-class NothingToUndoError(PatchtxError):
-    kind = "nothing_to_undo"
 
-
-class UnknownTransactionError(PatchtxError):
-    kind = "unknown_transaction"
-
-
-class HistoryDamagedError(PatchtxError):
-    kind = "history_damaged"
 
 
 # -- values ------------------------------------------------------------------------------------
