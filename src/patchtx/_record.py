@@ -21,7 +21,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from types import CodeType, FunctionType
     from typing import Any, TypeVar, dataclass_transform
 
@@ -261,93 +261,6 @@ else:
     _TEMPLATES = tuple(f.__code__ for f in (_init0, _init1, _init2, _init3, _init4, _init5, _init6, _init7,
                                             _init8, _init9, _init10, _init11, _init12))
 
-
-
-class _StrEnumType(type):
-    """The metaclass of :class:`StrEnum`: turns the class's string attributes into its members."""
-
-    _members_: dict[str, Any]
-    _by_value_: dict[str, Any]
-
-    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> _StrEnumType:
-        values = {k: v for k, v in namespace.items() if not k.startswith("_") and isinstance(v, str)}
-        cls = super().__new__(mcs, name, bases, namespace)
-        make: Any = str.__new__
-        members: dict[str, Any] = {k: make(cls, v) for k, v in values.items()}
-        for key, member in members.items():
-            type.__setattr__(cls, key, member)
-        type.__setattr__(cls, "_members_", members)
-        type.__setattr__(cls, "_by_value_", {str(m): m for m in members.values()})
-        return cls
-
-    def __call__(cls, value: object) -> Any:
-        try:
-            return cls._by_value_[value]  # type: ignore[index]
-        except (KeyError, TypeError):
-            raise ValueError(f"{value!r} is not a valid {cls.__qualname__}") from None
-
-    def __getitem__(cls, name: str) -> Any:
-        return cls._members_[name]
-
-    def __iter__(cls) -> Iterator[Any]:
-        return iter(list(cls._members_.values()))
-
-    def __len__(cls) -> int:
-        return len(cls._members_)
-
-    def __contains__(cls, value: object) -> bool:
-        return value in cls._by_value_
-
-    @property
-    def __members__(cls) -> dict[str, Any]:
-        return dict(cls._members_)
-
-    def __setattr__(cls, name: str, value: object) -> None:
-        if name in cls.__dict__.get("_members_", ()):
-            raise AttributeError(f"cannot reassign member {name!r}")
-        super().__setattr__(name, value)
-
-
-class StrEnum(str, metaclass=_StrEnumType):
-    """``enum.StrEnum`` for what patchtx asks of it, without importing ``enum``.
-
-    ``enum`` (with the ``functools`` and ``collections`` it imports) costs ~5 ms at start-up. Members
-    are str instances of the class, one per string attribute: ``.value``, ``.name``, ``is``
-    identity (kept through copy and pickle), iteration in definition order, lookup by value
-    (``Kind("A")``) or name (``Kind["ADD"]``), equal to and hashed as their value, ``str()`` and
-    f-strings give the value. Type checkers are shown ``enum.StrEnum`` instead (see model.py).
-    """
-
-    __slots__ = ()
-
-    @property
-    def value(self) -> str:
-        return str.__str__(self)
-
-    @property
-    def name(self) -> str:
-        for key, member in type(self)._members_.items():
-            if member is self:
-                return key
-        raise AttributeError("name")  # pragma: no cover - every instance is a member
-
-    def __str__(self) -> str:
-        return str.__str__(self)
-
-    def __format__(self, spec: str) -> str:
-        return str.__format__(str.__str__(self), spec)
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}.{self.name}: {str.__str__(self)!r}>"
-
-    def __reduce_ex__(self, protocol: object) -> tuple[Any, tuple[str]]:
-        return type(self), (str.__str__(self),)
-
-    def __copy__(self) -> Any:
-        return self
-
-    def __deepcopy__(self, memo: object) -> Any:
-        return self
 
 
 def as_dict(obj: Any) -> Any:

@@ -7,18 +7,17 @@ the patch wrote it, for Codex-style summaries.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from ._record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from enum import StrEnum
     from typing import Literal
 
     from .txn.reports import RecoveryReport
 
     LineKind = Literal[" ", "-", "+"]
-else:
-    from ._record import StrEnum  # the same behaviour without importing enum (see _record)
 
 
 @record

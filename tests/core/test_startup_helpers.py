@@ -6,15 +6,13 @@ Each must behave as what it replaces, for everything patchtx and its callers ask
 from __future__ import annotations
 
 import copy
-import enum
-import json
 import pickle
 
 import pytest
 from hypothesis import strategies as st
 
 from patchtx._record import _TEMPLATES, _init_source, field, record, replace
-from patchtx.model import ChangeKind, Plan, Result
+from patchtx.model import Plan, Result
 from patchtx.txn.journal import group_journal_folder
 
 
@@ -71,23 +69,6 @@ def test_a_default_before_a_field_without_one_is_refused() -> None:
         class _Bad:
             a: int = 0
             b: int
-
-
-def test_change_kind_behaves_as_a_str_enum() -> None:
-    reference = enum.StrEnum("ChangeKind", [("ADD", "A"), ("UPDATE", "M"), ("DELETE", "D"), ("MOVE", "R")])
-    assert [k.value for k in ChangeKind] == [k.value for k in reference] and len(ChangeKind) == 4
-    assert [k.name for k in ChangeKind] == [k.name for k in reference]
-    for kind, ref in zip(ChangeKind, reference, strict=True):
-        assert (str(kind), f"{kind}", f"{kind:>3}", repr(kind)) == (str(ref), f"{ref}", f"{ref:>3}", repr(ref))
-        assert kind == ref.value and hash(kind) == hash(ref.value) and isinstance(kind, str)
-        assert ChangeKind(ref.value) is kind and ChangeKind[ref.name] is kind
-        assert copy.copy(kind) is kind and copy.deepcopy(kind) is kind
-        assert pickle.loads(pickle.dumps(kind)) is kind
-        assert json.dumps(kind) == json.dumps(ref)
-    with pytest.raises(ValueError):
-        ChangeKind("X")
-    with pytest.raises(AttributeError):
-        ChangeKind.ADD = "B"  # type: ignore[misc]
 
 
 _JSON_TEXT = st.text(st.sampled_from('ab"\\\n\t\x00\x1f\x7f é\u2028😀\udc80/'), max_size=12)

@@ -14,15 +14,14 @@ later barrier) and stays small; otherwise it uses one syncfs per filesystem.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from enum import StrEnum
 
     from .dirs import DirectoryHandles
     from .fsops import FileSystemOps
-else:
-    from .._record import StrEnum  # the same behaviour without importing enum (see _record)
 
 # A barrier with more descriptors than this uses syncfs even if the budget would allow fsyncs.
 _FSYNC_EACH_MAX = 16
