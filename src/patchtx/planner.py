@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from ._record import record
+from .applied import hunks_in_place, insertion_in_place
 from .emptied import emptied_folders
 from .errors import (
     AlreadyAppliedError,
@@ -25,11 +26,11 @@ from .errors import (
     PolicyError,
     UnsafePathError,
 )
-from .matching import ByteIndex, LineIndex, Locator, Missing, NotExact, Placement, framed, place
+from .exact import ExactUpdate, update_exactly
+from .matching import LineIndex, Locator
 from .model import (
     AddFile,
     ChangeKind,
-    Chunk,
     DecodedLines,
     DeleteFile,
     FileChange,
@@ -39,7 +40,8 @@ from .model import (
     UpdateFile,
 )
 from .policy import PlanOptions, check_policy_files, protected_by
-from .textfile import BOM_BYTES, TextFile, decode, looks_binary
+from .rewrite import Edit, rewrite
+from .textfile import decode, looks_binary
 from .workspace import FileView, ResolvedPath, Workspace
 
 
@@ -52,9 +54,8 @@ class _Entry:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    pass
 
-Edit = tuple[int, int, int, int]
 _DEFAULT_MODE: list[int] = []
 
 
@@ -74,324 +75,6 @@ def git_permissions(git_mode: int, current: int | None) -> int:
     if git_mode & 0o111:
         return base | ((base & 0o444) >> 2)
     return base & ~0o111
-
-
-def rewrite(original: TextFile, placements: list[Placement],
-            ends_with_newline: bool | None = None) -> tuple[TextFile, list[Edit]]:
-    """Apply placed chunks: context lines keep the file's text and ending, ``-`` lines go,
-    ``+`` lines come with the file's dominant ending; the final-newline state is kept (or set, by
-    ``ends_with_newline``, as a unified diff's ``\\ No newline at end of file`` says).
-
-    Also returns the changed line ranges ``(old_start, old_end, new_start, new_end)``.
-    """
-    texts, endings = original.texts, original.endings
-    dominant = original.dominant_ending
-    out_texts: list[str] = []
-    out_endings: list[str] = []
-    edits: list[Edit] = []
-    opened: tuple[int, int] | None = None
-    position = 0
-    for placement in placements:
-        out_texts.extend(texts[position : placement.start])
-        out_endings.extend(endings[position : placement.start])
-        line = placement.start
-        for kind, text in placement.lines:
-            if kind == " ":
-                if opened is not None:
-                    edits.append((opened[0], line, opened[1], len(out_texts)))
-                    opened = None
-                out_texts.append(texts[line])
-                out_endings.append(endings[line])
-                line += 1
-                continue
-            if opened is None:
-                opened = (line, len(out_texts))
-            if kind == "-":
-                line += 1
-            else:
-                out_texts.append(text)
-                out_endings.append(dominant)
-        if opened is not None:
-            edits.append((opened[0], line, opened[1], len(out_texts)))
-            opened = None
-        position = line
-    out_texts.extend(texts[position:])
-    out_endings.extend(endings[position:])
-    # An unterminated line that is no longer last gets the dominant ending. Only the original
-    # last line can be one (none if it ends with a newline), so find it with C-level searches,
-    # not a loop over every line.
-    last, k = len(out_endings) - 1, 0
-    while endings and not endings[-1]:
-        try:
-            k = out_endings.index("", k, last)
-        except ValueError:
-            break
-        out_endings[k] = dominant
-    if out_endings:
-        keep = original.ends_with_newline if ends_with_newline is None else ends_with_newline
-        out_endings[-1] = (out_endings[-1] or dominant) if keep else ""
-    if texts and out_texts and not (endings[-1] and out_endings[-1]):
-        edits = _with_ending_changes(edits, endings, out_endings)
-    return TextFile(out_texts, out_endings, original.bom), edits
-
-
-class ExactUpdate:
-    """What ``update_exactly`` computes: the new bytes, the changed line ranges as ``rewrite``
-    reports them, and (for a file without BOM) where each range starts and ends in the old and
-    new bytes, so a diff slices them instead of splitting them; and whether a pure insertion's
-    lines already stand where it inserts them (then the patch may have been applied before)."""
-
-    __slots__ = ("after", "edits", "offsets", "insertion_in_place")
-
-    def __init__(self, after: bytes, edits: list[Edit], offsets: list[Edit] | None,
-                 insertion_in_place: bool = False) -> None:
-        self.after, self.edits, self.offsets = after, edits, offsets
-        self.insertion_in_place = insertion_in_place
-
-
-def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
-                   first_match: bool = False) -> ExactUpdate | None:
-    """``rewrite`` of the chunks as ``Locator`` places them, done on the file's bytes when that
-    is the same thing and cheaper: for a UTF-8 file with LF endings only, its last line ending
-    with one too, whose every search is settled by the exact pass (the common case). No line list
-    is built, so a 200,000-line file costs a few C-level scans instead of splitting, joining and
-    re-encoding every line.
-
-    None when the line-based path must decide (CR in the file or the patch, a binary or non-UTF-8
-    file, an unterminated last line, a search that goes past the exact pass, an ambiguous match):
-    it then also raises every error.
-    """
-    if b"\r" in data or looks_binary(data) or (data and not data.endswith(b"\n")):
-        # (An unterminated last line moves its missing newline, and an empty one is a line no
-        # byte offset can show in a diff: both are left to the line model.)
-        return None
-    ascii_file = data.isascii()
-    if not ascii_file:  # (a C-speed check: a decode only where it can fail)
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    bom = data.startswith(BOM_BYTES)
-    body = data[len(BOM_BYTES):] if bom else data
-    try:
-        index = ByteIndex(body)
-        placed = place(index, chunks, first_match=first_match)
-        # Matched exactly, context lines are the file's own: a chunk's new lines are its text.
-        replacements = [_framed_or_nothing([text for kind, text in lines if kind != "-"])
-                        for _, _, _, lines in placed]
-    except NotExact:
-        return None
-    line_numbers = index.line_of([start for _, start, _, _ in placed])
-    placements = [Placement(number, line, sum(kind != "+" for kind, _ in lines), lines)
-                  for (number, _, _, lines), line in zip(placed, line_numbers, strict=True)]
-    # Every line ends with an LF; added lines take it too (the dominant ending of a file without
-    # CR). Lines between the placements are copied as byte slices.
-    pieces = [BOM_BYTES] if bom else []
-    # Offsets are framed ones (see ByteIndex): framed offset ``o >= 1`` is body offset ``o - 1``.
-    position = 1  # past the LF in front of the first line
-    for (_, at, end, _), replacement in zip(placed, replacements, strict=True):
-        pieces.append(body[position - 1 : at])
-        pieces.append(replacement)
-        position = end + 1
-    pieces.append(body[position - 1 :])
-    # The framed offset of the LF in front of a line is the body offset of the line itself.
-    # Context and removed lines are the file's own: ASCII if the whole file is.
-    edits, offsets = _edits_and_offsets(
-        placements, [at for _, at, _, _ in placed],
-        [ascii_file and replacement.isascii() for replacement in replacements])
-    # The framed offset of the LF in front of a line is the body offset of the line itself.
-    insertion_in_place = any(
-        body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
-        for number, at, _, lines in placed if _inserts_text(chunks[number])
-        for added in [_framed_or_nothing([text for _, text in lines])])
-    # A diff shows a BOM as part of the first line, so it splits the bytes itself.
-    return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
-
-
-def _framed_or_nothing(lines: list[str]) -> bytes:
-    """``lines`` as UTF-8, each followed by an LF."""
-    return framed(lines)[1:] if lines else b""
-
-
-def _edits_and_offsets(placements: list[Placement], starts: list[int],
-                       ascii_only: list[bool]) -> tuple[list[Edit], list[Edit]]:
-    """The changed line ranges ``rewrite`` reports, from the placements alone (each run of ``-``
-    and ``+`` lines of a chunk, with new line numbers shifted by the lines added and removed
-    before it), and for each range the byte offsets of its four line numbers in the old
-    and new bytes of an LF-only file whose last line ends with an LF. ``starts`` are the old
-    offsets of the placements' first lines; ``ascii_only`` says of each placement whether all
-    its lines are ASCII (then a line's length is its length in bytes)."""
-    edits: list[Edit] = []
-    offsets: list[Edit] = []
-    shift = byte_shift = 0  # new minus old, in lines and in bytes, at the current line
-    for placement, at, ascii_lines in zip(placements, starts, ascii_only, strict=True):
-        line = placement.start
-        opened: Edit | None = None
-        for kind, text in placement.lines:
-            size = len(text) + 1 if ascii_lines else len(text.encode("utf-8")) + 1
-            if kind == " ":
-                if opened is not None:
-                    edits.append((opened[0], line, opened[1], line + shift))
-                    offsets.append((opened[2], at, opened[3], at + byte_shift))
-                    opened = None
-                line += 1
-                at += size
-                continue
-            if opened is None:
-                opened = (line, line + shift, at, at + byte_shift)
-            if kind == "-":
-                line += 1
-                shift -= 1
-                at += size
-                byte_shift -= size
-            else:
-                shift += 1
-                byte_shift += size
-        if opened is not None:
-            edits.append((opened[0], line, opened[1], line + shift))
-            offsets.append((opened[2], at, opened[3], at + byte_shift))
-    return edits, offsets
-
-
-def _unchanged_counterpart(edits: list[Edit], index: int, *, from_new: bool) -> int | None:
-    """Where an unchanged line stands on the other side of the edits (None if the line is edited)."""
-    source = 2 if from_new else 0
-    target = 2 - source
-    position = index
-    for edit in edits:
-        if edit[source] <= index < edit[source + 1]:
-            return None
-        if edit[source + 1] <= index:
-            position = edit[target + 1] + (index - edit[source + 1])
-    return position
-
-
-def _with_ending_changes(edits: list[Edit], old_endings: list[str], new_endings: list[str]) -> list[Edit]:
-    """Lines copied unchanged can still change ending at the end of the file (keeping the
-    final-newline state moves the missing newline to the new last line): add those lines as
-    edits so a diff shows them."""
-    extra: list[Edit] = []
-    old_size, new_size = len(old_endings), len(new_endings)
-
-    candidates = {old_size - 1, _unchanged_counterpart(edits, new_size - 1, from_new=True)}
-    for old in sorted(c for c in candidates if c is not None and 0 <= c < old_size):
-        new = _unchanged_counterpart(edits, old, from_new=False)
-        if new is not None and 0 <= new < new_size and old_endings[old] != new_endings[new]:
-            extra.append((old, old + 1, new, new + 1))
-    return sorted(edits + extra)
-
-
-def _reversed(chunk: Chunk) -> Chunk:
-    """The chunk that undoes ``chunk``: what it adds is what the file holds once it is applied.
-    A pure insertion must stand right after its anchor (kept as a context line) or, with none,
-    end the file."""
-    swap = {" ": " ", "-": "+", "+": "-"}
-    lines = tuple((swap[kind], text) for kind, text in chunk.lines)
-    eof = chunk.is_end_of_file
-    if all(kind == "+" for kind, _ in chunk.lines):
-        if chunk.anchors:  # (where an "*** End of File" marker does not move it either)
-            lines = ((" ", chunk.anchors[-1]), *lines)
-            eof = False
-        else:
-            eof = True
-    return Chunk(chunk.anchors, lines, eof, chunk.line)  # type: ignore[arg-type]
-
-
-def _inserts_text(chunk: Chunk) -> bool:
-    """A pure insertion with some text (blank lines alone are too common to tell anything)."""
-    return (all(kind == "+" for kind, _ in chunk.lines)
-            and any(text.strip() for _, text in chunk.lines))
-
-
-def _insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
-                        placements: Sequence[Placement]) -> bool:
-    """Whether some pure insertion's lines already stand where it inserts them: right after its
-    anchor, or, with none, at the end of the file (``ExactUpdate.insertion_in_place`` on lines)."""
-    for placement in placements:
-        chunk = chunks[placement.chunk_index]
-        if _inserts_text(chunk):
-            added = [text for _, text in placement.lines]
-            at = placement.start if chunk.anchors else len(texts) - len(added)
-            if at >= 0 and list(texts[at : at + len(added)]) == added:
-                return True
-    return False
-
-
-def _redoes(exact: LineIndex, chunks: Sequence[Chunk]) -> bool:
-    """Whether undoing the chunks together gives a file that the patch turns back into this one.
-    Its undone chunks placing is not enough: a hunk whose new lines also stand elsewhere (an
-    ``x = 2`` in another function) would count as applied where its old lines still wait."""
-    try:
-        undone = place(exact, [_reversed(chunk) for chunk in chunks], first_match=True)
-    except Missing:
-        return False
-    texts = exact.texts
-    before: list[str] = []
-    position = 0
-    for _, start, end, lines in undone:
-        before += texts[position:start]
-        before += [text for kind, text in lines if kind != "-"]
-        position = end
-    before += texts[position:]
-    try:
-        redone = Locator(before, "").place(chunks)
-    except PatchtxError:
-        return False
-    after: list[str] = []
-    position = 0
-    for placement in redone:
-        after += before[position:placement.start]
-        position = placement.start
-        for kind, text in placement.lines:  # (context stays as the file has it)
-            if kind != "+":
-                if kind == " ":
-                    after.append(before[position])
-                position += 1
-            else:
-                after.append(text)
-    after += before[position:]
-    return after == list(texts)
-    return False
-
-
-def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
-                   loose: LineIndex | None = None) -> list[str] | None:
-    """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a
-    file that is not text.
-
-    A chunk is applied when it adds some text, its new side stands in the file exactly (what an
-    earlier run left is the patch's own text, not a look-alike) and its old side is found in no
-    pass; a pure insertion, whose old side is always found, when its lines already stand where it
-    would put them. When the chunks undone together place, every chunk is applied."""
-    if loose is None:  # (the caller's index of the decoded file, when it has one)
-        try:
-            loose = LineIndex(decode(content, "").texts)
-        except PatchtxError:
-            return None
-    exact = LineIndex(loose.texts, passes=1)
-
-    def places(index: LineIndex, some: Sequence[Chunk]) -> bool:
-        try:
-            place(index, some, first_match=True)
-        except Missing:
-            return False
-        return True
-
-    def shows_its_change(chunk: Chunk) -> bool:
-        # A chunk that only deletes (or adds blank lines) would be "in place" wherever its old
-        # lines are absent, a typo included.
-        return any(kind == "+" and text.strip() for kind, text in chunk.lines)
-
-    if all(map(shows_its_change, chunks)) and _redoes(exact, chunks):
-        return ["applied"] * len(chunks)
-    verdicts = []
-    for chunk in chunks:
-        if (shows_its_change(chunk) and places(exact, [_reversed(chunk)])
-                and (_inserts_text(chunk) or not places(loose, [chunk]))):
-            verdicts.append("applied")
-        else:
-            verdicts.append("pending" if places(loose, [chunk]) else "missing")
-    return verdicts
 
 
 class Stager:
@@ -676,7 +359,7 @@ class Stager:
                                  "file: its hunks are matched against the file as that operation "
                                  f"leaves it, not as it is on disk. {miss.hint}")
                 raise
-            if (locator is not None and _insertion_in_place(original.texts, hunk.chunks, placements)
+            if (locator is not None and insertion_in_place(original.texts, hunk.chunks, placements)
                     and self._hunks_in_place(hunk, entry.content, rel, locator.index)):
                 return
             rewritten, edits = rewrite(original, placements, ends_with_newline)

@@ -1,4 +1,4 @@
-"""The exact fast path (``planner.update_exactly``: chunks placed with ``bytes.find`` on the file's
+"""The exact fast path (``exact.update_exactly``: chunks placed with ``bytes.find`` on the file's
 bytes) gives the line-based path's answer whenever it gives one, and a diff rendered from its byte
 offsets is the diff rendered from the line-based path's line lists.
 
@@ -18,11 +18,13 @@ from hypothesis import strategies as st
 
 from patchtx import planner as planner_module
 from patchtx.errors import PatchtxError
+from patchtx.exact import update_exactly
 from patchtx.matching import Locator
 from patchtx.model import ChangeKind, Chunk, DecodedLines, FileChange
 from patchtx.parser import parse
-from patchtx.planner import plan, rewrite, update_exactly
+from patchtx.planner import plan
 from patchtx.render import unified_diff
+from patchtx.rewrite import rewrite
 from patchtx.textfile import BOM_BYTES, decode
 
 if TYPE_CHECKING:

@@ -265,7 +265,7 @@ def test_dominant_ending_shortcut_agrees_on_every_small_file() -> None:
 @pytest.mark.parametrize("endings", _every_ending_list(3))
 def test_rewrite_moves_the_missing_final_newline_as_its_definition_says(endings: list[str]) -> None:
     from patchtx.matching import Placement
-    from patchtx.planner import rewrite
+    from patchtx.rewrite import rewrite
 
     texts = [f"l{i}" for i in range(len(endings))]
     original = TextFile(texts, endings)

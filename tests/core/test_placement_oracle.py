@@ -19,9 +19,9 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from patchtx.errors import AmbiguousContextError, ContextNotFoundError
+from patchtx.exact import update_exactly
 from patchtx.matching import MAX_CANDIDATES, LineIndex, Locator
 from patchtx.model import Chunk
-from patchtx.planner import update_exactly
 
 FILE_LINES = ["a", "b", "c", "  a", "  b", "class T:", "  def f():", "x {", "}", ""]
 ANCHORS = ["a", "class T:", "  def f():", "x {"]
@@ -235,7 +235,7 @@ def test_the_byte_path_rewrites_as_the_line_path(case: tuple[list[str], list[Chu
     exact = update_exactly(data, chunks, first_match=first_match)
     if exact is None:
         return
-    from patchtx.planner import rewrite
+    from patchtx.rewrite import rewrite
     from patchtx.textfile import decode
 
     original = decode(data, "f")

@@ -44,8 +44,8 @@ from patchtx.errors import (
 from patchtx.matching import Locator, Placement
 from patchtx.model import AddFile, ChangeKind, DeleteFile, Hunk, Patch, Plan, UpdateFile
 from patchtx.parser import parse, unwrap
-from patchtx.planner import rewrite
 from patchtx.render import codex_summary
+from patchtx.rewrite import rewrite
 from patchtx.textfile import BOM, TextFile, decode
 
 from .codex_binary import CodexRun, run_codex

@@ -1,0 +1,129 @@
+"""Whether an update is already applied: its hunks, undone, are found and redone by the rule.
+
+A patch sent again (a CI retry, an agent resending) must not apply twice: docs/format.md, "A patch
+sent again", states the rule these functions decide.
+"""
+
+from __future__ import annotations
+
+from .errors import PatchtxError
+from .matching import LineIndex, Locator, Missing, Placement, place
+from .model import Chunk
+from .textfile import decode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+def _reversed(chunk: Chunk) -> Chunk:
+    """The chunk that undoes ``chunk``: what it adds is what the file holds once it is applied.
+    A pure insertion must stand right after its anchor (kept as a context line) or, with none,
+    end the file."""
+    swap = {" ": " ", "-": "+", "+": "-"}
+    lines = tuple((swap[kind], text) for kind, text in chunk.lines)
+    eof = chunk.is_end_of_file
+    if all(kind == "+" for kind, _ in chunk.lines):
+        if chunk.anchors:  # (where an "*** End of File" marker does not move it either)
+            lines = ((" ", chunk.anchors[-1]), *lines)
+            eof = False
+        else:
+            eof = True
+    return Chunk(chunk.anchors, lines, eof, chunk.line)  # type: ignore[arg-type]
+
+
+def inserts_text(chunk: Chunk) -> bool:
+    """A pure insertion with some text (blank lines alone are too common to tell anything)."""
+    return (all(kind == "+" for kind, _ in chunk.lines)
+            and any(text.strip() for _, text in chunk.lines))
+
+
+def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
+                        placements: Sequence[Placement]) -> bool:
+    """Whether some pure insertion's lines already stand where it inserts them: right after its
+    anchor, or, with none, at the end of the file (``ExactUpdate.insertion_in_place`` on lines)."""
+    for placement in placements:
+        chunk = chunks[placement.chunk_index]
+        if inserts_text(chunk):
+            added = [text for _, text in placement.lines]
+            at = placement.start if chunk.anchors else len(texts) - len(added)
+            if at >= 0 and list(texts[at : at + len(added)]) == added:
+                return True
+    return False
+
+
+def _redoes(exact: LineIndex, chunks: Sequence[Chunk]) -> bool:
+    """Whether undoing the chunks together gives a file that the patch turns back into this one.
+    Its undone chunks placing is not enough: a hunk whose new lines also stand elsewhere (an
+    ``x = 2`` in another function) would count as applied where its old lines still wait."""
+    try:
+        undone = place(exact, [_reversed(chunk) for chunk in chunks], first_match=True)
+    except Missing:
+        return False
+    texts = exact.texts
+    before: list[str] = []
+    position = 0
+    for _, start, end, lines in undone:
+        before += texts[position:start]
+        before += [text for kind, text in lines if kind != "-"]
+        position = end
+    before += texts[position:]
+    try:
+        redone = Locator(before, "").place(chunks)
+    except PatchtxError:
+        return False
+    after: list[str] = []
+    position = 0
+    for placement in redone:
+        after += before[position:placement.start]
+        position = placement.start
+        for kind, text in placement.lines:  # (context stays as the file has it)
+            if kind != "+":
+                if kind == " ":
+                    after.append(before[position])
+                position += 1
+            else:
+                after.append(text)
+    after += before[position:]
+    return after == list(texts)
+    return False
+
+
+def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
+                   loose: LineIndex | None = None) -> list[str] | None:
+    """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a
+    file that is not text.
+
+    A chunk is applied when it adds some text, its new side stands in the file exactly (what an
+    earlier run left is the patch's own text, not a look-alike) and its old side is found in no
+    pass; a pure insertion, whose old side is always found, when its lines already stand where it
+    would put them. When the chunks undone together place, every chunk is applied."""
+    if loose is None:  # (the caller's index of the decoded file, when it has one)
+        try:
+            loose = LineIndex(decode(content, "").texts)
+        except PatchtxError:
+            return None
+    exact = LineIndex(loose.texts, passes=1)
+
+    def places(index: LineIndex, some: Sequence[Chunk]) -> bool:
+        try:
+            place(index, some, first_match=True)
+        except Missing:
+            return False
+        return True
+
+    def shows_its_change(chunk: Chunk) -> bool:
+        # A chunk that only deletes (or adds blank lines) would be "in place" wherever its old
+        # lines are absent, a typo included.
+        return any(kind == "+" and text.strip() for kind, text in chunk.lines)
+
+    if all(map(shows_its_change, chunks)) and _redoes(exact, chunks):
+        return ["applied"] * len(chunks)
+    verdicts = []
+    for chunk in chunks:
+        if (shows_its_change(chunk) and places(exact, [_reversed(chunk)])
+                and (inserts_text(chunk) or not places(loose, [chunk]))):
+            verdicts.append("applied")
+        else:
+            verdicts.append("pending" if places(loose, [chunk]) else "missing")
+    return verdicts

@@ -1,0 +1,136 @@
+"""The byte path of an update: ``rewrite`` of the hunks as the placement rule places them, done on
+the file's bytes for a UTF-8 file with LF endings (the common case), so a 200,000-line file is not
+split into lines. It places through ``matching.place`` over a ``ByteIndex`` (the same rule) and
+hands the file to the line path whenever it cannot decide; tests hold the two to the same bytes.
+"""
+
+from __future__ import annotations
+
+from .applied import inserts_text
+from .matching import ByteIndex, NotExact, Placement, framed, place
+from .rewrite import Edit
+from .textfile import BOM_BYTES, looks_binary
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .model import Chunk
+
+
+class ExactUpdate:
+    """What ``update_exactly`` computes: the new bytes, the changed line ranges as ``rewrite``
+    reports them, and (for a file without BOM) where each range starts and ends in the old and
+    new bytes, so a diff slices them instead of splitting them; and whether a pure insertion's
+    lines already stand where it inserts them (then the patch may have been applied before)."""
+
+    __slots__ = ("after", "edits", "offsets", "insertion_in_place")
+
+    def __init__(self, after: bytes, edits: list[Edit], offsets: list[Edit] | None,
+                 insertion_in_place: bool = False) -> None:
+        self.after, self.edits, self.offsets = after, edits, offsets
+        self.insertion_in_place = insertion_in_place
+
+
+def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
+                   first_match: bool = False) -> ExactUpdate | None:
+    """``rewrite`` of the chunks as ``Locator`` places them, done on the file's bytes when that
+    is the same thing and cheaper: for a UTF-8 file with LF endings only, its last line ending
+    with one too, whose every search is settled by the exact pass (the common case). No line list
+    is built, so a 200,000-line file costs a few C-level scans instead of splitting, joining and
+    re-encoding every line.
+
+    None when the line-based path must decide (CR in the file or the patch, a binary or non-UTF-8
+    file, an unterminated last line, a search that goes past the exact pass, an ambiguous match):
+    it then also raises every error.
+    """
+    if b"\r" in data or looks_binary(data) or (data and not data.endswith(b"\n")):
+        # (An unterminated last line moves its missing newline, and an empty one is a line no
+        # byte offset can show in a diff: both are left to the line model.)
+        return None
+    ascii_file = data.isascii()
+    if not ascii_file:  # (a C-speed check: a decode only where it can fail)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    bom = data.startswith(BOM_BYTES)
+    body = data[len(BOM_BYTES):] if bom else data
+    try:
+        index = ByteIndex(body)
+        placed = place(index, chunks, first_match=first_match)
+        # Matched exactly, context lines are the file's own: a chunk's new lines are its text.
+        replacements = [_framed_or_nothing([text for kind, text in lines if kind != "-"])
+                        for _, _, _, lines in placed]
+    except NotExact:
+        return None
+    line_numbers = index.line_of([start for _, start, _, _ in placed])
+    placements = [Placement(number, line, sum(kind != "+" for kind, _ in lines), lines)
+                  for (number, _, _, lines), line in zip(placed, line_numbers, strict=True)]
+    # Every line ends with an LF; added lines take it too (the dominant ending of a file without
+    # CR). Lines between the placements are copied as byte slices.
+    pieces = [BOM_BYTES] if bom else []
+    # Offsets are framed ones (see ByteIndex): framed offset ``o >= 1`` is body offset ``o - 1``.
+    position = 1  # past the LF in front of the first line
+    for (_, at, end, _), replacement in zip(placed, replacements, strict=True):
+        pieces.append(body[position - 1 : at])
+        pieces.append(replacement)
+        position = end + 1
+    pieces.append(body[position - 1 :])
+    # The framed offset of the LF in front of a line is the body offset of the line itself.
+    # Context and removed lines are the file's own: ASCII if the whole file is.
+    edits, offsets = _edits_and_offsets(
+        placements, [at for _, at, _, _ in placed],
+        [ascii_file and replacement.isascii() for replacement in replacements])
+    # The framed offset of the LF in front of a line is the body offset of the line itself.
+    insertion_in_place = any(
+        body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
+        for number, at, _, lines in placed if inserts_text(chunks[number])
+        for added in [_framed_or_nothing([text for _, text in lines])])
+    # A diff shows a BOM as part of the first line, so it splits the bytes itself.
+    return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
+
+
+def _framed_or_nothing(lines: list[str]) -> bytes:
+    """``lines`` as UTF-8, each followed by an LF."""
+    return framed(lines)[1:] if lines else b""
+
+
+def _edits_and_offsets(placements: list[Placement], starts: list[int],
+                       ascii_only: list[bool]) -> tuple[list[Edit], list[Edit]]:
+    """The changed line ranges ``rewrite`` reports, from the placements alone (each run of ``-``
+    and ``+`` lines of a chunk, with new line numbers shifted by the lines added and removed
+    before it), and for each range the byte offsets of its four line numbers in the old
+    and new bytes of an LF-only file whose last line ends with an LF. ``starts`` are the old
+    offsets of the placements' first lines; ``ascii_only`` says of each placement whether all
+    its lines are ASCII (then a line's length is its length in bytes)."""
+    edits: list[Edit] = []
+    offsets: list[Edit] = []
+    shift = byte_shift = 0  # new minus old, in lines and in bytes, at the current line
+    for placement, at, ascii_lines in zip(placements, starts, ascii_only, strict=True):
+        line = placement.start
+        opened: Edit | None = None
+        for kind, text in placement.lines:
+            size = len(text) + 1 if ascii_lines else len(text.encode("utf-8")) + 1
+            if kind == " ":
+                if opened is not None:
+                    edits.append((opened[0], line, opened[1], line + shift))
+                    offsets.append((opened[2], at, opened[3], at + byte_shift))
+                    opened = None
+                line += 1
+                at += size
+                continue
+            if opened is None:
+                opened = (line, line + shift, at, at + byte_shift)
+            if kind == "-":
+                line += 1
+                shift -= 1
+                at += size
+                byte_shift -= size
+            else:
+                shift += 1
+                byte_shift += size
+        if opened is not None:
+            edits.append((opened[0], line, opened[1], line + shift))
+            offsets.append((opened[2], at, opened[3], at + byte_shift))
+    return edits, offsets

@@ -1,0 +1,103 @@
+"""Placed hunks → the file's new lines, and the changed line ranges a diff shows.
+
+Context lines keep the file's text and ending, ``-`` lines go, ``+`` lines come with the file's
+dominant ending, and the final-newline state is kept.
+"""
+
+from __future__ import annotations
+
+from .textfile import TextFile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .matching import Placement
+
+Edit = tuple[int, int, int, int]
+"""A changed line range: ``(old_start, old_end, new_start, new_end)``, 0-based, end exclusive."""
+
+
+def rewrite(original: TextFile, placements: list[Placement],
+            ends_with_newline: bool | None = None) -> tuple[TextFile, list[Edit]]:
+    """Apply placed chunks: context lines keep the file's text and ending, ``-`` lines go,
+    ``+`` lines come with the file's dominant ending; the final-newline state is kept (or set, by
+    ``ends_with_newline``, as a unified diff's ``\\ No newline at end of file`` says).
+
+    Also returns the changed line ranges ``(old_start, old_end, new_start, new_end)``.
+    """
+    texts, endings = original.texts, original.endings
+    dominant = original.dominant_ending
+    out_texts: list[str] = []
+    out_endings: list[str] = []
+    edits: list[Edit] = []
+    opened: tuple[int, int] | None = None
+    position = 0
+    for placement in placements:
+        out_texts.extend(texts[position : placement.start])
+        out_endings.extend(endings[position : placement.start])
+        line = placement.start
+        for kind, text in placement.lines:
+            if kind == " ":
+                if opened is not None:
+                    edits.append((opened[0], line, opened[1], len(out_texts)))
+                    opened = None
+                out_texts.append(texts[line])
+                out_endings.append(endings[line])
+                line += 1
+                continue
+            if opened is None:
+                opened = (line, len(out_texts))
+            if kind == "-":
+                line += 1
+            else:
+                out_texts.append(text)
+                out_endings.append(dominant)
+        if opened is not None:
+            edits.append((opened[0], line, opened[1], len(out_texts)))
+            opened = None
+        position = line
+    out_texts.extend(texts[position:])
+    out_endings.extend(endings[position:])
+    # An unterminated line that is no longer last gets the dominant ending. Only the original
+    # last line can be one (none if it ends with a newline), so find it with C-level searches,
+    # not a loop over every line.
+    last, k = len(out_endings) - 1, 0
+    while endings and not endings[-1]:
+        try:
+            k = out_endings.index("", k, last)
+        except ValueError:
+            break
+        out_endings[k] = dominant
+    if out_endings:
+        keep = original.ends_with_newline if ends_with_newline is None else ends_with_newline
+        out_endings[-1] = (out_endings[-1] or dominant) if keep else ""
+    if texts and out_texts and not (endings[-1] and out_endings[-1]):
+        edits = _with_ending_changes(edits, endings, out_endings)
+    return TextFile(out_texts, out_endings, original.bom), edits
+
+
+def _unchanged_counterpart(edits: list[Edit], index: int, *, from_new: bool) -> int | None:
+    """Where an unchanged line stands on the other side of the edits (None if the line is edited)."""
+    source = 2 if from_new else 0
+    target = 2 - source
+    position = index
+    for edit in edits:
+        if edit[source] <= index < edit[source + 1]:
+            return None
+        if edit[source + 1] <= index:
+            position = edit[target + 1] + (index - edit[source + 1])
+    return position
+
+
+def _with_ending_changes(edits: list[Edit], old_endings: list[str], new_endings: list[str]) -> list[Edit]:
+    """Lines copied unchanged can still change ending at the end of the file (keeping the
+    final-newline state moves the missing newline to the new last line): add those lines as
+    edits so a diff shows them."""
+    extra: list[Edit] = []
+    old_size, new_size = len(old_endings), len(new_endings)
+
+    candidates = {old_size - 1, _unchanged_counterpart(edits, new_size - 1, from_new=True)}
+    for old in sorted(c for c in candidates if c is not None and 0 <= c < old_size):
+        new = _unchanged_counterpart(edits, old, from_new=False)
+        if new is not None and 0 <= new < new_size and old_endings[old] != new_endings[new]:
+            extra.append((old, old + 1, new, new + 1))
+    return sorted(edits + extra)
