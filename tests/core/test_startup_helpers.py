@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from patchtx._record import _TEMPLATES, _init_source, field, record, replace
 from patchtx.model import Plan, Result
-from patchtx.txn.journal import group_journal_folder
+from patchtx.txn.layout import group_journal_folder
 
 
 def test_precompiled_init_templates_are_what_the_generator_makes() -> None:

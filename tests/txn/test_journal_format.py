@@ -10,7 +10,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from patchtx.txn.journal import Journal, JournalEntry, RemovedDir, backup_name, canonical_json, temp_name
+from patchtx.txn.journal import Journal, JournalEntry, RemovedDir, canonical_json
+from patchtx.txn.layout import backup_name, temp_name
 from patchtx.txn.provenance import user_secret
 
 _TEXT = st.text(st.sampled_from('ab"\\\n\t\x00\x1f\x7f é\u2028😀\udc80/.'), min_size=1, max_size=12)

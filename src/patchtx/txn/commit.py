@@ -30,12 +30,10 @@ from ..model import PathTarget, Plan
 from .dirs import DirectoryHandles, unsafe_symlink
 from .failures import describe_errno, filesystem_error
 from .fsops import FileSystemOps, join
-from .journal import (
+from .journal import Journal, JournalEntry, RemovedDir
+from .layout import (
     JOURNAL_DIR,
     STATE_DIR,
-    Journal,
-    JournalEntry,
-    RemovedDir,
     backup_name,
     committed_name,
     journal_name,

@@ -46,18 +46,11 @@ from ..model import ChangeKind
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
 from .fsops import FileSystemOps
-from .journal import (
-    JOURNAL_DIR,
-    Journal,
-    int_field,
-    kept_journals,
-    optional_str_field,
-    pruned_name,
-    str_field,
-)
+from .journal import Journal, int_field, optional_str_field, str_field
 from .journal import (
     relpath_field as _relpath,
 )
+from .layout import JOURNAL_DIR, kept_journals, pruned_name
 from .statedir import check_state_folder
 
 TYPE_CHECKING = False

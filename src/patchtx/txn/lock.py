@@ -14,7 +14,7 @@ import os
 import stat
 
 from ..errors import LockTimeoutError
-from .journal import LOCK_NAME, STATE_DIR
+from .layout import LOCK_NAME, STATE_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

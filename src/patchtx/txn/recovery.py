@@ -28,13 +28,11 @@ from .._sha import hexdigest
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
 from .fsops import FileSystemOps
-from .journal import (
+from .journal import Journal, JournalEntry, damaged
+from .layout import (
     JOURNAL_DIR,
-    Journal,
-    JournalEntry,
     JournalFiles,
     committed_name,
-    damaged,
     group_journal_folder,
     journal_name,
     pruned_name,

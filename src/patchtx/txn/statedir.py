@@ -14,7 +14,7 @@ import os
 import stat
 
 from ..errors import StateFolderError
-from .journal import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, LOCK_NAME, STATE_DIR, has_unfinished_work
+from .layout import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, LOCK_NAME, STATE_DIR, has_unfinished_work
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
