@@ -36,6 +36,7 @@ from .layout import (
     STATE_DIR,
     backup_name,
     committed_name,
+    has_unfinished_work,
     journal_name,
     new_transaction_id,
     temp_name,
@@ -43,7 +44,7 @@ from .layout import (
 )
 from .lock import workspace_lock
 from .reports import CommitReport, RecoveredTransaction, RecoveryReport
-from .statedir import ensure_state_dir, recover_leftovers
+from .statedir import ensure_state_dir, gitignore_in_place
 from .sync import Syncer, SyncMode
 
 TYPE_CHECKING = False
@@ -870,3 +871,27 @@ def _set_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int], current: os.s
 def _split(path: str) -> tuple[str, str]:
     parent, _, name = path.rpartition("/")
     return parent, name
+
+
+def recover_leftovers(
+    fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
+) -> tuple[tuple[RecoveredTransaction, ...], list[str] | None]:
+    """``recovery.recover_workspace``, imported only if it may have something to do (the caller holds
+    the lock): the journal folder holds anything but undo-history entries, or the state folder
+    lacks its .gitignore. Usually neither, and a commit then spends no time loading recovery.
+
+    Also returns the journal folder's names when recovery had nothing to do (None otherwise), for
+    the undo history to reuse: that folder holds its before-images, possibly thousands."""
+    state_fd = dirs.lookup(STATE_DIR)
+    if state_fd is None:
+        return (), None
+    if gitignore_in_place(fs, state_fd):
+        journal_fd = dirs.lookup(JOURNAL_DIR)
+        if journal_fd is None:
+            return (), None
+        names = fs.listdir(journal_fd)
+        if not has_unfinished_work(names):
+            return (), names
+    from .recovery import recover_workspace
+
+    return recover_workspace(fs, dirs, durable=durable), None

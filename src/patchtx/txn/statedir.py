@@ -14,7 +14,7 @@ import os
 import stat
 
 from ..errors import StateFolderError
-from .layout import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, LOCK_NAME, STATE_DIR, has_unfinished_work
+from .layout import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, LOCK_NAME, STATE_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
     from .dirs import DirectoryHandles
     from .fsops import FileSystemOps
-    from .reports import RecoveredTransaction
 
 _GITIGNORE_ATTEMPTS = 3
 
@@ -37,7 +36,7 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
     before the lock, since the lock file lives inside the folder.
     """
     state_fd = check_state_folder(dirs)
-    if state_fd is not None and dirs.lookup(JOURNAL_DIR) is not None and _gitignore_is_in_place(fs, state_fd):
+    if state_fd is not None and dirs.lookup(JOURNAL_DIR) is not None and gitignore_in_place(fs, state_fd):
         return
     _mkdir_unless_exists(fs, dirs.root_fd, STATE_DIR)
     state_fd = dirs.open(STATE_DIR)
@@ -103,34 +102,10 @@ def _check_owner(st: os.stat_result, path: str, owners: set[int]) -> None:
                                        f" ({os.geteuid()})")
 
 
-def recover_leftovers(
-    fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
-) -> tuple[tuple[RecoveredTransaction, ...], list[str] | None]:
-    """``recovery.recover_workspace``, imported only if it may have something to do (the caller holds
-    the lock): the journal folder holds anything but undo-history entries, or the state folder
-    lacks its .gitignore. Usually neither, and a commit then spends no time loading recovery.
-
-    Also returns the journal folder's names when recovery had nothing to do (None otherwise), for
-    the undo history to reuse: that folder holds its before-images, possibly thousands."""
-    state_fd = dirs.lookup(STATE_DIR)
-    if state_fd is None:
-        return (), None
-    if _gitignore_is_in_place(fs, state_fd):
-        journal_fd = dirs.lookup(JOURNAL_DIR)
-        if journal_fd is None:
-            return (), None
-        names = fs.listdir(journal_fd)
-        if not has_unfinished_work(names):
-            return (), names
-    from .recovery import recover_workspace
-
-    return recover_workspace(fs, dirs, durable=durable), None
-
-
 def tidy_state_dir(fs: FileSystemOps, dirs: DirectoryHandles) -> None:
     """Finish an interrupted setup (recovery's part): remove its temporary, restore .gitignore."""
     state_fd = dirs.lookup(STATE_DIR)
-    if state_fd is not None and not _gitignore_is_in_place(fs, state_fd):
+    if state_fd is not None and not gitignore_in_place(fs, state_fd):
         write_gitignore(fs, state_fd, sweep=True)
 
 
@@ -149,7 +124,7 @@ def write_gitignore(fs: FileSystemOps, state_fd: int, *, sweep: bool) -> None:
         except FileNotFoundError:
             # A recovery in another process swept our temporary, taking it for a crash leftover
             # (both run only while .gitignore is missing). Its .gitignore does the job, or retry.
-            if _gitignore_is_in_place(fs, state_fd):
+            if gitignore_in_place(fs, state_fd):
                 return
     _write_gitignore_once(fs, state_fd)
 
@@ -181,7 +156,7 @@ def _is_gitignore_temp(name: str) -> bool:
             and all(c in "0123456789abcdef" for c in name[11:19]))
 
 
-def _gitignore_is_in_place(fs: FileSystemOps, state_fd: int) -> bool:
+def gitignore_in_place(fs: FileSystemOps, state_fd: int) -> bool:
     try:
         contents = fs.read_file(state_fd, GITIGNORE)
     except FileNotFoundError:
