@@ -52,20 +52,29 @@ class _Entry:
     kind: str = "file"  # "file", "dir", "special" or "absent"
 
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    pass
-
 _DEFAULT_MODE: list[int] = []
 
 
 def default_file_mode() -> int:
     """What a newly created file gets: 0o666 less the process umask (read once)."""
     if not _DEFAULT_MODE:
-        umask = os.umask(0o022)
-        os.umask(umask)
-        _DEFAULT_MODE.append(0o666 & ~umask)
+        _DEFAULT_MODE.append(0o666 & ~_umask())
     return _DEFAULT_MODE[0]
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the kernel says it (Linux); elsewhere
+    os.umask is the only way to read it, by setting it and putting it back."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
 
 
 def git_permissions(git_mode: int, current: int | None) -> int:
