@@ -152,7 +152,7 @@ def apply_plan(
 def _commit(plan_: Plan, options: PlanOptions, *, durable: bool, lock_timeout: float,
             progress: Progress | None) -> Result:
     from .txn import commit
-    from .txn.history import KeepHistory
+    from .txn.retention import KeepHistory
 
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes)
     report = commit(plan_, durable=durable, lock_timeout=lock_timeout, retention=keep,

@@ -37,7 +37,6 @@ from .txn.history import (
     HistoryEntry,
     HistoryFile,
     HistoryRecord,
-    KeepHistory,
     find_entry,
     list_entries,
     open_workspace,
@@ -45,6 +44,7 @@ from .txn.history import (
     read_record,
     untrusted_entries,
 )
+from .txn.retention import KeepHistory
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ from patchtx import history
 from patchtx.model import Plan
 from patchtx.txn import commit
 from patchtx.txn.fsops import FileSystemOps
-from patchtx.txn.history import DEFAULT_BYTES, KeepHistory
 from patchtx.txn.journal import Journal
 from patchtx.txn.layout import JOURNAL_DIR, parse_kept_kind
+from patchtx.txn.retention import DEFAULT_BYTES, KeepHistory
 
 from ..txn.helpers import Scenario, build_plan
 

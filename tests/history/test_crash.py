@@ -29,7 +29,7 @@ from patchtx.model import Plan
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call, FileSystemOps
 from patchtx.txn.fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
-from patchtx.txn.history import KeepHistory
+from patchtx.txn.retention import KeepHistory
 
 from ..txn.helpers import (
     Snapshot,

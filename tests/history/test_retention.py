@@ -12,7 +12,7 @@ from patchtx import history
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops_testing import RecordingFileSystemOps
-from patchtx.txn.history import KeepHistory
+from patchtx.txn.retention import KeepHistory
 from patchtx.txn.layout import JOURNAL_DIR, has_unfinished_work, parse_kept_kind
 
 from ..txn.helpers import make_tree

@@ -13,9 +13,9 @@ from patchtx._record import replace
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
-from patchtx.txn.history import KeepHistory
 from patchtx.txn.journal import Journal
 from patchtx.txn.layout import JOURNAL_DIR
+from patchtx.txn.retention import KeepHistory
 
 from ..txn.helpers import Dir, Scenario, build_plan, crash_in_process, index_of, leftovers, make_tree, snapshot
 from ..txn.scenarios import ALL, MIXED

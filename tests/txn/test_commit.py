@@ -22,10 +22,10 @@ from patchtx.errors import (
 )
 from patchtx.model import PathTarget, Plan
 from patchtx.txn import commit, recover
-from patchtx.txn.commit import RetentionContext
 from patchtx.txn.fsops import Call
 from patchtx.txn.fsops_testing import RecordingFileSystemOps
 from patchtx.txn.journal import Journal
+from patchtx.txn.retention import RetentionContext
 
 from .helpers import (
     NEW_FILE_MODE,

@@ -6,9 +6,10 @@ one that was interrupted. The protocol and its crash reasoning are in docs/guara
 
 from __future__ import annotations
 
-from .commit import Retention, RetentionContext, commit
+from .commit import commit
 from .fsops import Call, FileSystemOps
 from .reports import CommitReport, RecoveredTransaction, RecoveryReport
+from .retention import Retention, RetentionContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -44,6 +44,7 @@ from .layout import (
 )
 from .lock import workspace_lock
 from .reports import CommitReport, RecoveredTransaction, RecoveryReport
+from .retention import Retention, RetentionContext
 from .statedir import ensure_state_dir, gitignore_in_place
 from .sync import Syncer, SyncMode
 
@@ -70,55 +71,6 @@ if TYPE_CHECKING:
     Progress = Callable[[str, int, int], None]
 """``Progress`` is called as ``progress(phase, done, total)`` while a commit works through its files; phases are
 "checking" (verifying every target against the plan) and "writing" (new contents and deletions)."""
-
-
-class RetentionContext:
-    """What a retention hook is given: the transaction being committed, its journal."""
-
-    __slots__ = ("fs", "dirs", "journal", "plan", "durable", "journal_names")
-
-    def __init__(
-        self,
-        fs: FileSystemOps,
-        dirs: DirectoryHandles,
-        journal: Journal,
-        plan: Plan,
-        durable: bool,
-        journal_names: list[str] | None = None,
-    ) -> None:
-        self.fs = fs
-        """The commit's filesystem layer: every change the hook makes must go through it."""
-        self.dirs = dirs
-        """Directory descriptors of the workspace (``dirs.open(".patchtx/journal")`` etc.)."""
-        self.journal = journal
-        """The transaction's journal (not yet written when ``prepare`` runs); its before-images are
-        ``<txn>.<n>.before`` in the journal folder."""
-        self.plan = plan
-        self.durable = durable
-        self.journal_names = journal_names
-        """The journal folder's names before this transaction wrote any (None: not listed yet):
-        the commit lists it anyway to look for leftovers, and it can be large."""
-
-
-class Retention(Protocol):
-    """Keeps what a transaction replaces — its before-images — for undo (``history.KeepHistory``).
-
-    A kept transaction's journal *is* its undo-history entry: at the commit point the journal is
-    renamed to ``Journal.committed_file_name`` (``<txn>.kept-<seq>-<bytes>``) instead of
-    ``<txn>.committed``, and stays, with its before-images. Keeping history thus costs no file,
-    link or durability call of its own.
-
-    ``prepare`` runs under the lock once the before-images are linked, before the journal is
-    written. It returns the journal's ``history`` member (None: not kept). It may prune older
-    entries, and only by renaming a kept journal to ``<txn>.pruned`` in the journal folder: the
-    barrier that publishes the journal makes those renames durable. ``finish`` runs once the
-    commit is durable (clean-up only: deleting what was pruned). If either raises an Exception,
-    the commit still succeeds, without the entry, and reports it in ``CommitReport.retention_error``.
-    """
-
-    def prepare(self, context: RetentionContext) -> dict[str, Any] | None: ...
-
-    def finish(self, context: RetentionContext) -> None: ...
 
 
 def commit(
