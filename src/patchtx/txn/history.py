@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 
+from .._record import as_dict, record
 from .._sha import sha256
 from ..errors import (
     HistoryDamagedError,
@@ -57,69 +58,27 @@ if TYPE_CHECKING:
 # dataclass costs about as much as a small commit's whole verification.
 
 
-class _Value:
-    __slots__: tuple[str, ...] = ()
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({fields})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class HistoryEntry(_Value):
+@record(frozen=False)
+class HistoryEntry:
     """One retained transaction, as ``patchtx log`` shows it."""
 
-    __slots__ = (
-        "transaction_id",
-        "sequence",
-        "committed_at",
-        "summary",
-        "counts",
-        "intent",
-        "undoes",
-        "bytes",
-        "file_count",
-        "before_images",
-        "journal_name",
-    )
-
-    def __init__(
-        self,
-        transaction_id: str,
-        sequence: int,
-        committed_at: str,
-        summary: str,
-        counts: dict[str, int],
-        intent: str | None,
-        undoes: str | None,
-        bytes: int,
-        file_count: int,
-        before_images: int,
-        journal_name: str,
-    ) -> None:
-        self.transaction_id = transaction_id
-        self.sequence = sequence
-        """Position in commit order (the transaction id sorts by second only)."""
-        self.committed_at = committed_at
-        """UTC, ISO 8601 (``2025-11-21T23:15:00Z``)."""
-        self.summary = summary
-        """``A x, M y, D z, R w``."""
-        self.counts = counts
-        self.intent = intent
-        self.undoes = undoes
-        """The transaction this one undid, if it was made by ``undo``."""
-        self.bytes = bytes
-        """Bytes of before-images kept."""
-        self.file_count = file_count
-        self.before_images = before_images
-        self.journal_name = journal_name
-        """Its kept journal's name in the journal folder (``<txn>.kept-<seq>-<bytes>``)."""
+    transaction_id: str
+    sequence: int
+    """Position in commit order (the transaction id sorts by second only)."""
+    committed_at: str
+    """UTC, ISO 8601 (``2025-11-21T23:15:00Z``)."""
+    summary: str
+    """``A x, M y, D z, R w``."""
+    counts: dict[str, int]
+    intent: str | None
+    undoes: str | None
+    """The transaction this one undid, if it was made by ``undo``."""
+    bytes: int
+    """Bytes of before-images kept."""
+    file_count: int
+    before_images: int
+    journal_name: str
+    """Its kept journal's name in the journal folder (``<txn>.kept-<seq>-<bytes>``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -134,59 +93,39 @@ class HistoryEntry(_Value):
         }
 
 
-class HistoryFile(_Value):
+@record(frozen=False)
+class HistoryFile:
     """One path of a retained transaction: what it held before and after."""
 
-    __slots__ = ("path", "before_sha256", "after_sha256", "before_mode", "after_mode", "before_image", "size")
-
-    def __init__(
-        self,
-        path: str,
-        before_sha256: str | None,
-        after_sha256: str | None,
-        before_mode: int | None,
-        after_mode: int | None,
-        before_image: str | None,
-        size: int | None,
-    ) -> None:
-        self.path = path
-        self.before_sha256 = before_sha256
-        """None: the transaction added the path."""
-        self.after_sha256 = after_sha256
-        """None: the transaction deleted the path."""
-        self.before_mode = before_mode
-        self.after_mode = after_mode
-        """None for a new file given the creation default (0o666 less the umask)."""
-        self.before_image = before_image
-        """Name of the before-image in the journal folder (None when there was no original)."""
-        self.size = size
-        """Size of the before-image."""
+    path: str
+    before_sha256: str | None
+    """None: the transaction added the path."""
+    after_sha256: str | None
+    """None: the transaction deleted the path."""
+    before_mode: int | None
+    after_mode: int | None
+    """None for a new file given the creation default (0o666 less the umask)."""
+    before_image: str | None
+    """Name of the before-image in the journal folder (None when there was no original)."""
+    size: int | None
+    """Size of the before-image."""
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return as_dict(self)  # type: ignore[no-any-return]
 
 
-class HistoryRecord(_Value):
+@record(frozen=False)
+class HistoryRecord:
     """Everything the kept journal holds about one retained transaction."""
 
-    __slots__ = ("entry", "files", "created_dirs", "removed_dirs", "moves")
-
-    def __init__(
-        self,
-        entry: HistoryEntry,
-        files: tuple[HistoryFile, ...],
-        created_dirs: tuple[str, ...],
-        removed_dirs: tuple[tuple[str, int], ...],
-        moves: tuple[tuple[str, str], ...],
-    ) -> None:
-        self.entry = entry
-        self.files = files
-        self.created_dirs = created_dirs
-        """Directories the transaction created, parents first."""
-        self.removed_dirs = removed_dirs
-        """(path, mode) of directories the transaction removed (or tried to: kept if not empty)."""
-        self.moves = moves
-        """(source, destination) of the moves the patch spelled."""
+    entry: HistoryEntry
+    files: tuple[HistoryFile, ...]
+    created_dirs: tuple[str, ...]
+    """Directories the transaction created, parents first."""
+    removed_dirs: tuple[tuple[str, int], ...]
+    """(path, mode) of directories the transaction removed (or tried to: kept if not empty)."""
+    moves: tuple[tuple[str, str], ...]
+    """(source, destination) of the moves the patch spelled."""
 
 
 # -- reading -----------------------------------------------------------------------------------
