@@ -29,7 +29,7 @@ from ..errors import (
 from ..model import PathTarget, Plan
 from .dirs import DirectoryHandles, unsafe_symlink
 from .failures import describe_errno, filesystem_error
-from .fsops import FileSystemOps, join
+from .fsops import FileSystemOps, give_owner, join, split_path
 from .journal import Journal, JournalEntry, RemovedDir
 from .layout import (
     JOURNAL_DIR,
@@ -262,7 +262,7 @@ class _Transaction:
             if t.target.after is not None and t.parent_missing:
                 self._plan_parent_dirs(t.parent, deleted)
         for path in self._folders_to_remove(deleted):
-            parent, name = _split(path)
+            parent, name = split_path(path)
             parent_fd = self._existing_dir(parent)
             st = None if parent_fd is None else self.fs.lstat(parent_fd, name)
             if st is None or not stat.S_ISDIR(st.st_mode):
@@ -415,7 +415,7 @@ class _Transaction:
         fd = self.fs.create(journal_fd, t.backup, 0o600)
         try:
             self.fs.write(fd, t.target.before)
-            _set_owner(self.fs, fd, (t.original.st_uid, t.original.st_gid))
+            give_owner(self.fs, fd, (t.original.st_uid, t.original.st_gid))
             self.fs.fchmod(fd, stat.S_IMODE(t.original.st_mode))
         except BaseException:
             self.fs.close(fd)
@@ -469,7 +469,7 @@ class _Transaction:
                     changed_dirs.add(t.parent)
             self._remove_emptied_dirs(changed_dirs)
             for path in self.create_dirs:
-                parent, name = _split(path)
+                parent, name = split_path(path)
                 # A requested mode may be narrower than the umask's: never wider before the fchmod.
                 self.fs.mkdir(self.dirs.open(parent), name, 0o700 if path in self.dir_modes else 0o777)
                 changed_dirs.add(parent)
@@ -560,7 +560,7 @@ class _Transaction:
             current: os.stat_result | None = None
             if t.original is not None or t.after_mode is not None:
                 current = fs.fstat(fd)
-            if t.original is not None and _set_owner(fs, fd, (t.original.st_uid, t.original.st_gid), current):
+            if t.original is not None and give_owner(fs, fd, (t.original.st_uid, t.original.st_gid), current):
                 current = None  # chown clears set-user-ID and set-group-ID bits: look again
             for name, value in t.xattrs:
                 fs.fsetxattr(fd, name, value)
@@ -580,7 +580,7 @@ class _Transaction:
 
     def _remove_emptied_dirs(self, changed_dirs: set[str]) -> None:
         for removed in self.remove_dirs:
-            parent, name = _split(removed.path)
+            parent, name = split_path(removed.path)
             parent_fd = self._existing_dir(parent)
             if parent_fd is None:
                 continue
@@ -801,28 +801,6 @@ def _after_recovery(
 def _same_version(st: os.stat_result, original: os.stat_result) -> bool:
     return (st.st_ino == original.st_ino and st.st_dev == original.st_dev and st.st_size == original.st_size
             and st.st_mtime_ns == original.st_mtime_ns)
-
-
-def _set_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int], current: os.stat_result | None = None) -> bool:
-    """Give a new file the original's owner (as root) or at least its group (if we may).
-
-    ``current`` is the file's fstat if the caller has it. True if the owner was changed."""
-    if current is None:
-        current = fs.fstat(fd)
-    if (current.st_uid, current.st_gid) == owner:
-        return False
-    if os.geteuid() == 0:
-        fs.fchown(fd, *owner)
-        return True
-    if owner[1] != current.st_gid and owner[1] in os.getgroups():
-        fs.fchown(fd, -1, owner[1])
-        return True
-    return False
-
-
-def _split(path: str) -> tuple[str, str]:
-    parent, _, name = path.rpartition("/")
-    return parent, name
 
 
 def recover_leftovers(

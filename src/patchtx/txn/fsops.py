@@ -454,3 +454,26 @@ def _kernel_at_least(major: int, minor: int) -> bool:
         return (int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or 0)) >= (major, minor)
     except (IndexError, ValueError):
         return False
+
+
+def give_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int],
+               current: os.stat_result | None = None) -> bool:
+    """Give an open file or folder the recorded ``(uid, gid)``: the owner as root, at least the
+    group where this user may. ``current`` is its fstat if the caller has it. True if it changed."""
+    if current is None:
+        current = fs.fstat(fd)
+    if (current.st_uid, current.st_gid) == owner:
+        return False
+    if os.geteuid() == 0:
+        fs.fchown(fd, *owner)
+        return True
+    if owner[1] != current.st_gid and owner[1] in os.getgroups():
+        fs.fchown(fd, -1, owner[1])
+        return True
+    return False
+
+
+def split_path(path: str) -> tuple[str, str]:
+    """A workspace-relative path as (parent folder, name); the root's parent is ""."""
+    parent, _, name = path.rpartition("/")
+    return parent, name

@@ -27,7 +27,7 @@ from .._record import field, record
 from .._sha import hexdigest
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
-from .fsops import FileSystemOps
+from .fsops import FileSystemOps, give_owner, split_path
 from .journal import Journal, JournalEntry, damaged
 from .layout import (
     JOURNAL_DIR,
@@ -171,7 +171,7 @@ class _Undo:
         txn = self.journal.transaction_id
         removed_dir_paths = {d.path for d in self.journal.removed_dirs}
         for index, entry in enumerate(self.journal.entries):
-            parent, name = _split(entry.path)
+            parent, name = split_path(entry.path)
             parent_fd = _existing_dir(self.dirs, parent)
             if parent_fd is None:
                 continue
@@ -194,7 +194,7 @@ class _Undo:
     def remove_created_dirs(self) -> None:
         """Deepest first, and only if empty: anything else in them is not ours."""
         for path in reversed(self.journal.created_dirs):
-            parent, name = _split(path)
+            parent, name = split_path(path)
             parent_fd = _existing_dir(self.dirs, parent)
             st = None if parent_fd is None else self.fs.lstat(parent_fd, name)
             if parent_fd is None or st is None or not stat.S_ISDIR(st.st_mode):
@@ -213,7 +213,7 @@ class _Undo:
     def recreate_removed_dirs(self) -> None:
         """Shallowest first, with their mode and owner."""
         for removed_dir in reversed(self.journal.removed_dirs):
-            parent, name = _split(removed_dir.path)
+            parent, name = split_path(removed_dir.path)
             parent_fd = _existing_dir(self.dirs, parent)
             if parent_fd is None:
                 self.conflicts.append(removed_dir.path)
@@ -229,7 +229,7 @@ class _Undo:
             # Also when it exists: an interrupted earlier recovery may have created it but not yet
             # given it back its mode and owner.
             dir_fd = self.dirs.open(removed_dir.path)
-            owner_changed = _restore_owner(self.fs, dir_fd, removed_dir.owner)
+            owner_changed = give_owner(self.fs, dir_fd, removed_dir.owner)
             if _restore_mode(self.fs, dir_fd, removed_dir.mode) or owner_changed:
                 self.changed_dirs.add(removed_dir.path)
 
@@ -243,7 +243,7 @@ class _Undo:
         for index, entry in enumerate(self.journal.entries):
             if entry.backup is None:
                 continue
-            parent, name = _split(entry.path)
+            parent, name = split_path(entry.path)
             parent_fd = _existing_dir(self.dirs, parent)
             if parent_fd is None:
                 self.conflicts.append(entry.path)
@@ -381,27 +381,8 @@ def _same_metadata(st: os.stat_result, entry: JournalEntry) -> bool:
     return stat.S_IMODE(st.st_mode) == entry.before_mode and (st.st_uid, st.st_gid) == entry.owner
 
 
-def _restore_owner(fs: FileSystemOps, fd: int, owner: tuple[int, int]) -> bool:
-    """Give back the recorded owner (as root) or group (if we may); True if anything changed."""
-    current = fs.fstat(fd)
-    if (current.st_uid, current.st_gid) == owner:
-        return False
-    if os.geteuid() == 0:
-        fs.fchown(fd, *owner)
-        return True
-    if owner[1] != current.st_gid and owner[1] in os.getgroups():
-        fs.fchown(fd, -1, owner[1])
-        return True
-    return False
-
-
 def _restore_mode(fs: FileSystemOps, fd: int, mode: int) -> bool:
     if stat.S_IMODE(fs.fstat(fd).st_mode) == mode:
         return False
     fs.fchmod(fd, mode)
     return True
-
-
-def _split(path: str) -> tuple[str, str]:
-    parent, _, name = path.rpartition("/")
-    return parent, name
