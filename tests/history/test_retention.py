@@ -12,8 +12,8 @@ from patchtx import history
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops_testing import RecordingFileSystemOps
-from patchtx.txn.retention import KeepHistory
 from patchtx.txn.layout import JOURNAL_DIR, has_unfinished_work, parse_kept_kind
+from patchtx.txn.retention import KeepHistory
 
 from ..txn.helpers import make_tree
 from .support import commit_kept, history_names, logged_ids, plan_changes
