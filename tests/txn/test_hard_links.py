@@ -12,8 +12,9 @@ import pytest
 
 from patchtx import history
 from patchtx.errors import FilesystemError
+from patchtx.model import Plan
 from patchtx.txn import commit, recover
-from patchtx.txn.fsops import FileSystemOps
+from patchtx.txn.fsops import Call, FileSystemOps
 from patchtx.txn.fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 
 from ..history.support import commit_kept, history_folder
@@ -68,6 +69,17 @@ def prepare(root: Path) -> None:
         os.link(root / existing, root / name)
 
 
+def recorded_commit(root: Path) -> tuple[Snapshot, Plan, list[Call]]:
+    """A fresh linked tree, its snapshot, the plan, and the calls one whole commit of it makes
+    (the tree is then committed: callers prepare it again before each run)."""
+    prepare(root)
+    before = snapshot(root)
+    plan = build_plan(root, LINKED)
+    fs = Recording()
+    commit(plan, fs=fs)
+    return before, plan, fs.log
+
+
 def after_with_links(before: Snapshot, root: Path) -> Snapshot:
     """The model's tree after the plan, where a name sharing an updated file's inode sees the update."""
     after = expected_after(before, build_plan(root, LINKED))
@@ -110,13 +122,9 @@ def test_an_update_reaches_every_name_of_the_file_and_the_journal_holds_a_copy(t
 def test_crash_at_every_call_of_a_hard_linked_update_then_recover(scratch: Path) -> None:
     root = scratch / "ws"
     prepare(root)
-    before = snapshot(root)
-    after = after_with_links(before, root)
-    plan = build_plan(root, LINKED)
-    fs = Recording()
-    commit(plan, fs=fs)
+    after = after_with_links(snapshot(root), root)
+    before, plan, log = recorded_commit(root)
     assert snapshot(root) == after
-    log = fs.log
     mark = index_of(log, lambda c: c.op == "rename" and (c.target or "").endswith(".committed"))
     assert index_of(log, lambda c: c.op == "truncate") < mark
 
@@ -137,17 +145,13 @@ def test_crash_at_every_call_of_a_hard_linked_update_then_recover(scratch: Path)
 
 def test_an_error_at_any_call_rolls_back_in_place(scratch: Path) -> None:
     root = scratch / "ws"
-    prepare(root)
-    before = snapshot(root)
-    plan = build_plan(root, LINKED)
-    fs = Recording()
-    commit(plan, fs=fs)
-    mark = index_of(fs.log, lambda c: c.op == "rename" and (c.target or "").endswith(".committed"))
+    before, plan, log = recorded_commit(root)
+    mark = index_of(log, lambda c: c.op == "rename" and (c.target or "").endswith(".committed"))
     for fail_at in range(1, mark + 1):
         prepare(root)
         with pytest.raises(FilesystemError) as caught:
             commit(plan, fs=Failing(fail_at, errno.EIO))
-        what = f"EIO at call {fail_at} ({fs.log[fail_at - 1].op} {fs.log[fail_at - 1].path})"
+        what = f"EIO at call {fail_at} ({log[fail_at - 1].op} {log[fail_at - 1].path})"
         assert not caught.value.changed, what
         assert snapshot(root) == before, what
         assert leftovers(root) == [], what
@@ -156,12 +160,8 @@ def test_an_error_at_any_call_rolls_back_in_place(scratch: Path) -> None:
 
 def test_crash_at_every_call_of_recovering_an_in_place_update(scratch: Path) -> None:
     root = scratch / "ws"
-    prepare(root)
-    before = snapshot(root)
-    plan = build_plan(root, LINKED)
-    fs = Recording()
-    commit(plan, fs=fs)
-    truncate = index_of(fs.log, lambda c: c.op == "truncate")
+    before, plan, log = recorded_commit(root)
+    truncate = index_of(log, lambda c: c.op == "truncate")
     runs = 0
     # Crash the commit between the in-place write and its truncation (the file holds neither
     # version), and just after it; then crash recovery at every call, and recover again.
