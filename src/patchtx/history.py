@@ -4,7 +4,7 @@ Every commit made through the API, the CLI or the agent tools keeps its before-i
 ``.patchtx/journal``, with its journal (the last 20 transactions and at most 64 MiB by default; the workspace's
 ``history-count`` / ``history-bytes`` keys or the ``history_count`` / ``history_bytes`` arguments
 change that, and ``history-count = 0`` turns it off). The on-disk format and its crash reasoning
-are in ``patchtx.txn.history``.
+are in ``patchtx.txn.kept`` (reading) and ``patchtx.txn.retention`` (keeping).
 
 ``undo`` puts the before-images back through the ordinary commit: it is itself atomic, journaled,
 and kept in the history. It refuses, writing nothing, if any file of the transaction changed since
@@ -33,7 +33,7 @@ from .model import ChangeKind, FileChange, PathTarget, Plan, Result
 from .policy import effective_options
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
-from .txn.history import (
+from .txn.kept import (
     HistoryEntry,
     HistoryFile,
     HistoryRecord,

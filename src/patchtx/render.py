@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
     from .errors import PatchtxError
     from .model import FileChange, Plan, Result
-    from .txn.history import HistoryEntry
+    from .txn.kept import HistoryEntry
 
 STATUS_NAMES = {
     ChangeKind.ADD: "added",

@@ -121,7 +121,7 @@ def test_undo_is_a_stack_and_redo_puts_back_what_it_took(tmp_path: Path) -> None
 
 
 def test_undo_stacks_read_from_the_log() -> None:
-    from patchtx.txn.history import HistoryEntry
+    from patchtx.txn.kept import HistoryEntry
 
     def entry(name: str, undoes: str | None = None) -> HistoryEntry:
         return HistoryEntry(name, 0, "2026-01-01T00:00:00Z", "A 0, M 1, D 0, R 0", {}, None, undoes, 0, 1, 0, name)

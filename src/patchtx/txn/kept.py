@@ -1,4 +1,4 @@
-"""Undo history: committed transactions keep their before-images, within a count and a byte limit.
+"""Kept transactions, read back: the undo history on disk, for ``log``, ``show`` and ``undo``.
 
 A kept transaction's journal *is* its history entry. At the commit point the journal is renamed
 ``<txn>.kept-<seq>-<bytes>`` instead of ``<txn>.committed`` and stays in the journal folder, with
