@@ -75,9 +75,9 @@ def read_compared(fd: int, size: int, expected: bytes) -> bytes:
     object is returned.
 
     The file is read in 1 MiB blocks into one reused buffer and compared block by block (memcmp),
-    so a large file that is as expected costs no buffer of its size: allocating one made the
-    commit's check of a 7.6 MB file take 7-15 ms instead of 3-6 ms, mostly in page faults. A file
-    of another size, or no larger than a block, is read whole.
+    so a large file that is as expected costs no buffer of its size (a fresh buffer of a file's
+    size is paid in page faults). A file of another size, or no larger than a block, is read
+    whole.
     """
     if size != len(expected) or size <= _COMPARE_BLOCK:
         return read_whole(fd, size)

@@ -516,7 +516,7 @@ def _run_recover(args: argparse.Namespace) -> int:
     if args.json:
         _emit(report.to_json())
     else:
-        sys.stdout.write(report.describe() + "\n")
+        sys.stdout.write(report.summary + "\n")
     return 0
 
 

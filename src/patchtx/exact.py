@@ -37,7 +37,7 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
     """``rewrite`` of the chunks as ``Locator`` places them, done on the file's bytes when that
     is the same thing and cheaper: for a UTF-8 file with LF endings only, its last line ending
     with one too, whose every search is settled by the exact pass (the common case). No line list
-    is built, so a 200,000-line file costs a few C-level scans instead of splitting, joining and
+    is built: a large file costs a few scans of its bytes instead of splitting, joining and
     re-encoding every line.
 
     None when the line-based path must decide (CR in the file or the patch, a binary or non-UTF-8
@@ -49,7 +49,7 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
         # byte offset can show in a diff: both are left to the line model.)
         return None
     ascii_file = data.isascii()
-    if not ascii_file:  # (a C-speed check: a decode only where it can fail)
+    if not ascii_file:  # (a decode only where it can fail)
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:

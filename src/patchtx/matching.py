@@ -228,7 +228,7 @@ class LineIndex:
     """A file's decoded lines, searched in all four passes; positions are line numbers (0-based).
 
     Keys per pass are built lazily (most patches never need the loose passes), each from the one
-    before. A search scans for the pattern's longest line with ``list.index`` (a C loop), then
+    before. A search scans for the pattern's longest line with ``list.index``, then
     compares the whole pattern there.
     """
 
@@ -415,7 +415,7 @@ def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: 
     stop = min(upper, len(keys)) - m + pivot + 1
     while position < stop:
         if stop - position <= 64 and needle not in keys[position:stop]:
-            break  # what index would say by raising ValueError, at twice the cost
+            break  # what index would say by raising ValueError, without the exception
         try:
             hit = keys.index(needle, position, stop)
         except ValueError:
@@ -591,7 +591,7 @@ class ByteIndex:
         raise NotExact  # only reached for an ambiguous patch, which the line space words
 
     def line_of(self, offsets: Sequence[int]) -> list[int]:
-        """Line numbers of ascending positions, counted with C-level ``bytes.count``."""
+        """Line numbers of ascending positions, counted with ``bytes.count`` between them."""
         out: list[int] = []
         line = previous = 0
         for offset in offsets:

@@ -205,13 +205,6 @@ class _StreamParser:
     def feed(self, line: str, number: int, last: bool) -> None:
         if line.endswith("\r"):
             line = line[:-1]
-        if self.state == "update" and not last and line and line[0] in "+- ":
-            # The bulk of every patch: a body line of an open section. No marker starts with
-            # '+', '-' or ' ' (an indented marker inside an Update is context, as in Codex).
-            chunks = self.update.chunks if self.update is not None else None
-            if chunks and not chunks[-1].is_end_of_file:
-                chunks[-1].lines.append((line[0], line[1:]))  # type: ignore[arg-type]
-                return
         trimmed = line.strip(WHITESPACE)
         state = self.state
         if state == "ended":
@@ -372,8 +365,6 @@ def _parse_codex(text: str) -> Patch:
                            line) from None
     lines, joined = _unwrap(text)
     parser = _StreamParser()
-    if not lines or lines[0].strip(WHITESPACE) != BEGIN_PATCH:  # unreachable after unwrap; kept for safety
-        raise _patch_error(FIRST_LINE_ERROR)
     last_index = len(lines) - 1
     index = 1
     while index <= last_index:
@@ -400,8 +391,10 @@ def _parse_codex(text: str) -> Patch:
         chunk = update.chunks[-1]
         if chunk.is_end_of_file:
             continue
-        # The bulk of a patch: the body lines of an open chunk, taken here in a tight loop (the
-        # same rule as feed's first branch) rather than by a method call per line.
+        # The bulk of a patch: the body lines of an open chunk, taken here in a loop rather than by
+        # a call of feed per line (the same rule as _feed_update's for a line starting with '+',
+        # '-' or ' ': no marker starts with one; an indented marker inside an Update is context,
+        # as in Codex).
         body = chunk.lines
         while index < last_index:
             body_line = lines[index]

@@ -58,8 +58,8 @@ def rewrite(original: TextFile, placements: list[Placement],
     out_texts.extend(texts[position:])
     out_endings.extend(endings[position:])
     # An unterminated line that is no longer last gets the dominant ending. Only the original
-    # last line can be one (none if it ends with a newline), so find it with C-level searches,
-    # not a loop over every line.
+    # last line can be one (none if it ends with a newline), so look for it there,
+    # not in a loop over every line.
     last, k = len(out_endings) - 1, 0
     while endings and not endings[-1]:
         try:

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 
 def _starts(texts: Sequence[str], old: list[str], lower: int, upper: int) -> list[int]:
-    """Every start in ``lower..upper`` (inclusive) where ``old`` matches, found by a C-level
-    search for its first line."""
+    """Every start in ``lower..upper`` (inclusive) where ``old`` matches, found by searching
+    for its first line with ``list.index``."""
     found: list[int] = []
     size = len(old)
     at = lower

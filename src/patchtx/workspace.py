@@ -180,7 +180,7 @@ class Workspace:
             return root
         if rel[0] == "/" or root[-1] == "/":
             return os.path.join(root, rel)
-        return root + "/" + rel  # os.path.join's answer here, at a third of its cost
+        return root + "/" + rel  # os.path.join's answer for a relative path under a root
 
     def info(self, rel: str) -> FileInfo | None:
         path = self.display(rel)

@@ -146,14 +146,14 @@ def test_roll_back_and_roll_forward_reports(scratch: Path) -> None:
     assert txn.removed_dirs == ("pkg/sub", "pkg")
     assert txn.recreated_dirs == ("old", "old/inner")
     assert snapshot(root) == before
-    assert "Rolled back interrupted transaction" in report.describe()
+    assert "Rolled back interrupted transaction" in report.summary
     assert report.to_json()["transactions"][0]["outcome"] == "rolled_back"
 
     before, after = crashed_workspace(root, before_mark=False)
     report = recover(str(root))
     assert report.transactions[0].outcome == "rolled_forward"
     assert snapshot(root) == after and leftovers(root) == []
-    assert recover(str(root)).describe() == "Nothing to recover."
+    assert recover(str(root)).summary == "Nothing to recover."
 
 
 def test_files_changed_after_the_crash_are_left_as_found(scratch: Path) -> None:
@@ -171,7 +171,7 @@ def test_files_changed_after_the_crash_are_left_as_found(scratch: Path) -> None:
     rest = {p: e for p, e in snapshot(root).items() if p not in ("src/new.txt", "README.md")}
     assert rest == {p: e for p, e in before.items() if p != "README.md"}
     assert leftovers(root) == []
-    assert "Left as found" in report.describe()
+    assert "Left as found" in report.summary
 
 
 def test_recovery_without_a_state_folder_creates_nothing(scratch: Path) -> None:

@@ -42,8 +42,7 @@ class DirectoryHandles:
         self._capacity = capacity
         self.held_files = max(1, budget - capacity)
         """How many file descriptors a commit may hold open at once (for a barrier) besides these."""
-        # A plain dict (insertion order = recency) rather than an OrderedDict: importing
-        # collections costs more than a small commit's filesystem work.
+        # Insertion order is recency: the least recently used folder is the first key.
         self._cache: dict[str, int] = {}
         self._device_dirs: dict[int, str] = {fs.fstat(root_fd).st_dev: ""}
 

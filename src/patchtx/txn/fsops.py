@@ -278,10 +278,9 @@ class FileSystemOps:
         """Unlink several names in one directory: one numbered call.
 
         Many at once run from threads: when unlinking frees the last link to allocated blocks,
-        each unlink waits for a journal commit on ext4 (~3 ms here with ``discard``), and
-        concurrent unlinks share those commits (300 files: ~1 s one by one, ~30 ms from 4 threads).
-        Names known to have another link (``frees_data=False``) only lose a directory entry: one
-        by one that is ~8 us each, ten times less than the threads' overhead.
+        each unlink may wait for a filesystem journal commit (ext4 with ``discard``), and
+        concurrent unlinks share those commits. Names known to have another link
+        (``frees_data=False``) only lose a directory entry, which is cheaper than a thread.
         """
         if not names:
             return

@@ -54,8 +54,6 @@ if TYPE_CHECKING:
 
 
 # -- values ------------------------------------------------------------------------------------
-# Plain slotted classes rather than dataclasses: this module loads on every commit, and building a
-# dataclass costs about as much as a small commit's whole verification.
 
 
 @record(frozen=False)

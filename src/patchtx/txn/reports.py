@@ -47,10 +47,6 @@ class RecoveryReport:
     def nothing_to_do(self) -> bool:
         return not self.transactions
 
-    def describe(self) -> str:
-        """Human-readable lines (what ``patchtx recover`` prints)."""
-        return self.summary
-
     def to_json(self) -> dict[str, Any]:
         return {
             "nothing_to_do": self.nothing_to_do,

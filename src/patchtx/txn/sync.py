@@ -3,9 +3,8 @@
 A commit has a fixed sequence of barriers (journal data, journal directory, new files, changed
 directories, commit mark). Fsyncing each descriptor touches only our own files, so it is immune
 to unrelated dirty data elsewhere on the disk; syncfs(2) makes a whole filesystem durable in one
-call, which is far cheaper once a barrier covers many files (measured: 1,070 fresh 8 KB files take
-~95 ms as sequential fsyncs, ~50 ms from 32 threads, ~12 ms as one syncfs) but also waits for
-whatever else is dirty on that filesystem.
+call, which is far cheaper once a barrier covers many files (figures in
+``benchmarks/README.md``) but also waits for whatever else is dirty on that filesystem.
 
 The rule: a commit touching N paths spends at most N + 4 durability calls. Each barrier fsyncs its
 descriptors one by one while that fits in what is left of the budget (keeping one call for every
