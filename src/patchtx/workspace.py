@@ -114,12 +114,6 @@ def _unsafe(spelled: str, why: str, line: int | None) -> UnsafePathError:
 class Workspace:
     """A directory on disk, seen read-only."""
 
-    _last_lstat: tuple[str, os.stat_result | None] | None = None
-    """The path resolve() last returned and its lstat (None: missing). The planner resolves a path
-    and then asks info() what is there: handing over this lstat halves the lstat calls of a
-    1,000-file patch. Every resolve() and info() call replaces or drops it, so it never outlives
-    the operation that resolved the path."""
-
     def __init__(self, root: str | os.PathLike[str]) -> None:
         require_posix()
         given = os.path.abspath(os.fspath(root))
@@ -184,22 +178,14 @@ class Workspace:
 
     def info(self, rel: str) -> FileInfo | None:
         path = self.display(rel)
-        last, self._last_lstat = self._last_lstat, None
-        if last is not None and last[0] == path:
-            st = last[1]
-            if st is None:
-                return None
-        else:
-            parent, _, name = rel.rpartition("/")
-            try:
-                st = os.stat(name, dir_fd=self._dir_fd(parent), follow_symlinks=False) if rel else \
-                    os.fstat(self._dir_fd(""))
-            except FileNotFoundError:
-                return None
-            except NotADirectoryError:
-                return None
-            except OSError as exc:
-                raise _read_error(path, exc) from None
+        parent, _, name = rel.rpartition("/")
+        try:
+            st = os.stat(name, dir_fd=self._dir_fd(parent), follow_symlinks=False) if rel else \
+                os.fstat(self._dir_fd(""))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise _read_error(path, exc) from None
         return FileInfo(_kind(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid)
 
     def read(self, rel: str) -> bytes:
@@ -226,7 +212,6 @@ class Workspace:
 
     # -- path resolution ------------------------------------------------------------------------
     def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath:
-        self._last_lstat = None
         if "\x00" in spelled:
             raise _unsafe(spelled, "it contains a NUL byte", line)
         if "\\" in spelled:
@@ -275,17 +260,13 @@ class Workspace:
             try:
                 st = os.lstat(candidate)
             except (FileNotFoundError, NotADirectoryError):
-                # Missing here, so missing below: info() of the returned path would find nothing.
-                self._last_lstat = ("/".join((candidate, *parts[i + 1 :])), None)
-                return real + parts[i:], False
+                return real + parts[i:], False  # missing here, so missing below
             except OSError as exc:
                 raise _read_error(candidate, exc) from None
             if not stat.S_ISLNK(st.st_mode):
                 real.append(part)
                 if i < last and stat.S_ISDIR(st.st_mode):
                     self._plain_dirs.add("/".join(real))
-                elif i == last:
-                    self._last_lstat = (candidate, st)
                 continue
             try:
                 target = os.path.realpath(candidate)
