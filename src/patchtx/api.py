@@ -32,8 +32,8 @@ PathLike = str | os.PathLike[str]
 def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = False,
                   strip: int | None = None, reverse: bool = False) -> list[Patch]:
     """Each patch text parsed (taken out of a model's reply first with ``extract``; ``strip`` and
-    ``reverse`` are ``-p N`` and ``-R`` for unified diffs), the texts together no longer than
-    ``options.max_patch_bytes``."""
+    ``reverse`` are ``-p N`` and ``-R`` for unified diffs), the texts together (a parsed patch's
+    own text included) no longer than ``options.max_patch_bytes``."""
     if isinstance(patches, str | Patch):
         patches = [patches]
     if extract:
@@ -42,7 +42,7 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
         patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
     limit = options.max_patch_bytes
     if limit is not None:
-        size = sum(len(p.encode("utf-8", "surrogatepass")) for p in patches if isinstance(p, str))
+        size = sum(len((p if isinstance(p, str) else p.text).encode("utf-8", "surrogatepass")) for p in patches)
         if size > limit:
             raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
                               f"{limit}.", hint="Split it into smaller patches.",

@@ -371,9 +371,9 @@ def run_mcp_server(root: str, host: dict[str, Any] | None = None) -> None:
     anyio.run(_serve_stdio, build_server(root, host))
 
 
-def mcp_main(argv: list[str] | None = None) -> int:
-    """``patchtx mcp [--root DIR] [host options]``: the MCP server on stdin/stdout. The host
-    options are those of ``patchtx apply`` that a tool call may not set (see docs/integrations.md)."""
+def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]]:
+    """``patchtx mcp``'s command line: the root, and the host's options as ``patchtx.apply_patch``
+    keywords (those of ``patchtx apply`` that a tool call may not set; see docs/integrations.md)."""
     import argparse
 
     from ..cli import add_commit_options, add_policy_options, commit_keywords, policy_keywords
@@ -389,8 +389,14 @@ def mcp_main(argv: list[str] | None = None) -> int:
     add_commit_options(parser)
     args = parser.parse_args(argv)
     host = {**policy_keywords(args), **commit_keywords(args)}
+    return args.root, {name: value for name, value in host.items() if value is not None}
+
+
+def mcp_main(argv: list[str] | None = None) -> int:
+    """``patchtx mcp [--root DIR] [host options]``: the MCP server on stdin/stdout."""
+    root, host = server_arguments(argv)
     try:
-        server = build_server(args.root, {k: v for k, v in host.items() if v is not None})
+        server = build_server(root, host)
     except NotADirectoryError as exc:
         sys.stderr.write(f"patchtx mcp: {exc}\n")
         return 2
