@@ -643,12 +643,11 @@ def _dispatch(given: list[str]) -> int:
 
 
 def _finish_process(code: int) -> NoReturn:
-    """End a one-shot command the fast way once its output is flushed.
+    """End a one-shot command without the interpreter's teardown once its output is flushed.
 
-    The normal exit tears down every module and object one by one (~5 ms for what a patch run
-    imports, a quarter of the interpreter's own start-up) though the process is about to vanish:
-    every file was written with os-level calls and closed, the lock released, nothing is left in
-    a Python buffer but stdout and stderr. If flushing those fails (a closed pipe), the normal
+    The normal exit tears down every module and object one by one though the process is about to
+    vanish: every file was written with os-level calls and closed, the lock released, nothing is
+    left in a Python buffer but stdout and stderr. If flushing those fails (a closed pipe), the normal
     exit runs instead and reports it as Python always does.
     """
     try:
@@ -663,9 +662,8 @@ def _finish_process(code: int) -> NoReturn:
 
 
 def _one_shot(run: Callable[[], int]) -> NoReturn:
-    # A one-shot run allocates many tuples and lists and frees few cycles; the collector's passes
-    # over them cost ~2 ms on the tiny edit and tens of milliseconds on a 1,000-file patch, and
-    # the memory comes back when the process ends moments later.
+    # A one-shot run allocates many tuples and lists and frees few cycles: the collector's passes
+    # over them would find little, and the memory comes back when the process ends moments later.
     import gc
 
     gc.disable()

@@ -211,8 +211,8 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
     return server
 
 
-# How long the end of input may wait for calls still running (a commit waits for the workspace
-# lock for up to 30 s by default).
+# How long the end of input may wait for calls still running (a commit may first wait for the
+# workspace lock, up to its lock_timeout).
 DRAIN_SECONDS = 120.0
 
 
