@@ -103,26 +103,36 @@ def command_line(given: Options) -> list[str]:
     return words
 
 
-def via_command_line(root: Path, patch: str, host: Options, call: Options) -> str:
+def via_command_line(root: Path, patch: str, host: Options, call: Options, command: str = "apply") -> str:
     patch_file = root.parent / "p.patch"
     patch_file.write_text(patch)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = cli.main(["apply", "--json", "--root", str(root), *command_line(host),
+        code = cli.main([command, "--json", "--root", str(root), *command_line(host),
                          *command_line(call), str(patch_file)])
     payload = json.loads(out.getvalue())
     assert code == (0 if payload["ok"] else 1)
     return "ok" if payload["ok"] else str(payload["error"]["kind"])
 
 
-def via_mcp(root: Path, patch: str, host: Options, call: Options) -> str:
+def via_check(root: Path, patch: str, host: Options, call: Options) -> str:
+    return via_command_line(root, patch, host, call, "check")
+
+
+def via_mcp(root: Path, patch: str, host: Options, call: Options, tool: str = "apply_patch") -> str:
     served_root, host_options = server_arguments(["--root", str(root), *command_line(host)])
     server = build_server(served_root, host_options)
     # The agent asks for every permission: the host's options alone decide.
     arguments = {"patch": patch, "allow_delete": True, "allow_move": True, **call}
-    result = anyio.run(server.call_tool, "apply_patch", arguments)
+    if tool == "preview_patch":
+        arguments.pop("intent", None)  # a preview records nothing
+    result = anyio.run(server.call_tool, tool, arguments)
     payload = result.structured_content
     return "ok" if payload["ok"] else str(payload["error"]["kind"])
+
+
+def via_mcp_preview(root: Path, patch: str, host: Options, call: Options) -> str:
+    return via_mcp(root, patch, host, call, "preview_patch")
 
 
 def via_tool_call(root: Path, patch: str, host: Options, call: Options) -> str:
@@ -156,7 +166,9 @@ SURFACES: dict[str, Callable[[Path, str, Options, Options], str]] = {
     "run_tool_call": via_tool_call,
     "PatchtxEditor": via_agents_editor,
 }
-CALLERS_SEND_OPTIONS = [name for name in SURFACES if name != "PatchtxEditor"]
+# Where a patch is only planned: refusals are the same, nothing is committed.
+PLANNING_SURFACES = {**SURFACES, "patchtx check": via_check, "patchtx mcp preview_patch": via_mcp_preview}
+CALLERS_SEND_OPTIONS = [name for name in PLANNING_SURFACES if name != "PatchtxEditor"]
 
 
 @dataclass
@@ -207,9 +219,9 @@ def make_tree(tmp_path: Path, extra: dict[str, str], name: str = "ws") -> Path:
 
 
 @pytest.mark.parametrize("case", HOST_CASES, ids=Case.id)
-@pytest.mark.parametrize("surface", SURFACES)
+@pytest.mark.parametrize("surface", PLANNING_SURFACES)
 def test_every_surface_honours_every_host_option(surface: str, case: Case, tmp_path: Path) -> None:
-    run = SURFACES[surface]
+    run = PLANNING_SURFACES[surface]
     assert run(make_tree(tmp_path, case.files, "without"), case.patch, {}, {}) == case.without
     assert run(make_tree(tmp_path, case.files, "with"), case.patch, case.options, {}) == case.with_it
 
@@ -217,12 +229,12 @@ def test_every_surface_honours_every_host_option(surface: str, case: Case, tmp_p
 @pytest.mark.parametrize("case", CALL_CASES, ids=Case.id)
 @pytest.mark.parametrize("surface", CALLERS_SEND_OPTIONS)
 def test_every_caller_can_send_every_per_call_option(surface: str, case: Case, tmp_path: Path) -> None:
-    run = SURFACES[surface]
+    run = PLANNING_SURFACES[surface]
     assert run(make_tree(tmp_path, case.files, "without"), case.patch, {}, {}) == case.without
     assert run(make_tree(tmp_path, case.files, "with"), case.patch, {}, case.options) == case.with_it
 
 
-@pytest.mark.parametrize("surface", CALLERS_SEND_OPTIONS)
+@pytest.mark.parametrize("surface", [name for name in CALLERS_SEND_OPTIONS if name in SURFACES])
 def test_every_caller_can_record_an_intent(surface: str, tmp_path: Path) -> None:
     root = make_tree(tmp_path, {})
     assert SURFACES[surface](root, UPDATE_A, {}, {"intent": "shout the first line"}) == "ok"
