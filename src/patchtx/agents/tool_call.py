@@ -184,11 +184,13 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False,
 
     real_root = os.path.realpath(root)
     host = host or {}
-    allowed = allow_delete and options_for(real_root, host, caller="the host's options:")[0].allow_delete
+
+    def allowed() -> bool:
+        return allow_delete and options_for(real_root, host, caller="the host's options:")[0].allow_delete
 
     def approve(plan: Plan) -> None:
         deleted = [change.path for change in plan.changes if change.kind is ChangeKind.DELETE]
-        if deleted and not allowed:
+        if deleted and not allowed():
             raise PolicyError(
                 f"Refusing to undo {transaction}: the undo deletes {', '.join(deleted[:5])}"
                 f"{' and more' if len(deleted) > 5 else ''}, and deleting files is not allowed here.",
@@ -208,10 +210,8 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False,
     return ToolOutcome(outcome.payload, f"{verb} transaction {result.extra['undone']}{done}.\n{outcome.text}")
 
 
-
 def _argument_error(message: str) -> ToolOutcome:
     return failure_outcome(InvalidArgumentsError(message, hint="Resend the call with corrected arguments."))
-
 
 
 def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, Any] | None = None) -> ToolOutcome:
