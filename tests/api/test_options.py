@@ -366,3 +366,47 @@ def test_the_typed_keywords_are_the_option_fields() -> None:
                 for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
     assert declared["PlanKeywords"] == list(PlanOptions.__annotations__)
     assert declared["CommitKeywords"] == list(CommitOptions.__annotations__)
+
+
+# -- what an agent may not send ---------------------------------------------------------------------
+
+HOST_ONLY = sorted(options.ALL_KEYWORDS - {"allow_delete", "allow_move", "skip_applied"})
+
+
+@pytest.mark.parametrize("name", HOST_ONLY)
+def test_a_function_tool_call_cannot_send_a_host_option(name: str, tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {})
+    value = True if name in ("allow_overwrite", "first_match", "allow_policy_edit", "durable") else 1
+    outcome = run_tool_call({"input": UPDATE_A, name: value}, str(root))
+    assert outcome.payload["error"]["kind"] == "invalid_arguments" and name in outcome.text
+    assert (root / "a.txt").read_text() == "one\n"
+
+
+@pytest.mark.parametrize("case", [c for c in HOST_CASES if not c.files and set(c.options) <= set(HOST_ONLY)],
+                         ids=Case.id)
+def test_a_host_option_sent_in_an_mcp_call_changes_nothing(case: Case, tmp_path: Path) -> None:
+    # The SDK drops arguments its schema does not declare: the host's options alone decide.
+    root = make_tree(tmp_path, {})
+    arguments = {"patch": case.patch, "allow_delete": True, "allow_move": True, **case.options}
+    if "protected" in arguments:
+        arguments["protected"] = list(arguments["protected"])
+    result = anyio.run(build_server(str(root)).call_tool, "preview_patch", arguments)
+    payload = result.structured_content
+    assert ("ok" if payload["ok"] else payload["error"]["kind"]) == case.without
+
+
+@pytest.mark.parametrize("strip", [-1, True, "2", 1.5])
+def test_a_function_tool_call_refuses_a_strip_that_is_not_a_non_negative_integer(strip: object,
+                                                                                  tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {})
+    outcome = run_tool_call({"input": UPDATE_A, "strip": strip}, str(root))
+    assert outcome.payload["error"]["kind"] == "invalid_arguments" and "strip" in outcome.text
+    assert (root / "a.txt").read_text() == "one\n"
+
+
+@pytest.mark.parametrize("strip", [-1, 1.5])
+def test_an_mcp_call_refuses_a_strip_that_is_not_a_non_negative_integer(strip: object, tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {})
+    result = anyio.run(build_server(str(root)).call_tool, "apply_patch", {"patch": UPDATE_A, "strip": strip})
+    assert result.structured_content["error"]["kind"] == "invalid_arguments"
+    assert (root / "a.txt").read_text() == "one\n"
