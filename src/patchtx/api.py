@@ -1,29 +1,39 @@
-"""The library surface: parse, plan (dry run) and apply, each a thin composition of the stages."""
+"""The library surface: parse, plan (dry run) and apply, each a thin composition of the stages.
+
+The options are the keyword arguments of ``patchtx.options`` (``PlanOptions`` for planning,
+``CommitOptions`` for the commit); ``policy.options_for`` turns them into the values in force.
+"""
 
 from __future__ import annotations
 
 import os
 
 from .errors import PolicyError
-from .model import Patch, Plan, Result, UpdateFile
+from .model import Patch, Plan, Result
+from .options import COMMIT_KEYWORDS, PLAN_KEYWORDS
 from .parser import parse
 from .planner import plan
-from .policy import PlanOptions, effective_options
+from .policy import options_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Unpack
 
+    from .options import CommitKeywords, CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
     from .txn.reports import CommitReport, RecoveryReport
-    from .workspace import FileInfo, ResolvedPath, Workspace
+
+    Patches = str | Patch | Sequence[str | Patch]
 
 PathLike = str | os.PathLike[str]
 
 
-def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions,
-             extract: bool = False, strip: int | None = None,
-             reverse: bool = False) -> list[Patch]:
+def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = False,
+                  strip: int | None = None, reverse: bool = False) -> list[Patch]:
+    """Each patch text parsed (taken out of a model's reply first with ``extract``; ``strip`` and
+    ``reverse`` are ``-p N`` and ``-R`` for unified diffs), the texts together (a parsed patch's
+    own text included) no longer than ``options.max_patch_bytes``."""
     if isinstance(patches, str | Patch):
         patches = [patches]
     if extract:
@@ -32,7 +42,7 @@ def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions,
         patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
     limit = options.max_patch_bytes
     if limit is not None:
-        size = sum(len(p.encode("utf-8")) for p in patches if isinstance(p, str))
+        size = sum(len((p if isinstance(p, str) else p.text).encode("utf-8", "surrogatepass")) for p in patches)
         if size > limit:
             raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
                               f"{limit}.", hint="Split it into smaller patches.",
@@ -40,122 +50,57 @@ def _patches(patches: str | Patch | Sequence[str | Patch], options: PlanOptions,
     return [parse(p, strip=strip, reverse=reverse) if isinstance(p, str) else p for p in patches]
 
 
-def options_for(root: PathLike, **overrides: bool | int | tuple[str, ...] | None) -> PlanOptions:
-    """The options in force: the host's ceiling (its config, ``PATCHTX_POLICY``, then the explicit
-    non-None arguments) tightened by the workspace's policy (see ``policy``)."""
-    return effective_options(root, **overrides)
+def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, intent: str | None = None,
+                progress: Progress | None = None) -> Plan:
+    """The Plan of parsed patches, planned in order as one."""
+    combined = parsed[0] if len(parsed) == 1 else Patch(
+        tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed),
+        format=parsed[0].format if len({p.format for p in parsed}) == 1 else "mixed")
+    return plan(combined, root, options, intent=intent, progress=progress)
 
 
 def plan_patch(
-    patches: str | Patch | Sequence[str | Patch],
+    patches: Patches,
     root: PathLike = ".",
     *,
-    allow_overwrite: bool | None = None,
-    allow_delete: bool | None = None,
-    allow_move: bool | None = None,
-    first_match: bool | None = None,
-    skip_applied: bool | None = None,
-    protected: tuple[str, ...] | None = None,
-    max_files: int | None = None,
-    max_bytes: int | None = None,
-    max_patch_bytes: int | None = None,
-    allow_policy_edit: bool | None = None,
     intent: str | None = None,
     progress: Progress | None = None,
     extract: bool = False,
     strip: int | None = None,
     reverse: bool = False,
+    **options: Unpack[PlanKeywords],
 ) -> Plan:
     """Parse and plan without writing. Several patches are planned in order as one; each text may
     be a Codex patch or a unified diff (``strip`` is ``-p N`` and ``reverse`` is ``-R`` for
     unified diffs).
 
-    The options are the host's ceiling (options left as None: the per-user config, then
-    ``PATCHTX_POLICY``, then the defaults), which the workspace's policy may only tighten.
-    ``progress(phase, done, total)`` is told each new file planned (phase "planning").
-    ``extract`` takes each patch text out of a model's reply first (see ``patchtx.extract``).
+    ``options`` are the fields of ``PlanOptions`` (``allow_delete``, ``protected``, ``max_files``...):
+    the host's ceiling (None or left out: the per-user config, then ``PATCHTX_POLICY``, then the
+    defaults), which the workspace's policy may only tighten. ``progress(phase, done, total)`` is
+    told each new file planned (phase "planning"). ``extract`` takes each patch text out of a
+    model's reply first (see ``patchtx.extract``).
     """
-    options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
-                          allow_move=allow_move, first_match=first_match,
-                          skip_applied=skip_applied, protected=protected,
-                          max_files=max_files, max_bytes=max_bytes, max_patch_bytes=max_patch_bytes,
-                          allow_policy_edit=allow_policy_edit)
-    return _plan(patches, root, options, intent, progress, extract, strip, reverse)
+    plan_options, _ = options_for(root, options, accepted=PLAN_KEYWORDS, caller="plan_patch()")
+    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse)
+    return plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
 
 
-def _plan(patches: str | Patch | Sequence[str | Patch], root: PathLike, options: PlanOptions,
-          intent: str | None, progress: Progress | None, extract: bool = False,
-          strip: int | None = None, reverse: bool = False) -> Plan:
-    parsed = _patches(patches, options, extract, strip, reverse)
-    combined = parsed[0] if len(parsed) == 1 else Patch(
-        tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed),
-        format=parsed[0].format if len({p.format for p in parsed}) == 1 else "mixed")
-    if progress is None:
-        return plan(combined, root, options, intent=intent)
-    from .workspace import Workspace
-
-    workspace = Workspace(root)
-    try:
-        return plan(combined, _ProgressView(workspace, combined, progress), options, intent=intent)
-    finally:
-        workspace.close()
-
-
-class _ProgressView:
-    """The workspace as the planner sees it, reporting each new path the planner resolves."""
-
-    def __init__(self, view: Workspace, patch: Patch, progress: Progress) -> None:
-        self.root = view.root
-        self._view = view
-        self._progress = progress
-        named = {h.path for h in patch.hunks}
-        named |= {h.move_to for h in patch.hunks if isinstance(h, UpdateFile) and h.move_to}
-        self._total = len(named)
-        self._seen: set[str] = set()
-
-    def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath:
-        resolved = self._view.resolve(spelled, line=line)
-        if resolved.rel not in self._seen:
-            self._seen.add(resolved.rel)
-            self._progress("planning", len(self._seen), max(self._total, len(self._seen)))
-        return resolved
-
-    def info(self, rel: str) -> FileInfo | None:
-        return self._view.info(rel)
-
-    def read(self, rel: str) -> bytes:
-        return self._view.read(rel)
-
-    def list_dir(self, rel: str) -> list[str]:
-        return self._view.list_dir(rel)
-
-    def display(self, rel: str) -> str:
-        return self._view.display(rel)
-
-
-def apply_plan(
-    plan_: Plan,
-    *,
-    durable: bool = True,
-    lock_timeout: float = 30.0,
-    history_count: int | None = None,
-    history_bytes: int | None = None,
-    progress: Progress | None = None,
-) -> Result:
+def apply_plan(plan_: Plan, *, progress: Progress | None = None, **options: Unpack[CommitKeywords]) -> Result:
     """Commit a Plan through the transaction manager (all or nothing), keeping its before-images
-    in the undo history (``history_count`` / ``history_bytes``: None means as the workspace's
-    ``[tool.patchtx]`` table says, else 20 transactions / 64 MiB)."""
-    options = options_for(plan_.root, history_count=history_count, history_bytes=history_bytes)
-    return _commit(plan_, options, durable=durable, lock_timeout=lock_timeout, progress=progress)
+    in the undo history. ``options`` are the fields of ``CommitOptions`` (``durable``,
+    ``lock_timeout``, ``history_count``, ``history_bytes``); the history limits left out are as the
+    workspace's ``[tool.patchtx]`` table says, else the defaults."""
+    _, commit_options = options_for(plan_.root, options, accepted=COMMIT_KEYWORDS, caller="apply_plan()")
+    return commit_plan(plan_, commit_options, progress=progress)
 
 
-def _commit(plan_: Plan, options: PlanOptions, *, durable: bool, lock_timeout: float,
-            progress: Progress | None) -> Result:
+def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | None = None) -> Result:
+    """Commit a Plan with the options in force (see ``apply_plan``)."""
     from .txn import commit
     from .txn.retention import KeepHistory
 
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes)
-    report = commit(plan_, durable=durable, lock_timeout=lock_timeout, retention=keep,
+    report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, retention=keep,
                     progress=progress)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
                   fsyncs=report.fsyncs, recovery=recovery_of(report))
@@ -170,40 +115,24 @@ def recovery_of(report: CommitReport) -> RecoveryReport | None:
 
 
 def apply_patch(
-    patches: str | Patch | Sequence[str | Patch],
+    patches: Patches,
     root: PathLike = ".",
     *,
     dry_run: bool = False,
-    allow_overwrite: bool | None = None,
-    allow_delete: bool | None = None,
-    allow_move: bool | None = None,
-    first_match: bool | None = None,
-    skip_applied: bool | None = None,
-    protected: tuple[str, ...] | None = None,
-    max_files: int | None = None,
-    max_bytes: int | None = None,
-    max_patch_bytes: int | None = None,
-    allow_policy_edit: bool | None = None,
-    durable: bool = True,
-    lock_timeout: float = 30.0,
     intent: str | None = None,
-    history_count: int | None = None,
-    history_bytes: int | None = None,
     progress: Progress | None = None,
     extract: bool = False,
     strip: int | None = None,
     reverse: bool = False,
+    **options: Unpack[OptionKeywords],
 ) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
-    failure, in which case nothing was changed. ``extract`` takes each patch out of a model's
-    reply first (code fences, prose around it)."""
-    options = options_for(root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
-                          allow_move=allow_move, first_match=first_match,
-                          skip_applied=skip_applied, protected=protected,
-                          max_files=max_files, max_bytes=max_bytes, max_patch_bytes=max_patch_bytes,
-                          allow_policy_edit=allow_policy_edit,
-                          history_count=history_count, history_bytes=history_bytes)
-    planned = _plan(patches, root, options, intent, progress, extract, strip, reverse)
+    failure, in which case nothing was changed. ``options`` are the fields of ``PlanOptions`` and
+    ``CommitOptions`` (see ``plan_patch`` and ``apply_plan``). ``extract`` takes each patch out of
+    a model's reply first (code fences, prose around it)."""
+    plan_options, commit_options = options_for(root, options, caller="apply_patch()")
+    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse)
+    planned = plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)
-    return _commit(planned, options, durable=durable, lock_timeout=lock_timeout, progress=progress)
+    return commit_plan(planned, commit_options, progress=progress)

@@ -13,7 +13,8 @@ from enum import StrEnum
 
 from .errors import ApprovalError
 from .model import ChangeKind, Plan
-from .policy import PlanOptions, protected_by
+from .options import PlanOptions
+from .policy import protected_by
 
 
 class Decision(StrEnum):

@@ -110,90 +110,105 @@ def _terminal_columns() -> int:
         return 80
 
 
-# The options of ``patchtx apply`` / ``check``, declared once for argparse (``_parser``) and for the
-# plain command-line parse (``_plain_run_arguments``): (flags, attribute, default, value type
-# (None: a flag, stored as True), metavar, help).
-if TYPE_CHECKING:
-    _Option = tuple[tuple[str, ...], str, Any, Callable[[str], Any] | None, str | None, str | None]
-_COMMON_OPTIONS: tuple[_Option, ...] = (
-    (("--root",), "root", ".", str, None, "workspace root (default: current directory)"),
-    (("--json",), "json", False, None, None, "print a JSON result"),
-    (("-q", "--quiet"), "quiet", False, None, None,
-     "print only the summary line, and no progress display"),
-)
 MAX_LISTED_FILES = 20
 """Files listed one per line in a person's report; past this, a count (the diffs list them)."""
-def color(value: str) -> str:
-    """``--color WHEN`` (named for argparse's message: "invalid color value")."""
-    if value not in ("auto", "always", "never"):
+
+
+def _add_common_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", default=".", help="workspace root (default: current directory)")
+    p.add_argument("--json", action="store_true", help="print a JSON result")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print only the summary line, and no progress display")
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    """How apply, check, undo and redo print a result for a person."""
+    p.add_argument("--no-diff", action="store_true",
+                   help=f"print the summary and the files (at most {MAX_LISTED_FILES}, then a count), no diffs")
+    p.add_argument("--stat", action="store_true",
+                   help="print the summary and a diffstat as `git apply --stat` does, no diffs")
+    p.add_argument("--color", default="auto", choices=("auto", "always", "never"), metavar="WHEN",
+                   help="colour the diffs: auto (on a terminal, unless NO_COLOR is set), always, never")
+
+
+def add_policy_options(parser: argparse.ArgumentParser, description: str = "A ceiling that the workspace's"
+                       " [tool.patchtx] table can only tighten.") -> None:
+    """The host's policy (``PlanOptions``). ``patchtx apply``, ``check`` and ``mcp`` take these;
+    ``policy_keywords`` reads them."""
+    p = parser.add_argument_group("host policy", description)
+    p.add_argument("--allow-overwrite", action="store_true",
+                   help="let Add and Move replace existing files (as Codex does)")
+    p.add_argument("--no-delete", action="store_true", help="refuse patches that delete")
+    p.add_argument("--no-move", action="store_true", help="refuse patches that move")
+    p.add_argument("--first-match", action="store_true",
+                   help="take the first match of an ambiguous hunk (as Codex does)")
+    p.add_argument("--protect", action="append", default=[], metavar="GLOB",
+                   help="refuse patches touching paths that match GLOB (repeatable)")
+    p.add_argument("--max-files", type=int, metavar="N", help="refuse patches that change more than N files")
+    p.add_argument("--max-bytes", type=int, metavar="N", help="refuse patches that change more than N bytes")
+    p.add_argument("--max-patch-bytes", type=int, metavar="N", help="refuse patch texts longer than N bytes")
+    p.add_argument("--allow-policy-edit", action="store_true",
+                   help="let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)")
+
+
+def policy_keywords(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``PlanOptions`` keywords that ``add_policy_options`` parsed (None: not given)."""
+    return {
+        "allow_overwrite": args.allow_overwrite or None,
+        "allow_delete": False if args.no_delete else None,
+        "allow_move": False if args.no_move else None,
+        "first_match": args.first_match or None,
+        "protected": tuple(args.protect) or None,
+        "max_files": args.max_files,
+        "max_bytes": args.max_bytes,
+        "max_patch_bytes": args.max_patch_bytes,
+        "allow_policy_edit": args.allow_policy_edit or None,
+    }
+
+
+def count(value: str) -> int:
+    """A non-negative integer (named for argparse's message: "invalid count value")."""
+    number = int(value)
+    if number < 0:
         raise ValueError(value)
-    return value
+    return number
 
 
-# How apply, check, undo and redo print a result for a person.
-_OUTPUT_OPTIONS: tuple[_Option, ...] = (
-    (("--no-diff",), "no_diff", False, None, None,
-     f"print the summary and the files (at most {MAX_LISTED_FILES}, then a count), no diffs"),
-    (("--stat",), "stat", False, None, None,
-     "print the summary and a diffstat as `git apply --stat` does, no diffs"),
-    (("--color",), "color", "auto", color, "WHEN",
-     "colour the diffs: auto (on a terminal, unless NO_COLOR is set), always, never"),
-)
-_RUN_OPTIONS: tuple[_Option, ...] = (
-    *_COMMON_OPTIONS,
-    (("--allow-overwrite",), "allow_overwrite", False, None, None,
-     "let Add and Move replace existing files (as Codex does)"),
-    (("--no-delete",), "no_delete", False, None, None, "refuse patches that delete"),
-    (("--no-move",), "no_move", False, None, None, "refuse patches that move"),
-    (("--first-match",), "first_match", False, None, None,
-     "take the first match of an ambiguous hunk (as Codex does)"),
-    (("--skip-applied",), "skip_applied", False, None, None,
-     "succeed, changing nothing, when the patch is already applied (refused by default)"),
-    # The host's policy: a ceiling that the workspace's [tool.patchtx] can only tighten.
-    (("--protect",), "protect", (), str, "GLOB", "refuse patches touching paths that match GLOB (repeatable)"),
-    (("--max-files",), "max_files", None, int, "N", "refuse patches that change more than N files"),
-    (("--max-bytes",), "max_bytes", None, int, "N", "refuse patches that change more than N bytes"),
-    (("--max-patch-bytes",), "max_patch_bytes", None, int, "N", "refuse patch texts longer than N bytes"),
-    (("--allow-policy-edit",), "allow_policy_edit", False, None, None,
-     "let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)"),
-    *_OUTPUT_OPTIONS,
-    (("--extract",), "extract", False, None, None,
-     "take the patch out of a model's reply (code fences, prose around it) first"),
-    (("-p", "--strip"), "strip", None, int, "N",
-     "unified diffs: remove N leading path components (default: git's a/ b/, else 1)"),
-    (("-R", "--reverse"), "reverse", False, None, None, "unified diffs: apply in reverse"),
-)
-_APPLY_OPTIONS: tuple[_Option, ...] = (
-    *_RUN_OPTIONS,
-    (("--dry-run",), "dry_run", False, None, None, "same as 'patchtx check'"),
-    (("--no-fsync",), "no_fsync", False, None, None,
-     "skip fsync (throw-away trees): keeps atomicity, drops durability"),
-    (("--lock-timeout",), "lock_timeout", 30.0, float, "SECONDS", None),
-    (("--intent",), "intent", None, str, None, "why this edit is made (recorded with it)"),
-    (("--confirm",), "confirm", False, None, None,
-     "show the summary and diffs on the terminal and ask before writing"),
-)
+def add_commit_options(parser: argparse.ArgumentParser) -> None:
+    """How a commit is made (``CommitOptions``): ``patchtx apply``, ``undo``, ``redo`` and ``mcp``
+    take these; ``commit_keywords`` reads them. Defaults (shown in --help) are those of
+    ``CommitOptions``; an option left out keeps the config's and the workspace's history limits."""
+    from .options import DEFAULT_COMMIT
+
+    p = parser.add_argument_group("commit")
+    p.add_argument("--no-fsync", action="store_true",
+                   help="skip fsync (throw-away trees): keeps atomicity, drops durability")
+    p.add_argument("--lock-timeout", type=float, metavar="SECONDS",
+                   help="how long to wait for another transaction's lock "
+                        f"(default: {DEFAULT_COMMIT.lock_timeout:g})")
+    p.add_argument("--history-count", type=count, metavar="N",
+                   help="keep at most N transactions in the undo history, 0 for none "
+                        f"(default: the workspace's history-count, else {DEFAULT_COMMIT.history_count})")
+    p.add_argument("--history-bytes", type=count, metavar="N",
+                   help="keep at most N bytes of originals in the undo history (default: the "
+                        f"workspace's history-bytes, else {DEFAULT_COMMIT.history_bytes // 2**20} MiB)")
 
 
-def _add_options(p: argparse.ArgumentParser, options: tuple[_Option, ...]) -> None:
-    for flags, _name, default, value_type, metavar, helptext in options:
-        if value_type is None:
-            p.add_argument(*flags, action="store_true", help=helptext)
-        elif default == ():
-            p.add_argument(*flags, action="append", default=[], metavar=metavar, help=helptext)
-        elif value_type is str and default is not None:
-            p.add_argument(*flags, default=default, help=helptext)
-        elif value_type is str:
-            p.add_argument(*flags, help=helptext)
-        else:
-            p.add_argument(*flags, type=value_type, default=default, metavar=metavar, help=helptext)
+def commit_keywords(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``CommitOptions`` keywords that ``add_commit_options`` parsed (None: not given)."""
+    return {
+        "durable": False if args.no_fsync else None,
+        "lock_timeout": args.lock_timeout,
+        "history_count": args.history_count,
+        "history_bytes": args.history_bytes,
+    }
 
 
 def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.ArgumentParser:
-    """The whole command line, or with ``only`` just that command's subparser: building the
-    others cost ~5 ms per run (argparse looks up message translations for every option), and a
-    run of one command never shows them. With ``json_errors`` (``--json`` was given), a usage
-    error raises UsageError, for main to print as JSON, instead of argparse's text and exit."""
+    """The whole command line, or with ``only`` just that command's subparser (argparse looks up
+    message translations for every option it adds, and a run of one command never shows the
+    others). With ``json_errors`` (``--json`` was given), a usage error raises UsageError, for
+    main to print as JSON, instead of argparse's text and exit."""
     import argparse
 
     class Parser(argparse.ArgumentParser):
@@ -205,8 +220,8 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
             raise UsageError(f"{self.prog}: {message}.", hint=f"See `{self.prog} --help`.")
 
     class Formatter(argparse.HelpFormatter):
-        # argparse measures the terminal through shutil, whose import (bz2, lzma, fnmatch...) cost
-        # ~4 ms of every run, help shown or not; os answers the same question.
+        # argparse measures the terminal through shutil, which imports a dozen modules a patch run
+        # never needs, help shown or not; os answers the same question.
         def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
                      width: int | None = None) -> None:
             super().__init__(prog, indent_increment, max_help_position,
@@ -228,9 +243,6 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
     def command(name: str, **options: Any) -> argparse.ArgumentParser:
         return sub.add_parser(name, prog=f"patchtx {name}", formatter_class=Formatter, **options)
 
-    def common(p: argparse.ArgumentParser) -> None:
-        _add_options(p, _COMMON_OPTIONS)
-
     def wanted(name: str) -> bool:
         return only is None or only == name
 
@@ -241,15 +253,30 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         p = command(name, help=helptext)
         p.add_argument("patches", nargs="*", default=["-"], metavar="FILE",
                        help="patch files, applied in order as one transaction ('-' = stdin)")
-        _add_options(p, _APPLY_OPTIONS if name == "apply" else _RUN_OPTIONS)
+        _add_common_options(p)
+        add_policy_options(p)
+        p.add_argument("--skip-applied", action="store_true",
+                       help="succeed, changing nothing, when the patch is already applied (refused by default)")
+        _add_output_options(p)
+        p.add_argument("--extract", action="store_true",
+                       help="take the patch out of a model's reply (code fences, prose around it) first")
+        p.add_argument("-p", "--strip", type=int, metavar="N",
+                       help="unified diffs: remove N leading path components (default: git's a/ b/, else 1)")
+        p.add_argument("-R", "--reverse", action="store_true", help="unified diffs: apply in reverse")
+        if name == "apply":
+            p.add_argument("--dry-run", action="store_true", help="same as 'patchtx check'")
+            add_commit_options(p)
+            p.add_argument("--intent", help="why this edit is made (recorded with it)")
+            p.add_argument("--confirm", action="store_true",
+                           help="show the summary and diffs on the terminal and ask before writing")
     if wanted("recover"):
         p = command("recover", help="roll back or finish an interrupted transaction")
-        common(p)
+        _add_common_options(p)
         p.add_argument("--trust-foreign", action="store_true",
                        help="also act on journals this user's patchtx did not sign (after looking at"
                             " them): the same path checks still apply")
     if wanted("log"):
-        common(command("log", help="list the transactions in the undo history, newest first"))
+        _add_common_options(command("log", help="list the transactions in the undo history, newest first"))
     for name in ("undo", "redo"):
         if not wanted(name):
             continue
@@ -260,12 +287,10 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
                            help="transaction id, or a unique prefix of one, as `patchtx log` shows it")
         else:
             p = command("redo", help="put back what the last undo took, as a new transaction")
-        common(p)
+        _add_common_options(p)
         p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
-        _add_options(p, _OUTPUT_OPTIONS)
-        p.add_argument("--no-fsync", action="store_true",
-                       help="skip fsync (throw-away trees): keeps atomicity, drops durability")
-        p.add_argument("--lock-timeout", type=float, default=30.0, metavar="SECONDS")
+        _add_output_options(p)
+        add_commit_options(p)
         p.add_argument("--intent", help=f"why the {name} is made (default: '{name} ID...')")
     if only is None:
         # Listed for --help only: main() hands their arguments to the agents package untouched.
@@ -411,16 +436,9 @@ def _run_apply(args: argparse.Namespace) -> int:
                 from None
         if args.extract:
             texts = _extracted(args.patches, texts)
-        plan = plan_patch(
-            texts, args.root, allow_overwrite=args.allow_overwrite or None,
-            allow_delete=False if args.no_delete else None,
-            allow_move=False if args.no_move else None,
-            first_match=args.first_match or None, skip_applied=args.skip_applied or None,
-            protected=tuple(args.protect) or None,
-            max_files=args.max_files, max_bytes=args.max_bytes, max_patch_bytes=args.max_patch_bytes,
-            allow_policy_edit=args.allow_policy_edit or None, intent=getattr(args, "intent", None),
-            progress=progress, strip=args.strip, reverse=args.reverse,
-        )
+        plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
+                          strip=args.strip, reverse=args.reverse, skip_applied=args.skip_applied or None,
+                          **policy_keywords(args))
         if dry_run:
             result = Result(plan, committed=False, dry_run=True)
         else:
@@ -435,8 +453,7 @@ def _run_apply(args: argparse.Namespace) -> int:
                     declined.headline = "Not applied: you answered no."
                     declined.hint = ""
                     raise
-            result = apply_plan(plan, durable=not args.no_fsync, lock_timeout=args.lock_timeout,
-                                progress=progress)
+            result = apply_plan(plan, progress=progress, **commit_keywords(args))
     except PatchtxError as exc:
         if progress is not None:
             progress.close(success=False)
@@ -552,8 +569,7 @@ def _run_undo(args: argparse.Namespace) -> int:
     from .render import result_json
 
     progress = _terminal_progress(args)
-    options = {"dry_run": args.dry_run, "durable": not args.no_fsync, "lock_timeout": args.lock_timeout,
-               "intent": args.intent, "progress": progress}
+    options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args)}
     try:
         if args.command == "redo":
             result = redo(args.root, **options)
@@ -582,66 +598,6 @@ def _run_undo(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Arguments:
-    """The parsed command line as the run functions read it (argparse's Namespace, without
-    argparse)."""
-
-    def __init__(self, **values: Any) -> None:
-        self.__dict__.update(values)
-
-
-
-
-def _plain_run_arguments(given: list[str]) -> _Arguments | None:
-    """What ``_parser`` parses ``patchtx apply|check ...`` into, for a command line made only of
-    its options spelled in full and one run of patch files: None for anything else (help, an
-    abbreviated or unknown option, ``--``, a value or file starting with '-', files on both sides
-    of an option), which argparse then parses and words the errors for, as before.
-
-    Importing argparse costs ~6 ms and ~20 modules (re, enum, gettext, locale...), as much as
-    planning a 1,000-line patch; every patch run paid it.
-    """
-    if not given or given[0] not in ("apply", "check"):
-        return None
-    options = _APPLY_OPTIONS if given[0] == "apply" else _RUN_OPTIONS
-    flags = {flag: option for option in options for flag in option[0]}
-    values: dict[str, Any] = {"command": given[0]}
-    # A repeatable option (default ``()``) collects a list, as argparse's "append" does.
-    values.update((name, [] if default == () else default) for _flags, name, default, *_rest in options)
-    patches: list[str] = []
-    files_ended = False  # a run of files, then an option: argparse refuses a later file
-    index = 1
-    while index < len(given):
-        word = given[index]
-        index += 1
-        if word != "-" and word.startswith("-"):
-            flag, equals, attached = word.partition("=")
-            known = flags.get(flag)
-            if known is None or (equals and known[3] is None):
-                return None
-            _flags, name, _default, value_type, *_rest = known
-            if value_type is None:
-                values[name] = True
-            else:
-                if not equals:
-                    if index == len(given) or given[index].startswith("-"):
-                        return None
-                    attached = given[index]
-                    index += 1
-                try:
-                    value = value_type(attached)
-                except ValueError:
-                    return None
-                values[name] = [*values[name], value] if _default == () else value
-            files_ended = bool(patches)
-            continue
-        if files_ended:
-            return None
-        patches.append(word)
-    values["patches"] = patches or ["-"]
-    return _Arguments(**values)
-
-
 def main(argv: list[str] | None = None) -> int:
     """``patchtx``: every failure is an error with a kind (JSON under --json), never a traceback."""
     given = sys.argv[1:] if argv is None else argv
@@ -656,9 +612,6 @@ def main(argv: list[str] | None = None) -> int:
 def _dispatch(given: list[str]) -> int:
     from .errors import PatchtxError
 
-    plain = _plain_run_arguments(given)
-    if plain is not None:
-        return _run_apply(plain)  # type: ignore[arg-type]
     if given[:1] == ["tool-spec"]:
         from .agents.toolspec import tool_spec_main
 
@@ -690,12 +643,11 @@ def _dispatch(given: list[str]) -> int:
 
 
 def _finish_process(code: int) -> NoReturn:
-    """End a one-shot command the fast way once its output is flushed.
+    """End a one-shot command without the interpreter's teardown once its output is flushed.
 
-    The normal exit tears down every module and object one by one (~5 ms for what a patch run
-    imports, a quarter of the interpreter's own start-up) though the process is about to vanish:
-    every file was written with os-level calls and closed, the lock released, nothing is left in
-    a Python buffer but stdout and stderr. If flushing those fails (a closed pipe), the normal
+    The normal exit tears down every module and object one by one though the process is about to
+    vanish: every file was written with os-level calls and closed, the lock released, nothing is
+    left in a Python buffer but stdout and stderr. If flushing those fails (a closed pipe), the normal
     exit runs instead and reports it as Python always does.
     """
     try:
@@ -710,9 +662,8 @@ def _finish_process(code: int) -> NoReturn:
 
 
 def _one_shot(run: Callable[[], int]) -> NoReturn:
-    # A one-shot run allocates many tuples and lists and frees few cycles; the collector's passes
-    # over them cost ~2 ms on the tiny edit and tens of milliseconds on a 1,000-file patch, and
-    # the memory comes back when the process ends moments later.
+    # A one-shot run allocates many tuples and lists and frees few cycles: the collector's passes
+    # over them would find little, and the memory comes back when the process ends moments later.
     import gc
 
     gc.disable()

@@ -1,7 +1,7 @@
 """Undo history: list the retained transactions, and undo one as a new transaction.
 
 Every commit made through the API, the CLI or the agent tools keeps its before-images in
-``.patchtx/journal``, with its journal (the last 20 transactions and at most 64 MiB by default; the workspace's
+``.patchtx/journal``, with its journal (as many as ``CommitOptions`` says by default; the workspace's
 ``history-count`` / ``history-bytes`` keys or the ``history_count`` / ``history_bytes`` arguments
 change that, and ``history-count = 0`` turns it off). The on-disk format and its crash reasoning
 are in ``patchtx.txn.kept`` (reading) and ``patchtx.txn.retention`` (keeping).
@@ -30,7 +30,8 @@ from .errors import (
     UnknownTransactionError,
 )
 from .model import ChangeKind, FileChange, PathTarget, Plan, Result
-from .policy import effective_options
+from .options import COMMIT_KEYWORDS
+from .policy import options_for
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
 from .txn.kept import (
@@ -49,8 +50,9 @@ from .txn.retention import KeepHistory
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Unpack
 
+    from .options import CommitKeywords
     from .txn.commit import Progress
 
 __all__ = [
@@ -141,14 +143,11 @@ def undo(
     transaction_id: str | None = None,
     *,
     dry_run: bool = False,
-    durable: bool = True,
-    lock_timeout: float = 30.0,
     intent: str | None = None,
-    history_count: int | None = None,
-    history_bytes: int | None = None,
     progress: Progress | None = None,
     fs: FileSystemOps | None = None,
     approve: Callable[[Plan], None] | None = None,
+    **options: Unpack[CommitKeywords],
 ) -> Result:
     """Restore what a retained transaction (default: the newest not yet undone, so that repeated
     calls go further back; a unique prefix of an id will do) replaced, as one new transaction.
@@ -157,10 +156,11 @@ def undo(
     committed, ``nothing_to_undo``, ``unknown_transaction`` or ``history_damaged``; in each case
     nothing was written. ``fs`` is the commit's filesystem layer (tests pass one that fails or
     crashes); ``approve`` is called with the undo's plan before anything is written, dry run or
-    not, and refuses it by raising (the MCP tool gates deletes this way); the other options are
-    those of ``apply_patch``.
+    not, and refuses it by raising (the MCP tool gates deletes this way); ``options`` are the
+    fields of ``CommitOptions``, as for ``apply_plan``.
     """
     root_path = os.path.realpath(os.fspath(root))
+    _, commit_options = options_for(root_path, options, accepted=COMMIT_KEYWORDS, caller="undo()")
     with open_workspace(root_path) as (reader, dirs):
         entry = _undo_target(reader, dirs, transaction_id)
         record = read_record(reader, dirs, entry)
@@ -177,12 +177,12 @@ def undo(
     from .api import recovery_of
     from .txn import commit
 
-    options = effective_options(root_path, history_count=history_count, history_bytes=history_bytes)
-    keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes, undoes=entry.transaction_id)
+    keep = KeepHistory(count=commit_options.history_count, max_bytes=commit_options.history_bytes,
+                       undoes=entry.transaction_id)
     report = commit(
         plan,
-        durable=durable,
-        lock_timeout=lock_timeout,
+        durable=commit_options.durable,
+        lock_timeout=commit_options.lock_timeout,
         fs=fs,
         retention=keep,
         progress=progress,

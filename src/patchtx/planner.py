@@ -39,10 +39,15 @@ from .model import (
     Plan,
     UpdateFile,
 )
-from .policy import PlanOptions, check_policy_files, protected_by
+from .options import PlanOptions
+from .policy import check_policy_files, protected_by
 from .rewrite import Edit, rewrite
 from .textfile import decode, looks_binary
 from .workspace import FileView, ResolvedPath, Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .txn.commit import Progress
 
 
 @record(frozen=False)
@@ -94,9 +99,15 @@ class Stager:
     the Plan the transaction manager commits.
     """
 
-    def __init__(self, view: FileView, options: PlanOptions) -> None:
+    def __init__(self, view: FileView, options: PlanOptions, progress: Progress | None = None) -> None:
         self.view = view
         self.options = options
+        self.progress = progress
+        """Told ``("planning", done, total)`` for each new path resolved."""
+        self.resolved: set[str] = set()
+        """The workspace paths resolved so far (counted for ``progress``)."""
+        self.named = 0
+        """How many paths the patches staged so far name (the progress total)."""
         self.original: dict[str, _Entry] = {}
         self.overlay: dict[str, _Entry] = {}
         self.changes: list[FileChange] = []
@@ -197,7 +208,12 @@ class Stager:
         return False
 
     def resolve(self, spelled: str, line: int) -> ResolvedPath:
-        return self.view.resolve(spelled, line=line)
+        resolved = self.view.resolve(spelled, line=line)
+        if self.progress is not None and resolved.rel not in self.resolved:
+            self.resolved.add(resolved.rel)
+            done = len(self.resolved)
+            self.progress("planning", done, max(self.named, done))
+        return resolved
 
     def refuse_link(self, resolved: ResolvedPath, action: str, line: int) -> None:
         if resolved.leaf_is_symlink:
@@ -501,6 +517,10 @@ class Stager:
                  dict(self.last_operation))
         self.in_place, self.gone = [], []
         self.unified = patch.format == "unified"
+        if self.progress is not None:
+            named = {h.path for h in patch.hunks}
+            named |= {h.move_to for h in patch.hunks if isinstance(h, UpdateFile) and h.move_to}
+            self.named = len(self.resolved) + len(named)
         try:
             for hunk in patch.hunks:
                 try:
@@ -643,15 +663,17 @@ def plan(
     options: PlanOptions | None = None,
     *,
     intent: str | None = None,
+    progress: Progress | None = None,
 ) -> Plan:
-    """Compute the Plan of ``patch`` against the workspace (a root path, or a FileView)."""
+    """Compute the Plan of ``patch`` against the workspace (a root path, or a FileView);
+    ``progress`` is told each new path planned."""
     if isinstance(view, str | os.PathLike):
         workspace = Workspace(view)
         try:
-            return plan(patch, workspace, options, intent=intent)
+            return plan(patch, workspace, options, intent=intent, progress=progress)
         finally:
             workspace.close()  # its folder descriptors (see Workspace)
-    stager = Stager(view, options or PlanOptions())
+    stager = Stager(view, options or PlanOptions(), progress)
     if not patch.hunks:
         raise EmptyPatchError(
             "No files were modified.",

@@ -26,18 +26,22 @@ permissions: the workspace's replace the host config's, explicit arguments repla
 itself (the ``[tool.patchtx]`` table, the whole ``.patchtx.toml``) is protected from patches unless
 the host sets ``allow-policy-edit``: otherwise a patch could lift the policy that refuses the next
 one.
+
+``options_for`` is the one place where a caller's keyword arguments, the host's settings and the
+workspace's policy become the ``PlanOptions`` and ``CommitOptions`` values (``patchtx.options``).
 """
 
 from __future__ import annotations
 
 import os
 
-from ._record import record, replace
+from ._record import replace
 from .errors import PolicyError
+from .options import ALL_KEYWORDS, COMMIT_KEYWORDS, PLAN_KEYWORDS, CommitOptions, PlanOptions, check_keywords
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
     from .model import PathTarget
@@ -63,39 +67,6 @@ _KEYS = {
 }
 _PERMISSIONS = ("allow_overwrite", "allow_delete", "allow_move", "first_match", "allow_policy_edit")
 _CAPS = ("max_files", "max_bytes", "max_patch_bytes")
-_HISTORY = ("history_count", "history_bytes")
-"""Undo-history limits are settings, not permissions: the workspace's replace the host config's,
-and explicit arguments replace both (they bound only the user's own before-images)."""
-
-
-@record
-class PlanOptions:
-    allow_overwrite: bool = False
-    """Let Add and Move replace an existing file (Codex's behaviour); refused by default."""
-    allow_delete: bool = True
-    allow_move: bool = True
-    first_match: bool = False
-    """Take the first occurrence of an ambiguous hunk (Codex's behaviour) instead of refusing."""
-    skip_applied: bool = False
-    """A patch that is already applied as a whole succeeds, changing nothing (refused by default,
-    with the kind ``already_applied``)."""
-    protected: tuple[str, ...] = ()
-    """Glob patterns of workspace paths no patch may touch (``**`` spans folders)."""
-    max_files: int | None = None
-    max_bytes: int | None = None
-    """Cap on bytes changed: the size of every file written plus every file removed."""
-    max_patch_bytes: int | None = None
-    history_count: int = 20
-    """Committed transactions whose before-images are kept for undo (0 turns history off)."""
-    history_bytes: int = 64 * 1024 * 1024
-    """Cap on the before-image bytes the undo history keeps (oldest transactions go first)."""
-    allow_policy_edit: bool = False
-    """Let a patch change the workspace's policy (``[tool.patchtx]``, ``.patchtx.toml``)."""
-
-    def with_overrides(self, **overrides: Any) -> PlanOptions:
-        if overrides.get("protected") is not None:
-            overrides["protected"] = tuple(overrides["protected"])
-        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
 
 def protected_by(options: PlanOptions, path: str) -> str | None:
@@ -116,7 +87,7 @@ def _invalid(path: str, why: str) -> PolicyError:
 def _values(table: dict[str, Any], where: str) -> dict[str, Any]:
     """PlanOptions field values of a policy table (validated), keyed by field name."""
     values: dict[str, Any] = {}
-    types = PlanOptions.__annotations__
+    types = {**PlanOptions.__annotations__, **CommitOptions.__annotations__}
     for key, value in table.items():
         name = _KEYS.get(key)
         if name is None:
@@ -154,10 +125,10 @@ def config_path() -> str:
     return os.path.join(base, "patchtx", "config.toml")
 
 
-def load_host_options(**overrides: Any) -> PlanOptions:
-    """The host's ceiling: defaults, the per-user config file, ``PATCHTX_POLICY``, then the
-    explicit (non-None) ``overrides``."""
-    options = PlanOptions()
+def _host_values() -> dict[str, Any]:
+    """The host's settings before its explicit arguments: the per-user config file, then
+    ``PATCHTX_POLICY``, as field values keyed by field name."""
+    values: dict[str, Any] = {}
     path = config_path()
     try:
         with open(path, "rb") as handle:
@@ -167,7 +138,7 @@ def load_host_options(**overrides: Any) -> PlanOptions:
     except OSError as exc:
         raise _invalid(path, f"unreadable ({exc.strerror})") from None
     if raw is not None:
-        options = replace(options, **_values(_parse_toml(raw, path), path))
+        values.update(_values(_parse_toml(raw, path), path))
     inline = os.environ.get(POLICY_ENV, "").strip()
     if inline:
         where = f"the {POLICY_ENV} environment variable"
@@ -175,14 +146,14 @@ def load_host_options(**overrides: Any) -> PlanOptions:
             table = _parse_toml(inline.encode("utf-8"), where)
         except PolicyError:
             table = _parse_toml(f"policy = {{ {inline} }}".encode(), where)["policy"]
-        options = replace(options, **_values(table, where))
-    return options.with_overrides(**overrides)
+        values.update(_values(table, where))
+    return values
 
 
 def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
     """``host`` narrowed by a workspace's values: never wider than ``host`` in any respect."""
     changes: dict[str, Any] = {}
-    for name, value in workspace.items():
+    for name, value in _only(PLAN_KEYWORDS, workspace).items():
         current = getattr(host, name)
         if name in _PERMISSIONS:
             changes[name] = current and value
@@ -190,8 +161,6 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
             changes[name] = tuple(dict.fromkeys((*current, *value)))
         elif name in _CAPS:
             changes[name] = value if current is None else min(current, value)
-        elif name in _HISTORY:
-            changes[name] = value
     return replace(host, **changes) if changes else host
 
 
@@ -252,15 +221,6 @@ def policy_table(name: str, raw: bytes, *, where: str) -> dict[str, Any] | None:
     return _parse_toml(raw, where)
 
 
-def load_workspace_options(root: str | os.PathLike[str], host: PlanOptions | None = None) -> PlanOptions:
-    """The options in force at ``root``: the host's ceiling (default: ``load_host_options()``)
-    tightened by the workspace's policy."""
-    options = load_host_options() if host is None else host
-    for table in workspace_policy(root):
-        options = tighten(options, table)
-    return options
-
-
 def _policy_of(name: str, raw: bytes | None) -> object:
     """What a policy file's contents say about patchtx policy, for comparison: the table, None
     (no policy, or no file), or the raw bytes of a file that cannot be read as TOML."""
@@ -272,11 +232,39 @@ def _policy_of(name: str, raw: bytes | None) -> object:
         return raw
 
 
-def effective_options(root: str | os.PathLike[str], **explicit: Any) -> PlanOptions:
-    """The options in force at ``root`` for a caller's explicit (non-None) arguments: the host's
-    ceiling tightened by the workspace, with explicit undo-history limits on top."""
-    options = load_workspace_options(root, load_host_options(**explicit))
-    return options.with_overrides(**{name: explicit.get(name) for name in _HISTORY})
+def _only(names: frozenset[str], values: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in values.items() if name in names}
+
+
+def _given(keywords: Mapping[str, Any], accepted: frozenset[str], caller: str) -> dict[str, Any]:
+    """The keywords a caller gave (None: not given), checked as Python checks a signature."""
+    check_keywords(keywords, accepted, caller)
+    given = {name: value for name, value in keywords.items() if value is not None}
+    if "protected" in given:
+        given["protected"] = tuple(given["protected"])
+    return given
+
+
+def options_for(
+    root: str | os.PathLike[str],
+    keywords: Mapping[str, Any] | None = None,
+    *,
+    accepted: frozenset[str] = ALL_KEYWORDS,
+    caller: str = "options_for()",
+) -> tuple[PlanOptions, CommitOptions]:
+    """The options in force at ``root`` for a caller's keyword arguments (the fields of
+    ``PlanOptions`` and ``CommitOptions``; None means not given): the host's ceiling (its config,
+    ``PATCHTX_POLICY``, then the arguments) tightened by the workspace's policy, with the
+    arguments' undo-history limits on top. A keyword outside ``accepted`` is a TypeError naming
+    ``caller``, as an unknown keyword argument of any function is."""
+    given = _given(keywords or {}, accepted, caller)
+    host = {**_host_values(), **given}
+    plan_options = PlanOptions(**_only(PLAN_KEYWORDS, host))
+    commit_options = CommitOptions(**_only(COMMIT_KEYWORDS, host))
+    for table in workspace_policy(root):
+        plan_options = tighten(plan_options, table)
+        commit_options = replace(commit_options, **_only(COMMIT_KEYWORDS, table))
+    return plan_options, replace(commit_options, **_only(COMMIT_KEYWORDS, given))
 
 
 def check_policy_files(options: PlanOptions, targets: Iterable[PathTarget]) -> None:

@@ -10,41 +10,46 @@ from __future__ import annotations
 import os
 from types import TracebackType
 
+from .api import commit_plan, parse_patches
 from .errors import EncodingPatchError, TransactionClosedError
 from .model import Patch, Plan, Result
-from .parser import parse
 from .planner import Stager
-from .policy import effective_options
+from .policy import options_for
 from .workspace import Workspace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import OptionKeywords
+    from .txn.commit import Progress
 
 
 class Transaction:
-    """Stage any mix of patches, writes, deletes and moves; commit them as one transaction."""
+    """Stage any mix of patches, writes, deletes and moves; commit them as one transaction.
+
+    ``options`` are those of ``patchtx.apply_patch`` (the fields of ``PlanOptions`` and
+    ``CommitOptions``), read once, when the transaction starts. ``progress(phase, done, total)``
+    is told the files planned and committed."""
 
     def __init__(
         self,
         root: str | os.PathLike[str] = ".",
         *,
-        durable: bool = True,
-        lock_timeout: float = 30.0,
-        allow_overwrite: bool | None = None,
-        allow_delete: bool | None = None,
-        allow_move: bool | None = None,
-        first_match: bool | None = None,
-        skip_applied: bool | None = None,
         intent: str | None = None,
-        history_count: int | None = None,
-        history_bytes: int | None = None,
+        progress: Progress | None = None,
+        **options: Unpack[OptionKeywords],
     ) -> None:
         workspace = Workspace(root)
-        options = effective_options(workspace.root, allow_overwrite=allow_overwrite, allow_delete=allow_delete,
-                                    allow_move=allow_move, first_match=first_match, skip_applied=skip_applied)
-        self._stager = Stager(workspace, options)
-        self._durable = durable
-        self._lock_timeout = lock_timeout
+        try:
+            self._plan_options, self._commit_options = options_for(workspace.root, options,
+                                                                   caller="Transaction()")
+        except BaseException:
+            workspace.close()
+            raise
+        self._stager = Stager(workspace, self._plan_options, progress)
+        self._progress = progress
         self.intent = intent
-        self._history_count = history_count
-        self._history_bytes = history_bytes
         self.result: Result | None = None
         self._closed = False
 
@@ -55,9 +60,13 @@ class Transaction:
                                          hint="Start a new Transaction for further changes.")
         return self._stager
 
-    def apply_patch(self, patch: str | Patch) -> None:
-        """Stage a whole patch (all its operations, or none if one fails)."""
-        self._open().stage_patch(parse(patch) if isinstance(patch, str) else patch)
+    def apply_patch(self, patch: str | Patch, *, extract: bool = False, strip: int | None = None,
+                    reverse: bool = False) -> None:
+        """Stage a whole patch (all its operations, or none if one fails); ``extract``, ``strip``
+        and ``reverse`` as in ``patchtx.apply_patch``."""
+        stager = self._open()
+        (parsed,) = parse_patches(patch, self._plan_options, extract=extract, strip=strip, reverse=reverse)
+        stager.stage_patch(parsed)
 
     def write_bytes(self, path: str, data: bytes, *, mode: int | None = None) -> None:
         self._open().stage_write(path, data, mode)
@@ -97,15 +106,12 @@ class Transaction:
         return self._open().build_plan(intent=self.intent)
 
     def commit(self) -> Result:
-        from .api import apply_plan
-
         plan = self.preview()
         self._closed = True
         if not plan.targets:
             self.result = Result(plan, committed=False)
             return self.result
-        self.result = apply_plan(plan, durable=self._durable, lock_timeout=self._lock_timeout,
-                                 history_count=self._history_count, history_bytes=self._history_bytes)
+        self.result = commit_plan(plan, self._commit_options, progress=self._progress)
         return self.result
 
     def rollback(self) -> None:

@@ -8,11 +8,12 @@ import pytest
 
 import patchtx
 from patchtx.errors import PolicyError
-from patchtx.policy import PlanOptions, protected_by
+from patchtx.options import PlanOptions
+from patchtx.policy import protected_by
 
 
 def test_protected_names_cover_whole_folders_and_lists_are_accepted() -> None:
-    options = PlanOptions().with_overrides(protected=["secrets", "migrations/"])
+    options = PlanOptions(protected=("secrets", "migrations/"))
     assert protected_by(options, "secrets/key") == "secrets"
     assert protected_by(options, "app/migrations/0001.py") == "migrations/"
     assert protected_by(options, "secretsauce.txt") is None

@@ -12,8 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 BIN = Path(sys.executable).parent
 APPLY_PATCH = str(BIN / "apply_patch")
@@ -280,82 +278,3 @@ def test_help_follows_columns_without_importing_shutil(tree: Path) -> None:
     assert (done.returncode, done.stderr) == (0, "False\n")
 
 
-# -- the plain command line, parsed without argparse -----------------------------------------------
-
-_WORDS = ["apply", "check", "a.patch", "b.patch", "-", "", "--root", "dir", "--root=dir", "--root=",
-          "--root=-x", "--json", "-q", "--quiet", "--allow-overwrite", "--no-delete", "--no-move",
-          "--first-match", "--no-diff", "--dry-run", "--no-fsync", "--lock-timeout", "2.5", "x",
-          "--lock-timeout=1e3", "--lock-timeout=nan", "--lock-timeout=-1", "-1", "--intent", "why",
-          "--intent=-why", "--confirm", "--no-f", "--ro", "--json=1", "-qq", "-h", "--help", "--",
-          "--bogus", "-x", "- x", "log", "undo", "recover", "--no-fsync=", "--intent=",
-          "--protect", "--protect=*.lock", ".github/**", "--max-files", "3", "--max-files=x",
-          "--max-bytes=10", "--max-patch-bytes", "--allow-policy-edit"]
-
-
-def _argparse_result(argv: list[str]) -> dict[str, object] | None:
-    import contextlib
-    import io
-
-    from patchtx import cli
-
-    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-        try:
-            return vars(cli._parser(argv[0] if argv[:1] and argv[0] in cli._COMMANDS else None)
-                        .parse_args(argv))
-        except SystemExit:
-            return None
-
-
-def _check_plain_parse(argv: list[str]) -> bool:
-    from patchtx import cli
-
-    plain = cli._plain_run_arguments(argv)
-    if plain is None:
-        return False
-    expected = _argparse_result(argv)
-    assert expected is not None, argv
-    # (by repr: NaN, which --lock-timeout=nan gives both, is not equal to itself)
-    assert {k: repr(v) for k, v in vars(plain).items()} == {k: repr(v) for k, v in expected.items()}, argv
-    return True
-
-
-@pytest.mark.parametrize("argv", [
-    ["apply"], ["check"], ["apply", "a.patch"], ["apply", "--no-fsync", "a.patch", "b.patch"],
-    ["apply", "a.patch", "b.patch", "--json"], ["apply", "--root=dir", "-q", "-"],
-    ["apply", "--lock-timeout", "2.5", "--intent", "why", "a.patch"], ["check", "--no-diff", "a.patch"],
-    ["apply", "--json", "a.patch", "--no-diff"], ["apply", "--root", "dir", "--root", "x", ""],
-    ["apply", "--protect", "a/**", "--protect=*.lock", "--max-files", "3", "--allow-policy-edit", "a.patch"],
-    ["check", "--max-bytes=10", "--max-patch-bytes", "20"],
-])
-def test_a_plain_command_line_is_parsed_as_argparse_parses_it(argv: list[str]) -> None:
-    assert _check_plain_parse(argv)
-
-
-@pytest.mark.parametrize("argv", [
-    ["apply", "a.patch", "--json", "b.patch"],  # argparse refuses files on both sides of an option
-    ["apply", "--no-f"], ["apply", "-h"], ["apply", "--", "a.patch"], ["check", "--no-fsync"],
-    ["apply", "--root"], ["apply", "--root", "-x"], ["apply", "--lock-timeout", "x"], ["log"],
-    ["apply", "--json=1"], ["apply", "-qq"], ["apply", "-x"],
-])
-def test_anything_else_is_left_to_argparse(argv: list[str]) -> None:
-    from patchtx import cli
-
-    assert cli._plain_run_arguments(argv) is None
-
-
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from(_WORDS), max_size=7))
-def test_the_plain_parse_never_disagrees_with_argparse(words: list[str]) -> None:
-    _check_plain_parse(words)
-    _check_plain_parse(["apply", *words])
-
-
-def test_a_plain_patch_run_does_not_import_argparse(tree: Path) -> None:
-    (tree / "p.patch").write_text(UPDATE)
-    code = ("import sys\nfrom patchtx.cli import main\n"
-            f"code = main(['apply', '--no-fsync', '--root', {str(tree)!r}, {str(tree / 'p.patch')!r}])\n"
-            "print(sorted(m for m in ('argparse', 'gettext', 'locale') if m in sys.modules),"
-            " file=sys.stderr)\nsys.exit(code)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stderr) == (0, "[]\n")
-    assert (tree / "a.txt").read_text().startswith("ONE\n")

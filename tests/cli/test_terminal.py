@@ -66,7 +66,7 @@ def test_diffs_are_coloured_on_a_terminal_only(tree: Path) -> None:
     assert GREEN_ADDITION in piped([PATCHTX, "check", "--color", "always", "p.patch"], tree).stdout
     assert GREEN_ADDITION in piped([PATCHTX, "check", "--color=always", "p.patch"], tree, NO_COLOR="1").stdout
     bogus = piped([PATCHTX, "check", "--color=sometimes", "p.patch"], tree)
-    assert bogus.returncode == 2 and "invalid color value: 'sometimes'" in bogus.stderr
+    assert bogus.returncode == 2 and "invalid choice: 'sometimes'" in bogus.stderr
 
 
 def test_undo_output_is_coloured_on_a_terminal_too(tree: Path) -> None:

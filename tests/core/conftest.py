@@ -14,8 +14,9 @@ import pytest
 
 from patchtx.errors import PatchtxError
 from patchtx.model import Plan
+from patchtx.options import PlanOptions
 from patchtx.parser import parse
-from patchtx.planner import PlanOptions, plan
+from patchtx.planner import plan
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"

@@ -387,8 +387,8 @@ _TREE_PATHS = ["a", "a/b", "a/b/c", "a/bc", "a/b/d", "ab/x", "a-b/y", "a/b-c/z",
 def test_emptied_folders_found_by_bisection_as_by_scanning_every_kept_path(
         effects: dict[str, bool], on_disk: set[str]) -> None:
     from patchtx.model import PathTarget
+    from patchtx.options import PlanOptions
     from patchtx.planner import Stager
-    from patchtx.policy import PlanOptions
 
     class View:
         def list_dir(self, rel: str) -> list[str]:

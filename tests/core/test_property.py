@@ -29,8 +29,9 @@ from hypothesis import HealthCheck, event, given, note, reject, settings
 from hypothesis import strategies as st
 
 from patchtx.errors import AlreadyAppliedError, PartlyAppliedError
+from patchtx.options import PlanOptions
 from patchtx.parser import parse
-from patchtx.planner import PlanOptions, plan
+from patchtx.planner import plan
 from patchtx.textfile import decode
 
 ALPHABET = ["a", "b", "c", "", " a", "a ", "\tb", "x y", "caf\u00e9", "\u2013", "@@", "+a", "-b"]

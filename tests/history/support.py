@@ -9,11 +9,12 @@ from pathlib import Path
 
 from patchtx import history
 from patchtx.model import Plan
+from patchtx.options import DEFAULT_COMMIT
 from patchtx.txn import commit
 from patchtx.txn.fsops import FileSystemOps
 from patchtx.txn.journal import Journal
 from patchtx.txn.layout import JOURNAL_DIR, parse_kept_kind
-from patchtx.txn.retention import DEFAULT_BYTES, KeepHistory
+from patchtx.txn.retention import KeepHistory
 
 from ..txn.helpers import Scenario, build_plan
 
@@ -36,7 +37,7 @@ def commit_kept(
     plan: Plan,
     *,
     count: int = 20,
-    max_bytes: int = DEFAULT_BYTES,
+    max_bytes: int = DEFAULT_COMMIT.history_bytes,
     fs: FileSystemOps | None = None,
     durable: bool = True,
 ) -> str:

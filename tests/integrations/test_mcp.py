@@ -76,9 +76,11 @@ async def test_lists_both_tools_with_schemas_and_annotations(tree: Path) -> None
     assert schema["properties"]["patch"]["type"] == "string"
     assert {name: prop.get("default") for name, prop in schema["properties"].items()} == {
         "patch": None, "dry_run": False, "allow_delete": False, "allow_move": True,
-        "workspace_root": ".", "intent": None, "extract": False, "skip_applied": False}
+        "workspace_root": ".", "intent": None, "extract": False, "skip_applied": False,
+        "strip": None, "reverse": False}
     assert set(preview.input_schema["properties"]) == {"patch", "allow_delete", "allow_move",
-                                                       "workspace_root", "extract", "skip_applied"}
+                                                       "workspace_root", "extract", "skip_applied",
+                                                       "strip", "reverse"}
     assert apply.output_schema == preview.output_schema == tools["undo"].output_schema == result_schema()
 
     assert apply.annotations is not None and preview.annotations is not None

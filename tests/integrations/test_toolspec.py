@@ -16,7 +16,8 @@ from patchtx.agents.toolspec import FORMATS, instructions, tool_spec, tool_spec_
 from patchtx.api import plan_patch
 from patchtx.errors import PatchtxError
 
-OPTIONS = {"dry_run", "allow_delete", "allow_move", "workspace_root", "intent", "extract", "skip_applied"}
+OPTIONS = {"dry_run", "allow_delete", "allow_move", "workspace_root", "intent", "extract", "skip_applied",
+           "strip", "reverse"}
 
 
 def test_custom_tool_is_a_freeform_tool_with_our_grammar() -> None:
@@ -44,20 +45,21 @@ def test_function_tools_require_only_the_patch(format: str, patch_parameter: str
     defaults = {name: prop.get("default") for name, prop in parameters["properties"].items()}
     assert defaults == {patch_parameter: None, "dry_run": False, "allow_delete": False,
                         "allow_move": True, "workspace_root": ".", "intent": None, "extract": False,
-                        "skip_applied": False}
+                        "skip_applied": False, "strip": None, "reverse": False}
     for name in OPTIONS:
         assert parameters["properties"][name]["description"]
 
 
 @pytest.mark.parametrize("format", ["function", "function-patchText", "function-patch"])
 def test_a_call_filled_from_the_schema_runs(format: str, tree: Path) -> None:
-    """Every property the schema declares is accepted by the executor, with its declared type."""
+    """Every property the schema declares is accepted by the executor, with its declared type
+    (the patch is a unified diff taken in reverse, so that strip and reverse take part)."""
     spec = tool_spec(format)
     assert isinstance(spec, dict)
-    samples = {"string": "pkg", "boolean": True}
+    samples = {"string": "pkg", "boolean": True, "integer": 1}
     arguments = {name: samples[prop["type"]] for name, prop in spec["parameters"]["properties"].items()}
-    arguments[spec["parameters"]["required"][0]] = ("*** Begin Patch\n*** Update File: util.py\n"
-                                                    "-VALUE = 1\n+VALUE = 2\n*** End Patch\n")
+    arguments[spec["parameters"]["required"][0]] = ("--- a/util.py\n+++ b/util.py\n@@ -1 +1 @@\n"
+                                                    "-VALUE = 2\n+VALUE = 1\n")
     before = snapshot(tree)
     outcome = run_tool_call(arguments, str(tree))
     assert outcome.payload == {"ok": True, "dry_run": True, "summary": "A 0, M 1, D 0, R 0",

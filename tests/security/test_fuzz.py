@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from patchtx.errors import PatchtxError
+from patchtx.options import PlanOptions
 from patchtx.parser import parse
 from patchtx.planner import plan
-from patchtx.policy import PlanOptions
 from patchtx.workspace import FileInfo, Workspace
 
 EXAMPLES = int(os.environ.get("PATCHTX_FUZZ_EXAMPLES", "300"))

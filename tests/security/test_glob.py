@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patchtx.globs import Glob
-from patchtx.policy import PlanOptions, protected_by
+from patchtx.options import PlanOptions
+from patchtx.policy import protected_by
 
 
 def reference_regex(pattern: str) -> re.Pattern[str]:

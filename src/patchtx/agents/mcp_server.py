@@ -88,6 +88,8 @@ WorkspaceRoot = Annotated[str, Field(description=OPTION_DESCRIPTIONS["workspace_
 DryRun = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["dry_run"])]
 Extract = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["extract"])]
 SkipApplied = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["skip_applied"])]
+Strip = Annotated[int | None, Field(ge=0, description=OPTION_DESCRIPTIONS["strip"])]
+Reverse = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["reverse"])]
 TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
                                                  "result shows it, or a unique prefix of it.")]
 
@@ -163,11 +165,13 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
         intent: Annotated[str | None, Field(description=OPTION_DESCRIPTIONS["intent"])] = None,
         extract: Extract = False,
         skip_applied: SkipApplied = False,
+        strip: Strip = None,
+        reverse: Reverse = False,
     ) -> CallToolResult:
         return _result(apply_patch_call(patch, root, dry_run=dry_run, allow_delete=allow_delete,
                                         allow_move=allow_move, workspace_root=workspace_root,
                                         intent=intent, extract=extract, skip_applied=skip_applied,
-                                        host=host))
+                                        strip=strip, reverse=reverse, host=host))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
@@ -178,10 +182,13 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
         workspace_root: WorkspaceRoot = ".",
         extract: Extract = False,
         skip_applied: SkipApplied = False,
+        strip: Strip = None,
+        reverse: Reverse = False,
     ) -> CallToolResult:
         return _result(apply_patch_call(patch, root, dry_run=True, allow_delete=allow_delete,
                                         allow_move=allow_move, workspace_root=workspace_root,
-                                        extract=extract, skip_applied=skip_applied, host=host))
+                                        extract=extract, skip_applied=skip_applied, strip=strip,
+                                        reverse=reverse, host=host))
 
     @server.tool(name="log", description=LOG_DESCRIPTION, annotations=reads("Undo history"))
     def log() -> CallToolResult:
@@ -204,8 +211,8 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
     return server
 
 
-# How long the end of input may wait for calls still running (a commit waits for the workspace
-# lock for up to 30 s by default).
+# How long the end of input may wait for calls still running (a commit may first wait for the
+# workspace lock, up to its lock_timeout).
 DRAIN_SECONDS = 120.0
 
 
@@ -364,9 +371,12 @@ def run_mcp_server(root: str, host: dict[str, Any] | None = None) -> None:
     anyio.run(_serve_stdio, build_server(root, host))
 
 
-def mcp_main(argv: list[str] | None = None) -> int:
-    """``patchtx mcp [--root DIR]``: the MCP server on stdin/stdout."""
+def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]]:
+    """``patchtx mcp``'s command line: the root, and the host's options as ``patchtx.apply_patch``
+    keywords (those of ``patchtx apply`` that a tool call may not set; see docs/integrations.md)."""
     import argparse
+
+    from ..cli import add_commit_options, add_policy_options, commit_keywords, policy_keywords
 
     parser = argparse.ArgumentParser(
         prog="patchtx mcp",
@@ -374,33 +384,19 @@ def mcp_main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--root", default=".",
                         help="workspace root the tools may edit (default: current directory)")
-    policy = parser.add_argument_group(
-        "host policy", "A ceiling on what tool calls may do: the workspace's [tool.patchtx] table and"
-        " the calls' own options can only tighten it.")
-    policy.add_argument("--protect", action="append", default=[], metavar="GLOB",
-                        help="refuse patches touching paths that match GLOB (repeatable)")
-    policy.add_argument("--no-delete", action="store_true", help="refuse patches that delete")
-    policy.add_argument("--no-move", action="store_true", help="refuse patches that move")
-    policy.add_argument("--allow-overwrite", action="store_true",
-                        help="let Add and Move replace existing files (as Codex does)")
-    policy.add_argument("--max-files", type=int, metavar="N", help="refuse patches that change more than N files")
-    policy.add_argument("--max-bytes", type=int, metavar="N", help="refuse patches that change more than N bytes")
-    policy.add_argument("--max-patch-bytes", type=int, metavar="N", help="refuse patch texts longer than N bytes")
-    policy.add_argument("--allow-policy-edit", action="store_true",
-                        help="let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)")
+    add_policy_options(parser, "A ceiling on what tool calls may do: the workspace's [tool.patchtx]"
+                               " table and the calls' own options can only tighten it.")
+    add_commit_options(parser)
     args = parser.parse_args(argv)
-    host = {
-        "protected": tuple(args.protect) or None,
-        "allow_delete": False if args.no_delete else None,
-        "allow_move": False if args.no_move else None,
-        "allow_overwrite": True if args.allow_overwrite else None,
-        "max_files": args.max_files,
-        "max_bytes": args.max_bytes,
-        "max_patch_bytes": args.max_patch_bytes,
-        "allow_policy_edit": True if args.allow_policy_edit else None,
-    }
+    host = {**policy_keywords(args), **commit_keywords(args)}
+    return args.root, {name: value for name, value in host.items() if value is not None}
+
+
+def mcp_main(argv: list[str] | None = None) -> int:
+    """``patchtx mcp [--root DIR] [host options]``: the MCP server on stdin/stdout."""
+    root, host = server_arguments(argv)
     try:
-        server = build_server(args.root, {k: v for k, v in host.items() if v is not None})
+        server = build_server(root, host)
     except NotADirectoryError as exc:
         sys.stderr.write(f"patchtx mcp: {exc}\n")
         return 2

@@ -55,16 +55,22 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..api import apply_plan, plan_patch
+from ..api import commit_plan, parse_patches, plan_parsed
 from ..approval import ApprovalHook, ApprovalPolicy, Decision, rejection
 from ..errors import ApprovalError, ParseError, PatchtxError
 from ..model import AddFile, DeleteFile, Patch, Plan, Result, UpdateFile
+from ..options import ALL_KEYWORDS, CommitOptions, check_keywords
 from ..parser import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_OF_FILE, END_PATCH, MOVE_TO, UPDATE_FILE, parse
+from ..policy import options_for
 from ..render import codex_summary
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
     from agents import ApplyPatchEditor, ApplyPatchOperation, ApplyPatchResult, ApplyPatchTool, RunContextWrapper
     from agents.tool import ApplyPatchOnApprovalFunction
+
+    from ..options import OptionKeywords
 
 OperationKind = Literal["create_file", "update_file", "delete_file"]
 IntentSource = str | Callable[["ApplyPatchOperation"], str | None] | None
@@ -178,8 +184,9 @@ class PatchtxEditor:
 
     ``root`` is the workspace every path is confined to. ``approval`` is the hook consulted on each
     operation's Plan (default ``ApprovalPolicy()``: edits approved, deletes and moves asked).
-    ``allow_overwrite`` / ``allow_delete`` / ``allow_move`` override the root's ``[tool.patchtx]``
-    table (None: as the table says). ``intent`` is recorded with each change.
+    ``options`` are the host's options, those of ``patchtx.apply_patch`` (``allow_overwrite``,
+    ``protected``, ``durable``...), which the root's ``[tool.patchtx]`` table may only tighten; the
+    model's operation carries none. ``intent`` is recorded with each change.
     """
 
     def __init__(
@@ -188,20 +195,13 @@ class PatchtxEditor:
         *,
         approval: ApprovalHook | None = None,
         intent: IntentSource = None,
-        allow_overwrite: bool | None = None,
-        allow_delete: bool | None = None,
-        allow_move: bool | None = None,
-        durable: bool = True,
-        lock_timeout: float = 30.0,
+        **options: Unpack[OptionKeywords],
     ) -> None:
         self.root = os.path.realpath(os.fspath(root))
         self.approval: ApprovalHook = approval if approval is not None else ApprovalPolicy()
         self.intent = intent
-        self.allow_overwrite = allow_overwrite
-        self.allow_delete = allow_delete
-        self.allow_move = allow_move
-        self._durable = durable
-        self._lock_timeout = lock_timeout
+        self.options = options
+        check_keywords(options, ALL_KEYWORDS, "PatchtxEditor()")
         # Whether the SDK's approval step consults this editor: only then may an "ask" verdict be
         # applied, since reaching the editor proves the SDK asked (or was told to always allow).
         self._sdk_asks = False
@@ -217,9 +217,13 @@ class PatchtxEditor:
 
     def plan_operation(self, operation: ApplyPatchOperation) -> Plan:
         """The Plan of one operation (nothing written); PatchtxError if it cannot apply."""
-        return plan_patch(operation_patch(operation), self.root, intent=self.intent_for(operation),
-                          allow_overwrite=self.allow_overwrite, allow_delete=self.allow_delete,
-                          allow_move=self.allow_move)
+        return self._planned(operation)[0]
+
+    def _planned(self, operation: ApplyPatchOperation) -> tuple[Plan, CommitOptions]:
+        # The options are read for every operation: the workspace's policy may change in between.
+        plan_options, commit_options = options_for(self.root, self.options, caller="PatchtxEditor()")
+        (patch,) = parse_patches(operation_patch(operation), plan_options)
+        return plan_parsed([patch], self.root, plan_options, intent=self.intent_for(operation)), commit_options
 
     # -- approval (the SDK's ``needs_approval``) -------------------------------------------------
     def needs_approval(self, run_context: RunContextWrapper[Any], operation: ApplyPatchOperation,
@@ -273,9 +277,9 @@ class PatchtxEditor:
     def apply(self, operation: ApplyPatchOperation) -> Result:
         """Plan, approve and commit one operation, or raise PatchtxError (nothing written). The
         editor methods wrap this and turn errors into failed results for the model."""
-        plan = self.plan_operation(operation)
+        plan, commit_options = self._planned(operation)
         self._check_verdict(plan, operation)
-        return apply_plan(plan, durable=self._durable, lock_timeout=self._lock_timeout)
+        return commit_plan(plan, commit_options)
 
     def _run(self, kind: OperationKind, operation: ApplyPatchOperation) -> ApplyPatchResult:
         try:

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._record import replace
-from ..api import apply_plan, options_for, plan_patch
+from ..api import commit_plan, parse_patches, plan_parsed
 from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
-from ..model import ChangeKind, Hunk, Patch, Plan, Result, UpdateFile
-from ..parser import parse
+from ..model import ChangeKind, Hunk, Plan, Result, UpdateFile
+from ..options import COMMIT_KEYWORDS, CommitOptions
+from ..policy import options_for
 from ..render import diff_texts, error_json, human_report, log_text, result_json
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
@@ -75,42 +76,27 @@ def _rebased(hunk: Hunk, prefix: str) -> Hunk:
     return replace(hunk, path=join(hunk.path))
 
 
-def _patch_under(text: str, prefix: str, max_patch_bytes: int | None) -> Patch:
-    """Parse ``text`` and make its relative paths start at ``prefix`` (a root-relative dir)."""
-    # The API checks this limit for text only; the patch reaches it parsed, so check it here.
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if max_patch_bytes is not None and size > max_patch_bytes:
-        raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
-                          f"{max_patch_bytes}.", hint="Split it into smaller patches.",
-                          details={"bytes": size, "limit": max_patch_bytes})
-    patch = parse(text)
-    return replace(patch, hunks=tuple(_rebased(hunk, prefix) for hunk in patch.hunks))
-
-
 def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
-          workspace_root: str | None, intent: str | None, extract: bool = False,
-          skip_applied: bool = False, host: Mapping[str, Any]) -> Plan:
+          workspace_root: str | None, intent: str | None, extract: bool, skip_applied: bool,
+          strip: int | None, reverse: bool, host: Mapping[str, Any]) -> tuple[Plan, CommitOptions]:
+    """The call's plan, and the host's commit options (the call cannot change them)."""
     if "\0" in root or (workspace_root is not None and "\0" in workspace_root):
         raise UnsafePathError(f"Refusing workspace_root {workspace_root!r}: it contains a NUL byte.",
                               hint="Pass a directory inside the workspace root, or leave workspace_root out.",
                               path=workspace_root)
     real_root = os.path.realpath(root)
-    if extract:
-        from ..extract import extract_patch
-
-        text = extract_patch(text)
     base = resolve_workspace_root(real_root, workspace_root)
-    policy = options_for(real_root, **host)
-    allow_delete = allow_delete and policy.allow_delete
-    allow_move = allow_move and policy.allow_move
-    patch: str | Patch = text
+    host_options, commit_options = options_for(real_root, host, caller="the host's options:")
+    # The call narrows the permissions it is given; skip_applied is the caller's choice, not a
+    # permission: the call may turn it on.
+    options = replace(host_options, allow_delete=allow_delete and host_options.allow_delete,
+                      allow_move=allow_move and host_options.allow_move,
+                      skip_applied=skip_applied or host_options.skip_applied)
+    (patch,) = parse_patches(text, options, extract=extract, strip=strip, reverse=reverse)
     if base != real_root:
         prefix = os.path.relpath(base, real_root).replace(os.sep, "/")
-        patch = _patch_under(text, prefix, policy.max_patch_bytes)
-    # skip_applied is the caller's choice, not a permission: the call may turn it on.
-    return plan_patch(patch, real_root, **{**host, "allow_delete": allow_delete, "allow_move": allow_move,
-                                          "skip_applied": skip_applied or host.get("skip_applied")},
-                      intent=intent)
+        patch = replace(patch, hunks=tuple(_rebased(hunk, prefix) for hunk in patch.hunks))
+    return plan_parsed([patch], real_root, options, intent=intent), commit_options
 
 
 def success_outcome(result: Result) -> ToolOutcome:
@@ -141,22 +127,27 @@ def apply_patch_call(
     intent: str | None = None,
     extract: bool = False,
     skip_applied: bool = False,
+    strip: int | None = None,
+    reverse: bool = False,
     host: Mapping[str, Any] | None = None,
 ) -> ToolOutcome:
     """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction
     (``extract``: take it out of surrounding text first; ``skip_applied``: a patch that is already
-    applied as a whole succeeds, changing nothing, instead of being refused as already_applied).
+    applied as a whole succeeds, changing nothing, instead of being refused as already_applied;
+    ``strip`` and ``reverse``: ``-p N`` and ``-R`` for a unified diff).
 
-    ``host`` is the host's policy as ``plan_patch`` keywords (``protected``, ``allow_delete``,
-    ``max_files``...): the ceiling that the workspace's policy and the call's own options can only
-    narrow. Never raises for a refused patch: the refusal is the outcome (``ok`` false, nothing
-    written).
+    ``host`` is the host's options as ``patchtx.apply_patch`` keywords (``protected``,
+    ``allow_delete``, ``max_files``, ``durable``...): the ceiling that the workspace's policy and
+    the call's own options can only narrow. Never raises for a refused patch: the refusal is the
+    outcome (``ok`` false, nothing written).
     """
     try:
-        plan = _plan(patch, root, allow_delete=allow_delete, allow_move=allow_move,
-                     workspace_root=workspace_root, intent=intent, extract=extract,
-                     skip_applied=skip_applied, host=host or {})
-        result = Result(plan, committed=False, dry_run=True) if dry_run else apply_plan(plan)
+        plan, commit_options = _plan(
+            patch, root, allow_delete=allow_delete, allow_move=allow_move, workspace_root=workspace_root,
+            intent=intent, extract=extract, skip_applied=skip_applied, strip=strip, reverse=reverse,
+            host=host or {})
+        result = (Result(plan, committed=False, dry_run=True) if dry_run
+                  else commit_plan(plan, commit_options))
     except PatchtxError as error:
         return failure_outcome(error, root, dry_run=dry_run)
     except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
@@ -192,11 +183,14 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False,
     from ..history import undo
 
     real_root = os.path.realpath(root)
-    allowed = allow_delete and options_for(real_root, **(host or {})).allow_delete
+    host = host or {}
+
+    def allowed() -> bool:
+        return allow_delete and options_for(real_root, host, caller="the host's options:")[0].allow_delete
 
     def approve(plan: Plan) -> None:
         deleted = [change.path for change in plan.changes if change.kind is ChangeKind.DELETE]
-        if deleted and not allowed:
+        if deleted and not allowed():
             raise PolicyError(
                 f"Refusing to undo {transaction}: the undo deletes {', '.join(deleted[:5])}"
                 f"{' and more' if len(deleted) > 5 else ''}, and deleting files is not allowed here.",
@@ -204,7 +198,8 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False,
                 path=deleted[0], details={"paths": deleted})
 
     try:
-        result = undo(real_root, transaction, dry_run=dry_run, approve=approve)
+        commit_keywords = {name: value for name, value in host.items() if name in COMMIT_KEYWORDS}
+        result = undo(real_root, transaction, dry_run=dry_run, approve=approve, **commit_keywords)
     except PatchtxError as error:
         return failure_outcome(error, real_root, dry_run=dry_run)
     except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
@@ -215,10 +210,8 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False,
     return ToolOutcome(outcome.payload, f"{verb} transaction {result.extra['undone']}{done}.\n{outcome.text}")
 
 
-
 def _argument_error(message: str) -> ToolOutcome:
     return failure_outcome(InvalidArgumentsError(message, hint="Resend the call with corrected arguments."))
-
 
 
 def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, Any] | None = None) -> ToolOutcome:
@@ -229,15 +222,23 @@ def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, An
         return _argument_error("The call needs the patch text as one string argument "
                                f"(one of: {', '.join(PATCH_ARGUMENT_NAMES)}).")
     option_types = {"dry_run": bool, "allow_delete": bool, "allow_move": bool,
-                    "workspace_root": str, "intent": str, "extract": bool, "skip_applied": bool}
+                    "workspace_root": str, "intent": str, "extract": bool, "skip_applied": bool,
+                    "strip": int, "reverse": bool}
     unknown = sorted(set(arguments) - {given[0], *option_types})
     if unknown:
         return _argument_error(f"Unknown argument(s): {', '.join(unknown)}.")
+
+    def fits(value: object, kind: type) -> bool:
+        # JSON true is not an integer here, though Python's bool is one.
+        if kind is int:
+            return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        return isinstance(value, kind)
+
     wrong = [name for name, kind in option_types.items()
-             if arguments.get(name) is not None and not isinstance(arguments[name], kind)]
+             if arguments.get(name) is not None and not fits(arguments[name], kind)]
     if wrong:
         return _argument_error(f"Argument(s) of the wrong type: {', '.join(wrong)} "
-                               "(booleans are true/false, the others strings).")
+                               "(booleans are true/false, strip a non-negative integer, the others strings).")
 
     def flag(name: str, default: bool) -> bool:
         # JSON null means "not given": it must never read as a permission.
@@ -248,4 +249,5 @@ def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, An
         arguments[given[0]], root, dry_run=flag("dry_run", False),
         allow_delete=flag("allow_delete", False), allow_move=flag("allow_move", True),
         workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"),
-        extract=flag("extract", False), skip_applied=flag("skip_applied", False), host=host)
+        extract=flag("extract", False), skip_applied=flag("skip_applied", False),
+        strip=arguments.get("strip"), reverse=flag("reverse", False), host=host)

@@ -7,7 +7,7 @@ Formats (``tool_spec(format)`` and ``patchtx tool-spec --format FORMAT``):
 - ``function``: a JSON-schema function tool whose patch parameter is ``input`` (Codex's name);
   ``function-patchText`` and ``function-patch`` name it ``patchText`` or ``patch`` for hosts that
   use those names. All three take the same options (``dry_run``, ``allow_delete``, ``allow_move``,
-  ``workspace_root``, ``intent``, ``extract``, ``skip_applied``), which
+  ``workspace_root``, ``intent``, ``extract``, ``skip_applied``, ``strip``, ``reverse``), which
   ``patchtx.agents.tool_call.run_tool_call`` executes.
 - ``chat-completions``: the same function tool in the Chat Completions API's shape
   (``{"type": "function", "function": {...}}``).
@@ -59,6 +59,11 @@ OPTION_DESCRIPTIONS = {
     "skip_applied": "If the patch is already applied as a whole (every change already in the files), "
                     "succeed changing nothing instead of refusing it as already_applied; a patch "
                     "applied only in part is still refused (partly_applied).",
+    "strip": "Unified diffs only: remove this many leading path components from the diff's "
+             "paths (as `patch -p N`). Default: git's a/ and b/ prefixes, else one component "
+             "(a bare file name is kept).",
+    "reverse": "Unified diffs only: apply the diff in reverse (as `git apply -R`), undoing it; "
+               "refused for a '*** Begin Patch' patch.",
 }
 PATCH_DESCRIPTION = ("The whole patch, from '*** Begin Patch' to '*** End Patch'; or a unified "
                      "diff as `git diff` writes it (the format is detected).")
@@ -115,6 +120,9 @@ def option_properties() -> dict[str, dict[str, Any]]:
                     "description": OPTION_DESCRIPTIONS["extract"]},
         "skip_applied": {"type": "boolean", "default": False,
                          "description": OPTION_DESCRIPTIONS["skip_applied"]},
+        "strip": {"type": "integer", "minimum": 0, "description": OPTION_DESCRIPTIONS["strip"]},
+        "reverse": {"type": "boolean", "default": False,
+                    "description": OPTION_DESCRIPTIONS["reverse"]},
     }
 
 

@@ -27,6 +27,7 @@ from ..errors import (
     UnsafePathError,
 )
 from ..model import PathTarget, Plan
+from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles, unsafe_symlink
 from .failures import describe_errno, filesystem_error
 from .fsops import FileSystemOps, give_owner, join, split_path
@@ -76,8 +77,8 @@ if TYPE_CHECKING:
 def commit(
     plan: Plan,
     *,
-    durable: bool = True,
-    lock_timeout: float = 30.0,
+    durable: bool = DEFAULT_COMMIT.durable,
+    lock_timeout: float = DEFAULT_COMMIT.lock_timeout,
     fs: FileSystemOps | None = None,
     retention: Retention | None = None,
     progress: Progress | None = None,

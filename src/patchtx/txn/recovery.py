@@ -25,6 +25,7 @@ import stat
 
 from .._record import field, record
 from .._sha import hexdigest
+from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
 from .fsops import FileSystemOps, give_owner, split_path
@@ -46,7 +47,11 @@ from .sync import Syncer
 
 
 def recover(
-    root: str, *, fs: FileSystemOps | None = None, lock_timeout: float = 30.0, trust_foreign: bool = False
+    root: str,
+    *,
+    fs: FileSystemOps | None = None,
+    lock_timeout: float = DEFAULT_COMMIT.lock_timeout,
+    trust_foreign: bool = False,
 ) -> RecoveryReport:
     """Recover the workspace at ``root`` from an interrupted transaction, if there is one.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 
 from ..model import ChangeKind
+from ..options import DEFAULT_COMMIT
 from .layout import JOURNAL_DIR, kept_journals, pruned_name
 
 TYPE_CHECKING = False
@@ -36,9 +37,6 @@ if TYPE_CHECKING:
     from .journal import Journal
 else:
     Protocol = object
-
-DEFAULT_COUNT = 20
-DEFAULT_BYTES = 64 * 1024 * 1024
 
 
 class RetentionContext:
@@ -99,7 +97,8 @@ class KeepHistory:
     (None if none was) and ``pruned`` the ids of the entries removed.
     """
 
-    def __init__(self, *, count: int = DEFAULT_COUNT, max_bytes: int = DEFAULT_BYTES, undoes: str | None = None):
+    def __init__(self, *, count: int = DEFAULT_COMMIT.history_count, max_bytes: int = DEFAULT_COMMIT.history_bytes,
+                 undoes: str | None = None):
         if count < 0 or max_bytes < 0:
             raise ValueError("history limits must be non-negative")
         self.count = count
