@@ -412,33 +412,36 @@ class Stager:
             self.set(rel, after, mode)
             self.last_operation[rel] = f"Update File: {hunk.path} (patch line {hunk.line})"
             return
-        self.move(hunk, resolved, destination, entry, after, tuple(edits), lines, offsets, mode)
+        self.move(hunk.path, hunk.line, resolved, destination, entry, after, tuple(edits), lines,
+                  offsets, mode)
 
-    def move(self, hunk: UpdateFile, source: ResolvedPath, destination: ResolvedPath,
+    def move(self, spelled_source: str, line: int, source: ResolvedPath, destination: ResolvedPath,
              entry: _Entry, after: bytes, edits: tuple[Edit, ...] | None = None,
              lines: DecodedLines | None = None,
              edit_offsets: tuple[Edit, ...] | None = None, mode: int | None = None) -> None:
+        """Stage the move of ``source`` (spelled ``spelled_source`` at patch line ``line``; 0 for a
+        Transaction's move) to ``destination`` with the bytes ``after``."""
         if not self.options.allow_move:
-            raise PolicyError(f"Refusing to move {hunk.path}: moving files is not allowed here.",
+            raise PolicyError(f"Refusing to move {spelled_source}: moving files is not allowed here.",
                               hint="Resend with allow_move set to true if the user agrees to the move.",
-                              path=source.rel, line=hunk.line, details={"permission": "allow_move"})
-        self.refuse_link(source, "move", hunk.line)
-        self.refuse_link(destination, "move onto", hunk.line)
+                              path=source.rel, line=line, details={"permission": "allow_move"})
+        self.refuse_link(source, "move", line)
+        self.refuse_link(destination, "move onto", line)
         target = self.current(destination.rel)
         spelled = destination.spelled
         if target.kind in ("dir", "special"):
             raise NotARegularFileError(
                 f"Failed to write file {self.display_spelled(spelled)}",
                 hint=f"The move destination '{spelled}' is a directory or special file.",
-                path=destination.rel, line=hunk.line)
+                path=destination.rel, line=line)
         if target.content is not None and not self.options.allow_overwrite:
             raise FileExistsPatchError(
-                f"Refusing to move {hunk.path} to {spelled}: the destination already exists "
-                f"(patch line {hunk.line}).",
+                f"Refusing to move {spelled_source} to {spelled}: the destination already exists "
+                f"(patch line {line}).",
                 hint="Delete the destination first in the same patch, or allow overwriting "
                      "explicitly (--allow-overwrite).",
-                path=destination.rel, line=hunk.line)
-        self.check_parents(destination.rel, spelled, hunk.line)
+                path=destination.rel, line=line)
+        self.check_parents(destination.rel, spelled, line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
                                        after, source=source.rel, overwrote=target.content,
                                        edits=edits, lines=lines, edit_offsets=edit_offsets,
@@ -446,7 +449,7 @@ class Stager:
                                        new_mode=entry.mode if mode is None else mode))
         self.set(source.rel, None, None)
         self.set(destination.rel, after, entry.mode if mode is None else mode)
-        operation = f"Update File: {hunk.path} moved to {spelled} (patch line {hunk.line})"
+        operation = f"Update File: {spelled_source} moved to {spelled} (patch line {line})"
         self.last_operation[source.rel] = self.last_operation[destination.rel] = operation
 
     def copy(self, hunk: UpdateFile, source: str, destination: ResolvedPath, entry: _Entry,
@@ -584,7 +587,7 @@ class Stager:
         target = self.resolve(destination, 0)
         if target.rel == resolved.rel:
             return
-        self.move(UpdateFile(source, (), destination), resolved, target, entry, entry.content, ())
+        self.move(source, 0, resolved, target, entry, entry.content, ())
 
     def read(self, spelled: str) -> bytes:
         resolved = self.resolve(spelled, 0)
