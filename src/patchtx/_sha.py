@@ -1,101 +1,48 @@
-"""SHA-256 without importing hashlib up front, whose OpenSSL binding costs ~4 ms at start-up.
+"""SHA-256 from CPython's built-in module for small inputs, from ``hashlib`` (OpenSSL) for large ones.
 
-CPython builds its own SHA-256 as a built-in module (``_sha2`` from 3.12, ``_sha256`` before):
-same algorithm and API, but about 8 times slower than OpenSSL's (58 ms against 7 ms for 7.6 MB
-here). ``hexdigest`` therefore starts with the built-in one, which is all a small edit needs, and
-switches to hashlib once a process has hashed enough for the import to pay for itself.
+Importing ``hashlib`` loads OpenSSL, which costs a small edit more than hashing its few files with
+the built-in module (same algorithm, several times slower per byte), while for large inputs
+OpenSSL's speed repays the import many times over. So the choice is made by the size of the work
+at hand (one blob, or all the blobs a caller is about to hash), and ``hashlib`` is used for
+everything once something has loaded it.
 """
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _hashlib import HASH
-    from collections.abc import Callable, Sequence
-    from hashlib import sha256
+    from collections.abc import Callable
+    from hashlib import sha256 as _builtin_sha256
 else:
-    import sys
-
-    try:  # (a failed import costs ~0.1 ms: try this version's name first)
+    try:  # the module's name by version: a failed import is not free either
         if sys.version_info >= (3, 12):
-            from _sha2 import sha256
+            from _sha2 import sha256 as _builtin_sha256
         else:
-            from _sha256 import sha256
-    except ImportError:  # a CPython built without its own SHA-256
-        from hashlib import sha256
+            from _sha256 import sha256 as _builtin_sha256
+    except ImportError:  # a CPython built without its own SHA-256 (as some distributions do)
+        from hashlib import sha256 as _builtin_sha256
 
-__all__ = ["hexdigest", "hexdigests", "sha256"]
+OPENSSL_FROM_BYTES = 1 << 20
+"""From this size on, hashing with OpenSSL saves more than importing hashlib costs (the crossover
+measured with both implementations, see ``benchmarks/README.md``)."""
 
-_BUILTIN_BYTES = 256 * 1024
-"""Bytes hashed with the built-in SHA-256 (~2 ms) before hashlib's import (~4 ms) is worth it."""
-_hashed = [0]
-_fast: list[Callable[[bytes], HASH]] = []
+
+def sha256_for(size: int) -> Callable[[bytes], HASH]:
+    """The SHA-256 constructor to hash ``size`` bytes in all with."""
+    if size < OPENSSL_FROM_BYTES and "_hashlib" not in sys.modules:
+        return _builtin_sha256
+    from hashlib import sha256
+
+    return sha256
 
 
 def hexdigest(data: bytes) -> str:
-    """The SHA-256 of ``data`` in hex, from whichever implementation is cheaper by now."""
-    if _fast:
-        digest: str = _fast[0](data).hexdigest()
-        return digest
-    _hashed[0] += len(data)
-    if _hashed[0] > _BUILTIN_BYTES:
-        return _load_openssl()(data).hexdigest()
-    return sha256(data).hexdigest()
-
-
-def _load_openssl() -> Callable[[bytes], HASH]:
-    if not _fast:
-        try:
-            from hashlib import sha256 as openssl_sha256
-        except ImportError:  # pragma: no cover - a Python without hashlib
-            openssl_sha256 = sha256
-        _fast.append(openssl_sha256)
-    return _fast[0]
-
-
-_PARALLEL_BYTES = 1 << 20
-"""Blobs this large are worth a second thread: OpenSSL hashes them without holding the GIL."""
-
-
-def hexdigests(blobs: Sequence[bytes | None]) -> list[str | None]:
-    """``hexdigest`` of each blob (None for None). With two or more blobs of 1 MiB or more, half
-    of those are hashed on a helper thread meanwhile: the before and after images of a 7.6 MB
-    file then take ~8 ms instead of ~14 ms here."""
-    large = [i for i, blob in enumerate(blobs) if blob is not None and len(blob) >= _PARALLEL_BYTES]
-    out: list[str | None] = [None] * len(blobs)
-    if len(large) >= 2:
-        _load_openssl()  # (once, here, rather than on both threads)
-        import _thread
-
-        helper = large[1::2]
-        done = _thread.allocate_lock()
-        done.acquire()
-        failure: list[BaseException] = []
-
-        def hash_helper_share() -> None:
-            try:
-                for i in helper:
-                    out[i] = hexdigest(blobs[i])  # type: ignore[arg-type]
-            except BaseException as exc:  # handed to the caller below
-                failure.append(exc)
-            finally:
-                done.release()
-
-        _thread.start_new_thread(hash_helper_share, ())
-        try:
-            for i in large[0::2]:
-                out[i] = hexdigest(blobs[i])  # type: ignore[arg-type]
-        finally:
-            done.acquire()  # (the helper's hashes land in ``out`` before this returns)
-        if failure:
-            raise failure[0]
-        skip = set(large)
-    else:
-        skip = set()
-    for i, blob in enumerate(blobs):
-        if blob is not None and i not in skip:
-            out[i] = hexdigest(blob)
-    return out
+    """The SHA-256 of ``data`` in hex."""
+    digest: str = sha256_for(len(data))(data).hexdigest()
+    return digest
 
 
 _BLOCK = 64
@@ -105,9 +52,8 @@ _OUTER_PAD = bytes(x ^ 0x5C for x in range(256))
 
 def hmac_sha256_hex(key: bytes, message: bytes) -> str:
     """HMAC-SHA256 (RFC 2104) in hex: exactly ``hmac.new(key, message, "sha256").hexdigest()``
-    (tests compare them), built on ``sha256`` above so that signing a small journal does not import
-    hashlib, which the ``hmac`` module does."""
-    new = _fast[0] if _fast else sha256
+    (tests compare them), written out because the ``hmac`` module imports hashlib."""
+    new = sha256_for(len(key) + len(message))
     if len(key) > _BLOCK:
         key = new(key).digest()
     key = key.ljust(_BLOCK, b"\0")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 from collections.abc import Callable
@@ -13,25 +12,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import patchtx
-from patchtx import _sha
 from patchtx.errors import NotARegularFileError, PatchtxError
 from patchtx.matching import LineIndex, Locator
 from patchtx.model import Chunk, Patch
 from patchtx.parser import parse
 from patchtx.render import _lines
 from patchtx.textfile import TextFile
-
-
-def test_hexdigest_matches_hashlib_before_and_after_switching_to_openssl(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_sha, "_hashed", [0])
-    monkeypatch.setattr(_sha, "_fast", [])
-    small, big = b"tiny edit\n", os.urandom(_sha._BUILTIN_BYTES + 1)
-    assert _sha.hexdigest(small) == hashlib.sha256(small).hexdigest()
-    assert not _sha._fast, "a small edit never imports hashlib"
-    assert _sha.hexdigest(big) == hashlib.sha256(big).hexdigest()
-    assert _sha._fast, "past the budget hashlib's OpenSSL SHA-256 takes over"
-    assert _sha.hexdigest(small) == hashlib.sha256(small).hexdigest()
-
 
 ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
 
@@ -495,47 +481,3 @@ def test_the_commit_check_reads_large_files_in_blocks(tmp_path: Path, monkeypatc
                         first_match=True, durable=False)
     assert sizes and set(sizes) == {_BLOCK}
     assert (tmp_path / "f.txt").read_bytes() == b"line\nnew\n" + data[5:]
-
-
-def test_hexdigests_hash_large_blobs_on_two_threads_with_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    import _thread
-    import hashlib
-
-    from patchtx import _sha
-
-    started: list[object] = []
-    real_start = _thread.start_new_thread
-
-    def recording_start(function, args):  # type: ignore[no-untyped-def]
-        started.append(function)
-        return real_start(function, args)
-
-    monkeypatch.setattr(_thread, "start_new_thread", recording_start)
-    big = [bytes([i]) * (_BLOCK + i) for i in range(3)]
-    blobs = [b"small", None, big[0], b"", big[1], None, big[2]]
-    assert _sha.hexdigests(blobs) == [None if b is None else hashlib.sha256(b).hexdigest() for b in blobs]
-    assert len(started) == 1  # one helper for the three large blobs
-    started.clear()
-    assert _sha.hexdigests([big[0], b"x", None]) == [hashlib.sha256(big[0]).hexdigest(),
-                                                     hashlib.sha256(b"x").hexdigest(), None]
-    assert started == []  # one large blob: no helper
-
-
-def test_a_failure_on_the_helper_thread_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
-    from patchtx import _sha
-
-    _sha._load_openssl()
-    real = _sha._fast[0]
-    big = b"a" * _BLOCK
-
-    class Refused(Exception):
-        pass
-
-    def failing(data: bytes):  # type: ignore[no-untyped-def]
-        if data[:1] == b"b":
-            raise Refused
-        return real(data)
-
-    monkeypatch.setattr(_sha, "_fast", [failing])
-    with pytest.raises(Refused):
-        _sha.hexdigests([big, b"b" * _BLOCK])  # the second is the helper's

@@ -17,7 +17,7 @@ import os
 import stat
 
 from .._record import replace
-from .._sha import hexdigests
+from .._sha import sha256_for
 from ..emptied import emptied_folders
 from ..errors import (
     ChangedSincePlanningError,
@@ -366,7 +366,9 @@ class _Transaction:
                     copy_fd = self._preserve_original(t, parent_fd, journal_fd)
                     if copy_fd is not None:
                         syncer.hold(to_sync, copy_fd)
-            digests = hexdigests([blob for t in self.targets for blob in (t.target.before, t.target.after)])
+            blobs = [blob for t in self.targets for blob in (t.target.before, t.target.after)]
+            sha256 = sha256_for(sum(len(blob) for blob in blobs if blob is not None))
+            digests = [None if blob is None else sha256(blob).hexdigest() for blob in blobs]
             self.journal = Journal(
                 self.txn,
                 tuple(map(self._journal_entry, self.targets, digests[0::2], digests[1::2])),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 
 from .._record import as_dict, record
-from .._sha import sha256
+from .._sha import hexdigest
 from ..errors import (
     HistoryDamagedError,
     NothingToUndoError,
@@ -281,7 +281,7 @@ def read_before_image(fs: FileSystemOps, dirs: DirectoryHandles, entry: HistoryE
     except OSError as exc:
         why = os.strerror(exc.errno or 0)
         raise _damaged(entry, f"the before-image of {file.path} is unreadable ({why})") from None
-    if sha256(data).hexdigest() != file.before_sha256:
+    if hexdigest(data) != file.before_sha256:
         raise _damaged(entry, f"the before-image of {file.path} does not match its recorded hash")
     return data
 
