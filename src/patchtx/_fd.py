@@ -32,12 +32,11 @@ def descriptor_budget() -> int:
     A commit's caches (directory descriptors, files waiting for a durability barrier) size
     themselves to it, so a large patch under a small limit does not fail with EMFILE.
     """
-    try:
-        import resource
-    except ImportError:  # no RLIMIT_NOFILE (Windows)
-        return _UNLIMITED
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or soft < 0:
+    try:  # the soft RLIMIT_NOFILE, without loading the resource module's extension
+        soft = os.sysconf("SC_OPEN_MAX")
+    except (AttributeError, OSError, ValueError):  # no sysconf (Windows), or no answer
+        soft = -1
+    if soft < 0:  # unlimited
         soft = _UNLIMITED
     return max(1, min(soft, _UNLIMITED) - _open_descriptors() - DESCRIPTOR_RESERVE)
 

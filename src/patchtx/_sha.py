@@ -27,7 +27,7 @@ else:
 
 OPENSSL_FROM_BYTES = 1 << 20
 """From this size on, hashing with OpenSSL saves more than importing hashlib costs (the crossover
-measured with both implementations, see ``benchmarks/README.md``)."""
+that ``benchmarks/sha256_crossover.py`` measures)."""
 
 
 def sha256_for(size: int) -> Callable[[bytes], HASH]:
