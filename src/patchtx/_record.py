@@ -31,13 +31,16 @@ class _Factory:
     def __init__(self, make: Callable[[], Any]) -> None:
         self.make = make
 
+    def __repr__(self) -> str:  # as a default in the signature of ``__init__``, as dataclasses shows it
+        return "<factory>"
+
 
 def field(*, default_factory: Callable[[], Any]) -> Any:
     """A default built anew for every instance, as ``dataclasses.field(default_factory=...)``."""
     return _Factory(default_factory)
 
 
-_MAKE = _Factory(object)  # the default of a field with a factory: "call it"
+_MAKE = _Factory(object)  # the default of a field with a factory: "make one for this instance"
 
 
 def _frozen_setattr(self: object, name: str, value: object) -> None:

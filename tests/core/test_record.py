@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import pickle
 
 import pytest
@@ -32,6 +33,7 @@ def test_arguments_by_position_or_keyword_with_defaults() -> None:
     assert (Point(1).x, Point(1).y, Point(1).tags) == (1, 0, [])
     assert Point(1, 2, ["a"]) == Point(y=2, tags=["a"], x=1)
     assert Point.__match_args__ == ("x", "y", "tags")
+    assert str(inspect.signature(Point)) == "(x, y=0, tags=<factory>)"
     with pytest.raises(TypeError):
         Point()  # type: ignore[call-arg]
     with pytest.raises(TypeError):
