@@ -170,7 +170,7 @@ def test_confirm_without_terminal_refuses(tree: Path) -> None:
 _NOT_ON_THE_TINY_PATH = (
     "contextlib", "typing", "dataclasses",
     "inspect", "hashlib", "difflib", "argparse", "tomllib", "datetime", "filelock",
-    "concurrent.futures", "threading", "ctypes", "patchtx.txn.recovery", "patchtx.hints",
+    "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
     "patchtx.history", "patchtx.progress", "patchtx.approval",
 )
 
