@@ -61,3 +61,28 @@ def test_a_python_without_a_builtin_sha256_uses_hashlibs() -> None:
             "assert hexdigest(b'abc') == 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'\n"
             "import hmac\nassert hmac_sha256_hex(b'k', b'm') == hmac.new(b'k', b'm', 'sha256').hexdigest()")
     assert _hashlib_loaded_after(code)
+
+
+def test_an_undo_chooses_by_the_bytes_it_checks_in_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # It hashes what the transaction left (to refuse an undo over later edits) and every
+    # before-image (to refuse a damaged one): many files under the threshold, together over it.
+    import patchtx
+    from patchtx import _sha, history
+
+    count, size = 8, OPENSSL_FROM_BYTES // 8
+    for i in range(count):
+        (tmp_path / f"f{i}.txt").write_bytes(b"first\n" + b"x\n" * (size // 2))
+    patch = "*** Begin Patch\n" + "".join(f"*** Update File: f{i}.txt\n@@\n-first\n+edited\n" for i in range(count))
+    patchtx.apply_patch(patch + "*** End Patch", str(tmp_path), durable=False)
+    before = [(tmp_path / f"f{i}.txt").read_bytes() for i in range(count)]
+    asked: list[int] = []
+
+    def recording(size: int):  # type: ignore[no-untyped-def]
+        asked.append(size)
+        return _sha.sha256_for(size)
+
+    monkeypatch.setattr(history, "sha256_for", recording)
+    history.undo(tmp_path, durable=False)
+    checked = sum(map(len, before)) + count * (size + 6)
+    assert asked == [checked] and checked >= OPENSSL_FROM_BYTES
+    assert (tmp_path / "f0.txt").read_bytes().startswith(b"first\n")
