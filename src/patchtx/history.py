@@ -166,6 +166,7 @@ def undo(
         entry = _undo_target(reader, dirs, transaction_id)
         record = read_record(reader, dirs, entry)
         current = {f.path: _current(reader, dirs, f.path) for f in record.files}
+        # One SHA-256 for the files and the before-images, chosen by their total: many small files add up.
         sha256 = sha256_for(sum(len(c[0]) for c in current.values() if isinstance(c, tuple))
                             + sum(f.size or 0 for f in record.files))
         changed = [(f.path, why) for f in record.files

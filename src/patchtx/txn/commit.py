@@ -366,6 +366,7 @@ class _Transaction:
                     copy_fd = self._preserve_original(t, parent_fd, journal_fd)
                     if copy_fd is not None:
                         syncer.hold(to_sync, copy_fd)
+            # One SHA-256 for every blob, chosen by their total: many small files add up.
             blobs = [blob for t in self.targets for blob in (t.target.before, t.target.after)]
             sha256 = sha256_for(sum(len(blob) for blob in blobs if blob is not None))
             digests = [None if blob is None else sha256(blob).hexdigest() for blob in blobs]
