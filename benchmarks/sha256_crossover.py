@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -44,8 +45,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="fresh interpreters (default 15)")
     args = parser.parse_args()
+    # As run.py does: a PYTHONDONTWRITEBYTECODE in the session would make every run compile from source.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     samples = [json.loads(subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True,
-                                         check=True).stdout) for _ in range(args.runs)]
+                                         check=True, env=env).stdout) for _ in range(args.runs)]
     median = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
     saved_per_mib = median["builtin_per_mib"] - median["openssl_per_mib"]
     extra_import = median["import_hashlib"] - median["import_builtin"]
