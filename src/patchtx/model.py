@@ -121,13 +121,10 @@ class FileChange:
     edits: tuple[tuple[int, int, int, int], ...] | None = None
     """For an update: the changed line ranges ``(old_start, old_end, new_start, new_end)``
     (0-based, end exclusive), known from the matched chunks, so a diff needs no diff algorithm."""
-    lines: DecodedLines | None = None
-    """For an update: both sides as the text model split them, the lines ``edits`` count (kept so
-    a diff of a 200,000-line file does not split and decode it all again)."""
     edit_offsets: tuple[tuple[int, int, int, int], ...] | None = None
     """For an update planned on bytes (LF endings, no BOM): where each of ``edits``' line ranges
-    starts and ends in ``before`` and ``after`` (byte offsets of line starts), so that a diff
-    slices the lines it shows out of the bytes instead of splitting both files into lines."""
+    starts and ends in ``before`` and ``after`` (byte offsets of line starts), which a diff of
+    any other change has to find in the bytes itself."""
     old_mode: int | None = None
     """The file's permission bits before, when known (a diff shows a mode change)."""
     new_mode: int | None = None
@@ -137,16 +134,6 @@ class FileChange:
     copied: bytes | None = None
     """For a copy: the copied file's content, the side its diff is shown against (as git shows
     a copy: ``copy from``/``copy to`` and the edits made to the copy)."""
-
-
-@record
-class DecodedLines:
-    """Both sides of an update as line texts and endings (a UTF-8 BOM left out)."""
-
-    old_texts: tuple[str, ...]
-    old_endings: tuple[str, ...]
-    new_texts: tuple[str, ...]
-    new_endings: tuple[str, ...]
 
 
 @record
