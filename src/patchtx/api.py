@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 
 from .errors import PolicyError
-from .model import Patch, Plan, Result, UpdateFile
+from .model import Patch, Plan, UpdateFile
 from .parser import parse
 from .planner import plan
 from .policy import PlanOptions, effective_options
+from .result import Result
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Plain values passed between the stages: Patch (parsed text), Plan (what to write), Result.
+"""Plain values passed between the stages: Patch (parsed text), Plan (what to write).
 
 Paths inside a Plan are workspace-relative POSIX strings with no ``.``/``..`` components (the
 workspace has already refused anything that would leave the root); ``spelled`` keeps the path as
@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from ._record import field, record
+from ._record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
-
-    from .txn.reports import RecoveryReport
 
     LineKind = Literal[" ", "-", "+"]
 
@@ -205,32 +203,3 @@ class Plan:
     def summary(self) -> str:
         counts = self.summary_counts()
         return ", ".join(f"{k} {counts[k]}" for k in ("A", "M", "D", "R"))
-
-
-@record
-class Result:
-    plan: Plan
-    committed: bool
-    dry_run: bool = False
-    transaction_id: str | None = None
-    fsyncs: int = 0
-    extra: dict[str, object] = field(default_factory=dict)
-    recovery: RecoveryReport | None = None
-    """What was recovered of earlier interrupted transactions before this one ran (None: there
-    was nothing to recover)."""
-
-    @property
-    def recovered(self) -> bool:
-        """Whether an earlier interrupted transaction was recovered before this one ran."""
-        return self.recovery is not None
-
-    @property
-    def summary(self) -> str:
-        return self.plan.summary
-
-    def to_json(self, *, with_diff: bool = True) -> dict[str, object]:
-        """The one result shape of every surface (CLI ``--json``, MCP, tool calls), as
-        ``docs/result.schema.json`` describes it."""
-        from .render import result_json
-
-        return result_json(self, with_diff=with_diff)

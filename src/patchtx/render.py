@@ -10,7 +10,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .errors import PatchtxError
-    from .model import FileChange, Plan, Result
+    from .model import FileChange, Plan
+    from .result import Result
     from .rewrite import Edit
     from .txn.kept import HistoryEntry
 
@@ -466,7 +467,7 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
 def result_json(result: Result, *, with_diff: bool = True,
                 rendered: Sequence[str] | None = None) -> dict[str, Any]:
     """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
-    key always present, ``error`` null; an undo adds ``undone``."""
+    key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too."""
     plan = result.plan
     out: dict[str, Any] = {
         "ok": True,
@@ -479,9 +480,10 @@ def result_json(result: Result, *, with_diff: bool = True,
         "intent": plan.intent,
         "error": None,
     }
-    for key in ("undone", "redone"):
-        if key in result.extra:
-            out[key] = result.extra[key]
+    if result.undone is not None:
+        out["undone"] = result.undone
+    if result.redone is not None:
+        out["redone"] = result.redone
     return out
 
 

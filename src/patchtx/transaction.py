@@ -11,10 +11,11 @@ import os
 from types import TracebackType
 
 from .errors import EncodingPatchError, TransactionClosedError
-from .model import Patch, Plan, Result
+from .model import Patch, Plan
 from .parser import parse
 from .planner import Stager
 from .policy import effective_options
+from .result import Result
 from .workspace import Workspace
 
 

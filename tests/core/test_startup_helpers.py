@@ -12,7 +12,8 @@ import pytest
 from hypothesis import strategies as st
 
 from patchtx._record import _TEMPLATES, _init_source, field, record, replace
-from patchtx.model import Plan, Result
+from patchtx.model import Plan
+from patchtx.result import Result
 from patchtx.txn.layout import group_journal_folder
 
 
@@ -46,8 +47,8 @@ class _Wide:
 def test_records_keep_their_signature_defaults_and_semantics() -> None:
     plan = Plan("/w", (), ())
     result = Result(plan, committed=True)
-    assert result.extra == {} and result.extra is not Result(plan, True).extra
-    assert Result(plan, True, extra=None).extra == {}
+    assert (result.dry_run, result.transaction_id, result.undone) == (False, None, None)
+    assert _Wide(*range(13), f13=None).f13 == []  # None for a field with a factory: a new default
     assert Result.__init__.__qualname__ == "Result.__init__"
     assert result == copy.copy(result) == copy.deepcopy(result) == pickle.loads(pickle.dumps(result))
     assert hash(result.plan) == hash(Plan("/w", (), ()))

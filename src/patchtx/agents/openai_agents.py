@@ -58,9 +58,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..api import apply_plan, plan_patch
 from ..approval import ApprovalHook, ApprovalPolicy, Decision, rejection
 from ..errors import ApprovalError, ParseError, PatchtxError
-from ..model import AddFile, DeleteFile, Patch, Plan, Result, UpdateFile
+from ..model import AddFile, DeleteFile, Patch, Plan, UpdateFile
 from ..parser import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_OF_FILE, END_PATCH, MOVE_TO, UPDATE_FILE, parse
 from ..render import codex_summary
+from ..result import Result
 
 if TYPE_CHECKING:
     from agents import ApplyPatchEditor, ApplyPatchOperation, ApplyPatchResult, ApplyPatchTool, RunContextWrapper

@@ -23,9 +23,10 @@ from typing import Any
 from .._record import replace
 from ..api import apply_plan, options_for, plan_patch
 from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
-from ..model import ChangeKind, Hunk, Patch, Plan, Result, UpdateFile
+from ..model import ChangeKind, Hunk, Patch, Plan, UpdateFile
 from ..parser import parse
 from ..render import diff_texts, error_json, human_report, log_text, result_json
+from ..result import Result
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
 
@@ -212,7 +213,7 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False,
     outcome = success_outcome(result)
     verb = "Would undo" if dry_run else "Undid"
     done = "" if dry_run else f" as transaction {result.transaction_id}"
-    return ToolOutcome(outcome.payload, f"{verb} transaction {result.extra['undone']}{done}.\n{outcome.text}")
+    return ToolOutcome(outcome.payload, f"{verb} transaction {result.undone}{done}.\n{outcome.text}")
 
 
 
