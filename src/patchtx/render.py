@@ -141,14 +141,17 @@ class _Side:
         """Append the lines from line start ``start`` to ``stop``, each after ``mark``; a last line
         without a break is followed by git's "No newline at end of file" line."""
         data = self.data
+        out.append(mark)
         if self.cr:
-            out.append(mark + mark.join(data[start:stop].splitlines(keepends=True)))
+            out.append(mark.join(data[start:stop].splitlines(keepends=True)))
             if data[stop - 1] not in b"\r\n":
                 out.append(_NO_NEWLINE)
         elif data[stop - 1] == 10:  # the same without splitting: a mark after every LF but the last
-            out.append(mark + data[start : stop - 1].replace(b"\n", b"\n" + mark) + b"\n")
+            out.append(data[start : stop - 1].replace(b"\n", b"\n" + mark))
+            out.append(b"\n")
         else:
-            out.append(mark + data[start:stop].replace(b"\n", b"\n" + mark) + _NO_NEWLINE)
+            out.append(data[start:stop].replace(b"\n", b"\n" + mark))
+            out.append(_NO_NEWLINE)
 
 
 def _computed_edits(old: list[bytes], new: list[bytes]) -> list[Edit]:
