@@ -117,6 +117,7 @@ class _Side:
         return self.breaks(0, self.size) + (self.size > 0 and self.data[-1] not in b"\r\n")
 
     def is_line_start(self, at: int) -> bool:
+        """Whether a line starts at ``at`` (after a break, and not between a CR and its LF)."""
         data = self.data
         return at == 0 or at == self.size or data[at - 1] == 10 or (data[at - 1] == 13 and data[at] != 10)
 
@@ -127,7 +128,7 @@ class _Side:
         if lines > _STEPS and at < self.size:
             if not self._average:  # from the lines of the first 64 KiB: a guess is enough
                 sample = self.line_start(min(self.size - 1, 65536))
-                self._average = max(sample, 1) / (self.breaks(0, sample) + 1)
+                self._average = sample / self.breaks(0, sample) if sample else float(self.size)
             jump = self.line_start(min(self.size - 1, at + int(lines * self._average)))
             passed = self.breaks(at, jump)
             if passed > lines:

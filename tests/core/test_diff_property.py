@@ -252,3 +252,27 @@ def test_ranges_that_do_not_describe_the_bytes_are_replaced_by_the_line_diff(
     diff = unified_diff(FileChange(ChangeKind.UPDATE, "f", "f", before, after, edits=(ranges,)))
     assert apply_unified(before, diff) == after
     assert diff == unified_diff(FileChange(ChangeKind.UPDATE, "f", "f", before, after))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_long_files_with_long_unchanged_stretches_diff_exactly(seed: int) -> None:
+    """Long unchanged stretches between the changes (found by jumping over them), lines of very
+    different lengths, any line breaks."""
+    import random
+
+    rng = random.Random(seed)
+    endings = [("\n",), ("\r\n",), ("\r",), ("\n", "\r\n", "\r")][seed % 4]
+    lines = [("x" * rng.choice([0, 1, 5, 40, 300]) + str(i) + rng.choice(endings)).encode()
+             for i in range(rng.randint(200, 2000))]
+    before = b"".join(lines)
+    for _ in range(rng.randint(1, 12)):
+        at = rng.randrange(len(lines))
+        lines[at : at + rng.randint(0, 3)] = [f"new {rng.random()}{rng.choice(endings)}".encode()
+                                              for _ in range(rng.randint(0, 3))]
+    after = b"".join(lines)
+    ranges = tuple(line_ranges(before, after))
+    diff = unified_diff(FileChange(ChangeKind.UPDATE, "f", "f", before, after, edits=ranges))
+    assert apply_unified(before, diff) == after
+    assert diff == unified_diff(FileChange(ChangeKind.UPDATE, "f", "f", before, after,
+                                           edits=ranges, edit_offsets=byte_offsets(before, after,
+                                                                                   list(ranges))))
