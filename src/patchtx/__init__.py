@@ -18,7 +18,7 @@ _EXPORTS = {
     "PatchtxError": "patchtx.errors",
     "Patch": "patchtx.model",
     "Plan": "patchtx.model",
-    "Result": "patchtx.model",
+    "Result": "patchtx.result",
     "recover": "patchtx.txn",
     "Transaction": "patchtx.transaction",
     "extract_patch": "patchtx.extract",
@@ -47,8 +47,9 @@ if TYPE_CHECKING:
     from .api import apply_patch, apply_plan, plan_patch
     from .errors import PatchtxError
     from .extract import extract_patch
-    from .model import Patch, Plan, Result
+    from .model import Patch, Plan
     from .parser import parse
+    from .result import Result
     from .transaction import Transaction
     from .txn import recover
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 
 from .errors import PolicyError
-from .model import Patch, Plan, Result
+from .model import Patch, Plan
 from .options import COMMIT_KEYWORDS, PLAN_KEYWORDS
 from .parser import parse
 from .planner import plan
 from .policy import options_for
+from .result import Result
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
     from .errors import PatchtxError
-    from .model import Plan, Result
+    from .model import Plan
     from .progress import TerminalProgress
+    from .result import Result
 
 APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch"
 
@@ -343,8 +344,8 @@ def _ask_on_terminal(plan: Plan, reason: str) -> bool:
     """Show the plan with coloured diffs and ask; no terminal means no."""
     import os
 
-    from .model import Result
     from .render import coloured_diff, human_report
+    from .result import Result
 
     terminal = _terminal()
     if terminal is None:
@@ -415,8 +416,8 @@ def _report(result: Result, args: argparse.Namespace) -> str:
 def _run_apply(args: argparse.Namespace) -> int:
     from .api import apply_plan, plan_patch
     from .errors import FilesystemError, PatchtxError
-    from .model import Result
     from .render import result_json
+    from .result import Result
 
     dry_run = args.command == "check" or getattr(args, "dry_run", False)
     if getattr(args, "confirm", False) and not dry_run and _terminal() is None:
@@ -581,11 +582,11 @@ def _run_undo(args: argparse.Namespace) -> int:
         return _fail(exc, args.json, args.root, dry_run=args.dry_run)
     if progress is not None:
         progress.close()
-    undone = result.extra["undone"]
+    undone = result.undone
     if args.json:
         _emit(result_json(result))
         return 0
-    redone = result.extra.get("redone")
+    redone = result.redone
     if redone is not None:
         sys.stdout.write(f"Would redo transaction {redone} (undoing undo {undone}).\n" if result.dry_run
                          else f"Redid transaction {redone} (undid undo {undone}) as transaction "

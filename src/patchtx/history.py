@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import stat
 
+from ._record import replace
 from ._sha import sha256_for
 from .errors import (
     ChangedSincePlanningError,
@@ -29,9 +30,10 @@ from .errors import (
     NothingToUndoError,
     UnknownTransactionError,
 )
-from .model import ChangeKind, FileChange, PathTarget, Plan, Result
+from .model import ChangeKind, FileChange, PathTarget, Plan
 from .options import COMMIT_KEYWORDS
 from .policy import options_for
+from .result import Result
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
 from .txn.kept import (
@@ -179,7 +181,7 @@ def undo(
     if approve is not None:
         approve(plan)
     if dry_run:
-        return Result(plan, committed=False, dry_run=True, extra={"undone": entry.transaction_id})
+        return Result(plan, committed=False, dry_run=True, undone=entry.transaction_id)
     from .api import recovery_of
     from .txn import commit
 
@@ -200,7 +202,7 @@ def undo(
         transaction_id=report.transaction_id,
         fsyncs=report.fsyncs,
         recovery=recovery_of(report),
-        extra={"undone": entry.transaction_id, "kept_in_history": keep.kept is not None},
+        undone=entry.transaction_id,
     )
 
 
@@ -227,9 +229,7 @@ def redo(root: PathLike = ".", **options: Any) -> Result:
     target = undone[-1]
     if options.get("intent") is None:
         options["intent"] = f"redo {target.undoes}"
-    result = undo(root_path, target.transaction_id, **options)
-    result.extra["redone"] = target.undoes
-    return result
+    return replace(undo(root_path, target.transaction_id, **options), redone=target.undoes)
 
 
 def _current(fs: FileSystemOps, dirs: DirectoryHandles, path: str) -> _Current:

@@ -1,4 +1,4 @@
-"""Plain values passed between the stages: Patch (parsed text), Plan (what to write), Result.
+"""Plain values passed between the stages: Patch (parsed text), Plan (what to write).
 
 Paths inside a Plan are workspace-relative POSIX strings with no ``.``/``..`` components (the
 workspace has already refused anything that would leave the root); ``spelled`` keeps the path as
@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from ._record import field, record
+from ._record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
-
-    from .txn.reports import RecoveryReport
 
     LineKind = Literal[" ", "-", "+"]
 
@@ -121,13 +119,10 @@ class FileChange:
     edits: tuple[tuple[int, int, int, int], ...] | None = None
     """For an update: the changed line ranges ``(old_start, old_end, new_start, new_end)``
     (0-based, end exclusive), known from the matched chunks, so a diff needs no diff algorithm."""
-    lines: DecodedLines | None = None
-    """For an update: both sides as the text model split them, the lines ``edits`` count (kept so
-    a diff of a 200,000-line file does not split and decode it all again)."""
     edit_offsets: tuple[tuple[int, int, int, int], ...] | None = None
     """For an update planned on bytes (LF endings, no BOM): where each of ``edits``' line ranges
-    starts and ends in ``before`` and ``after`` (byte offsets of line starts), so that a diff
-    slices the lines it shows out of the bytes instead of splitting both files into lines."""
+    starts and ends in ``before`` and ``after`` (byte offsets of line starts), which a diff of
+    any other change has to find in the bytes itself."""
     old_mode: int | None = None
     """The file's permission bits before, when known (a diff shows a mode change)."""
     new_mode: int | None = None
@@ -137,16 +132,6 @@ class FileChange:
     copied: bytes | None = None
     """For a copy: the copied file's content, the side its diff is shown against (as git shows
     a copy: ``copy from``/``copy to`` and the edits made to the copy)."""
-
-
-@record
-class DecodedLines:
-    """Both sides of an update as line texts and endings (a UTF-8 BOM left out)."""
-
-    old_texts: tuple[str, ...]
-    old_endings: tuple[str, ...]
-    new_texts: tuple[str, ...]
-    new_endings: tuple[str, ...]
 
 
 @record
@@ -218,32 +203,3 @@ class Plan:
     def summary(self) -> str:
         counts = self.summary_counts()
         return ", ".join(f"{k} {counts[k]}" for k in ("A", "M", "D", "R"))
-
-
-@record
-class Result:
-    plan: Plan
-    committed: bool
-    dry_run: bool = False
-    transaction_id: str | None = None
-    fsyncs: int = 0
-    extra: dict[str, object] = field(default_factory=dict)
-    recovery: RecoveryReport | None = None
-    """What was recovered of earlier interrupted transactions before this one ran (None: there
-    was nothing to recover)."""
-
-    @property
-    def recovered(self) -> bool:
-        """Whether an earlier interrupted transaction was recovered before this one ran."""
-        return self.recovery is not None
-
-    @property
-    def summary(self) -> str:
-        return self.plan.summary
-
-    def to_json(self, *, with_diff: bool = True) -> dict[str, object]:
-        """The one result shape of every surface (CLI ``--json``, MCP, tool calls), as
-        ``docs/result.schema.json`` describes it."""
-        from .render import result_json
-
-        return result_json(self, with_diff=with_diff)

@@ -31,7 +31,6 @@ from .matching import LineIndex, Locator
 from .model import (
     AddFile,
     ChangeKind,
-    DecodedLines,
     DeleteFile,
     FileChange,
     Patch,
@@ -345,7 +344,6 @@ class Stager:
         else:
             exact = None if stated else update_exactly(entry.content, hunk.chunks,
                                                        first_match=self.options.first_match)
-        lines: DecodedLines | None = None
         offsets: tuple[Edit, ...] | None = None
         # Pure insertions whose lines already stand where they would go: a patch sent again?
         # (Not for a unified diff: its stated lines say where an insertion goes, and lines equal
@@ -389,8 +387,6 @@ class Stager:
                 return
             rewritten, edits = rewrite(original, placements, ends_with_newline)
             after = rewritten.encode()
-            lines = DecodedLines(tuple(original.texts), tuple(original.endings),
-                                 tuple(rewritten.texts), tuple(rewritten.endings))
         mode = entry.mode if hunk.new_mode is None else git_permissions(hunk.new_mode, entry.mode)
         destination = None
         if hunk.move_to is not None:
@@ -406,18 +402,17 @@ class Stager:
                 destination = None
         if destination is None:
             self.changes.append(FileChange(ChangeKind.UPDATE, rel, hunk.path, entry.content,
-                                           after, edits=tuple(edits), lines=lines,
+                                           after, edits=tuple(edits),
                                            edit_offsets=offsets, old_mode=entry.mode,
                                            new_mode=mode))
             self.set(rel, after, mode)
             self.last_operation[rel] = f"Update File: {hunk.path} (patch line {hunk.line})"
             return
-        self.move(hunk.path, hunk.line, resolved, destination, entry, after, tuple(edits), lines,
-                  offsets, mode)
+        self.move(hunk.path, hunk.line, resolved, destination, entry, after, tuple(edits), offsets,
+                  mode)
 
     def move(self, spelled_source: str, line: int, source: ResolvedPath, destination: ResolvedPath,
              entry: _Entry, after: bytes, edits: tuple[Edit, ...] | None = None,
-             lines: DecodedLines | None = None,
              edit_offsets: tuple[Edit, ...] | None = None, mode: int | None = None) -> None:
         """Stage the move of ``source`` (spelled ``spelled_source`` at patch line ``line``; 0 for a
         Transaction's move) to ``destination`` with the bytes ``after``."""
@@ -444,7 +439,7 @@ class Stager:
         self.check_parents(destination.rel, spelled, line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
                                        after, source=source.rel, overwrote=target.content,
-                                       edits=edits, lines=lines, edit_offsets=edit_offsets,
+                                       edits=edits, edit_offsets=edit_offsets,
                                        old_mode=entry.mode,
                                        new_mode=entry.mode if mode is None else mode))
         self.set(source.rel, None, None)

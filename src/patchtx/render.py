@@ -10,7 +10,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .errors import PatchtxError
-    from .model import FileChange, Plan, Result
+    from .model import FileChange, Plan
+    from .result import Result
+    from .rewrite import Edit
     from .txn.kept import HistoryEntry
 
 STATUS_NAMES = {
@@ -33,15 +35,124 @@ def codex_summary(plan: Plan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _lines(data: bytes | None) -> list[bytes]:
-    """Lines with their own endings, split on LF, CRLF and CR only, as the text model does (and as
-    ``bytes.splitlines`` does, in C). Lines stay bytes: only the few shown in a diff are decoded."""
-    return data.splitlines(keepends=True) if data else []
-
-
-Edit = tuple[int, int, int, int]
 _DIFFLIB_BUDGET = 4_000_000
 """Largest old×new line product handed to difflib; above it the changed middle is one edit."""
+
+_NO_NEWLINE = b"\n\\ No newline at end of file\n"
+
+_STEPS = 8
+"""Lines ``_Side.start_after`` steps one by one; a longer way costs less jumped and counted."""
+
+
+class _Side:
+    """One side of a diff: its bytes, and the steps from one line start to another. A line ends
+    with LF, CRLF or a lone CR, as the text model and ``bytes.splitlines`` split lines; the last
+    line may have no break. Only the lines a hunk shows are ever found."""
+
+    __slots__ = ("data", "size", "cr", "_average")
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.size = data, len(data)
+        self.cr = b"\r" in data  # without a CR every line break is an LF, found by one find
+        self._average = 0.0
+
+    def line_start(self, at: int) -> int:
+        """The start of the line that holds byte ``at``."""
+        data = self.data
+        if not self.cr:
+            return data.rfind(b"\n", 0, at) + 1
+        if data[at : at + 1] == b"\n" and data[at - 1 : at] == b"\r":
+            at -= 1  # the LF of a CRLF belongs to the line that its CR ends
+        return max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
+
+    def next_start(self, at: int) -> int:
+        """The start of the line after the one that starts at ``at`` (the size, after the last)."""
+        data = self.data
+        lf = data.find(b"\n", at)
+        end = self.size if lf < 0 else lf + 1
+        if self.cr:
+            cr = data.find(b"\r", at, end)
+            if cr >= 0 and cr + 1 != lf:  # a lone CR ends the line first
+                return cr + 1
+        return end
+
+    def forward(self, at: int, lines: int) -> tuple[int, int]:
+        """Up to ``lines`` lines on from the line start ``at``: the line start reached and the
+        lines stepped (fewer at the end)."""
+        stepped, size = 0, self.size
+        if self.cr:
+            while stepped < lines and at < size:
+                at = self.next_start(at)
+                stepped += 1
+            return at, stepped
+        data = self.data
+        while stepped < lines and at < size:
+            at = data.find(b"\n", at) + 1 or size
+            stepped += 1
+        return at, stepped
+
+    def back(self, at: int, lines: int) -> tuple[int, int]:
+        """Up to ``lines`` lines back from the line start ``at``: the line start reached and the
+        lines stepped (fewer at the start)."""
+        stepped = 0
+        if self.cr:
+            while stepped < lines and at > 0:
+                at = self.line_start(at - 1)
+                stepped += 1
+            return at, stepped
+        data = self.data
+        while stepped < lines and at > 0:
+            at = data.rfind(b"\n", 0, at - 1) + 1
+            stepped += 1
+        return at, stepped
+
+    def breaks(self, start: int, stop: int) -> int:
+        """The line breaks between two line starts."""
+        count = self.data.count(b"\n", start, stop)
+        if self.cr:
+            count += self.data.count(b"\r", start, stop) - self.data.count(b"\r\n", start, stop)
+        return count
+
+    def line_count(self) -> int:
+        return self.breaks(0, self.size) + (self.size > 0 and self.data[-1] not in b"\r\n")
+
+    def is_line_start(self, at: int) -> bool:
+        """Whether a line starts at ``at`` (after a break, and not between a CR and its LF)."""
+        data = self.data
+        return at == 0 or at == self.size or data[at - 1] == 10 or (data[at - 1] == 13 and data[at] != 10)
+
+    def start_after(self, at: int, lines: int) -> int | None:
+        """The start of the line ``lines`` lines after the one that starts at ``at``, or None past
+        the end. A long way is jumped: by the side's average line length, counting the breaks
+        jumped over, then stepping the rest of the way."""
+        if lines > _STEPS and at < self.size:
+            if not self._average:  # from the lines of the first 64 KiB: a guess is enough
+                sample = self.line_start(min(self.size - 1, 65536))
+                self._average = sample / self.breaks(0, sample) if sample else float(self.size)
+            jump = self.line_start(min(self.size - 1, at + int(lines * self._average)))
+            passed = self.breaks(at, jump)
+            if passed > lines:
+                jump, _ = self.back(jump, passed - lines)
+                passed = lines
+            at, lines = jump, lines - passed
+        reached, stepped = self.forward(at, lines)
+        return reached if stepped == lines else None
+
+    def block(self, out: list[bytes], mark: bytes, start: int, stop: int) -> None:
+        """Append the lines from line start ``start`` to ``stop``, each after ``mark``; a last line
+        without a break is followed by git's "No newline at end of file" line."""
+        data = self.data
+        out.append(mark)
+        if self.cr:
+            out.append(mark.join(data[start:stop].splitlines(keepends=True)))
+            if data[stop - 1] not in b"\r\n":
+                out.append(_NO_NEWLINE)
+        elif data[stop - 1] == 10:  # the same without splitting: a mark after every LF but the last
+            out.append(data[start : stop - 1].replace(b"\n", b"\n" + mark))
+            out.append(b"\n")
+        else:
+            out.append(data[start:stop].replace(b"\n", b"\n" + mark))
+            out.append(_NO_NEWLINE)
 
 
 def _computed_edits(old: list[bytes], new: list[bytes]) -> list[Edit]:
@@ -63,165 +174,98 @@ def _computed_edits(old: list[bytes], new: list[bytes]) -> list[Edit]:
     return [(prefix, len(old) - suffix, prefix, len(new) - suffix)]
 
 
-def _edits_fit(old: list[bytes], new: list[bytes], edits: list[Edit]) -> bool:
-    """The matcher's ranges are in the text model's lines; re-splitting the bytes can merge a
-    lone-CR line with a following empty LF line. Use the ranges only if every line outside them
-    is the same on both sides (a C-speed slice comparison)."""
-    old_at = new_at = 0
+def _locate(old: _Side, new: _Side, edits: Sequence[Edit]) -> list[Edit] | None:
+    """The byte offsets of the edits' line bounds, found by walking both sides; None when the
+    edits do not describe these bytes: they overlap or run past the end, or the lines outside them
+    differ. (The planner counts the text model's lines, where a line ended by a lone CR and an
+    empty line after it are two; in the bytes they are one CRLF line.)"""
+    offsets: list[Edit] = []
+    old_at = new_at = old_line = new_line = 0
     for old_start, old_end, new_start, new_end in sorted(edits):
-        if old_start - old_at != new_start - new_at or old[old_at:old_start] != new[new_at:new_start]:
-            return False
-        old_at, new_at = old_end, new_end
-    return len(old) - old_at == len(new) - new_at and old[old_at:] == new[new_at:]
+        if (old_start < old_line or old_start - old_line != new_start - new_line
+                or old_end < old_start or new_end < new_start):
+            return None
+        old_from = old.start_after(old_at, old_start - old_line)
+        if old_from is None:
+            return None
+        new_from = new_at + old_from - old_at  # the same lines, the same bytes
+        if old.data[old_at:old_from] != new.data[new_at:new_from] or not new.is_line_start(new_from):
+            return None
+        old_to = old.start_after(old_from, old_end - old_start)
+        new_to = new.start_after(new_from, new_end - new_start)
+        if old_to is None or new_to is None:
+            return None
+        offsets.append((old_from, old_to, new_from, new_to))
+        old_at, new_at, old_line, new_line = old_to, new_to, old_end, new_end
+    return offsets if old.data[old_at:] == new.data[new_at:] else None
 
 
-def _range(start: int, stop: int) -> str:
+def _located_edits(change: FileChange, old: _Side, new: _Side) -> tuple[Sequence[Edit], Sequence[Edit]]:
+    """The changed line ranges of an operation and the byte offsets of their bounds: the planner's
+    own when its byte path found them; one range over everything when a side has no lines (an
+    add, a delete, a file emptied or filled); the planner's ranges located in the bytes when they
+    describe them; else difflib's ranges of the two sides' lines."""
+    if change.edits is not None and change.edit_offsets is not None:
+        return change.edits, change.edit_offsets
+    if not old.size or not new.size:
+        old_lines, new_lines = old.line_count(), new.line_count()
+        if not (old_lines or new_lines):
+            return [], []
+        return [(0, old_lines, 0, new_lines)], [(0, old.size, 0, new.size)]
+    if change.edits is not None:
+        offsets = _locate(old, new, change.edits)
+        if offsets is not None:
+            return change.edits, offsets
+    edits = _computed_edits(old.data.splitlines(keepends=True), new.data.splitlines(keepends=True))
+    located = _locate(old, new, edits)
+    assert located is not None  # ranges of the byte lines themselves always describe them
+    return edits, located
+
+
+def _hunk_header(old_lo: int, old_hi: int, new_lo: int, new_hi: int) -> bytes:
+    """``@@ -first,count +first,count @@`` for two line ranges, as git writes it: 1-based, a count
+    of one left out, an empty range named by the line before it."""
+    if old_hi - old_lo > 1 and new_hi - new_lo > 1:  # the common case, in one format
+        return b"@@ -%d,%d +%d,%d @@\n" % (old_lo + 1, old_hi - old_lo, new_lo + 1, new_hi - new_lo)
+    return b"@@ -%b +%b @@\n" % (_range(old_lo, old_hi), _range(new_lo, new_hi))
+
+
+def _range(start: int, stop: int) -> bytes:
     length = stop - start
     if length == 1:
-        return str(start + 1)
-    return f"{start + 1 if length else start},{length}"
+        return b"%d" % (start + 1)
+    return b"%d,%d" % (start + 1 if length else start, length)
 
 
-class _Side:
-    """One side of a diff by line number; only the lines a hunk shows are made into text."""
-
-    __slots__ = ("size", "_texts", "_endings", "_raw")
-
-    def __init__(self, raw: list[bytes] | None = None, texts: Sequence[str] = (),
-                 endings: Sequence[str] = ()) -> None:
-        self._raw, self._texts, self._endings = raw, texts, endings
-        self.size = len(raw) if raw is not None else len(texts)
-
-    def reach(self, line: int, steps: int) -> int:
-        """The line ``steps`` lines after ``line`` (before, if negative), within the file."""
-        return min(self.size, line + steps) if steps > 0 else max(0, line + steps)
-
-    def shown(self, start: int, stop: int) -> list[str]:
-        if self._raw is not None:
-            return [line.decode("utf-8", "replace") for line in self._raw[start:stop]]
-        return list(map(str.__add__, self._texts[start:stop], self._endings[start:stop]))
-
-    def block(self, prefix: str, start: int, stop: int) -> str:
-        """``_block(prefix, self.shown(start, stop))``."""
-        if start >= stop:
-            return ""
-        if self._raw is None:
-            endings = self._endings[start:stop]
-            if endings and endings.count("\n") == len(endings):
-                # LF endings only (the rule): one join of the texts, no line made text + ending
-                # (an identity test per line for the count).
-                return prefix + ("\n" + prefix).join(self._texts[start:stop]) + "\n"
-        return _block(prefix, self.shown(start, stop))
-
-
-_NO_EOL = b"\n\\ No newline at end of file"
-
-
-def _offset_hunks(before: bytes, after: bytes, edits: Sequence[Edit],
-                  offsets: Sequence[Edit], context: int) -> str:
-    """The hunks of a diff whose edits come with the byte offsets of their line bounds
-    (``FileChange.edit_offsets``), as text that starts with a line break and ends without one.
-
-    Lines are never split out: each block of lines with one prefix is one slice and one replace
-    of the bytes, and the whole is decoded once (the same text as decoding each line: UTF-8
-    resynchronises at every ASCII byte, and every piece starts and ends at one). The trick that
-    makes a block one slice: both sides get a line break put in front, so that the bytes from a
-    line's start offset to a later line's start offset are ``"\\n" + line + ... + "\\n" + line``,
-    a break *before* every line, where the prefix goes; the break that ends the block's last line
-    is the next block's first. A file's unterminated last line is the one exception.
-
-    (The sides are never copied with that break in front: a copy of a 7.6 MB file costs 1-6 ms,
-    most of it page faults in a fresh process. Offset ``i`` of the broken-in side is offset
-    ``i - 1`` of the file, and its offset 0 is the break put in front.)"""
-    old_size, new_size = len(before), len(after)
-    old_open = old_size > 0 and before[-1] != 10  # last line without a break: "\ No newline" after it
-    new_open = new_size > 0 and after[-1] != 10
+def _hunks(old: _Side, new: _Side, edits: Sequence[Edit], offsets: Sequence[Edit], context: int) -> str:
+    """The hunks of a diff, given each edit's line range and the byte offsets of its bounds. Edits
+    whose gap two runs of ``context`` lines would cover share a hunk. Each run of lines with one
+    mark is one slice of the bytes, and the whole is decoded once, invalid UTF-8 shown as
+    U+FFFD (the same text as decoding line by line: UTF-8 resynchronises at every line break)."""
     pairs = sorted(zip(edits, offsets, strict=True))
     out: list[bytes] = []
-
-    def emit(side: bytes, start: int, stop: int, prefix: bytes, open_end: bool, size: int) -> None:
-        """The block of ``side``'s lines from offset ``start`` to ``stop``, each after ``prefix``
-        (a break and the diff mark); a last line without a break gets the "No newline" line."""
-        end = size if open_end and stop == size else stop - 1
-        block = side[start - 1:end] if start else b"\n" + side[:end]
-        out.append(block.replace(b"\n", prefix))
-        if end == size:
-            out.append(_NO_EOL)
-
-    count = len(pairs)
-    index = 0
+    index, count = 0, len(pairs)
     while index < count:
-        # One hunk: the edits whose gaps two context runs would cover.
         end = index + 1
         while end < count and pairs[end][0][0] - pairs[end - 1][0][1] <= 2 * context:
             end += 1
-        first_edit, first_at = pairs[index]
-        last_edit, last_at = pairs[end - 1]
-        # Context bounds, a C-level find per line: in ``old`` the break before the line starting
-        # at offset ``at`` is at index ``at``.
-        lo_at, steps = first_at[0], context
-        while steps and lo_at:
-            lo_at = before.rfind(b"\n", 0, lo_at - 1) + 1
-            steps -= 1
-        old_lo = first_edit[0] - (context - steps)
-        hi_at, steps = last_at[1], context
-        while steps and hi_at < old_size:
-            hi_at = before.find(b"\n", hi_at) + 1 or old_size
-            steps -= 1
-        old_hi = last_edit[1] + (context - steps)
-        new_lo = first_edit[2] - (first_edit[0] - old_lo)
-        new_hi = last_edit[3] + (old_hi - last_edit[1])
-        if old_hi - old_lo > 1 and new_hi - new_lo > 1:
-            out.append(b"\n@@ -%d,%d +%d,%d @@" % (old_lo + 1, old_hi - old_lo, new_lo + 1,
-                                                   new_hi - new_lo))
-        else:
-            out.append(f"\n@@ -{_range(old_lo, old_hi)} +{_range(new_lo, new_hi)} @@".encode())
+        (first, first_at), (last, last_at) = pairs[index], pairs[end - 1]
+        lo_at, before = old.back(first_at[0], context)
+        hi_at, after = old.forward(last_at[1], context)
+        out.append(_hunk_header(first[0] - before, last[1] + after, first[2] - before, last[3] + after))
         cursor = lo_at
         for _edit, (old_start, old_end, new_start, new_end) in pairs[index:end]:
-            if cursor < old_start:  # context: at the file's end only before an empty edit
-                emit(before, cursor, old_start, b"\n ", old_open, old_size)
+            if cursor < old_start:
+                old.block(out, b" ", cursor, old_start)
             if old_start < old_end:
-                emit(before, old_start, old_end, b"\n-", old_open, old_size)
+                old.block(out, b"-", old_start, old_end)
             if new_start < new_end:
-                emit(after, new_start, new_end, b"\n+", new_open, new_size)
+                new.block(out, b"+", new_start, new_end)
             cursor = old_end
         if cursor < hi_at:
-            emit(before, cursor, hi_at, b"\n ", old_open, old_size)
+            old.block(out, b" ", cursor, hi_at)
         index = end
     return b"".join(out).decode("utf-8", "replace")
-
-
-def _block(prefix: str, lines: list[str]) -> str:
-    """Diff lines with one prefix, joined in C; every line but a file's last ends with a line
-    break."""
-    if not lines:
-        return ""
-    text = prefix + prefix.join(lines)
-    if not lines[-1].endswith(("\n", "\r")):
-        text += "\n\\ No newline at end of file\n"
-    return text
-
-
-def _whole_file(before: bytes | None, after: bytes | None) -> str | None:
-    """The one hunk of a diff where one side has no lines (an add, a delete, a file emptied or
-    filled), made by one decode and one replace; None when it is not that case, or when the
-    file has CR line breaks (left to the line model's split)."""
-    if before and after or not (before or after):
-        return None
-    data = before or after
-    assert data is not None
-    if b"\r" in data:
-        return None
-    size = data.count(b"\n") + (data[-1] != 10)
-    prefix = "-" if before else "+"
-    text = data.decode("utf-8", "replace")
-    if before:
-        ranges = f"@@ -{_range(0, size)} +0,0 @@\n{prefix}"
-    else:
-        ranges = f"@@ -0,0 +{_range(0, size)} @@\n{prefix}"
-    if text[-1] == "\n":
-        return ranges + text[:-1].replace("\n", "\n" + prefix) + "\n"
-    return ranges + text.replace("\n", "\n" + prefix) + "\n\\ No newline at end of file\n"
 
 
 def _git_mode(permissions: int | None) -> str:
@@ -259,9 +303,11 @@ def git_header(change: FileChange) -> str:
 
 
 def unified_diff(change: FileChange, context: int = 3) -> str:
-    """A git diff of one operation (``git apply`` takes it). Updates carry their changed ranges
-    from the matcher, so even a 200,000-line file with thousands of hunks renders in linear
-    time."""
+    """A git diff of one operation (``git apply`` takes it), rendered from both sides' bytes and
+    where each changed line range starts and ends in them. No side is split into lines or decoded
+    whole: what a diff costs follows the lines it shows (a 200,000-line file with thousands of
+    hunks is the case this serves). The planner's byte path hands over the offsets; for any other
+    change they are found in the bytes."""
     if change.copied_from is not None and change.overwrote is None:
         # Shown as git shows a copy: the edits made to the copied file.
         from ._record import replace
@@ -272,58 +318,12 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     if change.kind is ChangeKind.ADD and change.overwrote is None and change.copied_from is None:
         old_name = "/dev/null"
     header = git_header(change)
-    bare = header.count("\n") == 1  # a diff --git line alone is no change to git
-    names = _name_line("---", old_name) + _name_line("+++", new_name)
-    # The matcher's line numbers leave a byte-order mark out; here it is part of the first line.
-    bom = (change.before or b"").startswith(b"\xef\xbb\xbf") or (change.after or b"").startswith(b"\xef\xbb\xbf")
-    if change.edits is not None and change.edit_offsets is not None and not bom:
-        if not change.edits:
-            return "" if bare else header
-        hunks = _offset_hunks(change.before or b"", change.after or b"", change.edits,
-                              change.edit_offsets, context)
-        return f"{header}{names[:-1]}{hunks}\n"
-    whole = _whole_file(change.before, change.after)
-    if whole is not None:
-        return f"{header}{names}{whole}"
-    decoded = change.lines
-    old: _Side
-    new: _Side
-    if change.edits is not None and decoded is not None and not bom:
-        edits = list(change.edits)
-        old = _Side(texts=decoded.old_texts, endings=decoded.old_endings)
-        new = _Side(texts=decoded.new_texts, endings=decoded.new_endings)
-    else:
-        old_raw, new_raw = _lines(change.before), _lines(change.after)
-        if change.edits is not None and not bom and _edits_fit(old_raw, new_raw, list(change.edits)):
-            edits = list(change.edits)
-        else:
-            edits = _computed_edits(old_raw, new_raw)
-        old, new = _Side(old_raw), _Side(new_raw)
+    old, new = _Side(change.before or b""), _Side(change.after or b"")
+    edits, offsets = _located_edits(change, old, new)
     if not edits:
-        return "" if bare else header
-    out = [header, names]
-    group: list[Edit] = []
-    groups: list[list[Edit]] = []
-    for edit in sorted(edits):
-        if group and edit[0] - group[-1][1] > 2 * context:
-            groups.append(group)
-            group = []
-        group.append(edit)
-    groups.append(group)
-    for group in groups:
-        old_lo = old.reach(group[0][0], -context)
-        old_hi = old.reach(group[-1][1], context)
-        new_lo = group[0][2] - (group[0][0] - old_lo)
-        new_hi = group[-1][3] + (old_hi - group[-1][1])
-        out.append(f"@@ -{_range(old_lo, old_hi)} +{_range(new_lo, new_hi)} @@\n")
-        cursor = old_lo
-        for old_start, old_end, new_start, new_end in group:
-            out.append(old.block(" ", cursor, old_start))
-            out.append(old.block("-", old_start, old_end))
-            out.append(new.block("+", new_start, new_end))
-            cursor = old_end
-        out.append(old.block(" ", cursor, old_hi))
-    return "".join(out)
+        return "" if header.count("\n") == 1 else header  # a diff --git line alone is no change to git
+    names = _name_line("---", old_name) + _name_line("+++", new_name)
+    return header + names + _hunks(old, new, edits, offsets, context)
 
 
 def diff_texts(plan: Plan) -> list[str]:
@@ -471,7 +471,7 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
 def result_json(result: Result, *, with_diff: bool = True,
                 rendered: Sequence[str] | None = None) -> dict[str, Any]:
     """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
-    key always present, ``error`` null; an undo adds ``undone``."""
+    key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too."""
     plan = result.plan
     out: dict[str, Any] = {
         "ok": True,
@@ -484,9 +484,10 @@ def result_json(result: Result, *, with_diff: bool = True,
         "intent": plan.intent,
         "error": None,
     }
-    for key in ("undone", "redone"):
-        if key in result.extra:
-            out[key] = result.extra[key]
+    if result.undone is not None:
+        out["undone"] = result.undone
+    if result.redone is not None:
+        out["redone"] = result.redone
     return out
 
 

@@ -12,9 +12,10 @@ from types import TracebackType
 
 from .api import commit_plan, parse_patches
 from .errors import EncodingPatchError, TransactionClosedError
-from .model import Patch, Plan, Result
+from .model import Patch, Plan
 from .planner import Stager
 from .policy import options_for
+from .result import Result
 from .workspace import Workspace
 
 TYPE_CHECKING = False

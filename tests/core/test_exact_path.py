@@ -1,6 +1,6 @@
 """The exact fast path (``exact.update_exactly``: chunks placed with ``bytes.find`` on the file's
-bytes) gives the line-based path's answer whenever it gives one, and a diff rendered from its byte
-offsets is the diff rendered from the line-based path's line lists.
+bytes) gives the line-based path's answer whenever it gives one, with the byte offsets of every
+changed line range (a diff rendered from them is the diff of the line-based path's answer).
 
 Files and chunks are drawn from a few similar lines (trailing and leading blanks, a dash and an en
 dash, empty lines) so that matches repeat (ambiguity), differ only in whitespace or punctuation
@@ -20,7 +20,7 @@ from patchtx import planner as planner_module
 from patchtx.errors import PatchtxError
 from patchtx.exact import update_exactly
 from patchtx.matching import Locator
-from patchtx.model import ChangeKind, Chunk, DecodedLines, FileChange
+from patchtx.model import ChangeKind, Chunk, FileChange
 from patchtx.parser import parse
 from patchtx.planner import plan
 from patchtx.render import unified_diff
@@ -73,14 +73,12 @@ def chunks(draw: st.DrawFn, data: bytes) -> tuple[Chunk, ...]:
     return tuple(out)
 
 
-def line_based(data: bytes, chunk_list: tuple[Chunk, ...], first_match: bool) -> tuple[bytes, list[
-        tuple[int, int, int, int]], DecodedLines]:
+def line_based(data: bytes, chunk_list: tuple[Chunk, ...],
+               first_match: bool) -> tuple[bytes, list[tuple[int, int, int, int]]]:
     original = decode(data, "f")
     placements = Locator(original.texts, "f", first_match=first_match).place(chunk_list)
     rewritten, edits = rewrite(original, placements)
-    lines = DecodedLines(tuple(original.texts), tuple(original.endings), tuple(rewritten.texts),
-                         tuple(rewritten.endings))
-    return rewritten.encode(), edits, lines
+    return rewritten.encode(), edits
 
 
 def line_starts(data: bytes) -> list[int]:
@@ -103,7 +101,7 @@ def check_against_line_based(before: bytes, chunk_list: tuple[Chunk, ...],
                              first_match: bool) -> None:
     fast = update_exactly(before, chunk_list, first_match=first_match)
     try:
-        after, edits, lines = line_based(before, chunk_list, first_match)
+        after, edits = line_based(before, chunk_list, first_match)
     except PatchtxError:
         assert fast is None, "the exact path placed chunks the line-based path refuses"
         return
@@ -111,8 +109,7 @@ def check_against_line_based(before: bytes, chunk_list: tuple[Chunk, ...],
         return  # left to the line-based path (fuzzy, retry, CR, ...): nothing to compare
     assert fast.after == after
     assert fast.edits == edits
-    change = FileChange(ChangeKind.UPDATE, "f", "f", before, after, edits=tuple(edits),
-                        lines=lines)
+    change = FileChange(ChangeKind.UPDATE, "f", "f", before, after, edits=tuple(edits))
     exact_change = FileChange(ChangeKind.UPDATE, "f", "f", before, fast.after,
                               edits=tuple(fast.edits),
                               edit_offsets=None if fast.offsets is None else tuple(fast.offsets))

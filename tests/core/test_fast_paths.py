@@ -16,7 +16,6 @@ from patchtx.errors import NotARegularFileError, PatchtxError
 from patchtx.matching import LineIndex, Locator
 from patchtx.model import Chunk, Patch
 from patchtx.parser import parse
-from patchtx.render import _lines
 from patchtx.textfile import TextFile
 
 ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
@@ -39,17 +38,6 @@ def test_dominant_ending_and_encode_agree_with_their_definitions(
 def test_encode_refuses_mismatched_lists() -> None:
     with pytest.raises(ValueError):
         TextFile(["a", "b"], ["\n"]).encode()
-
-
-@given(st.text(alphabet="ab\r\n\x0b\x0c\x1c\u2028\x85", max_size=30))
-def test_diff_lines_split_on_lf_crlf_and_cr_only(text: str) -> None:
-    data = text.encode()
-    lines = _lines(data)
-    assert b"".join(lines) == data
-    for line in lines[:-1]:
-        assert line.endswith((b"\n", b"\r"))
-        body = line.rstrip(b"\r\n")
-        assert b"\n" not in body and b"\r" not in body  # \v, \f, U+2028 ... do not split
 
 
 def test_bulk_body_lines_keep_crlf_patches_and_markers() -> None:
@@ -347,22 +335,6 @@ def test_split_lines_drops_one_carriage_return_before_each_line_feed(text: str) 
     if lines and lines[-1] == "":
         lines.pop()
     assert split_lines(text) == [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
-@given(st.lists(st.tuples(st.text(alphabet="ab \\", max_size=3), ENDINGS), max_size=8),
-       st.sampled_from(["", "\n"]), st.sampled_from([" ", "-", "+"]), st.data())
-def test_diff_blocks_of_lf_lines_are_joined_as_each_line_would_be(
-        lines: list[tuple[str, str]], last: str, prefix: str, data: st.DataObject) -> None:
-    from patchtx.render import _block, _Side
-
-    texts = (*[t for t, _ in lines], "end")
-    endings = (*[e for _, e in lines], last)
-    side = _Side(texts=texts, endings=endings)
-    start = data.draw(st.integers(0, len(texts) + 1))
-    stop = data.draw(st.integers(0, len(texts) + 1))
-    assert side.block(prefix, start, stop) == _block(prefix, side.shown(start, stop))
-    raw = _Side(_lines("".join(map(str.__add__, texts, endings)).encode()))
-    assert raw.block(prefix, start, stop) == _block(prefix, raw.shown(start, stop))
 
 
 _TREE_PATHS = ["a", "a/b", "a/b/c", "a/bc", "a/b/d", "ab/x", "a-b/y", "a/b-c/z", "a/b/e/f", "q/r/s"]

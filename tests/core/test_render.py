@@ -7,7 +7,7 @@ import json
 import pytest
 
 from patchtx.errors import ContextNotFoundError, PatchtxError
-from patchtx.model import ChangeKind, FileChange, Result
+from patchtx.model import ChangeKind, FileChange
 from patchtx.render import (
     codex_summary,
     error_json,
@@ -16,6 +16,7 @@ from patchtx.render import (
     result_json,
     unified_diff,
 )
+from patchtx.result import Result
 
 SUCCESS = "Success. Updated the following files:\n"
 

@@ -52,7 +52,7 @@ def test_undo_restores_the_tree_exactly(tmp_path: Path, scenario: Scenario) -> N
     result = history.undo(root)
 
     assert snapshot(root) == before  # contents, file modes, directories and their modes
-    assert result.committed and result.extra["undone"] == undone
+    assert result.committed and result.undone == undone
     assert result.transaction_id is not None and result.transaction_id != undone
     assert leftovers(root) == []
     assert logged_ids(root) == [result.transaction_id, undone]  # the undo is itself in the history
@@ -69,7 +69,7 @@ def test_undo_of_an_undo_applies_the_transaction_again(tmp_path: Path, scenario:
     first = history.undo(root)
     assert snapshot(root) == before
     second = history.undo(root, first.transaction_id)  # undoing the undo, by its id, is a redo
-    assert second.extra["undone"] == first.transaction_id
+    assert second.undone == first.transaction_id
     assert snapshot(root) == after
     history.undo(root)  # the redo is in effect: undo takes it
     assert snapshot(root) == before
@@ -90,7 +90,7 @@ def test_undo_is_a_stack_and_redo_puts_back_what_it_took(tmp_path: Path) -> None
 
     for expected, edit in zip(reversed(states[:-1]), reversed(edits), strict=True):
         result = history.undo(tmp_path)  # each undo goes one further back
-        assert result.extra["undone"] == edit
+        assert result.undone == edit
         assert (tmp_path / "a.txt").read_text() == expected
     with pytest.raises(PatchtxError) as nothing:
         history.undo(tmp_path)
@@ -98,7 +98,7 @@ def test_undo_is_a_stack_and_redo_puts_back_what_it_took(tmp_path: Path) -> None
 
     for expected, edit in zip(states[1:], edits, strict=True):
         result = history.redo(tmp_path)  # each redo puts back the next one
-        assert result.extra["redone"] == edit
+        assert result.redone == edit
         assert (tmp_path / "a.txt").read_text() == expected
     with pytest.raises(PatchtxError) as no_redo:
         history.redo(tmp_path)

@@ -23,10 +23,11 @@ from typing import Any
 from .._record import replace
 from ..api import commit_plan, parse_patches, plan_parsed
 from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
-from ..model import ChangeKind, Hunk, Plan, Result, UpdateFile
+from ..model import ChangeKind, Hunk, Plan, UpdateFile
 from ..options import COMMIT_KEYWORDS, CommitOptions
 from ..policy import options_for
 from ..render import diff_texts, error_json, human_report, log_text, result_json
+from ..result import Result
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
 
@@ -207,7 +208,7 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False,
     outcome = success_outcome(result)
     verb = "Would undo" if dry_run else "Undid"
     done = "" if dry_run else f" as transaction {result.transaction_id}"
-    return ToolOutcome(outcome.payload, f"{verb} transaction {result.extra['undone']}{done}.\n{outcome.text}")
+    return ToolOutcome(outcome.payload, f"{verb} transaction {result.undone}{done}.\n{outcome.text}")
 
 
 def _argument_error(message: str) -> ToolOutcome:
