@@ -48,6 +48,7 @@ class Transaction:
         except BaseException:
             workspace.close()
             raise
+        self._workspace = workspace
         self._stager = Stager(workspace, self._plan_options, progress)
         self._progress = progress
         self.intent = intent
@@ -108,7 +109,7 @@ class Transaction:
 
     def commit(self) -> Result:
         plan = self.preview()
-        self._closed = True
+        self._end()
         if not plan.targets:
             self.result = Result(plan, committed=False)
             return self.result
@@ -117,7 +118,13 @@ class Transaction:
 
     def rollback(self) -> None:
         """Discard everything staged (nothing was written)."""
+        self._end()
+
+    def _end(self) -> None:
+        """No more staging: the folder descriptors kept for reading the workspace are closed (the
+        Plan holds every byte the commit needs)."""
         self._closed = True
+        self._workspace.close()
 
     def __enter__(self) -> Transaction:
         return self

@@ -128,3 +128,22 @@ def test_mode_kept_through_transaction_write(tree: Path) -> None:
     with patchtx.Transaction(tree) as tx:
         tx.write_text("src/a.py", "x = 1\n")
     assert (tree / "src/a.py").stat().st_mode & 0o777 == 0o755
+
+
+@pytest.mark.parametrize("ending", ["commit", "rollback", "raise"])
+def test_an_ended_transaction_holds_no_descriptors(tree: Path, ending: str) -> None:
+    def open_descriptors() -> set[str]:
+        return set(os.listdir("/proc/self/fd"))
+
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd on this platform to count descriptors with")
+    before = open_descriptors()
+    tx = patchtx.Transaction(tree)
+    tx.apply_patch("*** Begin Patch\n*** Update File: src/a.py\n@@\n-beta = 2\n+beta = 20\n*** End Patch")
+    assert open_descriptors() != before  # reading the workspace keeps its folders open
+    if ending == "raise":
+        with pytest.raises(ValueError), tx:
+            raise ValueError("the script failed")
+    else:
+        getattr(tx, ending)()
+    assert open_descriptors() == before  # while tx itself is still alive
