@@ -86,7 +86,6 @@ def _redoes(exact: LineIndex, chunks: Sequence[Chunk]) -> bool:
                 after.append(text)
     after += before[position:]
     return after == list(texts)
-    return False
 
 
 def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
