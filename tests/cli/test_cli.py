@@ -171,7 +171,7 @@ _NOT_ON_THE_TINY_PATH = (
     "contextlib", "typing", "dataclasses",
     "inspect", "hashlib", "difflib", "argparse", "tomllib", "datetime", "filelock",
     "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
-    "patchtx.history", "patchtx.progress", "patchtx.approval",
+    "patchtx.history", "patchtx.progress", "patchtx.approval", "patchtx.txn.kept", "patchtx.globs",
 )
 
 
