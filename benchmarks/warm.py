@@ -10,7 +10,10 @@ so that start-up is paid once; this measures what each edit then costs:
 
 Each call is one durable transaction that changes one line of a small tree (the tiny-edit
 workload's tree plus a counter file), the next call changing it again. Run alone:
-``python benchmarks/warm.py TREE`` prints the medians as JSON.
+``python benchmarks/warm.py TREE`` prints the medians as JSON, with ``mcp_floor``: the same calls
+to a ``patchtx mcp`` whose tool returns a canned result of the same shape and size without doing
+anything, so the floor under ``mcp`` that the SDK's round trip sets (JSON-RPC over stdio, argument
+validation, the worker thread, the client validating the result against the outputSchema).
 """
 
 from __future__ import annotations
@@ -58,10 +61,10 @@ def library_per_call(tree: Path, calls: int, python: str = sys.executable) -> li
     return [float(t) for t in json.loads(done.stdout)]
 
 
-async def _mcp_calls(tree: Path, calls: int, patchtx_bin: str) -> list[float]:
+async def _mcp_calls(tree: Path, calls: int, server: list[str]) -> list[float]:
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=patchtx_bin, args=["mcp", "--root", str(tree)],
+    params = StdioServerParameters(command=server[0], args=[*server[1:], "--root", str(tree)],
                                    cwd=str(tree))
     times = []
     async with Client(params) as client:
@@ -78,7 +81,31 @@ async def _mcp_calls(tree: Path, calls: int, patchtx_bin: str) -> list[float]:
 
 def mcp_per_call(tree: Path, calls: int, patchtx_bin: str) -> list[float]:
     prepare(tree)
-    return asyncio.run(_mcp_calls(tree, calls, patchtx_bin))
+    return asyncio.run(_mcp_calls(tree, calls, [patchtx_bin, "mcp"]))
+
+
+def mcp_floor_per_call(tree: Path, calls: int, python: str = sys.executable) -> list[float]:
+    """``mcp_per_call`` against a server whose tool answers at once (see ``_canned_server``)."""
+    return asyncio.run(_mcp_calls(tree, calls, [python, __file__, "--canned-server"]))
+
+
+def _canned_server(argv: list[str]) -> int:
+    """``patchtx mcp`` with the same tools, whose apply_patch returns the result of a one-line edit
+    (a durable commit's payload and text) without reading or writing anything."""
+    from patchtx.agents import mcp_server
+    from patchtx.agents.tool_call import ToolOutcome
+
+    diff = ("diff --git a/counter.txt b/counter.txt\n--- a/counter.txt\n+++ b/counter.txt\n"
+            "@@ -1 +1 @@\n-value = 1\n+value = 2\n")
+    transaction = "20260101T000000-0123abcd"
+    payload = {"ok": True, "dry_run": False, "summary": "A 0, M 1, D 0, R 0",
+               "counts": {"A": 0, "M": 1, "D": 0, "R": 0},
+               "files": [{"path": COUNTER, "status": "modified", "diff": diff}],
+               "transaction": transaction, "recovered": None, "intent": None, "error": None}
+    text = (f"Applied: A 0, M 1, D 0, R 0\n  M {COUNTER}\nTransaction {transaction} (the undo tool "
+            f"reverts it).\n{diff}")
+    mcp_server.apply_patch_call = lambda *args, **options: ToolOutcome(payload, text)  # type: ignore[attr-defined]
+    return mcp_server.mcp_main(argv)
 
 
 def check(tree: Path, calls: int) -> bool:
@@ -90,6 +117,8 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--library-child"]:
         _library_child(argv[1], int(argv[2]))
         return 0
+    if argv[:1] == ["--canned-server"]:
+        return _canned_server(argv[1:])
     tree = Path(argv[0]).resolve()
     calls = int(argv[1]) if len(argv) > 1 else 20
     here = Path(sys.executable).parent
@@ -97,6 +126,7 @@ def main(argv: list[str]) -> int:
     out["library_ok"] = check(tree, calls)
     out["mcp"] = statistics.median(mcp_per_call(tree, calls, str(here / "patchtx")))
     out["mcp_ok"] = check(tree, calls)
+    out["mcp_floor"] = statistics.median(mcp_floor_per_call(tree, calls))
     print(json.dumps(out))
     return 0
 

@@ -22,7 +22,13 @@ APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_pat
 
 
 def _has_surrogates(text: str) -> bool:
-    return any("\udc80" <= c <= "\udcff" for c in text)
+    """Whether an argument held bytes that are not UTF-8 (Python decodes them to lone surrogates,
+    which UTF-8 cannot encode: the encoder finds them at C speed)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def apply_patch_main(argv: list[str] | None = None) -> int:

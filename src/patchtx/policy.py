@@ -71,6 +71,8 @@ _CAPS = ("max_files", "max_bytes", "max_patch_bytes")
 
 def protected_by(options: PlanOptions, path: str) -> str | None:
     """The first of ``options.protected`` that matches ``path`` (linear time, see ``globs``)."""
+    if not options.protected:
+        return None
     from .globs import compiled
 
     for pattern, matcher in zip(options.protected, compiled(options.protected), strict=True):

@@ -48,6 +48,15 @@ def test_apply_patch_usage_errors(tree: Path) -> None:
     assert (tree / "a.txt").read_text() == "one\ntwo\n"
 
 
+def test_apply_patch_refuses_an_argument_that_is_not_utf8(tree: Path) -> None:
+    # The bytes of an argument reach Python as lone surrogates; Codex's message, nothing written.
+    for bad in (UPDATE.replace("ONE", "O\xffNE").encode("latin-1"), b"\xff" + UPDATE.encode() * 200):
+        done = subprocess.run([APPLY_PATCH.encode(), bad], cwd=tree, capture_output=True, text=True, timeout=60)
+        assert (done.returncode, done.stdout, done.stderr) == (
+            1, "", "Error: apply_patch requires a UTF-8 PATCH argument.\n")
+    assert (tree / "a.txt").read_text() == "one\ntwo\n" and not (tree / ".patchtx").exists()
+
+
 def test_apply_patch_failure_is_one_message_on_stderr_and_exit_1(tree: Path) -> None:
     bad = run([APPLY_PATCH, UPDATE.replace("-one", "-missing")], tree)
     assert bad.returncode == 1 and bad.stdout == ""
@@ -171,7 +180,7 @@ _NOT_ON_THE_TINY_PATH = (
     "contextlib", "typing", "dataclasses",
     "inspect", "hashlib", "difflib", "argparse", "tomllib", "datetime", "filelock",
     "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
-    "patchtx.history", "patchtx.progress", "patchtx.approval",
+    "patchtx.history", "patchtx.progress", "patchtx.approval", "patchtx.txn.kept", "patchtx.globs",
 )
 
 

@@ -12,7 +12,7 @@ from patchtx import history
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops_testing import RecordingFileSystemOps
-from patchtx.txn.layout import JOURNAL_DIR, has_unfinished_work, parse_kept_kind
+from patchtx.txn.layout import JOURNAL_DIR, JournalListing, parse_kept_kind
 from patchtx.txn.retention import KeepHistory
 
 from ..txn.helpers import make_tree
@@ -138,6 +138,10 @@ def test_kept_journal_names_parse_one_way_only() -> None:
     assert parse_kept_kind("kept-0-0") == (0, 0)
     for other in ("kept-012-1", "kept-1-01", "kept-1", "kept--1", "kept-1-2-3", "kept-a-1", "committed", "3.before"):
         assert parse_kept_kind(other) is None, other
+
+
+def has_unfinished_work(names: list[str]) -> bool:
+    return JournalListing(names).has_unfinished_work
 
 
 def test_only_kept_entries_let_a_commit_skip_recovery() -> None:

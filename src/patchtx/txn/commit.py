@@ -29,15 +29,15 @@ from ..errors import (
 from ..model import PathTarget, Plan
 from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles, unsafe_symlink
-from .failures import describe_errno, filesystem_error
+from .failures import describe_errno, filesystem_error  # (up front: no import works once EMFILE is the failure)
 from .fsops import FileSystemOps, give_owner, join, split_path
 from .journal import Journal, JournalEntry, RemovedDir
 from .layout import (
     JOURNAL_DIR,
     STATE_DIR,
+    JournalListing,
     backup_name,
     committed_name,
-    has_unfinished_work,
     journal_name,
     new_transaction_id,
     temp_name,
@@ -111,7 +111,7 @@ def commit(
             raise filesystem_error(exc, fs, doing=f"prepare the {STATE_DIR} folder") from exc
         with workspace_lock(plan.root, dirs, lock_timeout):
             try:
-                recovered, journal_names = recover_leftovers(fs, dirs, durable=durable)
+                recovered, listing = recover_leftovers(fs, dirs, durable=durable)
             except OSError as exc:
                 raise filesystem_error(
                     exc,
@@ -128,7 +128,7 @@ def commit(
                 retention=retention,
                 progress=progress,
                 dir_modes=dir_modes,
-                journal_names=journal_names,
+                listing=listing,
             )
             try:
                 transaction.verify()
@@ -197,7 +197,7 @@ class _Transaction:
         retention: Retention | None = None,
         progress: Progress | None = None,
         dir_modes: Mapping[str, int] | None = None,
-        journal_names: list[str] | None = None,
+        listing: JournalListing | None = None,
     ):
         self.fs = fs
         self.dirs = dirs
@@ -214,7 +214,7 @@ class _Transaction:
         self.removed_dirs: list[str] = []
         self.kept_dirs: list[str] = []
         self.journal: Journal | None = None
-        self.journal_names = journal_names
+        self.listing = listing
         # What exists so far, for an abort: names in the journal folder before it is published,
         # then whether the journal is published / marked committed.
         self.unpublished: list[str] = []
@@ -539,7 +539,7 @@ class _Transaction:
 
     def _retention_context(self) -> RetentionContext:
         assert self.journal is not None
-        return RetentionContext(self.fs, self.dirs, self.journal, self.plan, self.durable, self.journal_names)
+        return RetentionContext(self.fs, self.dirs, self.journal, self.plan, self.durable, self.listing)
 
     def _written(self, done: int) -> int:
         """Tell the progress callback ``done`` files are written (or deleted); return done + 1."""
@@ -809,12 +809,12 @@ def _same_version(st: os.stat_result, original: os.stat_result) -> bool:
 
 def recover_leftovers(
     fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
-) -> tuple[tuple[RecoveredTransaction, ...], list[str] | None]:
+) -> tuple[tuple[RecoveredTransaction, ...], JournalListing | None]:
     """``recovery.recover_workspace``, imported only if it may have something to do (the caller holds
     the lock): the journal folder holds anything but undo-history entries, or the state folder
     lacks its .gitignore. Usually neither, and a commit then spends no time loading recovery.
 
-    Also returns the journal folder's names when recovery had nothing to do (None otherwise), for
+    Also returns the journal folder's listing when recovery had nothing to do (None otherwise), for
     the undo history to reuse: that folder holds its before-images, possibly thousands."""
     state_fd = dirs.lookup(STATE_DIR)
     if state_fd is None:
@@ -823,9 +823,9 @@ def recover_leftovers(
         journal_fd = dirs.lookup(JOURNAL_DIR)
         if journal_fd is None:
             return (), None
-        names = fs.listdir(journal_fd)
-        if not has_unfinished_work(names):
-            return (), names
+        listing = JournalListing(fs.listdir(journal_fd))
+        if not listing.has_unfinished_work:
+            return (), listing
     from .recovery import recover_workspace
 
     return recover_workspace(fs, dirs, durable=durable), None

@@ -137,11 +137,24 @@ def kept_journals(names: Iterable[str]) -> list[tuple[str, int, int]]:
     return found
 
 
-def has_unfinished_work(names: list[str]) -> bool:
-    """Whether a journal folder listing holds anything but kept undo-history entries (with their
-    before-images): only then need a commit load recovery."""
-    kept = {name[:_TXN_ID_LENGTH] for name, _sequence, _size in kept_journals(names)}
-    return not all(name[:_TXN_ID_LENGTH] in kept for name in names)
+class JournalListing:
+    """The journal folder's names as a commit lists them, once, with its kept journals parsed once:
+    the commit asks whether recovery has work to do, then the undo history which entries to prune.
+    (A plain class: one is made per commit, never compared.)"""
+
+    __slots__ = ("names", "kept")
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.kept = kept_journals(names)
+        """(name, sequence, bytes) of every kept journal, as ``kept_journals`` gives them."""
+
+    @property
+    def has_unfinished_work(self) -> bool:
+        """Whether the folder holds anything but kept undo-history entries (with their
+        before-images): only then need a commit load recovery."""
+        kept = {name[:_TXN_ID_LENGTH] for name, _sequence, _size in self.kept}
+        return not all(name[:_TXN_ID_LENGTH] in kept for name in self.names)
 
 
 def is_transaction_id(name: str) -> bool:

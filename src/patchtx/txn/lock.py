@@ -27,13 +27,14 @@ _LONGEST_WAIT = 0.05
 
 
 class workspace_lock:  # lower case: it was (and reads as) a function, ``with workspace_lock(...)``
-    """Hold ``.patchtx/lock`` of the workspace at ``root`` (whose descriptors ``dirs`` opens; the
-    state folder must exist) for the duration of the block.
+    """Hold ``.patchtx/lock`` of the workspace at ``root`` (whose descriptors ``dirs`` opens) for
+    the duration of the block. The caller has checked the state folder just before
+    (``statedir.check_state_folder``, which ``ensure_state_dir`` runs), through the same ``dirs``.
 
-    Raises StateFolderError if the state folder or the lock file is not what patchtx makes, and
-    LockTimeoutError, naming the lock file, if another holder keeps it for ``timeout`` seconds. A
-    class rather than a ``contextlib.contextmanager``: contextlib is one more import on every
-    commit.
+    Raises StateFolderError if the state folder is gone or the lock file is not what patchtx
+    makes, and LockTimeoutError, naming the lock file, if another holder keeps it for ``timeout``
+    seconds. A class rather than a ``contextlib.contextmanager``: contextlib is one more import on
+    every commit.
     """
 
     __slots__ = ("_root", "_dirs", "_timeout", "_fd")
@@ -45,9 +46,9 @@ class workspace_lock:  # lower case: it was (and reads as) a function, ``with wo
         self._fd: int | None = None
 
     def __enter__(self) -> None:
-        from .statedir import check_state_folder, state_folder_error
+        from .statedir import state_folder_error
 
-        state_fd = check_state_folder(self._dirs)
+        state_fd = self._dirs.lookup(STATE_DIR)  # (opened, without following links, by the check)
         if state_fd is None:
             raise state_folder_error(STATE_DIR, "it vanished")
         path = f"{STATE_DIR}/{LOCK_NAME}"

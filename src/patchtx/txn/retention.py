@@ -24,11 +24,11 @@ import time
 
 from ..model import ChangeKind
 from ..options import DEFAULT_COMMIT
-from .layout import JOURNAL_DIR, kept_journals, pruned_name
+from .layout import JOURNAL_DIR, JournalListing, kept_journals, pruned_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from typing import Any, Protocol
 
     from ..model import Plan
@@ -42,7 +42,7 @@ else:
 class RetentionContext:
     """What a retention hook is given: the transaction being committed, its journal."""
 
-    __slots__ = ("fs", "dirs", "journal", "plan", "durable", "journal_names")
+    __slots__ = ("fs", "dirs", "journal", "plan", "durable", "listing")
 
     def __init__(
         self,
@@ -51,7 +51,7 @@ class RetentionContext:
         journal: Journal,
         plan: Plan,
         durable: bool,
-        journal_names: list[str] | None = None,
+        listing: JournalListing | None = None,
     ) -> None:
         self.fs = fs
         """The commit's filesystem layer: every change the hook makes must go through it."""
@@ -62,9 +62,9 @@ class RetentionContext:
         ``<txn>.<n>.before`` in the journal folder."""
         self.plan = plan
         self.durable = durable
-        self.journal_names = journal_names
-        """The journal folder's names before this transaction wrote any (None: not listed yet):
-        the commit lists it anyway to look for leftovers, and it can be large."""
+        self.listing = listing
+        """The journal folder as listed before this transaction wrote anything (None: not listed
+        yet): the commit lists it anyway to look for leftovers, and it can be large."""
 
 
 class Retention(Protocol):
@@ -116,8 +116,9 @@ class KeepHistory:
         size = sum(s for s in sizes if s is not None)
         keep_new = self.count > 0 and size <= self.max_bytes
         journal_fd = context.dirs.open(JOURNAL_DIR)
-        names = fs.listdir(journal_fd) if context.journal_names is None else context.journal_names
-        existing = sorted(_kept(names), key=lambda k: k.sequence, reverse=True)
+        listing = context.listing if context.listing is not None else JournalListing(fs.listdir(journal_fd))
+        names = listing.names
+        existing = sorted((_Kept(*kept) for kept in listing.kept), key=lambda k: k.sequence, reverse=True)
         pruned = self._to_prune(existing, size if keep_new else None)
         for old in pruned:
             fs.rename(journal_fd, old.name, journal_fd, pruned_name(old.transaction_id))
@@ -179,6 +180,7 @@ class _Kept:
         self.bytes = size
 
 
-def _kept(names: list[str]) -> Iterator[_Kept]:
+def _kept(names: Iterable[str]) -> Iterator[_Kept]:
+    """The kept journals of a journal folder listing (``JournalListing.kept`` when it is parsed already)."""
     for name, sequence, size in kept_journals(names):
         yield _Kept(name, sequence, size)
