@@ -204,8 +204,7 @@ class _Reader:
         if match is None:
             raise _error(f"'{header[:80]}' is not a hunk header ('@@ -start,count +start,count "
                          "@@')", number)
-        old_start, old_count, new_start, new_count = (
-            int(value) if value is not None else 1 for value in match.groups())
+        old_start, old_count, new_start, new_count = map(int, match.groups("1"))  # a count left out is 1
         hunk = _Hunk(old_start, new_start, number)
         self.at += 1
         old_seen = new_seen = 0
