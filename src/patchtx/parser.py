@@ -398,7 +398,7 @@ def _parse_codex(text: str) -> Patch:
         # '-' or ' ': no marker starts with one; an indented marker inside an Update is context,
         # as in Codex).
         body = chunk.lines
-        for index in range(index, last_index):  # noqa: B020 - it goes on from where the loop stops
+        for index in range(index, last_index):  # noqa: B020 - index is then where the loop stopped
             body_line = lines[index]
             if not body_line or body_line[0] not in "+- ":
                 if body_line == "@@" and body:
