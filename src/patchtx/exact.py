@@ -7,7 +7,7 @@ hands the file to the line path whenever it cannot decide; tests hold the two to
 from __future__ import annotations
 
 from .applied import inserts_text
-from .matching import ByteIndex, NotExact, Placement, framed, place
+from .matching import ByteIndex, NotExact, framed, place
 from .rewrite import Edit
 from .textfile import BOM_BYTES, looks_binary
 
@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .model import Chunk
+    from .model import Chunk, LineKind
 
 
 class ExactUpdate:
@@ -64,28 +64,27 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
                         for _, _, _, lines in placed]
     except NotExact:
         return None
-    line_numbers = index.line_of([start for _, start, _, _ in placed])
-    placements = [Placement(number, line, sum(kind != "+" for kind, _ in lines), lines)
-                  for (number, _, _, lines), line in zip(placed, line_numbers, strict=True)]
+    starts = [at for _, at, _, _ in placed]
     # Every line ends with an LF; added lines take it too (the dominant ending of a file without
-    # CR). Lines between the placements are copied as byte slices.
-    pieces = [BOM_BYTES] if bom else []
+    # CR). Lines between the placements are views of the body: the join copies them once.
+    view = memoryview(body)
+    pieces: list[bytes | memoryview] = [BOM_BYTES] if bom else []
     # Offsets are framed ones (see ByteIndex): framed offset ``o >= 1`` is body offset ``o - 1``.
     position = 1  # past the LF in front of the first line
     for (_, at, end, _), replacement in zip(placed, replacements, strict=True):
-        pieces.append(body[position - 1 : at])
+        pieces.append(view[position - 1 : at])
         pieces.append(replacement)
         position = end + 1
-    pieces.append(body[position - 1 :])
+    pieces.append(view[position - 1 :])
     # The framed offset of the LF in front of a line is the body offset of the line itself.
     # Context and removed lines are the file's own: ASCII if the whole file is.
     edits, offsets = _edits_and_offsets(
-        placements, [at for _, at, _, _ in placed],
+        index.line_of(starts), [lines for _, _, _, lines in placed], starts,
         [ascii_file and replacement.isascii() for replacement in replacements])
-    # The framed offset of the LF in front of a line is the body offset of the line itself.
+    # Only a pure insertion (no old lines: placed where it ends) can insert lines already there.
     insertion_in_place = any(
         body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
-        for number, at, _, lines in placed if inserts_text(chunks[number])
+        for number, at, end, lines in placed if at == end and inserts_text(chunks[number])
         for added in [_framed_or_nothing([text for _, text in lines])])
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
     return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
@@ -96,21 +95,21 @@ def _framed_or_nothing(lines: list[str]) -> bytes:
     return framed(lines)[1:] if lines else b""
 
 
-def _edits_and_offsets(placements: list[Placement], starts: list[int],
-                       ascii_only: list[bool]) -> tuple[list[Edit], list[Edit]]:
-    """The changed line ranges ``rewrite`` reports, from the placements alone (each run of ``-``
-    and ``+`` lines of a chunk, with new line numbers shifted by the lines added and removed
+def _edits_and_offsets(lines_at: list[int], placed_lines: list[tuple[tuple[LineKind, str], ...]],
+                       starts: list[int], ascii_only: list[bool]) -> tuple[list[Edit], list[Edit]]:
+    """The changed line ranges ``rewrite`` reports, from the placed chunks alone (each run of
+    ``-`` and ``+`` lines of a chunk, with new line numbers shifted by the lines added and removed
     before it), and for each range the byte offsets of its four line numbers in the old
-    and new bytes of an LF-only file whose last line ends with an LF. ``starts`` are the old
-    offsets of the placements' first lines; ``ascii_only`` says of each placement whether all
-    its lines are ASCII (then a line's length is its length in bytes)."""
+    and new bytes of an LF-only file whose last line ends with an LF. Each placed chunk is given
+    by the old line number of its first line (``lines_at``), its lines, and the old offset of its
+    first line (``starts``); ``ascii_only`` says of each whether all its lines are ASCII (then a
+    line's length is its length in bytes)."""
     edits: list[Edit] = []
     offsets: list[Edit] = []
     shift = byte_shift = 0  # new minus old, in lines and in bytes, at the current line
-    for placement, at, ascii_lines in zip(placements, starts, ascii_only, strict=True):
-        line = placement.start
+    for line, lines, at, ascii_lines in zip(lines_at, placed_lines, starts, ascii_only, strict=True):
         opened: Edit | None = None
-        for kind, text in placement.lines:
+        for kind, text in lines:
             size = len(text) + 1 if ascii_lines else len(text.encode("utf-8")) + 1
             if kind == " ":
                 if opened is not None:

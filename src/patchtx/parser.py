@@ -203,8 +203,6 @@ class _StreamParser:
 
     # -- one line ------------------------------------------------------------------------------
     def feed(self, line: str, number: int, last: bool) -> None:
-        if line.endswith("\r"):
-            line = line[:-1]
         trimmed = line.strip(WHITESPACE)
         state = self.state
         if state == "ended":
@@ -364,6 +362,12 @@ def _parse_codex(text: str) -> Patch:
                            f"It contains a lone surrogate code point (text line {line}); send UTF-8 text.",
                            line) from None
     lines, joined = _unwrap(text)
+    if joined is None:
+        joined = "\n".join(lines)
+    if "\r" in joined:
+        # Codex trims a CR left at the end of a line once more (a CR CR LF line loses both),
+        # every line alike: done here once, so the loops below never look for one.
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     parser = _StreamParser()
     last_index = len(lines) - 1
     index = 1
@@ -380,8 +384,6 @@ def _parse_codex(text: str) -> Patch:
                 add_line = lines[index]
                 if not add_line or add_line[0] != "+":
                     break
-                if add_line[-1] == "\r":
-                    add_line = add_line[:-1]
                 contents.append(add_line[1:] + "\n")
                 index += 1
             continue
@@ -396,7 +398,7 @@ def _parse_codex(text: str) -> Patch:
         # '-' or ' ': no marker starts with one; an indented marker inside an Update is context,
         # as in Codex).
         body = chunk.lines
-        while index < last_index:
+        for index in range(index, last_index):  # noqa: B020 - index is then where the loop stopped
             body_line = lines[index]
             if not body_line or body_line[0] not in "+- ":
                 if body_line == "@@" and body:
@@ -405,15 +407,11 @@ def _parse_codex(text: str) -> Patch:
                     chunk = _PendingChunk([], index + 1)
                     update.chunks.append(chunk)
                     body = chunk.lines
-                    index += 1
                     continue
                 break
-            if body_line[-1] == "\r":
-                body_line = body_line[:-1]
             body.append((body_line[0], body_line[1:]))  # type: ignore[arg-type]
-            index += 1
+        else:
+            index = last_index
     if parser.state != "ended":
         raise _patch_error(LAST_LINE_ERROR)
-    if joined is None:
-        joined = "\n".join(lines)
     return Patch(tuple(parser.hunks), joined, parser.environment_id)

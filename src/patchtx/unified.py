@@ -94,9 +94,9 @@ class _Reader:
     """``lines`` without a CR before their LF, for the structure; ``raw`` as written, for the
     body lines: an added file's bytes are the diff's, CRs included (as git apply writes them)."""
 
-    def __init__(self, raw: list[str]) -> None:
+    def __init__(self, raw: list[str], crs: bool) -> None:
         self.raw = raw
-        self.lines = [line[:-1] if line.endswith("\r") else line for line in raw]
+        self.lines = [line[:-1] if line.endswith("\r") else line for line in raw] if crs else raw
         self.at = 0
 
     def peek(self, offset: int = 0) -> str | None:
@@ -204,8 +204,7 @@ class _Reader:
         if match is None:
             raise _error(f"'{header[:80]}' is not a hunk header ('@@ -start,count +start,count "
                          "@@')", number)
-        old_start, old_count, new_start, new_count = (
-            int(value) if value is not None else 1 for value in match.groups())
+        old_start, old_count, new_start, new_count = map(int, match.groups("1"))  # a count left out is 1
         hunk = _Hunk(old_start, new_start, number)
         self.at += 1
         old_seen = new_seen = 0
@@ -215,7 +214,8 @@ class _Reader:
         # more body lines, is recounted.
         while self.at < size and (old_seen < old_count or new_seen < new_count):
             line = lines[self.at]
-            if not _is_body(line) or line.startswith("@@ ") or self.starts_file(self.at):
+            # (No '@@ ' or 'diff ' line is a body line; a '--- ' line may start the next file.)
+            if not _is_body(line) or (line[:4] == "--- " and self.starts_file(self.at)):
                 break
             if line.startswith("\\"):
                 self.no_newline(hunk)
@@ -337,7 +337,9 @@ class _Paths:
         return name
 
 
-def _build(section: _FileDiff, paths: _Paths, reverse: bool) -> Hunk:
+def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool) -> Hunk:
+    """One file's section as a hunk; ``crs`` says whether the diff holds a CR at all (without
+    one, no body line has one to lose)."""
     number = section.line
     prefixed = _prefixed([n for n in (section.old_name, section.new_name) if n is not None]
                          + list(section.git_names or ()))
@@ -423,7 +425,8 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool) -> Hunk:
         if hunk.old_start < previous_end:
             hunk.recounted = True
     chunks = tuple(
-        Chunk((), tuple((kind, _without_cr(text)) for kind, text in hunk.lines), hunk.old_open,
+        Chunk((), tuple((kind, _without_cr(text)) for kind, text in hunk.lines) if crs
+              else tuple(hunk.lines), hunk.old_open,
               hunk.line, hunk.old_start, hunk.recounted,
               hunk.old_open, hunk.new_open)
         for hunk in hunks)
@@ -449,11 +452,12 @@ def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False)
     raw = text.split("\n")
     if raw[-1] == "":
         raw.pop()
-    files = _Reader(raw).read()
+    crs = "\r" in text
+    files = _Reader(raw, crs).read()
     if not files:
         raise ParseError("Invalid unified diff: it has no file sections.",
                          hint="A unified diff names each file with '--- a/path' and '+++ b/path' "
                               "(or a 'diff --git' line) before its '@@' hunks.")
     paths = _Paths(strip)
-    return Patch(tuple(_build(section, paths, reverse) for section in files), text,
+    return Patch(tuple(_build(section, paths, reverse, crs) for section in files), text,
                  format="unified")

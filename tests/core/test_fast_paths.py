@@ -280,13 +280,15 @@ def test_uniqueness_checks_scan_after_the_match_as_a_full_search_would(
 
 
 def _parse_line_by_line(text: str) -> Patch:
-    """The plain definition of parse: every line through the state machine's feed."""
+    """The plain definition of parse: every line, less one more CR at its end (Codex trims
+    twice), through the state machine's feed."""
     from patchtx.parser import _patch_error, _StreamParser, unwrap
 
     lines = unwrap(text)
     parser = _StreamParser()
     for index in range(1, len(lines)):
-        parser.feed(lines[index], index + 1, index == len(lines) - 1)
+        line = lines[index][:-1] if lines[index].endswith("\r") else lines[index]
+        parser.feed(line, index + 1, index == len(lines) - 1)
     if parser.state != "ended":
         raise _patch_error("The last line of the patch must be '*** End Patch'")
     return Patch(tuple(parser.hunks), "\n".join(lines), parser.environment_id)
