@@ -1,0 +1,101 @@
+"""Searching a file's lines: Rust's whitespace in the loose passes, the uniqueness checks, and the
+exact-pass and line-match searches."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from patchtx.errors import PatchtxError
+from patchtx.matching import LineIndex, Locator
+from patchtx.model import Chunk
+
+
+def test_python_strips_exactly_rusts_whitespace_plus_four_separators() -> None:
+    from patchtx.normalise import PYTHON_ONLY_WHITESPACE as _PYTHON_ONLY_WHITESPACE
+    from patchtx.normalise import WHITESPACE
+
+    python_space = {chr(c) for c in range(0x110000) if chr(c).strip() == ""} - {""}
+    assert python_space - set(WHITESPACE) == set(_PYTHON_ONLY_WHITESPACE)
+    assert set(WHITESPACE) <= python_space
+
+
+@pytest.mark.parametrize("separator", ["", "\x1c", "\x1f"])
+@given(lines=st.lists(st.text(alphabet=" \t\u3000\x1c\x1d\x1e\x1fab", max_size=6), min_size=1,
+                      max_size=8))
+def test_fuzzy_keys_trim_rusts_whitespace_only(separator: str, lines: list[str]) -> None:
+    from patchtx.matching import LineIndex
+    from patchtx.normalise import WHITESPACE
+
+    texts = [*lines, f"z{separator}"]  # with a separator somewhere the slow, exact path is taken
+    index = LineIndex(texts)
+    assert index.keys(1) == [t.rstrip(WHITESPACE) for t in texts]
+    assert index.keys(2) == [t.strip(WHITESPACE) for t in texts]
+
+
+class _CheckEverywhere:
+    """The plain uniqueness check: every pattern searched again over its whole window."""
+
+    @staticmethod
+    def index(texts: list[str]) -> LineIndex:
+        index = LineIndex(texts)
+        index.matches_again = lambda *_args: True  # type: ignore[method-assign]
+        return index
+
+
+_FILE_LINES = st.sampled_from(["a", "a ", " a", "b", "b\t", "c", "", "a\u2013b", "a-b"])
+
+
+@st.composite
+def _chunks(draw: st.DrawFn) -> list[Chunk]:
+    chunks = []
+    for number in range(draw(st.integers(1, 3))):
+        anchors = tuple(draw(st.lists(_FILE_LINES, max_size=2)))
+        lines = tuple(draw(st.lists(st.tuples(st.sampled_from([" ", "-", "+"]), _FILE_LINES),
+                                    min_size=1, max_size=3)))
+        chunks.append(Chunk(anchors, lines, draw(st.booleans()) and number == 2, number + 1))
+    return chunks
+
+
+def _placed(texts: list[str], chunks: list[Chunk], index: LineIndex | None) -> object:
+    try:
+        return Locator(texts, "f", index=index).place(chunks)
+    except PatchtxError as error:
+        return type(error), error.message, error.details
+
+
+@settings(max_examples=600)
+@given(st.lists(_FILE_LINES, max_size=14), _chunks())
+@example(["b", "b"], [Chunk((), ((" ", "b\t"),))])  # twice in the second pass only
+@example(["a-b", "x", "a-b", "x"], [Chunk(("a\u2013b",), ((" ", "x"),))])  # in the fourth
+def test_uniqueness_checks_scan_after_the_match_as_a_full_search_would(
+        texts: list[str], chunks: list[Chunk]) -> None:
+    assert _placed(texts, chunks, None) == _placed(texts, chunks, _CheckEverywhere.index(texts))
+
+
+@given(st.lists(_FILE_LINES, max_size=10), st.lists(_FILE_LINES, min_size=1, max_size=3),
+       st.booleans())
+def test_exact_pass_searches_the_lines_themselves_whatever_sequences_it_is_given(
+        texts: list[str], pattern: list[str], eof: bool) -> None:
+    wanted = list(pattern)
+    results = {
+        (type(lines), type(asked)): LineIndex(lines).search(asked, 0, len(texts), eof=eof, limit=30)
+        for lines in (list(texts), tuple(texts)) for asked in (list(pattern), tuple(pattern))
+    }
+    assert len(set(map(repr, results.values()))) == 1, results
+    index = LineIndex(texts)
+    index.search(pattern, 0, len(texts))
+    assert index.keys(0) == texts and pattern == wanted
+
+
+@given(st.lists(st.sampled_from(["a", "b", "ab", ""]), max_size=150),
+       st.lists(st.sampled_from(["a", "b", "ab", ""]), min_size=1, max_size=3),
+       st.integers(0, 160), st.integers(0, 160), st.integers(1, 4))
+def test_line_matches_are_every_start_where_the_whole_pattern_fits(
+        keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> None:
+    from patchtx.matching import _matches
+
+    m = len(wanted)
+    every = [s for s in range(lower, min(upper, len(keys)) - m + 1) if keys[s : s + m] == wanted]
+    assert _matches(keys, wanted, lower, upper, limit) == every[:limit]
