@@ -503,7 +503,7 @@ class Locator:
                        if anchor is not None else "the hunk's lines")
             described.append(f"{subject} (patch line {chunks[number].line}) match at file lines "
                              f"{shown}{more}")
-        first_number, first_anchor, first_found = ambiguous.hunks[0]
+        first_number, _anchor, first_found = ambiguous.hunks[0]
         return AmbiguousContextError(
             f"Ambiguous patch for {self.display_path}: " + "; ".join(described) + ".",
             hint=("Add unchanged context lines that tell the places apart (an '@@ <line>' anchor "
