@@ -138,85 +138,14 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
                    help="colour the diffs: auto (on a terminal, unless NO_COLOR is set), always, never")
 
 
-def add_policy_options(parser: argparse.ArgumentParser, description: str = "A ceiling that the workspace's"
-                       " [tool.patchtx] table can only tighten.") -> None:
-    """The host's policy (``PlanOptions``). ``patchtx apply``, ``check`` and ``mcp`` take these;
-    ``policy_keywords`` reads them."""
-    p = parser.add_argument_group("host policy", description)
-    p.add_argument("--allow-overwrite", action="store_true",
-                   help="let Add and Move replace existing files (as Codex does)")
-    p.add_argument("--no-delete", action="store_true", help="refuse patches that delete")
-    p.add_argument("--no-move", action="store_true", help="refuse patches that move")
-    p.add_argument("--first-match", action="store_true",
-                   help="take the first match of an ambiguous hunk (as Codex does)")
-    p.add_argument("--protect", action="append", default=[], metavar="GLOB",
-                   help="refuse patches touching paths that match GLOB (repeatable)")
-    p.add_argument("--max-files", type=int, metavar="N", help="refuse patches that change more than N files")
-    p.add_argument("--max-bytes", type=int, metavar="N", help="refuse patches that change more than N bytes")
-    p.add_argument("--max-patch-bytes", type=int, metavar="N", help="refuse patch texts longer than N bytes")
-    p.add_argument("--allow-policy-edit", action="store_true",
-                   help="let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)")
-
-
-def policy_keywords(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``PlanOptions`` keywords that ``add_policy_options`` parsed (None: not given)."""
-    return {
-        "allow_overwrite": args.allow_overwrite or None,
-        "allow_delete": False if args.no_delete else None,
-        "allow_move": False if args.no_move else None,
-        "first_match": args.first_match or None,
-        "protected": tuple(args.protect) or None,
-        "max_files": args.max_files,
-        "max_bytes": args.max_bytes,
-        "max_patch_bytes": args.max_patch_bytes,
-        "allow_policy_edit": args.allow_policy_edit or None,
-    }
-
-
-def count(value: str) -> int:
-    """A non-negative integer (named for argparse's message: "invalid count value")."""
-    number = int(value)
-    if number < 0:
-        raise ValueError(value)
-    return number
-
-
-def add_commit_options(parser: argparse.ArgumentParser) -> None:
-    """How a commit is made (``CommitOptions``): ``patchtx apply``, ``undo``, ``redo`` and ``mcp``
-    take these; ``commit_keywords`` reads them. Defaults (shown in --help) are those of
-    ``CommitOptions``; an option left out keeps the config's and the workspace's history limits."""
-    from .options import DEFAULT_COMMIT
-
-    p = parser.add_argument_group("commit")
-    p.add_argument("--no-fsync", action="store_true",
-                   help="skip fsync (throw-away trees): keeps atomicity, drops durability")
-    p.add_argument("--lock-timeout", type=float, metavar="SECONDS",
-                   help="how long to wait for another transaction's lock "
-                        f"(default: {DEFAULT_COMMIT.lock_timeout:g})")
-    p.add_argument("--history-count", type=count, metavar="N",
-                   help="keep at most N transactions in the undo history, 0 for none "
-                        f"(default: the workspace's history-count, else {DEFAULT_COMMIT.history_count})")
-    p.add_argument("--history-bytes", type=count, metavar="N",
-                   help="keep at most N bytes of originals in the undo history (default: the "
-                        f"workspace's history-bytes, else {DEFAULT_COMMIT.history_bytes // 2**20} MiB)")
-
-
-def commit_keywords(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``CommitOptions`` keywords that ``add_commit_options`` parsed (None: not given)."""
-    return {
-        "durable": False if args.no_fsync else None,
-        "lock_timeout": args.lock_timeout,
-        "history_count": args.history_count,
-        "history_bytes": args.history_bytes,
-    }
-
-
 def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.ArgumentParser:
     """The whole command line, or with ``only`` just that command's subparser (argparse looks up
     message translations for every option it adds, and a run of one command never shows the
     others). With ``json_errors`` (``--json`` was given), a usage error raises UsageError, for
     main to print as JSON, instead of argparse's text and exit."""
     import argparse
+
+    from .arguments import add_commit_options, add_policy_options
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
@@ -421,6 +350,7 @@ def _report(result: Result, args: argparse.Namespace) -> str:
 
 def _run_apply(args: argparse.Namespace) -> int:
     from .api import apply_plan, plan_patch
+    from .arguments import commit_keywords, policy_keywords
     from .errors import FilesystemError, PatchtxError
     from .render import result_json
     from .result import Result
@@ -571,6 +501,7 @@ def _run_log(args: argparse.Namespace) -> int:
 
 def _run_undo(args: argparse.Namespace) -> int:
     """``patchtx undo [ID]`` and ``patchtx redo``."""
+    from .arguments import commit_keywords
     from .errors import PatchtxError
     from .history import redo, undo
     from .render import result_json

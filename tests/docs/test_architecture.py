@@ -1,7 +1,9 @@
-"""docs/architecture.md lists every module of src/patchtx, one line each, and nothing else."""
+"""docs/architecture.md lists every module of src/patchtx, one line each, and nothing else; and no
+module imports itself through others (the layout has no import cycle, lazy imports included)."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -35,3 +37,60 @@ def test_the_module_list_is_the_source_tree() -> None:
 
 def test_the_readme_points_to_the_layout() -> None:
     assert "docs/architecture.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    """The patchtx modules ``module`` imports, at the top or inside a function (imports made for
+    type checkers only, under ``if TYPE_CHECKING:``, are not imports at run time)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            found.update([base, *(f"{base}.{alias.name}" for alias in node.names)])
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    package = ROOT / "src" / "patchtx"
+    modules = {}
+    for path in package.rglob("*.py"):
+        name = ".".join(("patchtx", *path.relative_to(package).with_suffix("").parts))
+        modules[name.removesuffix(".__init__")] = path
+    graph = {name: {m for m in _imports(name, path) if m in modules and m != name}
+             for name, path in modules.items()}
+    # A package's __init__ exposing its submodules is not a cycle of theirs.
+    packages = {name for name, path in modules.items() if path.name == "__init__.py"}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+
+    def walk(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        trail.append(name)
+        for target in sorted(graph[name] - packages):
+            if state.get(target) == 1:
+                cycles.append(trail[trail.index(target):] + [target])
+            elif target not in state:
+                walk(target, trail)
+        trail.pop()
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            walk(name, [])
+    assert cycles == []

@@ -376,7 +376,7 @@ def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]
     keywords (those of ``patchtx apply`` that a tool call may not set; see docs/integrations.md)."""
     import argparse
 
-    from ..cli import add_commit_options, add_policy_options, commit_keywords, policy_keywords
+    from ..arguments import add_commit_options, add_policy_options, commit_keywords, policy_keywords
 
     parser = argparse.ArgumentParser(
         prog="patchtx mcp",
