@@ -404,9 +404,21 @@ def test_a_function_tool_call_refuses_a_strip_that_is_not_a_non_negative_integer
     assert (root / "a.txt").read_text() == "one\n"
 
 
-@pytest.mark.parametrize("strip", [-1, 1.5])
+@pytest.mark.parametrize("strip", [-1, True, "2", 1.5])
 def test_an_mcp_call_refuses_a_strip_that_is_not_a_non_negative_integer(strip: object, tmp_path: Path) -> None:
     root = make_tree(tmp_path, {})
     result = anyio.run(build_server(str(root)).call_tool, "apply_patch", {"patch": UPDATE_A, "strip": strip})
     assert result.structured_content["error"]["kind"] == "invalid_arguments"
+    assert (root / "a.txt").read_text() == "one\n"
+
+
+@pytest.mark.parametrize(("name", "value"), [("reverse", "yes"), ("reverse", 1), ("allow_delete", "true"),
+                                             ("dry_run", 0), ("extract", "false"), ("skip_applied", 1)])
+def test_an_mcp_call_refuses_a_flag_that_is_not_a_json_boolean(name: str, value: object, tmp_path: Path) -> None:
+    """As run_tool_call does: pydantic's lax mode read "yes" and 1 as true (and ``strip: true`` as
+    ``-p 1``), so the MCP tools acted on values a function-tool call refuses."""
+    root = make_tree(tmp_path, {})
+    result = anyio.run(build_server(str(root)).call_tool, "apply_patch", {"patch": UPDATE_A, name: value})
+    assert result.is_error and result.structured_content["error"]["kind"] == "invalid_arguments"
+    assert f"`{name}` must be a boolean" in result.content[0].text
     assert (root / "a.txt").read_text() == "one\n"
