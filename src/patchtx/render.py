@@ -398,7 +398,9 @@ def _line_counts(diff: str) -> tuple[int, int]:
     ``---``, ``+++`` and the like, are before its first hunk and not counted)."""
     added = removed = 0
     in_hunks = False
-    for line in diff.splitlines():
+    # Split at LF only, as git reads the diff: str.splitlines also splits at a CR, a form feed or
+    # U+2028 inside a line, and a '-' or '+' after one was counted as a line of its own.
+    for line in diff.split("\n"):
         if not in_hunks:
             in_hunks = line.startswith("@@")
         elif line.startswith("+"):
