@@ -341,6 +341,17 @@ def recovery_lines(result: Result) -> list[str]:
     return ["Before applying, " + line[0].lower() + line[1:] for line in result.recovery.summary.splitlines()]
 
 
+def _shown(path: str) -> str:
+    """``path`` for a terminal: as it is when every character prints, else quoted as git quotes it
+    (a CR, an escape sequence or a right-to-left override in a name a patch chose could otherwise
+    overwrite or disguise the line that reports it)."""
+    if path.isprintable():
+        return path
+    from .gitquote import quote
+
+    return quote(path)
+
+
 def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] | None = None,
                  max_files: int | None = None) -> str:
     """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
@@ -351,9 +362,9 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     lines.append(summary_line(result).rstrip("\n"))
     shown = plan.changes if max_files is None else plan.changes[:max_files]
     for change in shown:
-        name = f"{change.source} -> {change.path}" if change.source else change.path
+        name = f"{_shown(change.source)} -> {_shown(change.path)}" if change.source else _shown(change.path)
         if change.copied_from is not None:
-            name += f" (copy of {change.copied_from})"
+            name += f" (copy of {_shown(change.copied_from)})"
         lines.append(f"  {change.kind.value} {name}")
     if len(shown) < len(plan.changes):
         rest = len(plan.changes) - len(shown)

@@ -224,3 +224,13 @@ def test_stat_counts_git_lines_whatever_a_line_holds(tmp_path: Path, inside: str
                          capture_output=True, timeout=60)
     assert git.returncode == 0, git.stderr
     assert diffstat(plan) == git.stdout.decode() == " f.txt |    2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+
+
+@pytest.mark.parametrize("name", ["evil.sh\r  A docs/notes.md", "a\033[8mhidden.txt", "x\u202etxt.exe"])
+def test_a_file_name_that_would_disguise_its_report_line_is_quoted(tmp_path: Path, name: str) -> None:
+    """A patch chooses its paths: a CR, an escape sequence or a right-to-left override in one,
+    printed raw, could make the report line show another name than the file written."""
+    patch = f"*** Begin Patch\n*** Add File: {name}\n+x\n*** End Patch\n"
+    report = patchtx.render.human_report(patchtx.Result(patchtx.plan_patch(patch, tmp_path), committed=False))
+    listed = report.splitlines()[1]
+    assert listed.isprintable() and listed.startswith('  A "') and "\\" in listed
