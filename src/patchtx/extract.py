@@ -16,7 +16,7 @@ numbers stay the reply's.
 from __future__ import annotations
 
 from .errors import NoPatchFoundError, SeveralPatchesError
-from .parser import BEGIN_PATCH, END_PATCH
+from .parser import BEGIN_PATCH, END_PATCH, split_lines
 
 _FILE_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
 
@@ -32,13 +32,16 @@ class Candidate:
 
     @property
     def files(self) -> list[str]:
-        return [line.strip()[len(header):].strip() for line in self.text.splitlines()
+        return [line.strip()[len(header):].strip() for line in split_lines(self.text)
                 for header in _FILE_HEADERS if line.strip().startswith(header)]
 
 
 def candidates(text: str) -> list[Candidate]:
     """Every candidate patch in ``text``, in order (duplicates included)."""
-    lines = text.splitlines()
+    # The parser's lines (at LF, one CR before it dropped). str.splitlines also splits at a form
+    # feed, U+2028 and the like: a patch's '+\f' line became an added empty line and an empty
+    # context line, and applied as a different edit.
+    lines = split_lines(text)
     found: list[Candidate] = []
     index = 0
     while index < len(lines):

@@ -1,9 +1,13 @@
 """Glob patterns of workspace paths (``protected``, approval rules), matched in linear time.
 
 Syntax, as in ``.gitignore``: ``*`` any characters but ``/``, ``?`` one character but ``/``, ``**``
-any characters (``**/`` any folders, including none); a pattern without a ``/`` (but for a
-trailing one) names a file or folder at any depth; a trailing ``/`` names a folder and everything
-in it; a match on a folder covers everything inside it.
+any characters (``**/`` any folders, including none), ``[abc]``, ``[a-z]`` and ``[!abc]`` one
+character of (or not of) a set, never ``/``, ``\\`` makes the next character literal; a pattern
+without a ``/`` (but for a trailing one) names a file or folder at any depth, a leading ``/``
+anchors it at the root (``/setup.py`` is the root's only); a trailing ``/`` names a folder and
+everything in it; a match on a folder covers everything inside it. A pattern that silently matched
+nothing here but matched in ``.gitignore`` would leave a path unprotected that its owner meant to
+protect.
 
 A pattern comes from a workspace's policy, which a repository's author writes; a backtracking
 regular expression lets ``**a**a**a**a**a**a**a**a**a**a**a**a**c`` take minutes on a 40-character
@@ -20,7 +24,36 @@ _SEGMENT = 2  # "*": loops on characters but "/", or moves on without consuming
 _ANY = 3  # "**": loops on any character, or moves on without consuming
 _DIRS = 4  # "**/" (and the "anywhere" prefix): moves on to i + 1 (the loop) or i + 2 (past it)
 _DIRS_LOOP = 5  # loops on any character; moves on only by consuming a "/"
+_CLASS = 6  # "[...]": consumes one character but "/" of the set (the literal holds the set's text)
+_NOT_CLASS = 7  # "[!...]" or "[^...]": consumes one character but "/" not in the set
 _DIRS_STEPS = ((_DIRS, ""), (_DIRS_LOOP, ""))
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index of the ``]`` closing the set opened at ``start`` (-1: none, the ``[`` is literal);
+    a ``]`` right after the ``[`` or its ``!``/``^`` belongs to the set, as in fnmatch."""
+    i = start + 1
+    if i < len(pattern) and pattern[i] in "!^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1
+    end = pattern.find("]", i)
+    return -1 if end < 0 or "/" in pattern[start:end] else end
+
+
+def _in_set(members: str, char: str) -> bool:
+    """Whether ``char`` is in the set written ``members`` (single characters and ``a-z`` ranges)."""
+    i = 0
+    while i < len(members):
+        if i + 2 < len(members) and members[i + 1] == "-":
+            if members[i] <= char <= members[i + 2]:
+                return True
+            i += 3
+        else:
+            if members[i] == char:
+                return True
+            i += 1
+    return False
 
 
 class Glob:
@@ -31,6 +64,7 @@ class Glob:
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         anywhere = "/" not in pattern.rstrip("/")
+        pattern = pattern.removeprefix("/")  # (anchored: the test above saw the slash)
         if pattern.endswith("/"):
             pattern += "**"
         steps: list[tuple[int, str]] = list(_DIRS_STEPS) if anywhere else []
@@ -48,6 +82,13 @@ class Glob:
             elif pattern[i] == "?":
                 steps.append((_ONE, ""))
                 i += 1
+            elif pattern[i] == "[" and (close := _class_end(pattern, i)) > 0:
+                negated = pattern[i + 1] in "!^"
+                steps.append((_NOT_CLASS if negated else _CLASS, pattern[i + 1 + negated : close]))
+                i = close + 1
+            elif pattern[i] == "\\" and i + 1 < len(pattern):
+                steps.append((_LITERAL, pattern[i + 1]))
+                i += 2
             else:
                 steps.append((_LITERAL, pattern[i]))
                 i += 1
@@ -86,6 +127,9 @@ class Glob:
                         following.add(state + 1)
                 elif kind == _ONE:
                     if char != "/":
+                        following.add(state + 1)
+                elif kind == _CLASS or kind == _NOT_CLASS:
+                    if char != "/" and _in_set(literal, char) == (kind == _CLASS):
                         following.add(state + 1)
                 elif kind == _SEGMENT:
                     if char != "/":

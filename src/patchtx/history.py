@@ -210,7 +210,8 @@ def _find(fs: FileSystemOps, dirs: DirectoryHandles, transaction_id: str | None)
     """The entry to show or undo; an id only a foreign (unsigned) kept journal has is refused as
     untrusted rather than unknown (the folder is read again only then)."""
     entries = list_entries(fs, dirs)
-    if transaction_id is None or any(e.transaction_id.startswith(transaction_id) for e in entries):
+    if transaction_id is None or not transaction_id.strip() or any(
+            e.transaction_id.startswith(transaction_id) for e in entries):
         return find_entry(entries, transaction_id)
     return find_entry(entries, transaction_id, untrusted_entries(fs, dirs))
 

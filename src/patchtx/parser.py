@@ -206,7 +206,9 @@ class _StreamParser:
         trimmed = line.strip(WHITESPACE)
         state = self.state
         if state == "ended":
-            if trimmed:
+            # The last line is the envelope's End Patch (checked before): as in Codex, it may
+            # close a patch that an End Patch line before it already ended; any other line may not.
+            if trimmed and not last:
                 raise _patch_error(LAST_LINE_ERROR, f"Line {number} comes after '*** End Patch': "
                                    "send one patch at a time, or join them into one.", number)
             return

@@ -67,6 +67,8 @@ _KEYS = {
 }
 _PERMISSIONS = ("allow_overwrite", "allow_delete", "allow_move", "first_match", "allow_policy_edit")
 _CAPS = ("max_files", "max_bytes", "max_patch_bytes")
+_TYPES: dict[str, str] = {**PlanOptions.__annotations__, **CommitOptions.__annotations__}
+"""Each option's annotation, as written (``bool``, ``int | None``, ``float``...)."""
 
 
 def protected_by(options: PlanOptions, path: str) -> str | None:
@@ -86,24 +88,36 @@ def _invalid(path: str, why: str) -> PolicyError:
                        hint="Fix the configuration; see docs/api.md for the keys.", path=path)
 
 
+def _problem(name: str, value: object) -> str | None:
+    """Why ``value`` cannot be the option ``name`` (a field of PlanOptions or CommitOptions), or
+    None. One rule for the policy files and the keyword arguments: a string given for
+    ``protected`` was read as one pattern per character (none of them the path meant), and a
+    string cap failed inside planning with a TypeError."""
+    kind = _TYPES[name]
+    if name == "protected":
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return None
+        return "must be a list of glob strings"
+    if kind.startswith("bool"):
+        return None if isinstance(value, bool) else "must be true or false"
+    if kind.startswith("int"):
+        fits = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        return None if fits else "must be a non-negative integer"
+    fits = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf")
+    return None if fits else "must be a non-negative number"
+
+
 def _values(table: dict[str, Any], where: str) -> dict[str, Any]:
     """PlanOptions field values of a policy table (validated), keyed by field name."""
     values: dict[str, Any] = {}
-    types = {**PlanOptions.__annotations__, **CommitOptions.__annotations__}
     for key, value in table.items():
         name = _KEYS.get(key)
         if name is None:
             raise _invalid(where, f"unknown key '{key}' (known: {', '.join(_KEYS)})")
-        if name == "protected":
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise _invalid(where, "'protected' must be a list of glob strings")
-            value = tuple(value)
-        elif "bool" in str(types[name]) and not isinstance(value, bool):
-            raise _invalid(where, f"'{key}' must be true or false")
-        elif "int" in str(types[name]) and (not isinstance(value, int) or isinstance(value, bool)
-                                           or value < 0):
-            raise _invalid(where, f"'{key}' must be a non-negative integer")
-        values[name] = value
+        why = _problem(name, value)
+        if why is not None:
+            raise _invalid(where, f"'{key}' {why}")
+        values[name] = tuple(value) if name == "protected" else value
     return values
 
 
@@ -242,6 +256,15 @@ def _given(keywords: Mapping[str, Any], accepted: frozenset[str], caller: str) -
     """The keywords a caller gave (None: not given), checked as Python checks a signature."""
     check_keywords(keywords, accepted, caller)
     given = {name: value for name, value in keywords.items() if value is not None}
+    for name, value in given.items():
+        why = _problem(name, value)
+        if why is not None:
+            from .errors import InvalidArgumentsError
+
+            raise InvalidArgumentsError(
+                f"{caller} got {name}={value!r}: {name} {why}.",
+                hint="Pass the option as its type says (see docs/api.md for every option).",
+                details={"option": name})
     if "protected" in given:
         given["protected"] = tuple(given["protected"])
     return given

@@ -46,46 +46,25 @@ _STEPS = 8
 
 class _Side:
     """One side of a diff: its bytes, and the steps from one line start to another. A line ends
-    with LF, CRLF or a lone CR, as the text model and ``bytes.splitlines`` split lines; the last
-    line may have no break. Only the lines a hunk shows are ever found."""
+    with an LF, as git reads lines: a CR is part of its line (a CRLF line is shown with its CR, a
+    lone CR does not end a line, though the text model splits there: ``git apply`` reads the
+    diff's lines at LFs only); the last line may have no break. Only the lines a hunk shows are
+    ever found."""
 
-    __slots__ = ("data", "size", "cr", "_average")
+    __slots__ = ("data", "size", "_average")
 
     def __init__(self, data: bytes) -> None:
         self.data, self.size = data, len(data)
-        self.cr = b"\r" in data  # without a CR every line break is an LF, found by one find
         self._average = 0.0
 
     def line_start(self, at: int) -> int:
         """The start of the line that holds byte ``at``."""
-        data = self.data
-        if not self.cr:
-            return data.rfind(b"\n", 0, at) + 1
-        if data[at : at + 1] == b"\n" and data[at - 1 : at] == b"\r":
-            at -= 1  # the LF of a CRLF belongs to the line that its CR ends
-        return max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
-
-    def next_start(self, at: int) -> int:
-        """The start of the line after the one that starts at ``at`` (the size, after the last)."""
-        data = self.data
-        lf = data.find(b"\n", at)
-        end = self.size if lf < 0 else lf + 1
-        if self.cr:
-            cr = data.find(b"\r", at, end)
-            if cr >= 0 and cr + 1 != lf:  # a lone CR ends the line first
-                return cr + 1
-        return end
+        return self.data.rfind(b"\n", 0, at) + 1
 
     def forward(self, at: int, lines: int) -> tuple[int, int]:
         """Up to ``lines`` lines on from the line start ``at``: the line start reached and the
         lines stepped (fewer at the end)."""
-        stepped, size = 0, self.size
-        if self.cr:
-            while stepped < lines and at < size:
-                at = self.next_start(at)
-                stepped += 1
-            return at, stepped
-        data = self.data
+        stepped, size, data = 0, self.size, self.data
         while stepped < lines and at < size:
             at = data.find(b"\n", at) + 1 or size
             stepped += 1
@@ -94,13 +73,7 @@ class _Side:
     def back(self, at: int, lines: int) -> tuple[int, int]:
         """Up to ``lines`` lines back from the line start ``at``: the line start reached and the
         lines stepped (fewer at the start)."""
-        stepped = 0
-        if self.cr:
-            while stepped < lines and at > 0:
-                at = self.line_start(at - 1)
-                stepped += 1
-            return at, stepped
-        data = self.data
+        stepped, data = 0, self.data
         while stepped < lines and at > 0:
             at = data.rfind(b"\n", 0, at - 1) + 1
             stepped += 1
@@ -108,18 +81,25 @@ class _Side:
 
     def breaks(self, start: int, stop: int) -> int:
         """The line breaks between two line starts."""
-        count = self.data.count(b"\n", start, stop)
-        if self.cr:
-            count += self.data.count(b"\r", start, stop) - self.data.count(b"\r\n", start, stop)
-        return count
+        return self.data.count(b"\n", start, stop)
 
     def line_count(self) -> int:
-        return self.breaks(0, self.size) + (self.size > 0 and self.data[-1] not in b"\r\n")
+        return self.breaks(0, self.size) + (self.size > 0 and self.data[-1] != 10)
 
     def is_line_start(self, at: int) -> bool:
-        """Whether a line starts at ``at`` (after a break, and not between a CR and its LF)."""
+        """Whether a line starts at ``at`` (after a break)."""
+        return at == 0 or at == self.size or self.data[at - 1] == 10
+
+    def lines(self) -> list[bytes]:
+        """Every line, with its break."""
+        lines = self.data.split(b"\n")
+        last = lines.pop()
+        return [line + b"\n" for line in lines] + ([last] if last else [])
+
+    def has_lone_cr(self) -> bool:
+        """Whether a CR ends a line of the text model that is no line of git's."""
         data = self.data
-        return at == 0 or at == self.size or data[at - 1] == 10 or (data[at - 1] == 13 and data[at] != 10)
+        return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
 
     def start_after(self, at: int, lines: int) -> int | None:
         """The start of the line ``lines`` lines after the one that starts at ``at``, or None past
@@ -143,11 +123,7 @@ class _Side:
         without a break is followed by git's "No newline at end of file" line."""
         data = self.data
         out.append(mark)
-        if self.cr:
-            out.append(mark.join(data[start:stop].splitlines(keepends=True)))
-            if data[stop - 1] not in b"\r\n":
-                out.append(_NO_NEWLINE)
-        elif data[stop - 1] == 10:  # the same without splitting: a mark after every LF but the last
+        if data[stop - 1] == 10:  # a mark after every LF but the last
             out.append(data[start : stop - 1].replace(b"\n", b"\n" + mark))
             out.append(b"\n")
         else:
@@ -177,8 +153,7 @@ def _computed_edits(old: list[bytes], new: list[bytes]) -> list[Edit]:
 def _locate(old: _Side, new: _Side, edits: Sequence[Edit]) -> list[Edit] | None:
     """The byte offsets of the edits' line bounds, found by walking both sides; None when the
     edits do not describe these bytes: they overlap or run past the end, or the lines outside them
-    differ. (The planner counts the text model's lines, where a line ended by a lone CR and an
-    empty line after it are two; in the bytes they are one CRLF line.)"""
+    differ."""
     offsets: list[Edit] = []
     old_at = new_at = old_line = new_line = 0
     for old_start, old_end, new_start, new_end in sorted(edits):
@@ -204,19 +179,22 @@ def _located_edits(change: FileChange, old: _Side, new: _Side) -> tuple[Sequence
     """The changed line ranges of an operation and the byte offsets of their bounds: the planner's
     own when its byte path found them; one range over everything when a side has no lines (an
     add, a delete, a file emptied or filled); the planner's ranges located in the bytes when they
-    describe them; else difflib's ranges of the two sides' lines."""
-    if change.edits is not None and change.edit_offsets is not None:
+    describe them; else difflib's ranges of the two sides' lines. Lines are git's (see ``_Side``):
+    with a lone CR on either side, the planner's ranges count other lines and are not used."""
+    # The planner counts the text model's lines; they are git's unless a lone CR splits one.
+    planned = change.edits is not None and not (old.has_lone_cr() or new.has_lone_cr())
+    if planned and change.edits is not None and change.edit_offsets is not None:
         return change.edits, change.edit_offsets
     if not old.size or not new.size:
         old_lines, new_lines = old.line_count(), new.line_count()
         if not (old_lines or new_lines):
             return [], []
         return [(0, old_lines, 0, new_lines)], [(0, old.size, 0, new.size)]
-    if change.edits is not None:
+    if planned and change.edits is not None:
         offsets = _locate(old, new, change.edits)
         if offsets is not None:
             return change.edits, offsets
-    edits = _computed_edits(old.data.splitlines(keepends=True), new.data.splitlines(keepends=True))
+    edits = _computed_edits(old.lines(), new.lines())
     located = _locate(old, new, edits)
     assert located is not None  # ranges of the byte lines themselves always describe them
     return edits, located
@@ -363,6 +341,17 @@ def recovery_lines(result: Result) -> list[str]:
     return ["Before applying, " + line[0].lower() + line[1:] for line in result.recovery.summary.splitlines()]
 
 
+def _shown(path: str) -> str:
+    """``path`` for a terminal: as it is when every character prints, else quoted as git quotes it
+    (a CR, an escape sequence or a right-to-left override in a name a patch chose could otherwise
+    overwrite or disguise the line that reports it)."""
+    if path.isprintable():
+        return path
+    from .gitquote import quote
+
+    return quote(path)
+
+
 def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] | None = None,
                  max_files: int | None = None) -> str:
     """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
@@ -373,9 +362,9 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     lines.append(summary_line(result).rstrip("\n"))
     shown = plan.changes if max_files is None else plan.changes[:max_files]
     for change in shown:
-        name = f"{change.source} -> {change.path}" if change.source else change.path
+        name = f"{_shown(change.source)} -> {_shown(change.path)}" if change.source else _shown(change.path)
         if change.copied_from is not None:
-            name += f" (copy of {change.copied_from})"
+            name += f" (copy of {_shown(change.copied_from)})"
         lines.append(f"  {change.kind.value} {name}")
     if len(shown) < len(plan.changes):
         rest = len(plan.changes) - len(shown)
@@ -420,7 +409,9 @@ def _line_counts(diff: str) -> tuple[int, int]:
     ``---``, ``+++`` and the like, are before its first hunk and not counted)."""
     added = removed = 0
     in_hunks = False
-    for line in diff.splitlines():
+    # Split at LF only, as git reads the diff: str.splitlines also splits at a CR, a form feed or
+    # U+2028 inside a line, and a '-' or '+' after one was counted as a line of its own.
+    for line in diff.split("\n"):
         if not in_hunks:
             in_hunks = line.startswith("@@")
         elif line.startswith("+"):

@@ -112,6 +112,19 @@ class _Reader:
         return (line.startswith("--- ") and index + 1 < len(lines)
                 and lines[index + 1].startswith("+++ "))
 
+    def file_inside_counts(self, index: int, old_left: int, new_left: int) -> bool:
+        """Whether the ``---`` line at ``index``, inside a hunk whose header counts ``old_left``
+        and ``new_left`` more lines, starts the next file rather than being a removed ``-- ``
+        line (then ``+++`` is an added ``++ `` line, as ``git apply`` reads them by the counts).
+        It starts a file when ``+++`` and a hunk header follow it, unless the counts expect
+        exactly these two lines, or when the counts expect no line of either kind."""
+        if not self.starts_file(index):
+            return False
+        if old_left < 1 or new_left < 1:
+            return True
+        after = self.lines[index + 2] if index + 2 < len(self.lines) else ""
+        return after.startswith("@@ ") and not (old_left == 1 and new_left == 1)
+
     def read(self) -> list[_FileDiff]:
         files: list[_FileDiff] = []
         lines = self.lines
@@ -215,7 +228,8 @@ class _Reader:
         while self.at < size and (old_seen < old_count or new_seen < new_count):
             line = lines[self.at]
             # (No '@@ ' or 'diff ' line is a body line; a '--- ' line may start the next file.)
-            if not _is_body(line) or (line[:4] == "--- " and self.starts_file(self.at)):
+            if not _is_body(line) or (line[:4] == "--- " and self.file_inside_counts(
+                    self.at, old_count - old_seen, new_count - new_seen)):
                 break
             if line.startswith("\\"):
                 self.no_newline(hunk)

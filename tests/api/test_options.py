@@ -404,9 +404,62 @@ def test_a_function_tool_call_refuses_a_strip_that_is_not_a_non_negative_integer
     assert (root / "a.txt").read_text() == "one\n"
 
 
-@pytest.mark.parametrize("strip", [-1, 1.5])
+@pytest.mark.parametrize("strip", [-1, True, "2", 1.5])
 def test_an_mcp_call_refuses_a_strip_that_is_not_a_non_negative_integer(strip: object, tmp_path: Path) -> None:
     root = make_tree(tmp_path, {})
     result = anyio.run(build_server(str(root)).call_tool, "apply_patch", {"patch": UPDATE_A, "strip": strip})
     assert result.structured_content["error"]["kind"] == "invalid_arguments"
+    assert (root / "a.txt").read_text() == "one\n"
+
+
+@pytest.mark.parametrize(("name", "value"), [("reverse", "yes"), ("reverse", 1), ("allow_delete", "true"),
+                                             ("dry_run", 0), ("extract", "false"), ("skip_applied", 1)])
+def test_an_mcp_call_refuses_a_flag_that_is_not_a_json_boolean(name: str, value: object, tmp_path: Path) -> None:
+    """As run_tool_call does: pydantic's lax mode read "yes" and 1 as true (and ``strip: true`` as
+    ``-p 1``), so the MCP tools acted on values a function-tool call refuses."""
+    root = make_tree(tmp_path, {})
+    result = anyio.run(build_server(str(root)).call_tool, "apply_patch", {"patch": UPDATE_A, name: value})
+    assert result.is_error and result.structured_content["error"]["kind"] == "invalid_arguments"
+    assert f"`{name}` must be a boolean" in result.content[0].text
+    assert (root / "a.txt").read_text() == "one\n"
+
+
+_WRONGLY_TYPED = [("protected", "a.txt"), ("max_files", "0"), ("max_bytes", -1), ("allow_delete", "no"),
+                  ("first_match", 1), ("durable", "no"), ("lock_timeout", float("nan")), ("lock_timeout", -5),
+                  ("history_count", -1), ("history_bytes", 1.5)]
+
+
+@pytest.mark.parametrize(("name", "value"), _WRONGLY_TYPED)
+def test_a_host_option_of_the_wrong_type_is_refused_on_every_surface(name: str, value: object,
+                                                                     tmp_path: Path) -> None:
+    """``protected="a.txt"`` was read as one pattern per character, none of them a.txt, so the
+    file it meant to protect was not; a string cap failed inside planning with a TypeError; NaN
+    or a negative lock timeout reached the lock. Each is now an ``invalid_arguments`` error
+    naming the option, before anything is read or written."""
+    root = make_tree(tmp_path, {})
+    host = {name: value}
+    kind = _kind
+    def transaction() -> None:
+        with patchtx.Transaction(root, **host) as tx:  # type: ignore[arg-type]
+            tx.apply_patch(UPDATE_A)
+
+    assert kind(lambda: patchtx.apply_patch(UPDATE_A, root, **host)) == "invalid_arguments"  # type: ignore[arg-type]
+    assert kind(transaction) == "invalid_arguments"
+    outcome = run_tool_call({"input": UPDATE_A}, str(root), host=host)
+    assert outcome.payload["error"]["kind"] == "invalid_arguments" and name in outcome.text
+    result = anyio.run(build_server(str(root), host).call_tool, "apply_patch", {"patch": UPDATE_A})
+    assert result.structured_content["error"]["kind"] == "invalid_arguments"
+    editor = PatchtxEditor(root, **host)  # type: ignore[arg-type]
+    operation = SimpleNamespace(type="update_file", path="a.txt", diff="@@\n-one\n+ONE\n")
+    assert kind(lambda: editor.apply(operation)) == "invalid_arguments"  # type: ignore[arg-type]
+    assert (root / "a.txt").read_text() == "one\n"
+
+
+def test_the_command_line_refuses_a_negative_cap(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {})
+    (root / "p.patch").write_text(UPDATE_A)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["apply", "--max-files", "-1", "--root", str(root), str(root / "p.patch")])
+    assert code != 0 and "max_files must be a non-negative integer" in err.getvalue()
     assert (root / "a.txt").read_text() == "one\n"

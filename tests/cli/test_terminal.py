@@ -207,3 +207,30 @@ def test_colours_follow_the_git_header_and_the_hunks() -> None:
         f"{cyan}@@ -1,2 +1,2 @@{reset}",
         f"{red}--- a rule{reset}",  # a removed line, not a header, however it starts
         f"{green}+++ a sum{reset}", " kept"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed to compare with")
+@pytest.mark.parametrize("inside", ["\r", "\x0c", "\x1c", "\x85", "\u2028"])
+def test_stat_counts_git_lines_whatever_a_line_holds(tmp_path: Path, inside: str) -> None:
+    """A context or changed line holding a CR, a form feed or U+2028 followed by '-' or '+' is one
+    line to git; the stat once counted the text after such a character as a line of its own."""
+    (tmp_path / "f.txt").write_bytes(f"keep{inside}-not removed\nold\nx{inside}+y\n".encode())
+    with patchtx.Transaction(tmp_path) as tx:
+        tx.write_bytes("f.txt", f"keep{inside}-not removed\nnew{inside}-z\nx{inside}+y\n".encode())
+        plan = tx.preview()
+        tx.rollback()
+    diff = "".join(diff_texts(plan))
+    git = subprocess.run(["git", "apply", "--stat", "-"], cwd=tmp_path, input=diff.encode(),
+                         capture_output=True, timeout=60)
+    assert git.returncode == 0, git.stderr
+    assert diffstat(plan) == git.stdout.decode() == " f.txt |    2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+
+
+@pytest.mark.parametrize("name", ["evil.sh\r  A docs/notes.md", "a\033[8mhidden.txt", "x\u202etxt.exe"])
+def test_a_file_name_that_would_disguise_its_report_line_is_quoted(tmp_path: Path, name: str) -> None:
+    """A patch chooses its paths: a CR, an escape sequence or a right-to-left override in one,
+    printed raw, could make the report line show another name than the file written."""
+    patch = f"*** Begin Patch\n*** Add File: {name}\n+x\n*** End Patch\n"
+    report = patchtx.render.human_report(patchtx.Result(patchtx.plan_patch(patch, tmp_path), committed=False))
+    listed = report.splitlines()[1]
+    assert listed.isprintable() and listed.startswith('  A "') and "\\" in listed

@@ -31,6 +31,25 @@ def test_the_patch_is_taken_out_of_the_reply(reply: str) -> None:
     assert extract_patch(reply) == PATCH
 
 
+@pytest.mark.parametrize("inside", ["\x0c", "\x0b", "\x1c", "\x85", "\u2028", "\u2029"])
+def test_a_line_holding_a_form_feed_or_unicode_line_separator_stays_one_line(inside: str,
+                                                                           tmp_path: Path) -> None:
+    """Only an LF ends a patch line, as in the parser: split at a form feed (a page break in GNU
+    style sources), the added line '+\f' became an added empty line and an empty context line,
+    and the patch applied as a different edit."""
+    patch = f"*** Begin Patch\n*** Update File: f.py\n@@\n a\n+{inside}\n \n b\n*** End Patch\n"
+    assert extract_patch(f"Here:\n{patch}Done.\n") == patch
+    (tmp_path / "f.py").write_bytes(b"a\n\n\nb\n")
+    with pytest.raises(patchtx.PatchtxError) as direct:
+        patchtx.plan_patch(patch, tmp_path)
+    with pytest.raises(patchtx.PatchtxError) as extracted:
+        patchtx.plan_patch(f"Here:\n{patch}Done.\n", tmp_path, extract=True)
+    assert extracted.value.kind == direct.value.kind == "context_not_found"
+    (tmp_path / "f.py").write_bytes(b"a\n\nb\n")
+    assert patchtx.plan_patch(f"Here:\n{patch}", tmp_path, extract=True).changes[0].after == (
+        f"a\n{inside}\n\nb\n".encode())
+
+
 def test_a_context_line_that_looks_like_a_fence_stays_in_the_patch() -> None:
     patch = "*** Begin Patch\n*** Update File: README.md\n@@\n ```\n-old\n+new\n ```\n*** End Patch\n"
     assert extract_patch(f"```\n{patch}```\n") == patch

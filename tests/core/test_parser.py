@@ -270,7 +270,14 @@ class TestStartedPatch:
 
     def test_text_after_end_patch_is_an_error(self) -> None:  # [R: 38, 39]
         assert_patch_error(f"{BEGIN}\n*** Delete File: a\n{END}\nextra", LAST)
-        assert_patch_error(f"{BEGIN}\n*** Delete File: a\n{END}\n  \n{END}", LAST)
+        assert_patch_error(f"{BEGIN}\n*** Delete File: a\n{END}\n{END}\n{END}", LAST)
+
+    def test_a_second_end_patch_as_the_last_line_is_fine(self) -> None:
+        """As in Codex (tests/differential R39b-e): the envelope's End Patch may close a patch that
+        an End Patch line before it already ended (a model that repeats the marker)."""
+        for text in (f"{BEGIN}\n*** Delete File: a\n{END}\n  \n{END}", f"{BEGIN}\n*** Delete File: a\n{END}\n{END}\n",
+                     f"{BEGIN}\n*** Update File: a\n@@\n+x\n{END} \n{END}"):
+            assert len(parse(text).hunks) == 1
 
     def test_whitespace_after_end_patch_is_fine(self) -> None:
         assert parse(f"{BEGIN}\n*** Delete File: a\n{END}\n  \n\t\n").hunks == (DeleteFile("a", 2),)

@@ -203,11 +203,12 @@ class TestUnifiedDiff:
         diff = diff_of(tree, f"a{separator}z\nb\nc\n", "-b\n+B", 1)
         assert diff == HEAD + f"@@ -1,3 +1,3 @@\n a{separator}z\n-b\n+B\n c\n"
 
-    def test_cr_only_file_marks_no_middle_line_as_last(self, tree) -> None:
+    def test_a_cr_only_file_is_one_line_to_git(self, tree) -> None:
+        """git reads lines at LF only: a file of lone CRs is one line without a final newline
+        (split at each CR, the diff was one git called corrupt)."""
         diff = diff_of(tree, b"a\rb\rc\r", "-b\n+B", 1)
-        assert diff.startswith(HEAD + "@@ -1,3 +1,3 @@\n")
-        assert diff.count("\\ No newline at end of file") <= 2
-        assert "a\r\n\\ No newline" not in diff
+        assert diff == HEAD + ("@@ -1 +1 @@\n-a\rb\rc\r\n\\ No newline at end of file\n"
+                               "+a\rB\rc\r\n\\ No newline at end of file\n")
 
 
 # --------------------------------------------------------------------------------------------

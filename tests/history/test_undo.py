@@ -222,6 +222,21 @@ def test_errors_for_an_empty_history_and_an_unknown_id(tmp_path: Path) -> None:
     assert not (tmp_path / "a.txt").exists()
 
 
+@pytest.mark.parametrize("empty_id", ["", " "])
+def test_an_empty_id_is_refused_not_taken_as_a_prefix_of_every_id(tmp_path: Path, empty_id: str) -> None:
+    """Every id starts with "": with one transaction in the history, an empty id (a model's
+    undo call with the id left blank) undid it."""
+    (tmp_path / "a.txt").write_text("a1\n")
+    patchtx.apply_patch("*** Begin Patch\n*** Update File: a.txt\n@@\n-a1\n+a2\n*** End Patch", tmp_path)
+    with pytest.raises(PatchtxError) as refused:
+        history.undo(tmp_path, empty_id)
+    assert refused.value.kind == "unknown_transaction" and "empty" in refused.value.message
+    assert (tmp_path / "a.txt").read_text() == "a2\n"
+    with pytest.raises(PatchtxError) as shown:
+        history.show(tmp_path, empty_id)
+    assert shown.value.kind == "unknown_transaction"
+
+
 def test_a_damaged_before_image_is_refused_before_anything_is_written(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("original\n")
     (tmp_path / "b.txt").write_text("b\n")

@@ -14,8 +14,10 @@ from patchtx.policy import protected_by
 
 
 def reference_regex(pattern: str) -> re.Pattern[str]:
-    """The translation patchtx used before (backtracking, so only for short inputs here)."""
+    """The translation patchtx used before (backtracking, so only for short inputs here), with
+    ``.gitignore``'s leading-slash anchor."""
     anywhere = "/" not in pattern.rstrip("/")
+    pattern = pattern.removeprefix("/")
     if pattern.endswith("/"):
         pattern += "**"
     out, i = [], 0
@@ -57,6 +59,36 @@ def test_examples() -> None:
     assert Glob("migrations/**").matches("migrations/0001.py")
     assert not Glob("src/*.py").matches("src/a/b.py")
     assert Glob("src/**/b.py").matches("src/b.py") and Glob("src/**/b.py").matches("src/a/c/b.py")
+
+
+@pytest.mark.parametrize(("pattern", "path", "expected"), [
+    ("/setup.py", "setup.py", True),  # a leading slash anchors at the root, as in .gitignore
+    ("/setup.py", "pkg/setup.py", False),
+    ("/.github/", ".github/workflows/ci.yml", True),
+    ("config.[jt]s", "web/config.js", True),
+    ("config.[jt]s", "config.ts", True),
+    ("config.[jt]s", "config.cs", False),
+    ("v[0-9].txt", "v7.txt", True),
+    ("v[0-9].txt", "vx.txt", False),
+    ("[!.]*.env", "prod.env", True),
+    ("[!.]*.env", ".env", False),
+    ("[^.]*.env", ".env", False),
+    ("[]]", "]", True),
+    ("a[/]b", "a/b", False),  # a set never holds '/': the '[' is then literal
+    ("a[/]b", "a[/]b", True),
+    ("a[b", "a[b", True),  # an unclosed '[' is literal
+    ("\\*.py", "*.py", True),  # an escaped character is literal
+    ("\\*.py", "x.py", False),
+])
+def test_gitignore_syntax_that_protects_what_it_says(pattern: str, path: str, expected: bool) -> None:
+    """Each of these matched nothing before (a host's ``/secrets.env`` or ``config.[jt]s``
+    protected no file, silently)."""
+    assert Glob(pattern).matches(path) is expected
+
+
+def test_a_leading_slash_protects_the_root_file_through_the_policy() -> None:
+    assert protected_by(PlanOptions(protected=("/secrets.env",)), "secrets.env") == "/secrets.env"
+    assert protected_by(PlanOptions(protected=("/secrets.env",)), "app/secrets.env") is None
 
 
 def test_pathological_pattern_takes_one_step_per_character(monkeypatch: pytest.MonkeyPatch) -> None:

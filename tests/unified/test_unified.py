@@ -396,3 +396,36 @@ def test_extract_takes_a_unified_diff_out_of_a_reply(tmp_path: Path) -> None:
     assert content(tmp_path, "x") == LINES.replace("line 3\n", "LINE 3\n")
     with pytest.raises(NoPatchFoundError, match="nor a unified diff"):
         apply(tmp_path, "No patch here, sorry.\n", extract=True)
+
+
+SQL_DIFF = ("diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n select 1;\n"
+            "--- a/x\n+++ b/x\n")
+Y_DIFF = "diff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-y\n+Y\n"
+
+
+@pytest.mark.parametrize("after", ["", Y_DIFF, " select 2;\n"])
+def test_a_removed_comment_line_and_an_added_plus_line_are_not_a_file_header(tmp_path: Path,
+                                                                              after: str) -> None:
+    """A removed ``-- a/x`` (an SQL or Lua comment) right before an added ``++ b/x`` reads
+    ``--- a/x`` / ``+++ b/x``: git takes them by the hunk's counts as body lines. They were read as
+    the next file's header: the hunk lost its change and the patch applied without it, reporting
+    success (or was refused, if no hunk followed)."""
+    tail = "select 2;\n" if after.startswith(" select") else ""
+    for name, text in {"q.sql": f"select 1;\n-- a/x\n{tail}", "y": "y\n", "x": "x\n"}.items():
+        (tmp_path / name).write_text(text)
+    diff = SQL_DIFF.replace("@@ -1,2 +1,2 @@", "@@ -1,3 +1,3 @@") + after if tail else SQL_DIFF + after
+    apply_patch(diff, tmp_path)
+    assert (tmp_path / "q.sql").read_text() == f"select 1;\n++ b/x\n{tail}"
+    assert (tmp_path / "x").read_text() == "x\n"
+    assert (tmp_path / "y").read_text() == ("Y\n" if after == Y_DIFF else "y\n")
+
+
+@pytest.mark.parametrize("next_file", [Y_DIFF, Y_DIFF.split("\n", 1)[1]])
+def test_a_hunk_with_too_large_counts_ends_at_the_next_file(tmp_path: Path, next_file: str) -> None:
+    """Recounted: the next file starts at its ``diff --git`` line, or at ``---``, ``+++`` and a
+    hunk header; ``--- a`` and ``+++ b`` before it are the hunk's lines."""
+    (tmp_path / "q.sql").write_text("select 1;\n-- a\n")
+    (tmp_path / "y").write_text("y\n")
+    diff = ("--- a/q.sql\n+++ b/q.sql\n@@ -1,5 +1,5 @@\n select 1;\n--- a\n+++ b\n" + next_file)
+    apply_patch(diff, tmp_path)
+    assert (tmp_path / "q.sql").read_text() == "select 1;\n++ b\n" and (tmp_path / "y").read_text() == "Y\n"

@@ -81,15 +81,17 @@ UNDO_DESCRIPTION = (
     "`log` (undoing it puts the change back); `dry_run` shows the diffs without writing."
 )
 
+# Strict: JSON true is not the integer 1 (``strip: true`` would strip one component), nor is the
+# string "yes" a boolean; a value of the wrong JSON type is refused as run_tool_call refuses it.
 PatchText = Annotated[str, Field(description=PATCH_DESCRIPTION)]
-AllowDelete = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["allow_delete"])]
-AllowMove = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["allow_move"])]
+AllowDelete = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["allow_delete"])]
+AllowMove = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["allow_move"])]
 WorkspaceRoot = Annotated[str, Field(description=OPTION_DESCRIPTIONS["workspace_root"])]
-DryRun = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["dry_run"])]
-Extract = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["extract"])]
-SkipApplied = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["skip_applied"])]
-Strip = Annotated[int | None, Field(ge=0, description=OPTION_DESCRIPTIONS["strip"])]
-Reverse = Annotated[bool, Field(description=OPTION_DESCRIPTIONS["reverse"])]
+DryRun = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["dry_run"])]
+Extract = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["extract"])]
+SkipApplied = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["skip_applied"])]
+Strip = Annotated[int | None, Field(ge=0, strict=True, description=OPTION_DESCRIPTIONS["strip"])]
+Reverse = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["reverse"])]
 TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
                                                  "result shows it, or a unique prefix of it.")]
 

@@ -216,6 +216,15 @@ def find_entry(entries: list[HistoryEntry], transaction_id: str | None,
         )
     if transaction_id is None:
         return entries[0]
+    if not transaction_id.strip():
+        # Every id starts with the empty string: an empty id would undo whichever entry happens
+        # to be the only one, not the one the caller meant.
+        raise UnknownTransactionError(
+            "The transaction id is empty.",
+            hint="Give a transaction id (or a unique prefix of one) as `patchtx log` lists it; "
+                 "leave the id out entirely to undo the newest transaction.",
+            details={"transaction": transaction_id},
+        )
     matches = [e for e in entries if e.transaction_id.startswith(transaction_id)]
     if len(matches) == 1:
         return matches[0]
