@@ -212,8 +212,13 @@ class Workspace:
 
     # -- path resolution ------------------------------------------------------------------------
     def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath:
-        if "\x00" in spelled:
-            raise _unsafe(spelled, "it contains a NUL byte", line)
+        control = next((c for c in spelled if (c < " " and c != "\t") or c == "\x7f"), None)
+        if control is not None:
+            # A control character in a name is never what a patch means (a CR left by a line
+            # break, an escape sequence), and printed raw it could disguise the line naming it.
+            # A tab is a name's character git diffs carry (quoted): it stays allowed.
+            shown = spelled.encode("unicode_escape").decode("ascii")
+            raise _unsafe(shown, f"it contains the control character U+{ord(control):04X}", line)
         if "\\" in spelled:
             raise _unsafe(spelled, "it contains a backslash (Windows separators are not accepted)",
                           line)

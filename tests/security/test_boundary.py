@@ -70,6 +70,12 @@ ATTACKS = {
     "windows drive slash": lambda r, o: add("C:/Windows/x.txt"),
     "unc path": lambda r, o: add("\\\\server\\share\\x.txt"),
     "nul byte": lambda r, o: add("a\x00b.txt"),
+    # Control characters: a CR inside a name, a terminal escape sequence, DEL (a tab is allowed).
+    "carriage return in a name": lambda r, o: add("a\rb.txt"),
+    "escape sequence in a name": lambda r, o: add("sub/\x1b[2K\x1b[1Ainside.txt"),
+    "delete character in a name": lambda r, o: add("a\x7fb.txt"),
+    "moved to a name with a newline escape": lambda r, o: "*** Begin Patch\n*** Update File: inside.txt\n"
+                                                          "*** Move to: in\x0bside.txt\n@@\n inside\n*** End Patch",
     "symlinked parent dir": lambda r, o: add("link_out/new.txt"),
     "update through symlinked parent": lambda r, o: update("link_out/secret.txt"),
     "update through file symlink": lambda r, o: update("file_link_out"),
@@ -192,3 +198,12 @@ def test_symlink_swapped_in_during_a_commit_never_writes_outside(at_call: int,
     except PatchtxError as error:
         assert error.kind in {"unsafe_path", "changed_since_planning", "io_error"}, error.kind
     assert snapshot(outside) == before_outside, "nothing may be written through the swapped link"
+
+
+def test_a_control_character_is_shown_escaped_in_the_refusal(world: tuple[Path, Path]) -> None:
+    root, _ = world
+    with pytest.raises(PatchtxError) as caught:
+        patchtx.apply_patch(add("x\x1b[31m.txt"), root)
+    assert caught.value.kind == "unsafe_path"
+    assert "\x1b" not in caught.value.message  # never written raw to a terminal
+    assert "'x\\x1b[31m.txt'" in caught.value.message and "U+001B" in caught.value.message
