@@ -226,10 +226,11 @@ def test_stat_counts_git_lines_whatever_a_line_holds(tmp_path: Path, inside: str
     assert diffstat(plan) == git.stdout.decode() == " f.txt |    2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
 
 
-@pytest.mark.parametrize("name", ["evil.sh\r  A docs/notes.md", "a\033[8mhidden.txt", "x\u202etxt.exe"])
+@pytest.mark.parametrize("name", ["x\u202etxt.exe", "tab\tname.txt"])
 def test_a_file_name_that_would_disguise_its_report_line_is_quoted(tmp_path: Path, name: str) -> None:
-    """A patch chooses its paths: a CR, an escape sequence or a right-to-left override in one,
-    printed raw, could make the report line show another name than the file written."""
+    """A patch chooses its paths: a right-to-left override or a tab in one, printed raw, could make
+    the report line show another name than the file written. (A CR, an escape sequence or another
+    control character is refused in a path before anything is reported: tests/security.)"""
     patch = f"*** Begin Patch\n*** Add File: {name}\n+x\n*** End Patch\n"
     report = patchtx.render.human_report(patchtx.Result(patchtx.plan_patch(patch, tmp_path), committed=False))
     listed = report.splitlines()[1]
