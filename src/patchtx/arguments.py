@@ -24,9 +24,9 @@ def add_policy_options(parser: argparse.ArgumentParser, description: str = "A ce
                    help="take the first match of an ambiguous hunk (as Codex does)")
     p.add_argument("--protect", action="append", default=[], metavar="GLOB",
                    help="refuse patches touching paths that match GLOB (repeatable)")
-    p.add_argument("--max-files", type=int, metavar="N", help="refuse patches that change more than N files")
-    p.add_argument("--max-bytes", type=int, metavar="N", help="refuse patches that change more than N bytes")
-    p.add_argument("--max-patch-bytes", type=int, metavar="N", help="refuse patch texts longer than N bytes")
+    p.add_argument("--max-files", type=count, metavar="N", help="refuse patches that change more than N files")
+    p.add_argument("--max-bytes", type=count, metavar="N", help="refuse patches that change more than N bytes")
+    p.add_argument("--max-patch-bytes", type=count, metavar="N", help="refuse patch texts longer than N bytes")
     p.add_argument("--allow-policy-edit", action="store_true",
                    help="let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)")
 

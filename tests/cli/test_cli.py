@@ -287,3 +287,15 @@ def test_help_follows_columns_without_importing_shutil(tree: Path) -> None:
     assert (done.returncode, done.stderr) == (0, "False\n")
 
 
+
+
+@pytest.mark.parametrize("command", [["apply", "p.patch"], ["mcp"]])
+@pytest.mark.parametrize("option", ["--max-files", "--max-bytes", "--max-patch-bytes"])
+def test_a_negative_cap_is_a_usage_error_before_anything_runs(tmp_path: Path, command: list[str],
+                                                              option: str) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "p.patch").write_text("*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n")
+    done = run([PATCHTX, command[0], option, "-1", *command[1:]], tmp_path, stdin="")
+    assert done.returncode == 2
+    assert f"argument {option}: invalid count value: '-1'" in done.stderr
+    assert (tmp_path / "a.txt").read_text() == "a\n"
