@@ -453,13 +453,3 @@ def test_a_host_option_of_the_wrong_type_is_refused_on_every_surface(name: str, 
     operation = SimpleNamespace(type="update_file", path="a.txt", diff="@@\n-one\n+ONE\n")
     assert kind(lambda: editor.apply(operation)) == "invalid_arguments"  # type: ignore[arg-type]
     assert (root / "a.txt").read_text() == "one\n"
-
-
-def test_the_command_line_refuses_a_negative_cap(tmp_path: Path) -> None:
-    root = make_tree(tmp_path, {})
-    (root / "p.patch").write_text(UPDATE_A)
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["apply", "--max-files", "-1", "--root", str(root), str(root / "p.patch")])
-    assert code != 0 and "max_files must be a non-negative integer" in err.getvalue()
-    assert (root / "a.txt").read_text() == "one\n"

@@ -161,8 +161,11 @@ HEADER_PREFIXES = ("*** Add File: ", "*** Delete File: ", "*** Update File: ")
 
 def left_out_on_purpose(lines: list[str]) -> bool:
     """Line sequences patchtx's parser tolerates that the grammar leaves out by design: an
-    indented file header after the first operation, and '*** End of File' before an Update's
-    first section. (Over-approximated: excluding a few more cases only costs coverage.)"""
+    indented file header after the first operation, '*** End of File' before an Update's first
+    section, and '*** End Patch' repeated as the last line (Codex accepts it; a model is taught
+    one). (Over-approximated: excluding a few more cases only costs coverage.)"""
+    if lines and lines[-1].strip() == "*** End Patch":
+        return True
     after_update_header = False
     for index, line in enumerate(lines):
         stripped = line.strip()
@@ -200,3 +203,11 @@ def test_the_definition_sent_to_models_is_the_packaged_grammar_without_comments(
     assert "//" in packaged and "//" not in definition
     rules = [line for line in packaged.splitlines() if line.strip() and not line.startswith("//")]
     assert [line for line in definition.splitlines() if line.strip()] == rules
+
+
+def test_a_repeated_end_marker_is_accepted_but_not_taught() -> None:
+    """Codex accepts '*** End Patch' twice at the end, so the parser does; the grammar that
+    constrains a model's output keeps one."""
+    text = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n*** End Patch"
+    assert parser_accepts(text)
+    assert not lark_accepts(text)
