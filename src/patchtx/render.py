@@ -182,18 +182,18 @@ def _located_edits(change: FileChange, old: _Side, new: _Side) -> tuple[Sequence
     describe them; else difflib's ranges of the two sides' lines. Lines are git's (see ``_Side``):
     with a lone CR on either side, the planner's ranges count other lines and are not used."""
     # The planner counts the text model's lines; they are git's unless a lone CR splits one.
-    planned = change.edits is not None and not (old.has_lone_cr() or new.has_lone_cr())
-    if planned and change.edits is not None and change.edit_offsets is not None:
-        return change.edits, change.edit_offsets
+    planned = None if old.has_lone_cr() or new.has_lone_cr() else change.edits
+    if planned is not None and change.edit_offsets is not None:
+        return planned, change.edit_offsets
     if not old.size or not new.size:
         old_lines, new_lines = old.line_count(), new.line_count()
         if not (old_lines or new_lines):
             return [], []
         return [(0, old_lines, 0, new_lines)], [(0, old.size, 0, new.size)]
-    if planned and change.edits is not None:
-        offsets = _locate(old, new, change.edits)
+    if planned is not None:
+        offsets = _locate(old, new, planned)
         if offsets is not None:
-            return change.edits, offsets
+            return planned, offsets
     edits = _computed_edits(old.lines(), new.lines())
     located = _locate(old, new, edits)
     assert located is not None  # ranges of the byte lines themselves always describe them
