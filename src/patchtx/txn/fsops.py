@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     _T = TypeVar("_T")
     _A = TypeVar("_A")
+    Place = int | tuple[int, str]
+    """What a call acts on: a descriptor, or a name in the folder of a descriptor."""
 
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC
 # An existing file rewritten in place (one with other hard links): never through a symlink, never a
@@ -116,33 +118,46 @@ class FileSystemOps:
     def _call(
         self,
         op: str,
-        path: str,
+        where: Place,
         function: Callable[..., _T],
         *args: object,
-        target: str | None = None,
+        target: Place | None = None,
         data: bytes | None = None,
         mode: int | None = None,
-        paths: tuple[str, ...] = (),
+        paths: Callable[[], tuple[str, ...]] | None = None,
         **keywords: object,
     ) -> _T:
         """Number and perform ``function(*args, **keywords)``: every mutating call comes here.
 
-        A ``Call`` record (and a closure for ``_perform``) is built only when a subclass
-        intercepts calls or the call fails: a large commit makes thousands of these calls."""
+        ``where`` (and ``target``, for a rename or link) is the descriptor acted on or a
+        (folder descriptor, name) pair; ``paths`` gives the paths of a call on several. They are
+        named, and the ``Call`` record built, only when a subclass intercepts calls or the call
+        fails: a large commit makes thousands of these calls, nearly always plainly."""
         self.calls += 1
         if self._performs_plainly:
             try:
                 return function(*args, **keywords)
             except OSError as exc:
-                self.last_failure = (Call(self.calls, op, path, target=target, data=data, mode=mode,
-                                          paths=paths), exc)
+                self.last_failure = (self._record(op, where, target, data, mode, paths), exc)
                 raise
-        call = Call(self.calls, op, path, target=target, data=data, mode=mode, paths=paths)
+        call = self._record(op, where, target, data, mode, paths)
         try:
             return self._perform(call, lambda: function(*args, **keywords))
         except OSError as exc:
             self.last_failure = (call, exc)
             raise
+
+    def _record(self, op: str, where: Place, target: Place | None, data: bytes | None, mode: int | None,
+                paths: Callable[[], tuple[str, ...]] | None) -> Call:
+        """The ``Call`` record of the call being made (its index is ``calls``)."""
+        return Call(self.calls, op, self._name(where), target=None if target is None else self._name(target),
+                    data=data, mode=mode, paths=() if paths is None else paths())
+
+    def _name(self, place: Place) -> str:
+        """The workspace-relative path of a descriptor or a (folder descriptor, name) pair."""
+        if isinstance(place, int):
+            return self.path_of(place)
+        return join(self.path_of(place[0]), place[1])
 
     def _perform(self, call: Call, action: Callable[[], _T]) -> _T:
         """Hook for test implementations: record, fail or crash instead of (or before) acting."""
@@ -229,50 +244,46 @@ class FileSystemOps:
     # -- mutating calls -------------------------------------------------------------------------
 
     def mkdir(self, dir_fd: int, name: str, mode: int = 0o777) -> None:
-        self._call("mkdir", join(self.path_of(dir_fd), name), os.mkdir, name, mode, mode=mode,
-                   dir_fd=dir_fd)
+        self._call("mkdir", (dir_fd, name), os.mkdir, name, mode, mode=mode, dir_fd=dir_fd)
 
     def rmdir(self, dir_fd: int, name: str) -> None:
-        self._call("rmdir", join(self.path_of(dir_fd), name), os.rmdir, name, dir_fd=dir_fd)
+        self._call("rmdir", (dir_fd, name), os.rmdir, name, dir_fd=dir_fd)
 
     def create(self, dir_fd: int, name: str, mode: int = 0o666) -> int:
         """Create a new file (never an existing one, never through a symlink), open for writing."""
-        path = join(self.path_of(dir_fd), name)
-        fd = self._call("create", path, os.open, name, _CREATE_FLAGS, mode, mode=mode, dir_fd=dir_fd)
-        self._paths[fd] = path
+        fd = self._call("create", (dir_fd, name), os.open, name, _CREATE_FLAGS, mode, mode=mode, dir_fd=dir_fd)
+        self._paths[fd] = join(self.path_of(dir_fd), name)
         return fd
 
     def write(self, fd: int, data: bytes) -> None:
         """Write all of ``data`` (looping over short writes) as one numbered call."""
-        self._call("write", self.path_of(fd), _write_all, fd, data, data=data)
+        self._call("write", fd, _write_all, fd, data, data=data)
 
     def fchmod(self, fd: int, mode: int) -> None:
-        self._call("fchmod", self.path_of(fd), os.fchmod, fd, mode, mode=mode)
+        self._call("fchmod", fd, os.fchmod, fd, mode, mode=mode)
 
     def truncate(self, fd: int, length: int) -> None:
         """Cut an open file to ``length`` bytes (after rewriting it in place)."""
-        self._call("truncate", self.path_of(fd), os.ftruncate, fd, length)
+        self._call("truncate", fd, os.ftruncate, fd, length)
 
     def fchown(self, fd: int, uid: int, gid: int) -> None:
-        self._call("fchown", self.path_of(fd), os.fchown, fd, uid, gid)
+        self._call("fchown", fd, os.fchown, fd, uid, gid)
 
     def fsetxattr(self, fd: int, name: str, value: bytes) -> None:
         # Only called with attributes read by _read_preserved_xattrs, which finds none where the
         # platform's os module has no xattr functions (macOS).
-        self._call("setxattr", self.path_of(fd), os.setxattr, fd, name, value)
+        self._call("setxattr", fd, os.setxattr, fd, name, value)
 
     def rename(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
-        self._call("rename", join(self.path_of(src_dir_fd), src), os.rename, src, dst,
-                   target=join(self.path_of(dst_dir_fd), dst), src_dir_fd=src_dir_fd,
-                   dst_dir_fd=dst_dir_fd)
+        self._call("rename", (src_dir_fd, src), os.rename, src, dst, target=(dst_dir_fd, dst),
+                   src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
 
     def link(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
-        self._call("link", join(self.path_of(src_dir_fd), src), os.link, src, dst,
-                   target=join(self.path_of(dst_dir_fd), dst), src_dir_fd=src_dir_fd,
-                   dst_dir_fd=dst_dir_fd, follow_symlinks=False)
+        self._call("link", (src_dir_fd, src), os.link, src, dst, target=(dst_dir_fd, dst),
+                   src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd, follow_symlinks=False)
 
     def unlink(self, dir_fd: int, name: str) -> None:
-        self._call("unlink", join(self.path_of(dir_fd), name), os.unlink, name, dir_fd=dir_fd)
+        self._call("unlink", (dir_fd, name), os.unlink, name, dir_fd=dir_fd)
 
     def unlink_many(self, dir_fd: int, names: Sequence[str], *, frees_data: bool = True) -> None:
         """Unlink several names in one directory: one numbered call.
@@ -293,7 +304,8 @@ class FileSystemOps:
             else:
                 _in_threads(lambda name: os.unlink(name, dir_fd=dir_fd), names)
 
-        self._call("unlink_many", join(parent, names[0]), unlink_all, paths=tuple(join(parent, n) for n in names))
+        self._call("unlink_many", (dir_fd, names[0]), unlink_all,
+                   paths=lambda: tuple(join(parent, n) for n in names))
 
     def fsync(self, fds: Sequence[int]) -> None:
         """Make each descriptor's file or directory durable: one numbered call, len(fds) fsyncs."""
@@ -322,7 +334,7 @@ class FileSystemOps:
                 _in_threads(os.fsync, fds)
             self.fsyncs += len(fds)
 
-        self._call("fsync", self.path_of(fds[0]), sync_each, paths=tuple(map(self.path_of, fds)))
+        self._call("fsync", fds[0], sync_each, paths=lambda: tuple(map(self.path_of, fds)))
 
     @property
     def supports_syncfs(self) -> bool:
@@ -345,7 +357,7 @@ class FileSystemOps:
                 syncfs(fd)
                 self.fsyncs += 1
 
-        self._call("syncfs", self.path_of(fds[0]), sync_filesystems, paths=tuple(map(self.path_of, fds)))
+        self._call("syncfs", fds[0], sync_filesystems, paths=lambda: tuple(map(self.path_of, fds)))
 
 
 def _with_path(exc: OSError, path: str) -> OSError:
