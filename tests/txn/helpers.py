@@ -29,7 +29,7 @@ UMASK = current_umask()
 NEW_FILE_MODE = 0o666 & ~UMASK
 NEW_DIR_MODE = 0o777 & ~UMASK
 
-# A snapshot: path -> ("dir", mode) | ("file", mode, bytes) | ("symlink", target)
+# A snapshot: path -> ("dir", mode) | ("file", mode, bytes) | ("symlink", target) | ("special", type, mode)
 Entry = tuple[object, ...]
 Snapshot = dict[str, Entry]
 
@@ -78,6 +78,8 @@ def snapshot(root: Path) -> Snapshot:
                 out[rel] = ("symlink", os.readlink(os.path.join(dirpath, name)))
             elif stat.S_ISDIR(st.st_mode):
                 out[rel] = ("dir", stat.S_IMODE(st.st_mode))
+            elif not stat.S_ISREG(st.st_mode):  # a FIFO, a socket: never opened
+                out[rel] = ("special", stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode))
             else:
                 out[rel] = ("file", stat.S_IMODE(st.st_mode), Path(dirpath, name).read_bytes())
     return out

@@ -99,9 +99,12 @@ def _stale(root: Path, edit: str) -> None:
     elif edit == "became-a-folder":
         (root / "src/app.py").unlink()
         (root / "src/app.py").mkdir()
+    elif edit == "became-a-fifo":  # opened to be checked: it must not block, nor be read
+        (root / "src/app.py").unlink()
+        os.mkfifo(root / "src/app.py")
 
 
-@pytest.mark.parametrize("edit", ["content", "mode", "appeared", "vanished", "became-a-folder"])
+@pytest.mark.parametrize("edit", ["content", "mode", "appeared", "vanished", "became-a-folder", "became-a-fifo"])
 def test_changed_since_planning_writes_nothing(tmp_path: Path, edit: str) -> None:
     root = tmp_path / "ws"
     make_tree(root, MIXED.tree)

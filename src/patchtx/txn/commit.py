@@ -285,15 +285,15 @@ class _Transaction:
         return sorted(set(self.plan.remove_dirs).union(now), key=lambda p: (-p.count("/"), p))
 
     def _verify_original(self, t: _Target, parent_fd: int | None) -> None:
-        st = None if parent_fd is None else self.fs.lstat(parent_fd, t.name)
-        if parent_fd is None or st is None:
+        if parent_fd is None:
             raise _changed(t.path, "it no longer exists")
-        if stat.S_ISLNK(st.st_mode):
-            raise unsafe_symlink(t.path)
-        if not stat.S_ISREG(st.st_mode):
-            raise _changed(t.path, "it is no longer a regular file")
-        contents = self.fs.read_file(parent_fd, t.name, with_xattrs=t.target.after is not None,
-                                     expected=t.target.before)
+        # Opened at once (never through a symlink, never waiting on a FIFO), and what was opened
+        # is looked at: an lstat first would only repeat the fstat of the open file.
+        try:
+            contents = self.fs.read_file(parent_fd, t.name, with_xattrs=t.target.after is not None,
+                                         expected=t.target.before)
+        except OSError as exc:
+            raise self._not_readable(t, parent_fd, exc) from None
         if contents.data != t.target.before:
             raise _changed(t.path, "its contents differ from what the patch was planned against")
         mode = stat.S_IMODE(contents.stat.st_mode)
@@ -305,6 +305,18 @@ class _Transaction:
             t.after_mode = mode if t.target.after_mode is None else stat.S_IMODE(t.target.after_mode)
             # Replacing the inode would leave the file's other names with the old contents.
             t.in_place = contents.stat.st_nlink > 1
+
+    def _not_readable(self, t: _Target, parent_fd: int, exc: OSError) -> Exception:
+        """What to raise when the file to verify could not be read: gone, a symlink, or no
+        longer a regular file (a folder, a FIFO, a socket...) is a change since planning."""
+        st = None if exc.errno == errno.ENOENT else self.fs.lstat(parent_fd, t.name)
+        if st is None:
+            return _changed(t.path, "it no longer exists")
+        if stat.S_ISLNK(st.st_mode):
+            return unsafe_symlink(t.path)
+        if not stat.S_ISREG(st.st_mode):
+            return _changed(t.path, "it is no longer a regular file")
+        return exc
 
     def _probe_parent(self, t: _Target, deleted: set[str]) -> int | None:
         """The fd of the target's folder; None if it is missing (the commit will create it)."""
