@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -302,6 +302,38 @@ def test_fsync_calls_stay_within_files_plus_four(tmp_path: Path, count: int, fol
         assert report.fsyncs == count + folders + 3
     else:
         assert 1 <= report.fsyncs <= count + 4
+
+
+class _CountingReads(RecordingFileSystemOps):
+    """Counts the reads a commit makes that change nothing (lstat and whole-file reads), by name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstats: list[str] = []
+        self.reads: list[str] = []
+
+    def lstat(self, dir_fd: int, name: str) -> os.stat_result | None:
+        self.lstats.append(name)
+        return super().lstat(dir_fd, name)
+
+    def read_file(self, dir_fd: int, name: str, **options: object) -> Any:
+        self.reads.append(name)
+        return super().read_file(dir_fd, name, **options)  # type: ignore[arg-type]
+
+
+def test_a_commit_looks_at_each_planned_file_and_the_state_folder_no_more_than_needed(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    plan = _many_files_plan(root, 3, 1)
+    commit(plan)  # the first commit sets up the state folder
+    plan = build_plan(root, Scenario("again", {}, {f"d0/f{i}.txt": f"again {i}\n".encode() for i in range(3)}))
+    fs = _CountingReads()
+
+    commit(plan, fs=fs)
+
+    # The check under the lock reads each file once, opening it at once (no lstat before: the
+    # open file's fstat says what it is); the one lstat of each is the last look before its rename.
+    assert sorted(fs.reads) == [".gitignore", "f0.txt", "f1.txt", "f2.txt"]
+    assert [n for n in fs.lstats if n.startswith("f")] == ["f0.txt", "f1.txt", "f2.txt"]
 
 
 def test_the_first_commit_spends_two_more_fsyncs_on_the_state_folder(tmp_path: Path) -> None:

@@ -106,12 +106,12 @@ def commit(
     dirs = DirectoryHandles(fs, root_fd)
     try:
         try:
-            ensure_state_dir(fs, dirs, durable=durable)
+            set_up = ensure_state_dir(fs, dirs, durable=durable)
         except OSError as exc:
             raise filesystem_error(exc, fs, doing=f"prepare the {STATE_DIR} folder") from exc
         with workspace_lock(plan.root, dirs, lock_timeout):
             try:
-                recovered, listing = recover_leftovers(fs, dirs, durable=durable)
+                recovered, listing = recover_leftovers(fs, dirs, durable=durable, set_up=set_up)
             except OSError as exc:
                 raise filesystem_error(
                     exc,
@@ -820,18 +820,20 @@ def _same_version(st: os.stat_result, original: os.stat_result) -> bool:
 
 
 def recover_leftovers(
-    fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
+    fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool, set_up: bool = False
 ) -> tuple[tuple[RecoveredTransaction, ...], JournalListing | None]:
     """``recovery.recover_workspace``, imported only if it may have something to do (the caller holds
     the lock): the journal folder holds anything but undo-history entries, or the state folder
     lacks its .gitignore. Usually neither, and a commit then spends no time loading recovery.
+    ``set_up``: ``ensure_state_dir`` has just found the .gitignore in place (nothing in patchtx
+    removes it), so it is not read again.
 
     Also returns the journal folder's listing when recovery had nothing to do (None otherwise), for
     the undo history to reuse: that folder holds its before-images, possibly thousands."""
     state_fd = dirs.lookup(STATE_DIR)
     if state_fd is None:
         return (), None
-    if gitignore_in_place(fs, state_fd):
+    if set_up or gitignore_in_place(fs, state_fd):
         journal_fd = dirs.lookup(JOURNAL_DIR)
         if journal_fd is None:
             return (), None

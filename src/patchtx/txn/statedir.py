@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 _GITIGNORE_ATTEMPTS = 3
 
 
-def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool) -> None:
-    """Create ``.patchtx/journal`` and ``.patchtx/.gitignore`` if missing.
+def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool) -> bool:
+    """Create ``.patchtx/journal`` and ``.patchtx/.gitignore`` if missing; True if nothing was
+    missing (the folder was set up, .gitignore last, by an earlier commit).
 
     The ``.gitignore`` is written last, after fsyncing the new folders' parents: its presence
     tells later commits that the folders' own directory entries are durable, so they need not
@@ -37,7 +38,7 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
     """
     state_fd = check_state_folder(dirs)
     if state_fd is not None and dirs.lookup(JOURNAL_DIR) is not None and gitignore_in_place(fs, state_fd):
-        return
+        return True
     _mkdir_unless_exists(fs, dirs.root_fd, STATE_DIR)
     state_fd = dirs.open(STATE_DIR)
     _mkdir_unless_exists(fs, state_fd, os.path.basename(JOURNAL_DIR))
@@ -46,6 +47,7 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
     # No sweep of leftover temporaries here: this runs without the lock, so another process's
     # temporary may be in flight. Recovery sweeps them, under the lock.
     write_gitignore(fs, state_fd, sweep=False)
+    return False
 
 
 def state_folder_error(path: str, why: str) -> StateFolderError:
