@@ -251,6 +251,20 @@ def test_a_one_shot_failure_leaves_what_its_traceback_holds_to_the_exit() -> Non
     assert "It failed." in done.stderr
 
 
+def test_a_one_shot_result_is_left_to_the_exit(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n"
+    (tmp_path / "patch.txt").write_text(patch)
+    done = _one_shot_process(
+        "from patchtx.result import Result\n"
+        "Result.__del__ = lambda self: print('freed one by one')\n"
+        f"sys.argv[1:] = ['apply', '--root', {str(tmp_path)!r}, {str(tmp_path / 'patch.txt')!r}]\n"
+        "cli._one_shot(cli.main)")
+    assert done.returncode == 0, done.stderr
+    assert "M a.txt" in done.stdout and "freed" not in done.stdout
+    assert (tmp_path / "a.txt").read_text() == "ONE\n"
+
+
 def test_a_failure_reported_in_a_longer_lived_process_is_not_kept(capsys: pytest.CaptureFixture[str]) -> None:
     from patchtx import cli
     from patchtx.errors import PatchtxError
