@@ -69,6 +69,7 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         result = apply_patch(text, ".")
     except PatchtxError as exc:
         sys.stderr.write(exc.message + "\n")
+        _leave_for_the_exit(exc)
         return 1
     except Exception as exc:  # noqa: BLE001 - never a traceback
         from .errors import InternalError
@@ -78,6 +79,7 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
     from .render import codex_summary
 
     sys.stdout.write(codex_summary(result.plan))
+    _leave_for_the_exit(result)
     return 0
 
 
@@ -253,7 +255,21 @@ def _emit(payload: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
+_left_for_the_exit: list[object] | None = None
+"""In a one-shot process (``_one_shot``): what the command built and has reported, kept until
+the process ends rather than freed object by object just before it does (see
+``_finish_process``): a result holds the parsed patch (a tuple per line), a failure's traceback
+what the failed stage built (for a miss in a 200,000-line file, its decoded lines and their loose
+keys, some 400,000 objects)."""
+
+
+def _leave_for_the_exit(reported: object) -> None:
+    if _left_for_the_exit is not None:
+        _left_for_the_exit.append(reported)
+
+
 def _fail(error: PatchtxError, as_json: bool, root: str | None = None, *, dry_run: bool = False) -> int:
+    _leave_for_the_exit(error)
     if as_json:
         from .render import error_json
 
@@ -403,6 +419,7 @@ def _run_apply(args: argparse.Namespace) -> int:
         _emit(result_json(result))
     else:
         sys.stdout.write(_report(result, args))
+    _leave_for_the_exit(result)
     return 0
 
 
@@ -604,7 +621,9 @@ def _one_shot(run: Callable[[], int]) -> NoReturn:
     # over them would find little, and the memory comes back when the process ends moments later.
     import gc
 
+    global _left_for_the_exit
     gc.disable()
+    _left_for_the_exit = []
     if sys.stdout is not None:
         sys.stdout = _ReaderMayLeave(sys.stdout)
     _finish_process(run())

@@ -237,6 +237,43 @@ def test_a_one_shot_command_skips_the_collector_and_the_normal_exit() -> None:
     assert (done.returncode, done.stdout) == (0, "collector on: False\n")
 
 
+def test_a_one_shot_failure_leaves_what_its_traceback_holds_to_the_exit() -> None:
+    # A failed plan's objects (a large file's decoded lines) are not freed one by one just before
+    # the process ends: the reported failure is kept, with its traceback, until the fast exit.
+    done = _one_shot_process(
+        "from patchtx.errors import PatchtxError\n"
+        "class Built:\n    def __del__(self): print('freed one by one')\n"
+        "def plan():\n    built = Built()\n    raise PatchtxError('It failed.')\n"
+        "def run():\n    try:\n        plan()\n    except PatchtxError as exc:\n"
+        "        return cli._fail(exc, False)\n"
+        "cli._one_shot(run)")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "It failed." in done.stderr
+
+
+def test_a_one_shot_result_is_left_to_the_exit(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n"
+    (tmp_path / "patch.txt").write_text(patch)
+    done = _one_shot_process(
+        "from patchtx.result import Result\n"
+        "Result.__del__ = lambda self: print('freed one by one')\n"
+        f"sys.argv[1:] = ['apply', '--root', {str(tmp_path)!r}, {str(tmp_path / 'patch.txt')!r}]\n"
+        "cli._one_shot(cli.main)")
+    assert done.returncode == 0, done.stderr
+    assert "M a.txt" in done.stdout and "freed" not in done.stdout
+    assert (tmp_path / "a.txt").read_text() == "ONE\n"
+
+
+def test_a_failure_reported_in_a_longer_lived_process_is_not_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    from patchtx import cli
+    from patchtx.errors import PatchtxError
+
+    assert cli._fail(PatchtxError("It failed."), False) == 1
+    assert cli._left_for_the_exit is None
+    assert "It failed." in capsys.readouterr().err
+
+
 def test_a_failed_flush_falls_back_to_the_normal_exit() -> None:
     done = _one_shot_process(
         "import atexit\natexit.register(lambda: sys.__stderr__.write('normal exit'))\n"
