@@ -163,8 +163,10 @@ def left_out_on_purpose(lines: list[str]) -> bool:
     """Line sequences patchtx's parser tolerates that the grammar leaves out by design: an
     indented file header after the first operation, '*** End of File' before an Update's first
     section, and '*** End Patch' repeated as the last line (Codex accepts it; a model is taught
-    one). (Over-approximated: excluding a few more cases only costs coverage.)"""
-    if lines and lines[-1].strip() == "*** End Patch":
+    one, blank lines around it included). (Over-approximated: excluding a few more cases only
+    costs coverage.)"""
+    filled = [line for line in lines if line.strip()]
+    if filled and filled[-1].strip() == "*** End Patch":
         return True
     after_update_header = False
     for index, line in enumerate(lines):
