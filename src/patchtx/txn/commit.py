@@ -820,7 +820,7 @@ def _same_version(st: os.stat_result, original: os.stat_result) -> bool:
 
 
 def recover_leftovers(
-    fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool, set_up: bool = False
+    fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool, set_up: bool
 ) -> tuple[tuple[RecoveredTransaction, ...], JournalListing | None]:
     """``recovery.recover_workspace``, imported only if it may have something to do (the caller holds
     the lock): the journal folder holds anything but undo-history entries, or the state folder
