@@ -330,10 +330,14 @@ def test_a_commit_looks_at_each_planned_file_and_the_state_folder_no_more_than_n
 
     commit(plan, fs=fs)
 
-    # The check under the lock reads each file once, opening it at once (no lstat before: the
-    # open file's fstat says what it is); the one lstat of each is the last look before its rename.
-    assert sorted(fs.reads) == [".gitignore", "f0.txt", "f1.txt", "f2.txt"]
+    # The check under the lock reads each file once, through the link that preserves it, opening
+    # it at once (no lstat before: the open file's fstat says what it is, and the bytes read are
+    # the before-image's own); the one lstat of each is the last look before its rename.
+    assert fs.reads[0] == ".gitignore" and len(fs.reads) == 4
+    assert [n.partition(".")[2] for n in fs.reads[1:]] == ["0.before", "1.before", "2.before"]
     assert [n for n in fs.lstats if n.startswith("f")] == ["f0.txt", "f1.txt", "f2.txt"]
+    # (Before-images are looked at only by the clean-up, before deleting each: not after linking.)
+    assert len([n for n in fs.lstats if n.endswith(".before")]) == 3
 
 
 def test_the_first_commit_spends_two_more_fsyncs_on_the_state_folder(tmp_path: Path) -> None:

@@ -2,12 +2,13 @@
 
 The steps, and why each is safe to interrupt, are written down in docs/guarantees.md. In short:
 
-1. lock, 2. recover leftovers, 3. verify every target still holds what the plan was computed from,
-4. preserve originals (hard links) and publish a durable journal — from here on recovery rolls
-back —, 5. write new contents to temporary files next to their targets, make them durable,
-6. delete, remove emptied directories, create needed ones, rename temporaries over targets, make
-the directories durable, 7. mark the journal committed durably — from here on recovery rolls
-forward — and delete it, or keep it with its before-images as the undo-history entry.
+1. lock, 2. recover leftovers, 3. preserve each original (a hard link into the journal folder)
+and verify, through it, that every target still holds what the plan was computed from, 4. publish
+a durable journal — from here on recovery rolls back —, 5. write new contents to temporary files
+next to their targets, make them durable, 6. delete, remove emptied directories, create needed
+ones, rename temporaries over targets, make the directories durable, 7. mark the journal committed
+durably — from here on recovery rolls forward — and delete it, or keep it with its before-images as
+the undo-history entry.
 """
 
 from __future__ import annotations
@@ -224,11 +225,20 @@ class _Transaction:
     # -- step 3 ---------------------------------------------------------------------------------
 
     def verify(self) -> None:
-        """Check every target still holds what the plan was computed from; nothing is written."""
+        """Check every target still holds what the plan was computed from, preserving each
+        original in the journal folder on the way (hard links, not yet named by any journal);
+        if a check fails, those links are removed and nothing else was written."""
         try:
-            self._verify()
-        except OSError as exc:
-            raise filesystem_error(exc, self.fs, doing="check the files against the plan", label=self.label) from exc
+            try:
+                self._verify()
+            except OSError as exc:
+                raise filesystem_error(exc, self.fs, doing="check the files against the plan",
+                                       label=self.label) from exc
+        except (Exception, KeyboardInterrupt) as exc:
+            replacement = self.abort(exc)
+            if replacement is exc:
+                raise
+            raise replacement from exc
         if self.progress is not None:
             self.progress("checking", len(self.targets), len(self.targets))
 
@@ -287,13 +297,33 @@ class _Transaction:
     def _verify_original(self, t: _Target, parent_fd: int | None) -> None:
         if parent_fd is None:
             raise _changed(t.path, "it no longer exists")
-        # Opened at once (never through a symlink, never waiting on a FIFO), and what was opened
-        # is looked at: an lstat first would only repeat the fstat of the open file.
+        # The original is linked into the journal folder first and read through that link, so
+        # the bytes checked are the before-image's own: nothing needs to look again that the link
+        # is the file verified. The file is opened at once (never through a symlink, never
+        # waiting on a FIFO), and what was opened is looked at: an lstat first would only repeat
+        # the fstat of the open file.
+        t.backup = backup = backup_name(self.txn, t.index)
+        journal_fd = self.dirs.open(JOURNAL_DIR)
         try:
-            contents = self.fs.read_file(parent_fd, t.name, with_xattrs=t.target.after is not None,
+            self.fs.link(parent_fd, t.name, journal_fd, backup)
+        except FileNotFoundError:
+            raise _changed(t.path, "it no longer exists") from None
+        except OSError as exc:
+            if exc.errno not in _LINK_FALLBACK_ERRNOS:
+                raise
+            # Not linkable here (another filesystem, a folder, ...): read the file itself, and
+            # preserve a copy of it with the journal.
+            t.backup_kind = "copy"
+            where_fd, where, links = parent_fd, t.name, 0
+        else:
+            self.unpublished.append(backup)
+            t.backup_kind = "link"
+            where_fd, where, links = journal_fd, backup, 1
+        try:
+            contents = self.fs.read_file(where_fd, where, with_xattrs=t.target.after is not None,
                                          expected=t.target.before)
         except OSError as exc:
-            raise self._not_readable(t, parent_fd, exc) from None
+            raise self._not_readable(t, where_fd, where, exc) from None
         if contents.data != t.target.before:
             raise _changed(t.path, "its contents differ from what the patch was planned against")
         mode = stat.S_IMODE(contents.stat.st_mode)
@@ -301,15 +331,23 @@ class _Transaction:
             raise _changed(t.path, f"its mode is now {mode:o}, not {stat.S_IMODE(t.target.before_mode):o}")
         t.original = contents.stat
         t.xattrs = contents.xattrs
+        if contents.stat.st_nlink - links > 1 and t.backup_kind == "link":
+            # The file has other names: its inode stays live under them (and an update rewrites
+            # it in place), so only a copy still holds the original afterwards — for a roll back,
+            # and for the undo history, which a write through another name must not reach.
+            self.fs.unlink(journal_fd, backup)
+            self.unpublished.remove(backup)
+            t.backup_kind = "copy"
         if t.target.after is not None:
             t.after_mode = mode if t.target.after_mode is None else stat.S_IMODE(t.target.after_mode)
             # Replacing the inode would leave the file's other names with the old contents.
-            t.in_place = contents.stat.st_nlink > 1
+            t.in_place = contents.stat.st_nlink - links > 1
 
-    def _not_readable(self, t: _Target, parent_fd: int, exc: OSError) -> Exception:
-        """What to raise when the file to verify could not be read: gone, a symlink, or no
-        longer a regular file (a folder, a FIFO, a socket...) is a change since planning."""
-        st = None if exc.errno == errno.ENOENT else self.fs.lstat(parent_fd, t.name)
+    def _not_readable(self, t: _Target, dir_fd: int, name: str, exc: OSError) -> Exception:
+        """What to raise when the file to verify (or its link ``name`` in ``dir_fd``) could not be
+        read: gone, a symlink, or no longer a regular file (a folder, a FIFO, a socket...) is a
+        change since planning."""
+        st = None if exc.errno == errno.ENOENT else self.fs.lstat(dir_fd, name)
         if st is None:
             return _changed(t.path, "it no longer exists")
         if stat.S_ISLNK(st.st_mode):
@@ -352,8 +390,6 @@ class _Transaction:
         for t in self.targets:
             if t.target.after is not None and not t.in_place:
                 t.temp = temp_name(self.txn, t.index)
-            if t.original is not None:
-                t.backup = backup_name(self.txn, t.index)
         syncer = Syncer(
             self.fs,
             self.dirs,
@@ -368,16 +404,9 @@ class _Transaction:
     def _write_journal(self, syncer: Syncer) -> None:
         to_sync: list[int] = []  # copied originals (if any) and the journal itself
         try:
-            parent: str | None = None
-            parent_fd = journal_fd = -1
             for t in self.targets:
-                if t.backup is not None:
-                    if t.parent != parent:  # (runs of one folder's files: see _verify)
-                        parent, parent_fd = t.parent, self.dirs.open(t.parent)
-                        journal_fd = self.dirs.open(JOURNAL_DIR)
-                    copy_fd = self._preserve_original(t, parent_fd, journal_fd)
-                    if copy_fd is not None:
-                        syncer.hold(to_sync, copy_fd)
+                if t.backup_kind == "copy":
+                    syncer.hold(to_sync, self._copy_original(t))
             # One SHA-256 for every blob, chosen by their total: many small files add up.
             blobs = [blob for t in self.targets for blob in (t.target.before, t.target.after)]
             sha256 = sha256_for(sum(len(blob) for blob in blobs if blob is not None))
@@ -407,28 +436,13 @@ class _Transaction:
         self.published = True
         syncer.barrier([journal_fd])
 
-    def _preserve_original(self, t: _Target, parent_fd: int, journal_fd: int) -> int | None:
-        """Hard-link the original into the journal folder; a copy (fd returned) if it cannot, or
-        if the file has other links: its inode stays live under those names (and is rewritten in
-        place by an update), so only a copy still holds the original afterwards (for a roll back,
-        and for the undo history, which a write through another name must not reach)."""
+    def _copy_original(self, t: _Target) -> int:
+        """Preserve a copy of the original verified (the bytes the plan holds), with its mode and
+        owner; return its descriptor, for the journal's barrier. Made where the original could
+        not be linked, or has other links (see _verify_original)."""
         assert t.backup is not None and t.original is not None and t.target.before is not None
         self.unpublished.append(t.backup)
-        try:
-            if t.original.st_nlink > 1:
-                raise OSError(errno.EMLINK, "the file has other hard links: copy it")
-            self.fs.link(parent_fd, t.name, journal_fd, t.backup)
-        except OSError as exc:
-            if exc.errno not in _LINK_FALLBACK_ERRNOS:
-                raise
-        else:
-            t.backup_kind = "link"
-            linked = self.fs.lstat(journal_fd, t.backup)
-            if linked is None or not _same_version(linked, t.original):
-                raise _changed(t.path, "it was modified while the patch was being applied")
-            return None
-        t.backup_kind = "copy"
-        fd = self.fs.create(journal_fd, t.backup, 0o600)
+        fd = self.fs.create(self.dirs.open(JOURNAL_DIR), t.backup, 0o600)
         try:
             self.fs.write(fd, t.target.before)
             give_owner(self.fs, fd, (t.original.st_uid, t.original.st_gid))
