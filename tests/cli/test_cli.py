@@ -249,11 +249,11 @@ def test_a_failed_flush_falls_back_to_the_normal_exit() -> None:
 
 
 def test_the_mcp_server_keeps_the_collector_and_the_normal_exit(monkeypatch: pytest.MonkeyPatch) -> None:
-    from patchtx import cli
+    from patchtx import cli, commands
 
     seen: list[object] = []
     monkeypatch.setattr(sys, "argv", ["patchtx", "mcp", "--root", "."])
-    monkeypatch.setattr(cli, "main", lambda: seen.append("main") or 0)
+    monkeypatch.setattr(commands, "main", lambda: seen.append("main") or 0)
     monkeypatch.setattr(cli, "_one_shot", lambda run: seen.append("one-shot"))
     with pytest.raises(SystemExit) as exited:
         cli.script()
@@ -261,11 +261,11 @@ def test_the_mcp_server_keeps_the_collector_and_the_normal_exit(monkeypatch: pyt
 
 
 def test_patchtx_builds_only_the_command_it_runs_with_the_same_messages(tree: Path) -> None:
-    from patchtx import cli
+    from patchtx import commands
 
-    whole = cli._parser()
-    for name in cli._COMMANDS:
-        alone = cli._parser(name)
+    whole = commands._parser()
+    for name in commands._COMMANDS:
+        alone = commands._parser(name)
         assert alone.format_usage() == whole.format_usage()
         assert alone._subparsers._group_actions[0].choices[name].format_help() == \
             whole._subparsers._group_actions[0].choices[name].format_help()
@@ -280,7 +280,7 @@ def test_help_follows_columns_without_importing_shutil(tree: Path) -> None:
                             env={**os.environ, "COLUMNS": "50"})
     assert narrow.returncode == 0 and max(map(len, narrow.stdout.splitlines())) <= 50
     (tree / "p.patch").write_text(UPDATE)
-    code = ("import sys\nfrom patchtx.cli import main\n"
+    code = ("import sys\nfrom patchtx.commands import main\n"
             f"code = main(['apply', '--root', {str(tree)!r}, {str(tree / 'p.patch')!r}])\n"
             "print('shutil' in sys.modules, file=sys.stderr)\nsys.exit(code)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
