@@ -1,9 +1,10 @@
 """Command-line entry points: the console scripts ``patchtx`` and the drop-in ``apply_patch`` /
 ``applypatch``.
 
-Agents call ``apply_patch`` once per edit, so this module holds the drop-in whole and imports only
-what a run needs, late; the ``patchtx`` command (argparse, its subcommands and reports) is in
-``commands``, loaded only by a ``patchtx`` run.
+Agents call ``apply_patch`` once per edit, so this module holds the drop-in whole (its input, its
+output as Codex prints it, its exit codes) and imports only what a run needs, late. The
+``patchtx`` command (argparse, its subcommands and reports) is in ``commands``, loaded only by a
+``patchtx`` run.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, NoReturn
+
+    from .model import Plan
 
 
 APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch"
@@ -75,10 +78,22 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
 
         sys.stderr.write(InternalError.wrapping(exc).message + "\n")
         return 1
-    from .render import codex_summary
-
     sys.stdout.write(codex_summary(result.plan))
     return 0
+
+
+def codex_summary(plan: Plan) -> str:
+    """Codex's stdout on success: adds, then updates (moves by destination), then deletes."""
+    from .model import ChangeKind
+
+    groups: dict[str, list[str]] = {"A": [], "M": [], "D": []}
+    for change in plan.changes:
+        letter = "M" if change.kind in (ChangeKind.UPDATE, ChangeKind.MOVE) else change.kind.value
+        groups[letter].append(change.spelled)
+    lines = ["Success. Updated the following files:"]
+    for letter in ("A", "M", "D"):
+        lines.extend(f"{letter} {path}" for path in groups[letter])
+    return "\n".join(lines) + "\n"
 
 
 def _finish_process(code: int) -> NoReturn:
