@@ -164,13 +164,19 @@ def apply_patch_script() -> NoReturn:
 
 
 def script() -> NoReturn:
-    """The ``patchtx`` console script. The MCP server is long-lived: it keeps the collector and
-    the normal exit."""
-    from .commands import main
-
+    """The ``patchtx`` console script (``commands.main``). The MCP server is long-lived: it keeps
+    the collector and the normal exit."""
     if sys.argv[1:2] == ["mcp"]:
+        from .commands import main
+
         sys.exit(main())
-    _one_shot(main)
+    _one_shot(_run_patchtx)
+
+
+def _run_patchtx() -> int:
+    from .commands import main  # (loaded once the collector is off, as the rest of the run)
+
+    return main()
 
 
 if __name__ == "__main__":
