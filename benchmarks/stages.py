@@ -3,11 +3,13 @@
 Each run is a new interpreter (as the command line runs), in a fresh copy of the workload's tree,
 timing with ``perf_counter`` what ``patchtx apply`` does in turn: import the library, read the
 patch, the options, parse, plan, commit (durable), render the diffs, write them out; and the
-process's CPU time. No profiler runs, so small calls are not inflated. Several checkouts (their
+process's CPU time. A patch that fails (the ``miss`` workload) is timed up to its error: planning,
+hints included, and the error's text. No profiler runs, so small calls are not inflated. Several checkouts (their
 ``src`` folders) are run in turn, round-robin, so that a change is measured against the code
 before it in the same loop:
 
     .venv/bin/python benchmarks/stages.py huge-file
+    .venv/bin/python benchmarks/stages.py miss --checkout src --checkout /path/to/other/checkout/src
     .venv/bin/python benchmarks/stages.py huge-file --format diff --runs 9 \\
         --checkout src --checkout /path/to/other/checkout/src
 
@@ -39,18 +41,26 @@ patch_file, root = sys.argv[1:3]
 stages = {}
 at = clock()
 from patchtx.api import commit_plan, parse_patches, plan_parsed
+from patchtx.errors import PatchtxError
 from patchtx.policy import options_for
 from patchtx.render import diff_texts
 stages["import"] = clock() - at
 at = clock(); text = open(patch_file, encoding="utf-8").read(); stages["read patch"] = clock() - at
 at = clock(); plan_options, commit_options = options_for(root, {}); stages["options"] = clock() - at
 at = clock(); parsed = parse_patches([text], plan_options); stages["parse"] = clock() - at
-at = clock(); planned = plan_parsed(parsed, root, plan_options); stages["plan"] = clock() - at
-at = clock(); commit_plan(planned, commit_options); stages["commit"] = clock() - at
-at = clock(); diffs = "".join(diff_texts(planned)); stages["diff"] = clock() - at
+at = clock()
+try:
+    planned = plan_parsed(parsed, root, plan_options)
+except PatchtxError as error:  # the miss: planning ends in the error, hints included
+    stages["plan"] = clock() - at
+    at = clock(); report = error.message; stages["error text"] = clock() - at
+else:
+    stages["plan"] = clock() - at
+    at = clock(); commit_plan(planned, commit_options); stages["commit"] = clock() - at
+    at = clock(); report = "".join(diff_texts(planned)); stages["diff"] = clock() - at
 at = clock()
 with open(os.devnull, "w", encoding="utf-8") as out:
-    out.write(diffs)
+    out.write(report)
 stages["write out"] = clock() - at
 stages["total (after start-up)"] = clock() - started
 stages["CPU (whole process)"] = time.process_time()

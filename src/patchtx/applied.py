@@ -93,7 +93,7 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
     would put them. When the chunks undone together place, every chunk is applied."""
     if loose is None:  # (the caller's index of the decoded file, when it has one)
         try:
-            loose = LineIndex(decode(content, "").texts)
+            loose = LineIndex(decode(content, "").texts, source=content)
         except PatchtxError:
             return None
     exact = LineIndex(loose.texts, passes=1)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import sys
 
+from .oneshot import leave_for_the_exit, one_shot
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any, NoReturn
+    from typing import NoReturn
 
     from .model import Plan
 
@@ -72,6 +73,7 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         result = apply_patch(text, ".")
     except PatchtxError as exc:
         sys.stderr.write(exc.message + "\n")
+        leave_for_the_exit(exc)
         return 1
     except Exception as exc:  # noqa: BLE001 - never a traceback
         from .errors import InternalError
@@ -79,6 +81,7 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         sys.stderr.write(InternalError.wrapping(exc).message + "\n")
         return 1
     sys.stdout.write(codex_summary(result.plan))
+    leave_for_the_exit(result)
     return 0
 
 
@@ -96,71 +99,9 @@ def codex_summary(plan: Plan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _finish_process(code: int) -> NoReturn:
-    """End a one-shot command without the interpreter's teardown once its output is flushed.
-
-    The normal exit tears down every module and object one by one though the process is about to
-    vanish: every file was written with os-level calls and closed, the lock released, nothing is
-    left in a Python buffer but stdout and stderr. If flushing those fails (a closed pipe), the normal
-    exit runs instead and reports it as Python always does.
-    """
-    try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:  # None when Python started with that descriptor closed
-                stream.flush()
-    except (OSError, ValueError):
-        sys.exit(code)
-    import os
-
-    os._exit(code)
-
-
-def _one_shot(run: Callable[[], int]) -> NoReturn:
-    # A one-shot run allocates many tuples and lists and frees few cycles: the collector's passes
-    # over them would find little, and the memory comes back when the process ends moments later.
-    import gc
-
-    gc.disable()
-    if sys.stdout is not None:
-        sys.stdout = _ReaderMayLeave(sys.stdout)
-    _finish_process(run())
-
-
-class _ReaderMayLeave:
-    """Standard output whose reader may stop reading (``patchtx log | head -1``): once the pipe is
-    closed, the rest of the output goes to /dev/null, so that the command still finishes what it
-    was doing (an undo already committed) and exits with its own status, quietly."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        try:
-            return int(self._stream.write(text))
-        except BrokenPipeError:
-            self._reader_left()
-            return len(text)
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            self._reader_left()
-
-    def _reader_left(self) -> None:
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, self._stream.fileno())
-        os.close(devnull)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-
 def apply_patch_script() -> NoReturn:
     """The ``apply_patch`` / ``applypatch`` console scripts: ``apply_patch_main`` as a process."""
-    _one_shot(apply_patch_main)
+    one_shot(apply_patch_main)
 
 
 def script() -> NoReturn:
@@ -170,7 +111,7 @@ def script() -> NoReturn:
         from .commands import main
 
         sys.exit(main())
-    _one_shot(_run_patchtx)
+    one_shot(_run_patchtx)
 
 
 def _run_patchtx() -> int:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sys
 
+from .oneshot import leave_for_the_exit
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -192,6 +194,7 @@ def _emit(payload: dict[str, Any]) -> None:
 
 
 def _fail(error: PatchtxError, as_json: bool, root: str | None = None, *, dry_run: bool = False) -> int:
+    leave_for_the_exit(error)
     if as_json:
         from .render import error_json
 
@@ -341,6 +344,7 @@ def _run_apply(args: argparse.Namespace) -> int:
         _emit(result_json(result))
     else:
         sys.stdout.write(_report(result, args))
+    leave_for_the_exit(result)
     return 0
 
 

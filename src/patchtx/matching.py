@@ -232,11 +232,16 @@ class LineIndex:
     compares the whole pattern there.
     """
 
-    def __init__(self, texts: Sequence[str], *, passes: int = len(PASSES)) -> None:
+    def __init__(self, texts: Sequence[str], *, passes: int = len(PASSES),
+                 source: bytes | None = None) -> None:
         self.texts = texts
         self.end = len(texts)
         self.passes = passes
         """How many of the four passes are tried (1: exact only)."""
+        self.source = source
+        """The UTF-8 bytes the lines were decoded from, when the caller has them: what the loose
+        passes ask of every line (any U+001C-U+001F? all ASCII?) is then one scan of them in C,
+        not a pass over the lines or a join of them all."""
         self._keys: list[list[str] | None] = [None] * len(PASSES)
         self._reversed: list[list[str] | None] = [None] * len(PASSES)
         self._all_ascii: bool | None = None
@@ -247,8 +252,11 @@ class LineIndex:
         strip Python's set (Rust's plus U+001C-U+001F) several times faster, so they are used
         when no line holds one of those four characters."""
         if self._plain_trim is None:
-            joined = "".join(self.texts)
-            self._plain_trim = not any(c in joined for c in PYTHON_ONLY_WHITESPACE)
+            if self.source is not None:  # (ASCII: in UTF-8 each is its own byte, in no other character)
+                self._plain_trim = not any(c in self.source for c in PYTHON_ONLY_WHITESPACE.encode())
+            else:
+                joined = "".join(self.texts)
+                self._plain_trim = not any(c in joined for c in PYTHON_ONLY_WHITESPACE)
         if self._plain_trim:
             trim: Callable[[str], str] = getattr(str, method)
             return trim
@@ -260,7 +268,10 @@ class LineIndex:
 
     def _ascii(self) -> bool:
         if self._all_ascii is None:
-            self._all_ascii = all(map(str.isascii, self.texts))
+            # (ASCII bytes decode to ASCII lines; bytes that are not, a BOM's say, are looked at
+            # line by line.)
+            self._all_ascii = ((self.source is not None and self.source.isascii())
+                               or all(map(str.isascii, self.texts)))
         return self._all_ascii
 
     def keys(self, tier: int) -> list[str]:

@@ -363,8 +363,9 @@ class Stager:
 
             original = decode(entry.content, display)
             ends_with_newline = None
-            locator = None if stated else Locator(original.texts, display,
-                                                  first_match=self.options.first_match)
+            locator = None if stated else Locator(
+                original.texts, display, first_match=self.options.first_match,
+                index=LineIndex(original.texts, source=entry.content))
             try:
                 if locator is not None:
                     placements = locator.place(hunk.chunks)

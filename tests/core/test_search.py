@@ -21,17 +21,28 @@ def test_python_strips_exactly_rusts_whitespace_plus_four_separators() -> None:
     assert set(WHITESPACE) <= python_space
 
 
+@pytest.mark.parametrize("from_bytes", [False, True], ids=["lines", "bytes"])
 @pytest.mark.parametrize("separator", ["", "\x1c", "\x1f"])
 @given(lines=st.lists(st.text(alphabet=" \t\u3000\x1c\x1d\x1e\x1fab", max_size=6), min_size=1,
                       max_size=8))
-def test_fuzzy_keys_trim_rusts_whitespace_only(separator: str, lines: list[str]) -> None:
+def test_fuzzy_keys_trim_rusts_whitespace_only(separator: str, from_bytes: bool, lines: list[str]) -> None:
+    """Whether the lines hold a character that str.strip() strips and Rust keeps is found in them,
+    or in the bytes they were decoded from when the index is given those."""
     from patchtx.matching import LineIndex
-    from patchtx.normalise import WHITESPACE
+    from patchtx.normalise import WHITESPACE, normalise
 
     texts = [*lines, f"z{separator}"]  # with a separator somewhere the slow, exact path is taken
-    index = LineIndex(texts)
+    index = LineIndex(texts, source="\r\n".join(texts).encode() if from_bytes else None)
     assert index.keys(1) == [t.rstrip(WHITESPACE) for t in texts]
     assert index.keys(2) == [t.strip(WHITESPACE) for t in texts]
+    assert index.keys(3) == [normalise(t) for t in texts]
+
+
+@pytest.mark.parametrize("source", ["a\n\u2013b\n", "\ufeffa\nb\n"], ids=["not ascii", "bom"])
+def test_the_last_pass_folds_lines_whose_bytes_are_not_ascii(source: str) -> None:
+    texts = source.removeprefix("\ufeff").splitlines()
+    index = LineIndex(texts, source=source.encode())
+    assert index.keys(3) == [line.replace("\u2013", "-") for line in texts]
 
 
 class _CheckEverywhere:

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import patchtx
+from patchtx._fd import _COMPARE_BLOCK as _BLOCK
 
 
 def test_links_are_resolved_in_every_path_sharing_a_checked_folder(tmp_path: Path) -> None:
@@ -122,7 +123,6 @@ def test_display_joins_as_os_path_join(rel: str) -> None:
         assert workspace.display(rel) == expected
 
 
-_BLOCK = 1 << 20
 
 
 @pytest.mark.parametrize(("on_disk", "expected"), [
@@ -160,7 +160,8 @@ def test_reads_compared_with_what_is_expected_return_the_file_as_it_is(
 
 
 def test_the_commit_check_reads_large_files_in_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The commit's check of an unchanged 3 MiB file reads it into one reused 1 MiB buffer."""
+    """The commit's check of an unchanged file of three blocks reads it into one reused buffer of
+    one block."""
     import patchtx
 
     data = b"line\n" * (3 * _BLOCK // 5)
