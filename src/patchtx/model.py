@@ -43,9 +43,9 @@ class Chunk:
 
     @property
     def inserts_text(self) -> bool:
-        """A pure insertion (``+`` lines only) with some text: the insertions whose lines standing
-        already where they go say that the patch may have been applied before (blank lines alone
-        are too common to tell anything)."""
+        """Whether this is a pure insertion (``+`` lines only) with some text: one whose lines
+        already stand where it puts them says the patch may have been applied before (see
+        ``applied``); blank lines alone are too common to tell anything."""
         return (all(kind == "+" for kind, _ in self.lines)
                 and any(text.strip() for _, text in self.lines))
 
