@@ -57,8 +57,7 @@ def record(cls: _C | None = None, *, frozen: bool = True) -> Any:
         names = tuple(cls.__dict__.get("__annotations__", {}))
         namespace = {k: v for k, v in cls.__dict__.items()
                      if k not in names and k not in ("__dict__", "__weakref__")}
-        namespace.update(__slots__=names, __match_args__=names, __record_fields__=names,
-                         __init__=_make_init(cls, names))
+        namespace.update(__slots__=names, __match_args__=names, __record_fields__=names)
 
         def __repr__(self: Any) -> str:
             inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
@@ -80,17 +79,24 @@ def record(cls: _C | None = None, *, frozen: bool = True) -> Any:
             namespace["__hash__"] = None
         built: _C = type(cls)(cls.__name__, cls.__bases__, namespace)
         built.__qualname__ = cls.__qualname__
+        # Compiled once the class exists: it sets each field through that field's slot.
+        built.__init__ = _make_init(cls, built, names)  # type: ignore[misc]
         return built
 
     return build if cls is None else build(cls)
 
 
-def _make_init(cls: type, names: tuple[str, ...]) -> Callable[..., None]:
-    """``__init__(self, <names>)``, compiled as ``dataclasses`` compiles it."""
+def _make_init(cls: type, built: type, names: tuple[str, ...]) -> Callable[..., None]:
+    """``__init__(self, <names>)``, compiled as ``dataclasses`` compiles it, but setting each field
+    through its slot's own descriptor (``built.<name>.__set__``) rather than by name with
+    ``object.__setattr__``, which looks the name up again on every call (and a frozen record's
+    ``__setattr__`` refuses)."""
     defaults: list[Any] = []
-    scope: dict[str, Any] = {"__record_set__": object.__setattr__, "__record_make__": _MAKE}
+    scope: dict[str, Any] = {"__record_make__": _MAKE}
     body = []
     for name in names:
+        setter = f"__record_set_{name}__"
+        scope[setter] = built.__dict__[name].__set__
         value = name
         if name in cls.__dict__:
             default = cls.__dict__[name]
@@ -101,7 +107,7 @@ def _make_init(cls: type, names: tuple[str, ...]) -> Callable[..., None]:
             defaults.append(default)
         elif defaults:
             raise TypeError(f"{cls.__qualname__}: field {name!r} without a default follows one with a default")
-        body.append(f"\n    __record_set__(self, {name!r}, {value})")
+        body.append(f"\n    {setter}(self, {value})")
     source = f"def __init__(self{''.join(', ' + n for n in names)}):{''.join(body) or ' pass'}\n"
     exec(source, scope)  # noqa: S102 - the source holds only the class's field names
     init: Callable[..., None] = scope["__init__"]

@@ -32,19 +32,13 @@ def _reversed(chunk: Chunk) -> Chunk:
     return Chunk(chunk.anchors, lines, eof, chunk.line)  # type: ignore[arg-type]
 
 
-def inserts_text(chunk: Chunk) -> bool:
-    """A pure insertion with some text (blank lines alone are too common to tell anything)."""
-    return (all(kind == "+" for kind, _ in chunk.lines)
-            and any(text.strip() for _, text in chunk.lines))
-
-
 def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
                         placements: Sequence[Placement]) -> bool:
     """Whether some pure insertion's lines already stand where it inserts them: right after its
     anchor, or, with none, at the end of the file (``ExactUpdate.insertion_in_place`` on lines)."""
     for placement in placements:
         chunk = chunks[placement.chunk_index]
-        if inserts_text(chunk):
+        if chunk.inserts_text:
             added = [text for _, text in placement.lines]
             at = placement.start if chunk.anchors else len(texts) - len(added)
             if at >= 0 and list(texts[at : at + len(added)]) == added:
@@ -121,7 +115,7 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
     verdicts = []
     for chunk in chunks:
         if (shows_its_change(chunk) and places(exact, [_reversed(chunk)])
-                and (inserts_text(chunk) or not places(loose, [chunk]))):
+                and (chunk.inserts_text or not places(loose, [chunk]))):
             verdicts.append("applied")
         else:
             verdicts.append("pending" if places(loose, [chunk]) else "missing")

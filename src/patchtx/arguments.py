@@ -1,6 +1,6 @@
 """The options of patchtx's command lines, declared once for argparse: the host's policy
 (``PlanOptions``) and how a commit is made (``CommitOptions``). ``patchtx apply``, ``check``,
-``undo``, ``redo`` (in ``cli``) and ``patchtx mcp`` (in ``agents.mcp_server``) take them from here.
+``undo``, ``redo`` (in ``commands``) and ``patchtx mcp`` (in ``agents.mcp_server``) take them from here.
 """
 
 from __future__ import annotations

@@ -1,22 +1,24 @@
-"""Command-line entry points: ``patchtx`` and the drop-in ``apply_patch`` / ``applypatch``.
+"""Command-line entry points: the console scripts ``patchtx`` and the drop-in ``apply_patch`` /
+``applypatch``.
 
-Agents call ``apply_patch`` once per edit, so this module imports only what a run needs, late.
+Agents call ``apply_patch`` once per edit, so this module holds the drop-in whole (its input, its
+output as Codex prints it, its exit codes) and imports only what a run needs, late. The
+``patchtx`` command (argparse, its subcommands and reports) is in ``commands``, loaded only by a
+``patchtx`` run.
 """
 
 from __future__ import annotations
 
 import sys
 
+from .oneshot import leave_for_the_exit, one_shot
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
-    from collections.abc import Callable
-    from typing import Any, NoReturn
+    from typing import NoReturn
 
-    from .errors import PatchtxError
     from .model import Plan
-    from .progress import TerminalProgress
-    from .result import Result
+
 
 APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch"
 
@@ -35,7 +37,9 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
     """Codex's ``apply_patch`` contract: the patch as the one argument or on stdin."""
     args = sys.argv[1:] if argv is None else argv
     if args == ["--version"]:  # no patch starts with it, so Codex's contract is not narrowed
-        return _print_version("apply_patch")
+        from .commands import print_version
+
+        return print_version("apply_patch")
     if len(args) > 1:
         sys.stderr.write("Error: apply_patch accepts exactly one argument.\n")
         return 2
@@ -69,609 +73,51 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         result = apply_patch(text, ".")
     except PatchtxError as exc:
         sys.stderr.write(exc.message + "\n")
-        _leave_for_the_exit(exc)
+        leave_for_the_exit(exc)
         return 1
     except Exception as exc:  # noqa: BLE001 - never a traceback
         from .errors import InternalError
 
         sys.stderr.write(InternalError.wrapping(exc).message + "\n")
         return 1
-    from .render import codex_summary
-
     sys.stdout.write(codex_summary(result.plan))
-    _leave_for_the_exit(result)
+    leave_for_the_exit(result)
     return 0
 
 
-_COMMANDS = ("apply", "check", "recover", "log", "undo", "redo")
-EXIT_MISSING_EXTRA = 3
-"""Exit status when a command needs an optional extra that is not installed."""
-
-
-def _print_version(prog: str) -> int:
-    from . import __version__
-
-    sys.stdout.write(f"{prog} {__version__}\n")
-    return 0
-
-
-def _missing_extra(error: PatchtxError) -> int:
-    """One line on standard error (where an MCP host shows a server's output) naming the extra."""
-    sys.stderr.write(f"patchtx: {error.message}\n")
-    return EXIT_MISSING_EXTRA
-_AGENT_COMMANDS = ("tool-spec", "mcp")
-
-
-def _terminal_columns() -> int:
-    """The help text's width, as shutil.get_terminal_size decides it: $COLUMNS, else the
-    terminal's, else 80."""
-    import os
-
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        columns = 0
-    if columns > 0:
-        return columns
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        return 80
-
-
-MAX_LISTED_FILES = 20
-"""Files listed one per line in a person's report; past this, a count (the diffs list them)."""
-
-
-def _add_common_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", default=".", help="workspace root (default: current directory)")
-    p.add_argument("--json", action="store_true", help="print a JSON result")
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="print only the summary line, and no progress display")
-
-
-def _add_output_options(p: argparse.ArgumentParser) -> None:
-    """How apply, check, undo and redo print a result for a person."""
-    p.add_argument("--no-diff", action="store_true",
-                   help=f"print the summary and the files (at most {MAX_LISTED_FILES}, then a count), no diffs")
-    p.add_argument("--stat", action="store_true",
-                   help="print the summary and a diffstat as `git apply --stat` does, no diffs")
-    p.add_argument("--color", default="auto", choices=("auto", "always", "never"), metavar="WHEN",
-                   help="colour the diffs: auto (on a terminal, unless NO_COLOR is set), always, never")
-
-
-def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.ArgumentParser:
-    """The whole command line, or with ``only`` just that command's subparser (argparse looks up
-    message translations for every option it adds, and a run of one command never shows the
-    others). With ``json_errors`` (``--json`` was given), a usage error raises UsageError, for
-    main to print as JSON, instead of argparse's text and exit."""
-    import argparse
-
-    from .arguments import add_commit_options, add_policy_options
-
-    class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> NoReturn:
-            if not json_errors:
-                super().error(message)
-            from .errors import UsageError
-
-            raise UsageError(f"{self.prog}: {message}.", hint=f"See `{self.prog} --help`.")
-
-    class Formatter(argparse.HelpFormatter):
-        # argparse measures the terminal through shutil, which imports a dozen modules a patch run
-        # never needs, help shown or not; os answers the same question.
-        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                     width: int | None = None) -> None:
-            super().__init__(prog, indent_increment, max_help_position,
-                             _terminal_columns() - 2 if width is None else width)
-
-    top = Parser(
-        prog="patchtx",
-        description="Apply patches (Codex format or unified diffs) to a tree as one crash-safe transaction.",
-        formatter_class=Formatter,
-        # With one command built, its errors still show every command, as the whole parser does.
-        usage=None if only is None else "%(prog)s [-h] [-V] {" + ",".join((*_COMMANDS, *_AGENT_COMMANDS)) + "} ...",
-    )
-    from . import __version__
-
-    top.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}",
-                     help="print the version and exit")
-    sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
-
-    def command(name: str, **options: Any) -> argparse.ArgumentParser:
-        return sub.add_parser(name, prog=f"patchtx {name}", formatter_class=Formatter, **options)
-
-    def wanted(name: str) -> bool:
-        return only is None or only == name
-
-    for name, helptext in (("apply", "apply patches as one transaction"),
-                           ("check", "plan patches and show what would change; write nothing")):
-        if not wanted(name):
-            continue
-        p = command(name, help=helptext)
-        p.add_argument("patches", nargs="*", default=["-"], metavar="FILE",
-                       help="patch files, applied in order as one transaction ('-' = stdin)")
-        _add_common_options(p)
-        add_policy_options(p)
-        p.add_argument("--skip-applied", action="store_true",
-                       help="succeed, changing nothing, when the patch is already applied (refused by default)")
-        _add_output_options(p)
-        p.add_argument("--extract", action="store_true",
-                       help="take the patch out of a model's reply (code fences, prose around it) first")
-        p.add_argument("-p", "--strip", type=int, metavar="N",
-                       help="unified diffs: remove N leading path components (default: git's a/ b/, else 1)")
-        p.add_argument("-R", "--reverse", action="store_true", help="unified diffs: apply in reverse")
-        if name == "apply":
-            p.add_argument("--dry-run", action="store_true", help="same as 'patchtx check'")
-            add_commit_options(p)
-            p.add_argument("--intent", help="why this edit is made (recorded with it)")
-            p.add_argument("--confirm", action="store_true",
-                           help="show the summary and diffs on the terminal and ask before writing")
-    if wanted("recover"):
-        p = command("recover", help="roll back or finish an interrupted transaction")
-        _add_common_options(p)
-        p.add_argument("--trust-foreign", action="store_true",
-                       help="also act on journals this user's patchtx did not sign (after looking at"
-                            " them): the same path checks still apply")
-    if wanted("log"):
-        _add_common_options(command("log", help="list the transactions in the undo history, newest first"))
-    for name in ("undo", "redo"):
-        if not wanted(name):
-            continue
-        if name == "undo":
-            p = command("undo", help="undo the newest transaction not yet undone (or ID) as a new one; "
-                                     "again to go further back")
-            p.add_argument("transaction", nargs="?", metavar="ID",
-                           help="transaction id, or a unique prefix of one, as `patchtx log` shows it")
-        else:
-            p = command("redo", help="put back what the last undo took, as a new transaction")
-        _add_common_options(p)
-        p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
-        _add_output_options(p)
-        add_commit_options(p)
-        p.add_argument("--intent", help=f"why the {name} is made (default: '{name} ID...')")
-    if only is None:
-        # Listed for --help only: main() hands their arguments to the agents package untouched.
-        command("tool-spec", add_help=False,
-                       help="print the apply_patch tool declaration for a model host")
-        command("mcp", add_help=False, help="serve apply_patch over MCP on stdin/stdout")
-    return top
-
-
-def _read_patches(names: list[str]) -> list[str]:
-    texts = []
-    for name in names:
-        if name == "-":
-            texts.append(sys.stdin.buffer.read().decode("utf-8"))
-        else:
-            with open(name, "rb") as handle:
-                texts.append(handle.read().decode("utf-8"))
-    return texts
-
-
-def _emit(payload: dict[str, Any]) -> None:
-    import json
-
-    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-
-
-_left_for_the_exit: list[object] | None = None
-"""In a one-shot process (``_one_shot``): what the command built and has reported, kept until
-the process ends rather than freed object by object just before it does (see
-``_finish_process``): a result holds the parsed patch (a tuple per line), a failure's traceback
-what the failed stage built (for a miss in a 200,000-line file, its decoded lines and their loose
-keys, some 400,000 objects)."""
-
-
-def _leave_for_the_exit(reported: object) -> None:
-    if _left_for_the_exit is not None:
-        _left_for_the_exit.append(reported)
-
-
-def _fail(error: PatchtxError, as_json: bool, root: str | None = None, *, dry_run: bool = False) -> int:
-    _leave_for_the_exit(error)
-    if as_json:
-        from .render import error_json
-
-        _emit(error_json(error, root=root, dry_run=dry_run))
-    else:
-        sys.stderr.write(f"patchtx: error [{error.kind}]: {_for_a_person(error).message}\n")
-    return 1
-
-
-def _terminal() -> tuple[Any, Any] | None:
-    """Where to ask a person (reader, writer): standard input and error if it is a terminal, else
-    the controlling terminal (the patch may come on standard input); None without one."""
-    if sys.stdin.isatty():
-        return sys.stdin, sys.stderr
-    try:
-        tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
-    except OSError:
-        return None
-    return tty, tty
-
-
-def _ask_on_terminal(plan: Plan, reason: str) -> bool:
-    """Show the plan with coloured diffs and ask; no terminal means no."""
-    import os
-
-    from .render import coloured_diff, human_report
-    from .result import Result
-
-    terminal = _terminal()
-    if terminal is None:
-        return False
-    reader, writer = terminal
-    report = human_report(Result(plan, committed=False, dry_run=True))
-    if writer.isatty() and not os.environ.get("NO_COLOR"):
-        report = coloured_diff(report)
-    why = f" ({reason})" if reason else ""
-    writer.write(report.rstrip("\n") + f"\nApply these changes{why}? [y/N] ")
-    writer.flush()
-    answer = reader.readline().strip().lower()
-    return answer in ("y", "yes")
-
-
-def _for_a_person(error: PatchtxError) -> PatchtxError:
-    """The CLI's wording of a refusal whose hint speaks to an agent (a permission it may ask for)."""
-    permission = error.details.get("permission")
-    if permission == "allow_delete":
-        error.hint = ("Deleting is turned off here, by --no-delete or by allow-delete = false in the "
-                      "workspace's [tool.patchtx] table.")
-    elif permission == "allow_move":
-        error.hint = ("Moving is turned off here, by --no-move or by allow-move = false in the "
-                      "workspace's [tool.patchtx] table.")
-    return error
-
-
-def _terminal_progress(args: argparse.Namespace) -> TerminalProgress | None:
-    """A progress display on standard error if it is a terminal and --quiet was not given."""
-    if args.quiet or not sys.stderr.isatty():
-        return None
-    from .progress import TerminalProgress
-
-    return TerminalProgress(sys.stderr)
-
-
-def _use_colour(args: argparse.Namespace, stream: Any) -> bool:
-    import os
-
-    if args.color == "always":
-        return True
-    if args.color == "never" or os.environ.get("NO_COLOR"):
-        return False
-    return bool(stream.isatty())
-
-
-def _report(result: Result, args: argparse.Namespace) -> str:
-    """A result as a person reads it: the summary line (-q); the files, capped, and the diffs
-    (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal."""
-    from .render import diff_texts, diffstat, human_report, recovery_lines, summary_line
-
-    recovery = "".join(line + "\n" for line in recovery_lines(result))
-    if args.quiet:
-        return recovery + summary_line(result)
-    if args.stat:
-        return recovery + summary_line(result) + diffstat(result.plan)
-    text = human_report(result, diffs=False, max_files=MAX_LISTED_FILES)
-    if args.no_diff:
-        return text
-    diffs = "".join(diff_texts(result.plan))
-    if _use_colour(args, sys.stdout):
-        from .render import coloured_diff
-
-        diffs = coloured_diff(diffs)
-    return text + diffs
-
-
-def _run_apply(args: argparse.Namespace) -> int:
-    from .api import apply_plan, plan_patch
-    from .arguments import commit_keywords, policy_keywords
-    from .errors import FilesystemError, PatchtxError
-    from .render import result_json
-    from .result import Result
-
-    dry_run = args.command == "check" or getattr(args, "dry_run", False)
-    if getattr(args, "confirm", False) and not dry_run and _terminal() is None:
-        sys.stderr.write("patchtx apply: --confirm needs a terminal to ask on, and there is none "
-                         "(no terminal on standard input, no controlling terminal). Nothing was "
-                         "changed. Run it from a terminal, or review with 'patchtx check' and apply "
-                         "without --confirm.\n")
-        return 2
-    progress = _terminal_progress(args)
-    texts: list[str] = []
-    try:
-        try:
-            texts = _read_patches(args.patches)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise FilesystemError(f"Cannot read the patch: {exc}.",
-                                  hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
-                from None
-        if args.extract:
-            texts = _extracted(args.patches, texts)
-        plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
-                          strip=args.strip, reverse=args.reverse, skip_applied=args.skip_applied or None,
-                          **policy_keywords(args))
-        if dry_run:
-            result = Result(plan, committed=False, dry_run=True)
-        else:
-            if getattr(args, "confirm", False):
-                from .approval import Decision, Verdict, enforce
-
-                if progress is not None:
-                    progress.close()  # the question goes to the terminal too
-                try:
-                    enforce(plan, lambda _plan: Verdict(Decision.ASK, ""), _ask_on_terminal)
-                except PatchtxError as declined:
-                    declined.headline = "Not applied: you answered no."
-                    declined.hint = ""
-                    raise
-            result = apply_plan(plan, progress=progress, **commit_keywords(args))
-    except PatchtxError as exc:
-        if progress is not None:
-            progress.close(success=False)
-        if exc.patch_file is None and not isinstance(exc, FilesystemError):
-            exc.patch_file = _patch_file_of(exc, args.patches, texts, args.root)
-        return _fail(exc, args.json, args.root, dry_run=dry_run)
-    if progress is not None:
-        progress.close()
-    if args.json:
-        _emit(result_json(result))
-    else:
-        sys.stdout.write(_report(result, args))
-    _leave_for_the_exit(result)
-    return 0
-
-
-def _extracted(names: list[str], texts: list[str]) -> list[str]:
-    from .errors import PatchtxError
-    from .extract import extract_patch
-
-    out = []
-    for name, text in zip(names, texts, strict=True):
-        try:
-            out.append(extract_patch(text))
-        except PatchtxError as exc:
-            exc.patch_file = None if name == "-" else name
-            raise
-    return out
-
-
-def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root: str) -> str | None:
-    """Which of the patch files ``error`` is in (None for standard input, or when it cannot be
-    told): the one file; else the file that fails to parse the same way, or the one file with a
-    hunk on the error's path that spans the error's line."""
-    if not texts:
-        return None
-    named = [None if name == "-" else name for name in names]
-    if len(texts) == 1:
-        return named[0]
-    from .errors import ParseError
-    from .parser import parse
-
-    found: list[str | None] = []
-    for name, text in zip(named, texts, strict=True):
-        try:
-            patch = parse(text)
-        except ParseError as own:
-            if isinstance(error, ParseError) and (own.line, own.headline) == (error.line, error.headline):
-                found.append(name)
-            continue
-        if isinstance(error, ParseError) or error.line is None or error.path is None:
-            continue
-        import posixpath
-
-        from .errors import workspace_relative
-
-        def relative(path: str) -> str:
-            return posixpath.normpath(workspace_relative(path, root) or "")
-
-        wanted = relative(error.path)
-        starts = [hunk.line for hunk in patch.hunks] + [text.count("\n") + 2]
-        for index, hunk in enumerate(patch.hunks):
-            paths = {relative(hunk.path), relative(getattr(hunk, "move_to", None) or hunk.path)}
-            if wanted in paths and starts[index] <= error.line < starts[index + 1]:
-                found.append(name)
-                break
-    return found[0] if len(found) == 1 else None
-
-
-def _run_recover(args: argparse.Namespace) -> int:
-    from .errors import PatchtxError
-    from .txn import recover
-
-    try:
-        report = recover(args.root, trust_foreign=args.trust_foreign)
-    except PatchtxError as exc:
-        return _fail(exc, args.json, args.root)
-    if args.json:
-        _emit(report.to_json())
-    else:
-        sys.stdout.write(report.summary + "\n")
-    return 0
-
-
-def _run_log(args: argparse.Namespace) -> int:
-    from .errors import PatchtxError
-    from .history import log, untrusted
-
-    try:
-        entries = log(args.root)
-        foreign = untrusted(args.root)
-    except PatchtxError as exc:
-        return _fail(exc, args.json, args.root)
-    if args.json:
-        payload: dict[str, Any] = {"ok": True, "transactions": [entry.to_json() for entry in entries]}
-        if foreign:
-            payload["untrusted"] = foreign  # kept journals not signed by this user: never undone
-        _emit(payload)
-        return 0
-    if foreign:
-        sys.stderr.write(f"patchtx: {len(foreign)} undo-history entr{'y' if len(foreign) == 1 else 'ies'} in"
-                         " .patchtx/journal not written by this user's patchtx, not listed and never undone: "
-                         + ", ".join(foreign) + "\n")
-    from .render import log_text
-
-    sys.stdout.write(log_text(entries))
-    return 0
-
-
-def _run_undo(args: argparse.Namespace) -> int:
-    """``patchtx undo [ID]`` and ``patchtx redo``."""
-    from .arguments import commit_keywords
-    from .errors import PatchtxError
-    from .history import redo, undo
-    from .render import result_json
-
-    progress = _terminal_progress(args)
-    options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args)}
-    try:
-        if args.command == "redo":
-            result = redo(args.root, **options)
-        else:
-            result = undo(args.root, args.transaction, **options)
-    except PatchtxError as exc:
-        if progress is not None:
-            progress.close(success=False)
-        return _fail(exc, args.json, args.root, dry_run=args.dry_run)
-    if progress is not None:
-        progress.close()
-    undone = result.undone
-    if args.json:
-        _emit(result_json(result))
-        return 0
-    redone = result.redone
-    if redone is not None:
-        sys.stdout.write(f"Would redo transaction {redone} (undoing undo {undone}).\n" if result.dry_run
-                         else f"Redid transaction {redone} (undid undo {undone}) as transaction "
-                              f"{result.transaction_id}.\n")
-    elif result.dry_run:
-        sys.stdout.write(f"Would undo transaction {undone}.\n")
-    else:
-        sys.stdout.write(f"Undid transaction {undone} as transaction {result.transaction_id}.\n")
-    sys.stdout.write(_report(result, args))
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``patchtx``: every failure is an error with a kind (JSON under --json), never a traceback."""
-    given = sys.argv[1:] if argv is None else argv
-    try:
-        return _dispatch(given)
-    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
-        from .errors import InternalError
-
-        return _fail(InternalError.wrapping(exc), "--json" in given)
-
-
-def _dispatch(given: list[str]) -> int:
-    from .errors import PatchtxError
-
-    if given[:1] == ["tool-spec"]:
-        from .agents.toolspec import tool_spec_main
-
-        return tool_spec_main(given[1:])
-    if given[:1] == ["mcp"]:
-        from .errors import MissingExtraError
-
-        try:
-            from .agents.mcp_server import mcp_main
-        except MissingExtraError as missing:
-            return _missing_extra(missing)
-        return mcp_main(given[1:])
-    if given[:1] in (["--version"], ["-V"]):
-        return _print_version("patchtx")
-    as_json = "--json" in given
-    try:
-        args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None,
-                       json_errors=as_json).parse_args(given)
-    except PatchtxError as exc:  # a usage error, under --json
-        _fail(exc, as_json)
-        return 2
-    if args.command in ("apply", "check"):
-        return _run_apply(args)
-    if args.command == "log":
-        return _run_log(args)
-    if args.command in ("undo", "redo"):
-        return _run_undo(args)
-    return _run_recover(args)
-
-
-def _finish_process(code: int) -> NoReturn:
-    """End a one-shot command without the interpreter's teardown once its output is flushed.
-
-    The normal exit tears down every module and object one by one though the process is about to
-    vanish: every file was written with os-level calls and closed, the lock released, nothing is
-    left in a Python buffer but stdout and stderr. If flushing those fails (a closed pipe), the normal
-    exit runs instead and reports it as Python always does.
-    """
-    try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:  # None when Python started with that descriptor closed
-                stream.flush()
-    except (OSError, ValueError):
-        sys.exit(code)
-    import os
-
-    os._exit(code)
-
-
-def _one_shot(run: Callable[[], int]) -> NoReturn:
-    # A one-shot run allocates many tuples and lists and frees few cycles: the collector's passes
-    # over them would find little, and the memory comes back when the process ends moments later.
-    import gc
-
-    global _left_for_the_exit
-    gc.disable()
-    _left_for_the_exit = []
-    if sys.stdout is not None:
-        sys.stdout = _ReaderMayLeave(sys.stdout)
-    _finish_process(run())
-
-
-class _ReaderMayLeave:
-    """Standard output whose reader may stop reading (``patchtx log | head -1``): once the pipe is
-    closed, the rest of the output goes to /dev/null, so that the command still finishes what it
-    was doing (an undo already committed) and exits with its own status, quietly."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        try:
-            return int(self._stream.write(text))
-        except BrokenPipeError:
-            self._reader_left()
-            return len(text)
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            self._reader_left()
-
-    def _reader_left(self) -> None:
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, self._stream.fileno())
-        os.close(devnull)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
+def codex_summary(plan: Plan) -> str:
+    """Codex's stdout on success: adds, then updates (moves by destination), then deletes."""
+    from .model import ChangeKind
+
+    groups: dict[str, list[str]] = {"A": [], "M": [], "D": []}
+    for change in plan.changes:
+        letter = "M" if change.kind in (ChangeKind.UPDATE, ChangeKind.MOVE) else change.kind.value
+        groups[letter].append(change.spelled)
+    lines = ["Success. Updated the following files:"]
+    for letter in ("A", "M", "D"):
+        lines.extend(f"{letter} {path}" for path in groups[letter])
+    return "\n".join(lines) + "\n"
 
 
 def apply_patch_script() -> NoReturn:
     """The ``apply_patch`` / ``applypatch`` console scripts: ``apply_patch_main`` as a process."""
-    _one_shot(apply_patch_main)
+    one_shot(apply_patch_main)
 
 
 def script() -> NoReturn:
-    """The ``patchtx`` console script. The MCP server is long-lived: it keeps the collector and
-    the normal exit."""
+    """The ``patchtx`` console script (``commands.main``). The MCP server is long-lived: it keeps
+    the collector and the normal exit."""
     if sys.argv[1:2] == ["mcp"]:
+        from .commands import main
+
         sys.exit(main())
-    _one_shot(main)
+    one_shot(_run_patchtx)
+
+
+def _run_patchtx() -> int:
+    from .commands import main  # (loaded once the collector is off, as the rest of the run)
+
+    return main()
 
 
 if __name__ == "__main__":

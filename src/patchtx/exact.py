@@ -6,9 +6,7 @@ hands the file to the line path whenever it cannot decide; tests hold the two to
 
 from __future__ import annotations
 
-from .applied import inserts_text
 from .matching import ByteIndex, NotExact, framed, place
-from .rewrite import Edit
 from .textfile import BOM_BYTES, looks_binary
 
 TYPE_CHECKING = False
@@ -16,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from .model import Chunk, LineKind
+    from .rewrite import Edit
 
 
 class ExactUpdate:
@@ -84,7 +83,7 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
     # Only a pure insertion (no old lines: placed where it ends) can insert lines already there.
     insertion_in_place = any(
         body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
-        for number, at, end, lines in placed if at == end and inserts_text(chunks[number])
+        for number, at, end, lines in placed if at == end and chunks[number].inserts_text
         for added in [_framed_or_nothing([text for _, text in lines])])
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
     return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)

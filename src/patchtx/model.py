@@ -42,6 +42,14 @@ class Chunk:
     """``\\ No newline at end of file`` follows the new side's last line."""
 
     @property
+    def inserts_text(self) -> bool:
+        """Whether this is a pure insertion (``+`` lines only) with some text: one whose lines
+        already stand where it puts them says the patch may have been applied before (see
+        ``applied``); blank lines alone are too common to tell anything."""
+        return (all(kind == "+" for kind, _ in self.lines)
+                and any(text.strip() for _, text in self.lines))
+
+    @property
     def old_lines(self) -> list[str]:
         return [text for kind, text in self.lines if kind != "+"]
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 
 from ._record import record
-from .applied import hunks_in_place, insertion_in_place
 from .emptied import emptied_folders
 from .errors import (
     AlreadyAppliedError,
@@ -40,12 +39,12 @@ from .model import (
 )
 from .options import PlanOptions
 from .policy import check_policy_files, protected_by
-from .rewrite import Edit, rewrite
 from .textfile import decode, looks_binary
 from .workspace import FileView, ResolvedPath, Workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .rewrite import Edit
     from .txn.commit import Progress
 
 
@@ -357,6 +356,11 @@ class Stager:
             after, edits = exact.after, exact.edits
             offsets = tuple(exact.offsets) if exact.offsets is not None else None
         else:
+            # The line model: rewrite, and the already-applied rule on lines, are loaded only
+            # when the byte path (exact.py, the common case) leaves the update to it.
+            from .applied import insertion_in_place
+            from .rewrite import rewrite
+
             original = decode(entry.content, display)
             ends_with_newline = None
             locator = None if stated else Locator(
@@ -463,6 +467,8 @@ class Stager:
         operation of this patch changed counts as applied."""
         if rel in self.last_operation:
             return False
+        from .applied import hunks_in_place  # (only for hunks that do not apply as they stand)
+
         verdicts = hunks_in_place(content, hunk.chunks, loose=index)
         if verdicts is None:
             return False
@@ -498,6 +504,8 @@ class Stager:
             return False
         if hunk.new_mode is not None and git_permissions(hunk.new_mode, target.mode) != target.mode:
             return False
+        from .applied import hunks_in_place
+
         verdicts = hunks_in_place(target.content, hunk.chunks) if hunk.chunks else []
         if verdicts is None or any(v != "applied" for v in verdicts):
             return False

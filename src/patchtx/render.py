@@ -1,4 +1,5 @@
-"""Plans and results as text: Codex's success summary, our summary line, unified diffs, JSON."""
+"""Plans and results as text: our summary line, unified diffs, JSON. (Codex's success text is the
+drop-in's, in ``cli``.)"""
 
 from __future__ import annotations
 
@@ -21,18 +22,6 @@ STATUS_NAMES = {
     ChangeKind.DELETE: "deleted",
     ChangeKind.MOVE: "moved",
 }
-
-
-def codex_summary(plan: Plan) -> str:
-    """Codex's stdout on success: adds, then updates (moves by destination), then deletes."""
-    groups: dict[str, list[str]] = {"A": [], "M": [], "D": []}
-    for change in plan.changes:
-        letter = "M" if change.kind in (ChangeKind.UPDATE, ChangeKind.MOVE) else change.kind.value
-        groups[letter].append(change.spelled)
-    lines = ["Success. Updated the following files:"]
-    for letter in ("A", "M", "D"):
-        lines.extend(f"{letter} {path}" for path in groups[letter])
-    return "\n".join(lines) + "\n"
 
 
 _DIFFLIB_BUDGET = 4_000_000

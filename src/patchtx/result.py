@@ -6,7 +6,6 @@ It sits above the renderer (result -> render -> model): ``to_json`` renders the 
 from __future__ import annotations
 
 from ._record import record
-from .render import result_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,4 +40,6 @@ class Result:
     def to_json(self, *, with_diff: bool = True) -> dict[str, object]:
         """The one result shape of every surface (CLI ``--json``, MCP, tool calls), as
         ``docs/result.schema.json`` describes it."""
+        from .render import result_json  # (not for a drop-in apply_patch run, which prints no diff)
+
         return result_json(self, with_diff=with_diff)

@@ -24,7 +24,7 @@ import anyio
 import pytest
 
 import patchtx
-from patchtx import cli, history, options
+from patchtx import commands, history, options
 from patchtx.agents.mcp_server import build_server, server_arguments
 from patchtx.agents.openai_agents import PatchtxEditor
 from patchtx.agents.tool_call import run_tool_call
@@ -108,7 +108,7 @@ def via_command_line(root: Path, patch: str, host: Options, call: Options, comma
     patch_file.write_text(patch)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = cli.main([command, "--json", "--root", str(root), *command_line(host),
+        code = commands.main([command, "--json", "--root", str(root), *command_line(host),
                          *command_line(call), str(patch_file)])
     payload = json.loads(out.getvalue())
     assert code == (0 if payload["ok"] else 1)
@@ -274,7 +274,7 @@ COMMIT_OPTIONS = {"durable": False, "lock_timeout": 2.5, "history_count": 3, "hi
 
 def _undo_through_the_command_line(root: Path, given: Options) -> None:
     with contextlib.redirect_stdout(io.StringIO()):
-        assert cli.main(["undo", "--root", str(root), *command_line(given)]) == 0
+        assert commands.main(["undo", "--root", str(root), *command_line(given)]) == 0
 
 
 def _undo_through_mcp(root: Path, given: Options) -> None:

@@ -181,6 +181,9 @@ _NOT_ON_THE_TINY_PATH = (
     "inspect", "hashlib", "difflib", "argparse", "tomllib", "datetime", "filelock",
     "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
     "patchtx.history", "patchtx.progress", "patchtx.approval", "patchtx.txn.kept", "patchtx.globs",
+    # the patchtx command and its diffs; the line model, which an update settled on the bytes
+    # does not need
+    "patchtx.commands", "patchtx.render", "patchtx.rewrite", "patchtx.applied",
 )
 
 
@@ -217,7 +220,7 @@ def test_a_small_edit_imports_nothing_it_does_not_need(tree: Path) -> None:
 
 
 def _one_shot_process(body: str) -> subprocess.CompletedProcess[str]:
-    code = "import sys\nfrom patchtx import cli\n" + body
+    code = "import sys\nfrom patchtx import commands, oneshot\n" + body
     # Buffered output, as a script's is by default (this suite may run under PYTHONUNBUFFERED).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
@@ -225,7 +228,7 @@ def _one_shot_process(body: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_one_shot_command_flushes_its_output_before_the_fast_exit() -> None:
     # Piped output is block-buffered: without the flush, os._exit would drop it.
-    done = _one_shot_process("sys.stdout.write('out'); sys.stderr.write('err'); cli._one_shot(lambda: 3)")
+    done = _one_shot_process("sys.stdout.write('out'); sys.stderr.write('err'); oneshot.one_shot(lambda: 3)")
     assert (done.returncode, done.stdout, done.stderr) == (3, "out", "err")
 
 
@@ -233,7 +236,7 @@ def test_a_one_shot_command_skips_the_collector_and_the_normal_exit() -> None:
     # An exit handler runs only on the normal exit; the collector is off while the command runs.
     done = _one_shot_process(
         "import atexit, gc\natexit.register(lambda: print('normal exit'))\n"
-        "cli._one_shot(lambda: print('collector on:', gc.isenabled()) or 0)")
+        "oneshot.one_shot(lambda: print('collector on:', gc.isenabled()) or 0)")
     assert (done.returncode, done.stdout) == (0, "collector on: False\n")
 
 
@@ -245,8 +248,8 @@ def test_a_one_shot_failure_leaves_what_its_traceback_holds_to_the_exit() -> Non
         "class Built:\n    def __del__(self): print('freed one by one')\n"
         "def plan():\n    built = Built()\n    raise PatchtxError('It failed.')\n"
         "def run():\n    try:\n        plan()\n    except PatchtxError as exc:\n"
-        "        return cli._fail(exc, False)\n"
-        "cli._one_shot(run)")
+        "        return commands._fail(exc, False)\n"
+        "oneshot.one_shot(run)")
     assert (done.returncode, done.stdout) == (1, "")
     assert "It failed." in done.stderr
 
@@ -259,18 +262,18 @@ def test_a_one_shot_result_is_left_to_the_exit(tmp_path: Path) -> None:
         "from patchtx.result import Result\n"
         "Result.__del__ = lambda self: print('freed one by one')\n"
         f"sys.argv[1:] = ['apply', '--root', {str(tmp_path)!r}, {str(tmp_path / 'patch.txt')!r}]\n"
-        "cli._one_shot(cli.main)")
+        "oneshot.one_shot(commands.main)")
     assert done.returncode == 0, done.stderr
     assert "M a.txt" in done.stdout and "freed" not in done.stdout
     assert (tmp_path / "a.txt").read_text() == "ONE\n"
 
 
 def test_a_failure_reported_in_a_longer_lived_process_is_not_kept(capsys: pytest.CaptureFixture[str]) -> None:
-    from patchtx import cli
+    from patchtx import commands, oneshot
     from patchtx.errors import PatchtxError
 
-    assert cli._fail(PatchtxError("It failed."), False) == 1
-    assert cli._left_for_the_exit is None
+    assert commands._fail(PatchtxError("It failed."), False) == 1
+    assert oneshot._left_for_the_exit is None
     assert "It failed." in capsys.readouterr().err
 
 
@@ -279,30 +282,30 @@ def test_a_failed_flush_falls_back_to_the_normal_exit() -> None:
         "import atexit\natexit.register(lambda: sys.__stderr__.write('normal exit'))\n"
         "class Closed:\n    def write(self, text): pass\n"
         "    def flush(self): raise BrokenPipeError(32, 'Broken pipe')\n"
-        "sys.stdout = Closed()\ncli._finish_process(4)")
+        "sys.stdout = Closed()\noneshot.finish_process(4)")
     # Python's own exit then fails to flush too and says so, with its exit status 120.
     assert done.returncode == 120
     assert done.stderr.startswith("normal exit") and "BrokenPipeError" in done.stderr
 
 
 def test_the_mcp_server_keeps_the_collector_and_the_normal_exit(monkeypatch: pytest.MonkeyPatch) -> None:
-    from patchtx import cli
+    from patchtx import cli, commands
 
     seen: list[object] = []
     monkeypatch.setattr(sys, "argv", ["patchtx", "mcp", "--root", "."])
-    monkeypatch.setattr(cli, "main", lambda: seen.append("main") or 0)
-    monkeypatch.setattr(cli, "_one_shot", lambda run: seen.append("one-shot"))
+    monkeypatch.setattr(commands, "main", lambda: seen.append("main") or 0)
+    monkeypatch.setattr(cli, "one_shot", lambda run: seen.append("one-shot"))
     with pytest.raises(SystemExit) as exited:
         cli.script()
     assert (exited.value.code, seen) == (0, ["main"])
 
 
 def test_patchtx_builds_only_the_command_it_runs_with_the_same_messages(tree: Path) -> None:
-    from patchtx import cli
+    from patchtx import commands
 
-    whole = cli._parser()
-    for name in cli._COMMANDS:
-        alone = cli._parser(name)
+    whole = commands._parser()
+    for name in commands._COMMANDS:
+        alone = commands._parser(name)
         assert alone.format_usage() == whole.format_usage()
         assert alone._subparsers._group_actions[0].choices[name].format_help() == \
             whole._subparsers._group_actions[0].choices[name].format_help()
@@ -317,7 +320,7 @@ def test_help_follows_columns_without_importing_shutil(tree: Path) -> None:
                             env={**os.environ, "COLUMNS": "50"})
     assert narrow.returncode == 0 and max(map(len, narrow.stdout.splitlines())) <= 50
     (tree / "p.patch").write_text(UPDATE)
-    code = ("import sys\nfrom patchtx.cli import main\n"
+    code = ("import sys\nfrom patchtx.commands import main\n"
             f"code = main(['apply', '--root', {str(tree)!r}, {str(tree / 'p.patch')!r}])\n"
             "print('shutil' in sys.modules, file=sys.stderr)\nsys.exit(code)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

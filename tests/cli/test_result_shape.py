@@ -127,7 +127,8 @@ def test_an_undo_is_the_same_shape_with_undone(tree: Path) -> None:
 
 def test_recovered_is_wired_to_what_the_commit_reports(tree: Path) -> None:
     from patchtx.api import recovery_of
-    from patchtx.txn.reports import CommitReport, RecoveredTransaction, RecoveryReport
+    from patchtx.txn.recovery import RecoveredTransaction
+    from patchtx.txn.reports import CommitReport, RecoveryReport
 
     assert recovery_of(CommitReport("t", 0)) is None
     assert recovery_of(CommitReport("t", 0, recovery=RecoveryReport())) is None

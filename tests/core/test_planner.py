@@ -15,6 +15,7 @@ import pytest
 
 import patchtx
 from patchtx.api import plan_patch
+from patchtx.cli import codex_summary
 from patchtx.errors import (
     AmbiguousContextError,
     BinaryFileError,
@@ -30,7 +31,6 @@ from patchtx.errors import (
 )
 from patchtx.model import ChangeKind, Plan
 from patchtx.parser import parse
-from patchtx.render import codex_summary
 
 CRLF_FIRST = "\r\n"
 

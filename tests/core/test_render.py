@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from patchtx.cli import codex_summary
 from patchtx.errors import ContextNotFoundError, PatchtxError
 from patchtx.model import ChangeKind, FileChange
 from patchtx.render import (
-    codex_summary,
     error_json,
     file_entries,
     human_report,

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from patchtx.api import plan_patch
+from patchtx.cli import codex_summary
 from patchtx.errors import (
     AlreadyAppliedError,
     AmbiguousContextError,
@@ -44,7 +45,6 @@ from patchtx.errors import (
 from patchtx.matching import Locator, Placement
 from patchtx.model import AddFile, ChangeKind, DeleteFile, Hunk, Patch, Plan, UpdateFile
 from patchtx.parser import parse, unwrap
-from patchtx.render import codex_summary
 from patchtx.rewrite import rewrite
 from patchtx.textfile import BOM, TextFile, decode
 

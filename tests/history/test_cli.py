@@ -162,7 +162,7 @@ def test_progress_costs_no_import_when_stderr_is_not_a_terminal(tmp_path: Path) 
     (tmp_path / "a.txt").write_text("one\n")
     code = (
         "import sys\n"
-        "from patchtx.cli import apply_patch_main, main\n"
+        "from patchtx.commands import main\n"
         f"main(['apply', '--root', {str(tmp_path)!r}, '--no-diff', '-'])\n"
         "print(sorted(m for m in ('patchtx.progress', 'patchtx.history', 'datetime') if m in sys.modules),"
         " file=sys.stderr)\n"

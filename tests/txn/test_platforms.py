@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from patchtx import _fd
-from patchtx.cli import main
+from patchtx.commands import main
 from patchtx.errors import UnsupportedPlatformError
 from patchtx.txn import commit, fsops, recover
 from patchtx.txn.fsops import Call, FileSystemOps

@@ -220,3 +220,18 @@ def test_a_plan_made_from_a_half_applied_tree_is_refused_after_recovery(scratch:
         commit(stale)
     assert "recovered the interrupted transaction" in caught.value.message
     assert snapshot(root) == before
+
+
+def test_recoverys_public_names_load_recovery_when_asked_for() -> None:
+    # A commit with nothing to recover never loads recovery; patchtx.txn still offers its names.
+    import subprocess
+    import sys
+
+    code = ("import sys, patchtx.txn as txn\n"
+            "before = 'patchtx.txn.recovery' in sys.modules\n"
+            "from patchtx.txn import RecoveredTransaction, recover\n"
+            "from patchtx.txn.recovery import RecoveredTransaction as defined, recover as defined_recover\n"
+            "print(before, RecoveredTransaction is defined and recover is defined_recover,"
+            " RecoveredTransaction('t', 'discarded').to_json()['outcome'])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "False True discarded\n"), done.stderr

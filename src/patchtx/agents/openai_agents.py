@@ -57,12 +57,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..api import commit_plan, parse_patches, plan_parsed
 from ..approval import ApprovalHook, ApprovalPolicy, Decision, rejection
+from ..cli import codex_summary
 from ..errors import ApprovalError, ParseError, PatchtxError
 from ..model import AddFile, DeleteFile, Patch, Plan, UpdateFile
 from ..options import ALL_KEYWORDS, CommitOptions, check_keywords
 from ..parser import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_OF_FILE, END_PATCH, MOVE_TO, UPDATE_FILE, parse
 from ..policy import options_for
-from ..render import codex_summary
 from ..result import Result
 
 if TYPE_CHECKING:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from .commit import commit
 from .fsops import Call, FileSystemOps
-from .reports import CommitReport, RecoveredTransaction, RecoveryReport
+from .reports import CommitReport, RecoveryReport
 from .retention import Retention, RetentionContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .recovery import recover
+    from .recovery import RecoveredTransaction, recover
 
 __all__ = [
     "Call",
@@ -31,9 +31,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # recover loads on first use: a commit imports recovery only when there is something to recover.
-    if name == "recover":
-        from .recovery import recover
+    # recovery loads on first use: a commit imports it only when there is something to recover.
+    if name in ("recover", "RecoveredTransaction"):
+        from . import recovery
 
-        return recover
+        return getattr(recovery, name)
     raise AttributeError(f"module 'patchtx.txn' has no attribute {name!r}")

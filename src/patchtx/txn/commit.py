@@ -45,7 +45,7 @@ from .layout import (
     unpublished_journal_name,
 )
 from .lock import workspace_lock
-from .reports import CommitReport, RecoveredTransaction, RecoveryReport
+from .reports import CommitReport, RecoveryReport
 from .retention import Retention, RetentionContext
 from .statedir import ensure_state_dir, gitignore_in_place
 from .sync import Syncer, SyncMode
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from typing import Any, Protocol
 
     from .journal import BackupKind
+    from .recovery import RecoveredTransaction
 else:
     Protocol = object
 
