@@ -5,6 +5,7 @@ cleanly. Each run is a child process that lowers its own limit with ``resource.s
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,67 @@ def test_under_a_limit_too_small_to_commit_nothing_is_changed(tmp_path: Path) ->
     assert _state(root) == before  # no temporary file, no new folder
     assert all((root / f"d{i:03}" / "a.txt").read_bytes() == b"old\n" for i in range(FOLDERS))
     assert not [p for p in (root / ".patchtx" / "journal").iterdir()]
+
+
+# The child: a file replaced by a rename and a file with another hard link (rewritten in place,
+# after every rename). Just before that rewrite opens its file, "another thread" takes every
+# descriptor the (lowered) limit leaves: the open fails with EMFILE once the tree is half-changed.
+# The roll back must still run: recovery is loaded only on a failure, and an import opens files.
+HOG_CHILD = r"""
+import json, os, resource, sys
+root = sys.argv[1]
+from patchtx.errors import PatchtxError
+from patchtx.model import PathTarget, Plan
+from patchtx.txn import commit
+from patchtx.txn.fsops import FileSystemOps
+
+hogged = []
+
+class DescriptorsTakenMeanwhile(FileSystemOps):
+    def open_for_rewrite(self, dir_fd, name):
+        while True:
+            try:
+                hogged.append(os.open(os.devnull, os.O_RDONLY))
+            except OSError:
+                break
+        return super().open_for_rewrite(dir_fd, name)
+
+plan = Plan(root=root, changes=(), targets=(
+    PathTarget("a.txt", b"a1\n", b"a2\n", 0o644, 0o644),
+    PathTarget("h.txt", b"h1\n", b"h2\n", 0o644, 0o644),
+))
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+loaded_before = "patchtx.txn.recovery" in sys.modules
+try:
+    commit(plan, fs=DescriptorsTakenMeanwhile())
+    outcome = {"ok": True}
+except PatchtxError as exc:
+    outcome = {"ok": False, "kind": exc.kind, "changed": exc.changed, "message": exc.message}
+for fd in hogged:
+    os.close(fd)
+outcome["hogged"] = len(hogged)
+outcome["recovery_loaded_before"] = loaded_before
+print(json.dumps(outcome))
+"""
+
+
+def test_running_out_of_descriptors_half_way_still_rolls_back(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    for name, data in (("a.txt", b"a1\n"), ("h.txt", b"h1\n")):
+        (root / name).write_bytes(data)
+        os.chmod(root / name, 0o644)
+    os.link(root / "h.txt", root / "h-link.txt")
+
+    done = subprocess.run([sys.executable, "-c", HOG_CHILD, str(root)],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["hogged"] > 0 and outcome["recovery_loaded_before"] is False
+    assert outcome["ok"] is False and outcome["changed"] is False, outcome
+    assert "EMFILE" in outcome["message"] and "Nothing was changed" in outcome["message"], outcome
+    assert (root / "a.txt").read_bytes() == b"a1\n"
+    assert (root / "h.txt").read_bytes() == b"h1\n" and os.path.samefile(root / "h.txt", root / "h-link.txt")
+    assert not [p.name for p in (root / ".patchtx" / "journal").iterdir()]
+    assert not list(root.glob(".patchtx-*"))

@@ -715,9 +715,7 @@ class _Transaction:
                         # Should even that fail, the error below says recovery must finish.
                         self.fs.rename(journal_fd, journal_name(self.txn), journal_fd, marked)
                         return self._applied_but_maybe_not_durable(error)
-                from .recovery import roll_back  # failures only: recovery is not loaded otherwise
-
-                roll_back(self.fs, self.dirs, self.journal, durable=self.durable)
+                _load_roll_back(self.dirs)(self.fs, self.dirs, self.journal, durable=self.durable)
             else:
                 for name in self.unpublished:
                     if self.fs.lstat(journal_fd, name) is not None:
@@ -780,6 +778,21 @@ class _Transaction:
             return self.dirs.open(path)
         except (FileNotFoundError, NotADirectoryError):
             return None
+
+
+def _load_roll_back(dirs: DirectoryHandles) -> Callable[..., RecoveredTransaction]:
+    """``recovery.roll_back``, loaded on a failure only (a commit that succeeds never needs it).
+
+    An import opens files: where the failure being undone is that the process ran out of
+    descriptors (EMFILE: another thread took them meanwhile), loading recovery fails too, while
+    the roll back itself mostly renames. The commit's cached folder descriptors are then closed
+    and the import tried again; the roll back reopens the folders it needs one by one."""
+    try:
+        from .recovery import roll_back
+    except OSError:
+        dirs.close_all()
+        from .recovery import roll_back
+    return roll_back
 
 
 def _check_plan(plan: Plan) -> None:
