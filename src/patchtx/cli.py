@@ -101,7 +101,7 @@ def codex_summary(plan: Plan) -> str:
 
 def apply_patch_script() -> NoReturn:
     """The ``apply_patch`` / ``applypatch`` console scripts: ``apply_patch_main`` as a process."""
-    one_shot(apply_patch_main)
+    one_shot(apply_patch_main, program="apply_patch")
 
 
 def script() -> NoReturn:

@@ -207,6 +207,19 @@ class FilesystemError(PatchtxError):
         super().__init__(headline, details=details, **kw)
 
 
+class OutputError(PatchtxError):
+    """A one-shot command (``patchtx``, ``apply_patch``) could not write its report to standard
+    output (a full disk, /dev/full, a closed descriptor). What the command did stands: this says
+    so instead of claiming, like any other failure, that nothing was changed."""
+
+    kind = "output_failed"
+
+    @property
+    def outcome(self) -> str:
+        return ("What the command did stands (a patch it applied stays applied, an undo stays undone);"
+                " only its report was lost.")
+
+
 class UnsupportedPlatformError(PatchtxError):
     """The platform lacks what the transaction needs (POSIX directory descriptors): Windows."""
 

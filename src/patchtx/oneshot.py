@@ -6,6 +6,7 @@ the interpreter's teardown. ``cli`` runs its console scripts through ``one_shot`
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False
@@ -22,6 +23,10 @@ what the failed stage built (for a miss in a 200,000-line file, its decoded line
 keys, some 400,000 objects)."""
 
 
+_program = "patchtx"
+"""The console script being run, as its errors name it."""
+
+
 def leave_for_the_exit(reported: object) -> None:
     if _left_for_the_exit is not None:
         _left_for_the_exit.append(reported)
@@ -32,29 +37,54 @@ def finish_process(code: int) -> NoReturn:
 
     The normal exit tears down every module and object one by one though the process is about to
     vanish: every file was written with os-level calls and closed, the lock released, nothing is
-    left in a Python buffer but stdout and stderr. If flushing those fails (a closed pipe), the normal
-    exit runs instead and reports it as Python always does.
+    left in a Python buffer but stdout and stderr. Standard output that could not be written
+    (a full disk, a closed descriptor: not a reader that left) is reported on standard error as
+    one error, and a command that had succeeded then exits with status 1. If flushing standard
+    error fails, the normal exit runs instead and reports it as Python always does.
     """
+    stdout = sys.stdout
+    if isinstance(stdout, _ReaderMayLeave):
+        stdout.flush()
+        if stdout.failure is not None:
+            _report_output_failure(stdout.failure)
+            code = code or 1
     try:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:  # None when Python started with that descriptor closed
                 stream.flush()
     except (OSError, ValueError):
         sys.exit(code)
-    import os
-
     os._exit(code)
 
 
-def one_shot(run: Callable[[], int]) -> NoReturn:
+def _report_output_failure(failure: OSError) -> None:
+    from .errors import OutputError
+    from .txn.failures import describe_errno
+
+    name, description = describe_errno(failure.errno)
+    error = OutputError(f"Could not write the command's output to standard output: {description} ({name}).")
+    if sys.stderr is not None:
+        sys.stderr.write(f"{_program}: error [{error.kind}]: {error.message}\n")
+
+
+def one_shot(run: Callable[[], int], *, program: str = "patchtx") -> NoReturn:
+    """Run a console script's ``run`` as the whole process; ``program`` names it in the one error
+    its own output failing can cause."""
     # A one-shot run allocates many tuples and lists and frees few cycles: the collector's passes
     # over them would find little, and the memory comes back when the process ends moments later.
     import gc
 
-    global _left_for_the_exit
+    global _left_for_the_exit, _program
     gc.disable()
     _left_for_the_exit = []
-    if sys.stdout is not None:
+    _program = program
+    # A descriptor closed at start: output to it goes nowhere (closed standard output is an output
+    # failure, reported once the command is done); never an AttributeError half-way through.
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    if sys.stdout is None:
+        sys.stdout = _ReaderMayLeave(open(os.devnull, "w"), closed=True)  # noqa: SIM115
+    else:
         sys.stdout = _ReaderMayLeave(sys.stdout)
     finish_process(run())
 
@@ -62,27 +92,47 @@ def one_shot(run: Callable[[], int]) -> NoReturn:
 class _ReaderMayLeave:
     """Standard output whose reader may stop reading (``patchtx log | head -1``): once the pipe is
     closed, the rest of the output goes to /dev/null, so that the command still finishes what it
-    was doing (an undo already committed) and exits with its own status, quietly."""
+    was doing (an undo already committed) and exits with its own status, quietly.
 
-    def __init__(self, stream: Any) -> None:
+    Any other failure to write (ENOSPC on /dev/full or a full disk, EIO, a closed descriptor) also
+    lets the command finish (a patch applied stays applied, and is never reported as a failure
+    that changed nothing); it is kept in ``failure`` for ``finish_process`` to report."""
+
+    def __init__(self, stream: Any, *, closed: bool = False) -> None:
         self._stream = stream
+        self.failure: OSError | None = None
+        """The first write or flush that failed, other than for a reader that left."""
+        self._closed = closed
 
     def write(self, text: str) -> int:
+        if self._closed and text and self.failure is None:
+            import errno
+
+            self.failure = OSError(errno.EBADF, "standard output is closed")
         try:
             return int(self._stream.write(text))
         except BrokenPipeError:
-            self._reader_left()
+            self._discard()
+            return len(text)
+        except OSError as exc:
+            self._failed(exc)
             return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except BrokenPipeError:
-            self._reader_left()
+            self._discard()
+        except OSError as exc:
+            self._failed(exc)
 
-    def _reader_left(self) -> None:
-        import os
+    def _failed(self, exc: OSError) -> None:
+        if self.failure is None:
+            self.failure = exc
+        self._discard()
 
+    def _discard(self) -> None:
+        """From now on the output goes to /dev/null (what is still buffered included)."""
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, self._stream.fileno())
         os.close(devnull)

@@ -339,3 +339,59 @@ def test_a_negative_cap_is_a_usage_error_before_anything_runs(tmp_path: Path, co
     assert done.returncode == 2
     assert f"argument {option}: invalid count value: '-1'" in done.stderr
     assert (tmp_path / "a.txt").read_text() == "a\n"
+
+
+def _run_with_streams(argv: list[str], cwd: Path, stdin: str, *, stdout: object = subprocess.PIPE,
+                      closed: int | None = None) -> subprocess.CompletedProcess[str]:
+    """``argv`` with standard output sent to ``stdout`` (a file object or PIPE), or with the
+    descriptor ``closed`` (1 or 2) closed before the program starts."""
+    close = None if closed is None else (lambda: os.close(closed))
+    return subprocess.run(argv, cwd=cwd, input=stdin, stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          timeout=60, preexec_fn=close, check=False)
+
+
+OUTPUT_LOST = "error [output_failed]: Could not write the command's output to standard output"
+STANDS = "What the command did stands (a patch it applied stays applied"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv", [[APPLY_PATCH], [PATCHTX, "apply", "-"], [PATCHTX, "apply", "--json", "-"]])
+def test_output_to_a_full_disk_is_one_error_saying_the_patch_stands(tree: Path, argv: list[str]) -> None:
+    # Not a traceback, and not "internal_error ... Nothing was changed" for a patch that was applied.
+    with open("/dev/full", "w") as full:
+        done = _run_with_streams(argv, tree, UPDATE, stdout=full)
+
+    assert (tree / "a.txt").read_text() == "ONE\ntwo\n"
+    assert done.returncode == 1
+    assert OUTPUT_LOST in done.stderr and "disk full (ENOSPC)" in done.stderr and STANDS in done.stderr
+    assert "Traceback" not in done.stderr and "Nothing was changed" not in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [[APPLY_PATCH], [PATCHTX, "apply", "-"],
+                                  [sys.executable, "-m", "patchtx", "apply", "-"]])
+def test_a_closed_standard_output_is_one_error_saying_the_patch_stands(tree: Path, argv: list[str]) -> None:
+    done = _run_with_streams(argv, tree, UPDATE, closed=1)
+
+    assert (tree / "a.txt").read_text() == "ONE\ntwo\n"
+    assert done.returncode == 1
+    assert OUTPUT_LOST in done.stderr and "(EBADF)" in done.stderr and STANDS in done.stderr
+    assert "Traceback" not in done.stderr and "Nothing was changed" not in done.stderr
+
+
+@pytest.mark.parametrize("argv", [[APPLY_PATCH], [PATCHTX, "apply", "-"], [PATCHTX, "apply", "--json", "-"]])
+def test_a_closed_standard_error_does_not_stop_a_patch(tree: Path, argv: list[str]) -> None:
+    done = _run_with_streams(argv, tree, UPDATE, closed=2)
+
+    assert done.returncode == 0
+    assert (tree / "a.txt").read_text() == "ONE\ntwo\n"
+    assert "a.txt" in done.stdout
+
+
+def test_a_failing_patch_with_a_full_output_keeps_its_own_error_and_status(tree: Path) -> None:
+    with open(os.devnull if not os.path.exists("/dev/full") else "/dev/full", "w") as full:
+        done = _run_with_streams([PATCHTX, "apply", "-"], tree, UPDATE.replace("-one", "-nope"), stdout=full)
+
+    assert done.returncode == 1 and "error [context_not_found]" in done.stderr
+    assert "output_failed" not in done.stderr  # (nothing was written to standard output)
+    assert (tree / "a.txt").read_text() == "one\ntwo\n"
