@@ -110,3 +110,27 @@ def test_line_matches_are_every_start_where_the_whole_pattern_fits(
     m = len(wanted)
     every = [s for s in range(lower, min(upper, len(keys)) - m + 1) if keys[s : s + m] == wanted]
     assert _matches(keys, wanted, lower, upper, limit) == every[:limit]
+
+
+# Characters where the bytes shortcut could go wrong: Python-only whitespace, Unicode line and
+# paragraph separators and NEL (not line breaks for patchtx), the BOM, a no-break space, a dash
+# that the last pass folds, a combining accent (NFC), CR and LF in any mix, and multi-byte
+# characters whose UTF-8 holds 0x85 or 0x1c..0x1f-like continuation bytes.
+_FILE_TEXT = st.text(alphabet="ab \t\r\n\x1c\x1d\x1e\x1f\x85\u2028\u2029\ufeff\u00a0\u2013e\u0301\u00c5\u0105\u3000",
+                     max_size=40)
+
+
+@settings(max_examples=500)
+@given(_FILE_TEXT, st.booleans(), _chunks())
+def test_an_index_given_the_files_bytes_answers_as_one_given_only_its_lines(
+        text: str, bom: bool, chunks: list[Chunk]) -> None:
+    """The loose passes' questions (any U+001C-U+001F? all ASCII?) read off the bytes give the
+    keys, and so the placements and errors, that reading them off the decoded lines gives."""
+    from patchtx.textfile import BOM, decode
+
+    data = ((BOM if bom else "") + text).encode()
+    texts = decode(data, "f").texts
+    from_lines, from_bytes = LineIndex(texts), LineIndex(texts, source=data)
+    for tier in range(4):
+        assert from_bytes.keys(tier) == from_lines.keys(tier)
+    assert _placed(texts, chunks, LineIndex(texts, source=data)) == _placed(texts, chunks, LineIndex(texts))
