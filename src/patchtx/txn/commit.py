@@ -305,6 +305,9 @@ class _Transaction:
         # the fstat of the open file.
         t.backup = backup = backup_name(self.txn, t.index)
         journal_fd = self.dirs.open(JOURNAL_DIR)
+        # Listed before it exists: a Ctrl-C right after the link still finds it (abort removes
+        # only what is there).
+        self.unpublished.append(backup)
         try:
             self.fs.link(parent_fd, t.name, journal_fd, backup)
         except FileNotFoundError:
@@ -313,11 +316,11 @@ class _Transaction:
             if exc.errno not in _LINK_FALLBACK_ERRNOS:
                 raise
             # Not linkable here (another filesystem, a folder, ...): read the file itself, and
-            # preserve a copy of it with the journal.
+            # preserve a copy of it with the journal (listed when it is made).
+            self.unpublished.remove(backup)
             t.backup_kind = "copy"
             where_fd, where, links = parent_fd, t.name, 0
         else:
-            self.unpublished.append(backup)
             t.backup_kind = "link"
             where_fd, where, links = journal_fd, backup, 1
         try:

@@ -1,0 +1,177 @@
+"""Someone else acts on a planned file at an exact moment of the commit: after its original is
+linked into the journal folder (before it is read through that link), or after the journal is
+published (before the file is replaced). Whatever they do, the commit refuses and leaves no link,
+journal or temporary file behind, or it commits and the undo history gives back the very bytes
+the plan was made from; the other writer's bytes are never overwritten by a roll back.
+
+The checks under the lock open each file at once and read it through its journal link (see
+docs/guarantees.md, steps 3-4); these tests run code right after a numbered call to reach the
+moments in between, with the journal folder linking (the usual case) and refusing links like
+another filesystem would (every original is then read in place and copied)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from patchtx import history
+from patchtx.errors import ChangedSincePlanningError, PatchtxError, UnsafePathError
+from patchtx.txn import commit
+from patchtx.txn.fsops import Call, FileSystemOps
+
+from ..history.support import commit_kept
+from .helpers import Scenario, build_plan, leftovers, make_tree, snapshot, variant
+
+TREE = {"a.txt": b"one\ntwo\n", "b.txt": b"bee\n"}
+CHANGES: dict[str, bytes | None] = {"a.txt": b"one\nTWO\n", "b.txt": None, "c.txt": b"new\n"}
+SCENARIO = Scenario("race", TREE, CHANGES)
+
+
+def _after(op: str, path: Callable[[Call], bool], act: Callable[[], None], *, links: bool) -> FileSystemOps:
+    """A FileSystemOps that runs ``act`` once, right after the first ``op`` call ``path`` accepts."""
+
+    base = variant(FileSystemOps, real_sync=False, journal_links=links)
+
+    class RunsAfter(base):  # type: ignore[valid-type,misc]
+        done = False
+
+        def _perform(self, call: Call, action: Callable[[], Any]) -> Any:
+            try:
+                return super()._perform(call, action)
+            finally:
+                if not self.done and call.op == op and path(call):
+                    self.done = True
+                    act()
+
+    return RunsAfter()
+
+
+def _linking_a(call: Call) -> bool:
+    return call.path == "a.txt" and (call.target or "").startswith(".patchtx/journal/")
+
+
+def _publishing(call: Call) -> bool:
+    return (call.target or "").endswith(".journal")
+
+
+def _rewrite(root: Path) -> Callable[[], None]:
+    def act() -> None:
+        (root / "a.txt").write_bytes(b"edited by someone else, in place\n")
+    return act
+
+
+def _swap_for_symlink(root: Path, outside: Path) -> Callable[[], None]:
+    def act() -> None:
+        os.symlink(outside, root / "a.swap")
+        os.rename(root / "a.swap", root / "a.txt")
+    return act
+
+
+def _swap_for_fifo(root: Path) -> Callable[[], None]:
+    def act() -> None:
+        os.mkfifo(root / "a.swap")
+        os.rename(root / "a.swap", root / "a.txt")
+    return act
+
+
+def _swap_for_folder(root: Path) -> Callable[[], None]:
+    def act() -> None:
+        (root / "a.txt").unlink()
+        (root / "a.txt").mkdir()
+    return act
+
+
+def _swap_for_copy(root: Path) -> Callable[[], None]:
+    """The same bytes in another file renamed over it (an editor's save): a new inode."""
+    def act() -> None:
+        (root / "a.swap").write_bytes(TREE["a.txt"])
+        os.rename(root / "a.swap", root / "a.txt")
+    return act
+
+
+ACTS = ["rewrite", "symlink", "fifo", "folder", "same-bytes-new-file"]
+
+
+def _act(name: str, root: Path, outside: Path) -> Callable[[], None]:
+    return {"rewrite": lambda: _rewrite(root), "symlink": lambda: _swap_for_symlink(root, outside),
+            "fifo": lambda: _swap_for_fifo(root), "folder": lambda: _swap_for_folder(root),
+            "same-bytes-new-file": lambda: _swap_for_copy(root)}[name]()
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["links", "copies"])
+@pytest.mark.parametrize("moment", ["after-link", "after-publish"])
+@pytest.mark.parametrize("act", ACTS)
+def test_a_file_changed_at_an_exact_moment_is_refused_and_nothing_is_left(
+        tmp_path: Path, act: str, moment: str, links: bool) -> None:
+    root, outside = tmp_path / "ws", tmp_path / "outside.txt"
+    outside.write_bytes(TREE["a.txt"])
+    make_tree(root, TREE)
+    plan = build_plan(root, SCENARIO)
+    when = _linking_a if moment == "after-link" else _publishing
+    if moment == "after-link" and not links:
+        when = lambda call: call.op == "link" and _linking_a(call)  # noqa: E731 - refused, then read in place
+    fs = _after("link" if moment == "after-link" else "rename", when, _act(act, root, outside), links=links)
+
+    try:
+        commit(plan, fs=fs)
+    except PatchtxError as error:
+        failure: PatchtxError | None = error
+    else:
+        failure = None
+
+    assert fs.done  # type: ignore[attr-defined]
+    interfered = snapshot(root)
+    if act == "same-bytes-new-file" and moment == "after-link" and not links:
+        # Read in place after the swap: the same bytes, so the check passes on the new file.
+        assert failure is None
+        assert (root / "a.txt").read_bytes() == CHANGES["a.txt"]
+    else:
+        assert isinstance(failure, (ChangedSincePlanningError, UnsafePathError)), failure
+        assert failure.changed is False and "Nothing was changed." in failure.message
+        assert failure.path == "a.txt"
+        # The other writer's a.txt stands; b.txt was not deleted, c.txt not added.
+        assert interfered["b.txt"] == ("file", 0o644, TREE["b.txt"]) and "c.txt" not in interfered
+        if act == "rewrite":
+            assert (root / "a.txt").read_bytes() == b"edited by someone else, in place\n"
+    assert outside.read_bytes() == TREE["a.txt"]
+    assert leftovers(root) == []
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["links", "copies"])
+def test_an_undo_after_a_commit_gives_back_the_planned_bytes_and_refuses_a_file_changed_since(
+        tmp_path: Path, links: bool) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, TREE)
+    before = snapshot(root)
+    commit_kept(build_plan(root, SCENARIO), fs=variant(FileSystemOps, journal_links=links)())
+
+    (root / "c.txt").write_bytes(b"changed since\n")
+    with pytest.raises(ChangedSincePlanningError):
+        history.undo(root)
+    (root / "c.txt").write_bytes(CHANGES["c.txt"] or b"")
+
+    history.undo(root)
+
+    assert snapshot(root) == before
+    assert leftovers(root) == []
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["links", "copies"])
+def test_ctrl_c_while_checking_removes_the_links_already_made(tmp_path: Path, links: bool) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, TREE)
+    before = snapshot(root)
+
+    def interrupt() -> None:
+        raise KeyboardInterrupt
+
+    fs = _after("link", lambda call: call.path == "b.txt", interrupt, links=links)
+    with pytest.raises(KeyboardInterrupt):
+        commit(build_plan(root, SCENARIO), fs=fs)
+
+    assert snapshot(root) == before
+    assert leftovers(root) == []
