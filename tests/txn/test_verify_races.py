@@ -175,3 +175,28 @@ def test_ctrl_c_while_checking_removes_the_links_already_made(tmp_path: Path, li
 
     assert snapshot(root) == before
     assert leftovers(root) == []
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["links", "copies"])
+def test_a_file_that_cannot_be_read_while_checking_is_named_by_its_own_path(tmp_path: Path, links: bool) -> None:
+    """Read through its journal link or in place, a planned file the disk cannot read is a.txt in
+    the error (its path field too), not an internal name in the journal folder."""
+    from patchtx.errors import FilesystemError
+    from patchtx.txn.fsops import join
+
+    class UnreadableDisk(variant(FileSystemOps, journal_links=links)):  # type: ignore[misc]
+        def read_file(self, dir_fd: int, name: str, **options: Any) -> Any:
+            if name.endswith(".before") or name == "a.txt":
+                raise OSError(5, "Input/output error", join(self.path_of(dir_fd), name))
+            return super().read_file(dir_fd, name, **options)
+
+    root = tmp_path / "ws"
+    make_tree(root, TREE)
+    before = snapshot(root)
+
+    with pytest.raises(FilesystemError) as caught:
+        commit(build_plan(root, SCENARIO), fs=UnreadableDisk())
+
+    assert caught.value.path == "a.txt" and "(EIO) while reading a.txt." in caught.value.message
+    assert "Nothing was changed." in caught.value.message
+    assert snapshot(root) == before and leftovers(root) == []

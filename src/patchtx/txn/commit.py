@@ -358,7 +358,8 @@ class _Transaction:
             return unsafe_symlink(t.path)
         if not stat.S_ISREG(st.st_mode):
             return _changed(t.path, "it is no longer a regular file")
-        return exc
+        # Read through its journal link, the data is still the file's: name the file, not the link.
+        return OSError(exc.errno, exc.strerror, t.path)
 
     def _probe_parent(self, t: _Target, deleted: set[str]) -> int | None:
         """The fd of the target's folder; None if it is missing (the commit will create it)."""
