@@ -200,3 +200,30 @@ def test_a_file_that_cannot_be_read_while_checking_is_named_by_its_own_path(tmp_
     assert caught.value.path == "a.txt" and "(EIO) while reading a.txt." in caught.value.message
     assert "Nothing was changed." in caught.value.message
     assert snapshot(root) == before and leftovers(root) == []
+
+
+def test_failing_to_look_for_an_interrupted_transaction_says_nothing_was_changed(tmp_path: Path) -> None:
+    """Listing the journal folder under the lock fails (EMFILE, as under a small descriptor limit):
+    there was nothing to recover and nothing was done, and the error says so (it said "Some files
+    were changed", naming a recovery that never was)."""
+    from patchtx.errors import FilesystemError
+
+    class NoDescriptorLeft(FileSystemOps):
+        def listdir(self, dir_fd: int) -> list[str]:
+            if self.path_of(dir_fd) == ".patchtx/journal":
+                raise OSError(24, "Too many open files", ".patchtx/journal")
+            return super().listdir(dir_fd)
+
+    root = tmp_path / "ws"
+    make_tree(root, TREE)
+    commit(build_plan(root, Scenario("first", TREE, {"d.txt": b"d\n"})))  # the state folder is set up
+    before = snapshot(root)
+
+    with pytest.raises(FilesystemError) as caught:
+        commit(build_plan(root, SCENARIO), fs=NoDescriptorLeft())
+
+    assert caught.value.changed is False and "Nothing was changed." in caught.value.message
+    assert "too many open files (EMFILE)" in caught.value.message
+    assert "look for an interrupted transaction in .patchtx/journal" in caught.value.message
+    assert "recover an earlier" not in caught.value.message
+    assert snapshot(root) == before and leftovers(root) == []

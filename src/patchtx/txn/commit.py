@@ -112,9 +112,14 @@ def commit(
         except OSError as exc:
             raise filesystem_error(exc, fs, doing=f"prepare the {STATE_DIR} folder") from exc
         with workspace_lock(plan.root, dirs, lock_timeout):
+            calls_before = fs.calls
             try:
                 recovered, listing = recover_leftovers(fs, dirs, durable=durable, set_up=set_up)
             except OSError as exc:
+                if fs.calls == calls_before:  # failed while looking (EMFILE, EIO...): nothing done
+                    raise filesystem_error(
+                        exc, fs, doing=f"look for an interrupted transaction in {JOURNAL_DIR}"
+                    ) from exc
                 raise filesystem_error(
                     exc,
                     fs,
