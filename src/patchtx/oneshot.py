@@ -23,6 +23,10 @@ what the failed stage built (for a miss in a 200,000-line file, its decoded line
 keys, some 400,000 objects)."""
 
 
+INTERRUPTED = ("A transaction it had not committed is rolled back, at once or by the next patchtx"
+               " command (or `patchtx recover`); one it had committed stands (`patchtx log`).")
+"""What a Ctrl-C leaves, whenever it came: the journal makes both halves true."""
+
 _program = "patchtx"
 """The console script being run, as its errors name it."""
 
@@ -86,7 +90,12 @@ def one_shot(run: Callable[[], int], *, program: str = "patchtx") -> NoReturn:
         sys.stdout = _ReaderMayLeave(open(os.devnull, "w"), closed=True)  # noqa: SIM115
     else:
         sys.stdout = _ReaderMayLeave(sys.stdout)
-    finish_process(run())
+    try:
+        code = run()
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback (a commit rolled itself back)
+        sys.stderr.write(f"{_program}: interrupted. {INTERRUPTED}\n")
+        code = 130
+    finish_process(code)
 
 
 class _ReaderMayLeave:

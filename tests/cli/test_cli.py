@@ -395,3 +395,10 @@ def test_a_failing_patch_with_a_full_output_keeps_its_own_error_and_status(tree:
     assert done.returncode == 1 and "error [context_not_found]" in done.stderr
     assert "output_failed" not in done.stderr  # (nothing was written to standard output)
     assert (tree / "a.txt").read_text() == "one\ntwo\n"
+
+
+def test_ctrl_c_in_a_one_shot_command_is_one_line_and_status_130() -> None:
+    done = _one_shot_process("def run():\n    raise KeyboardInterrupt\noneshot.one_shot(run, program='apply_patch')")
+    assert done.returncode == 130
+    assert done.stderr.startswith("apply_patch: interrupted. A transaction it had not committed is rolled back")
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
