@@ -180,6 +180,8 @@ def _read_patches(names: list[str]) -> list[str]:
     texts = []
     for name in names:
         if name == "-":
+            if sys.stdin is None:  # (Python started with descriptor 0 closed)
+                raise OSError(9, "standard input is closed")
             texts.append(sys.stdin.buffer.read().decode("utf-8"))
         else:
             with open(name, "rb") as handle:
@@ -207,7 +209,7 @@ def _fail(error: PatchtxError, as_json: bool, root: str | None = None, *, dry_ru
 def _terminal() -> tuple[Any, Any] | None:
     """Where to ask a person (reader, writer): standard input and error if it is a terminal, else
     the controlling terminal (the patch may come on standard input); None without one."""
-    if sys.stdin.isatty():
+    if sys.stdin is not None and sys.stdin.isatty():
         return sys.stdin, sys.stderr
     try:
         tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115

@@ -344,7 +344,7 @@ def test_a_negative_cap_is_a_usage_error_before_anything_runs(tmp_path: Path, co
 def _run_with_streams(argv: list[str], cwd: Path, stdin: str, *, stdout: object = subprocess.PIPE,
                       closed: int | None = None) -> subprocess.CompletedProcess[str]:
     """``argv`` with standard output sent to ``stdout`` (a file object or PIPE), or with the
-    descriptor ``closed`` (1 or 2) closed before the program starts."""
+    descriptor ``closed`` (0, 1 or 2) closed before the program starts."""
     close = None if closed is None else (lambda: os.close(closed))
     return subprocess.run(argv, cwd=cwd, input=stdin, stdout=stdout, stderr=subprocess.PIPE, text=True,
                           timeout=60, preexec_fn=close, check=False)
@@ -402,3 +402,12 @@ def test_ctrl_c_in_a_one_shot_command_is_one_line_and_status_130() -> None:
     assert done.returncode == 130
     assert done.stderr.startswith("apply_patch: interrupted. A transaction it had not committed is rolled back")
     assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_patch_asked_for_on_a_closed_standard_input_is_a_clear_error(tree: Path) -> None:
+    done = _run_with_streams([PATCHTX, "apply", "-"], tree, "", closed=0)
+
+    assert done.returncode == 1
+    assert done.stderr.startswith("patchtx: error [io_error]: Cannot read the patch:")
+    assert "standard input is closed" in done.stderr and "Nothing was changed." in done.stderr
+    assert "internal_error" not in done.stderr
