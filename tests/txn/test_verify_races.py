@@ -227,3 +227,38 @@ def test_failing_to_look_for_an_interrupted_transaction_says_nothing_was_changed
     assert "look for an interrupted transaction in .patchtx/journal" in caught.value.message
     assert "recover an earlier" not in caught.value.message
     assert snapshot(root) == before and leftovers(root) == []
+
+
+def test_a_crash_at_every_call_of_a_check_that_fails_half_way_then_recovery(tmp_path: Path) -> None:
+    """The check links a.txt's, b.txt's and c.txt's originals, finds c.txt changed and removes the
+    links: a crash at any of those calls (before or while cleaning up) leaves the tree as it was,
+    and the next recovery leaves no link behind."""
+    from patchtx.txn import recover
+    from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
+
+    tree = {"a.txt": b"a\n", "b.txt": b"b\n", "c.txt": b"c\n"}
+    scenario = Scenario("stale-third", tree, {"a.txt": b"A\n", "b.txt": None, "c.txt": b"C\n"})
+
+    def stale(root: Path) -> Any:
+        make_tree(root, tree)
+        plan = build_plan(root, scenario)
+        (root / "c.txt").write_bytes(b"changed since planning\n")
+        return plan
+
+    root = tmp_path / "ws"
+    plan = stale(root)
+    before = snapshot(root)
+    recording = RecordingFileSystemOps()
+    with pytest.raises(ChangedSincePlanningError):
+        commit(plan, fs=recording)
+    calls = [(call.op, call.path) for call in recording.log]
+    assert [op for op, _ in calls].count("link") == 3 and [op for op, _ in calls].count("unlink") == 3
+
+    for crash_at in range(1, len(calls) + 1):
+        plan = stale(root)
+        with pytest.raises(BaseException) as crashed:
+            commit(plan, fs=CrashingFileSystemOps(crash_at))
+        assert type(crashed.value).__name__ == "SimulatedCrash", crashed.value
+        assert snapshot(root) == before, crash_at
+        recover(str(root))
+        assert snapshot(root) == before and leftovers(root) == [], crash_at
