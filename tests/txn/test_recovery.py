@@ -229,9 +229,10 @@ def test_recoverys_public_names_load_recovery_when_asked_for() -> None:
 
     code = ("import sys, patchtx.txn as txn\n"
             "before = 'patchtx.txn.recovery' in sys.modules\n"
+            "listed = {'recover', 'RecoveredTransaction'} <= set(dir(txn))\n"
             "from patchtx.txn import RecoveredTransaction, recover\n"
             "from patchtx.txn.recovery import RecoveredTransaction as defined, recover as defined_recover\n"
-            "print(before, RecoveredTransaction is defined and recover is defined_recover,"
+            "print(before, listed, RecoveredTransaction is defined and recover is defined_recover,"
             " RecoveredTransaction('t', 'discarded').to_json()['outcome'])\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout) == (0, "False True discarded\n"), done.stderr
+    assert (done.returncode, done.stdout) == (0, "False True True discarded\n"), done.stderr

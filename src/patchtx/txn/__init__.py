@@ -37,3 +37,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(recovery, name)
     raise AttributeError(f"module 'patchtx.txn' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
