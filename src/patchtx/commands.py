@@ -181,7 +181,9 @@ def _read_patches(names: list[str]) -> list[str]:
     for name in names:
         if name == "-":
             if sys.stdin is None:  # (Python started with descriptor 0 closed)
-                raise OSError(9, "standard input is closed")
+                import errno
+
+                raise OSError(errno.EBADF, "standard input is closed")
             texts.append(sys.stdin.buffer.read().decode("utf-8"))
         else:
             with open(name, "rb") as handle:
