@@ -48,7 +48,12 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
             raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
                               f"{limit}.", hint="Split it into smaller patches.",
                               details={"bytes": size, "limit": limit})
-    return [parse(p, strip=strip, reverse=reverse) if isinstance(p, str) else p for p in patches]
+    if options.strict:
+        return [parse(p, strip=strip, reverse=reverse) if isinstance(p, str) else p for p in patches]
+    from .repair import parse_repaired
+
+    return [parse_repaired(p, strip=strip, reverse=reverse) if isinstance(p, str) else p
+            for p in patches]
 
 
 def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, intent: str | None = None,
@@ -56,7 +61,8 @@ def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, in
     """The Plan of parsed patches, planned in order as one."""
     combined = parsed[0] if len(parsed) == 1 else Patch(
         tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed),
-        format=parsed[0].format if len({p.format for p in parsed}) == 1 else "mixed")
+        format=parsed[0].format if len({p.format for p in parsed}) == 1 else "mixed",
+        repairs=tuple(r for p in parsed for r in p.repairs))
     return plan(combined, root, options, intent=intent, progress=progress)
 
 

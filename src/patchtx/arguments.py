@@ -29,6 +29,8 @@ def add_policy_options(parser: argparse.ArgumentParser, description: str = "A ce
     p.add_argument("--max-patch-bytes", type=count, metavar="N", help="refuse patch texts longer than N bytes")
     p.add_argument("--allow-policy-edit", action="store_true",
                    help="let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)")
+    p.add_argument("--strict", action="store_true",
+                   help="read patches as Codex does: refuse malformed shapes instead of repairing them")
 
 
 def policy_keywords(args: argparse.Namespace) -> dict[str, Any]:
@@ -43,6 +45,7 @@ def policy_keywords(args: argparse.Namespace) -> dict[str, Any]:
         "max_bytes": args.max_bytes,
         "max_patch_bytes": args.max_patch_bytes,
         "allow_policy_edit": args.allow_policy_edit or None,
+        "strict": args.strict or None,
     }
 
 

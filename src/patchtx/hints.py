@@ -16,6 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .model import Chunk
+
 MAX_REGION_LINES = 12
 MAX_SHOWN_CHARS = 160
 MAX_VOTES_PER_LINE = 2000
@@ -95,7 +97,9 @@ def _closest_start(normalised: Sequence[str], pattern: Sequence[str]) -> tuple[i
     if not votes:
         return 0, 0
     best = max(votes.values())
-    return min(s for s, v in votes.items() if v == best), best
+    ties = [s for s, v in votes.items() if v == best]
+    inside = [s for s in ties if 0 <= s <= len(lines) - len(pattern)]
+    return min(inside or ties), best
 
 
 def _most_similar_line(texts: Sequence[str], wanted: str) -> int | None:
@@ -134,6 +138,14 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
                 + code_points_apart(texts[number], pattern[0]) + " "
                 + ("An @@ anchor must equal a whole line of the file." if whole_line else ""),
                 number + 1)
+        for j, wanted in enumerate(pattern[:3] if len(pattern) > 1 else ()):
+            near = _most_similar_line(texts, wanted)
+            if near is not None:
+                return MissHint(
+                    "No line of the file equals a line of the hunk: has the file changed since it "
+                    f'was read? Line {j + 1} of the hunk ("{visible(wanted)}") is most like file '
+                    f'line {near + 1}: "{visible(texts[near])}". Re-read the file and write the '
+                    "hunk from its current text.", near + 1)
         return MissHint(
             "No line of the file resembles the hunk's lines: check the file path, or re-read the "
             "file before writing the patch.", None)
@@ -165,3 +177,43 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
         f"region:\n{listing}",
         first + 1,
     )
+
+
+def diagnose_miss(miss: Exception, texts: Sequence[str], chunks: Sequence[Chunk]) -> None:
+    """Put first in the hint of a hunk that matched nowhere what the patch looks like it got
+    wrong, when its lines show it: line numbers copied from a numbered view of the file, or a
+    doubled prefix (``--x``, ``+-x``). Changes ``miss.hint`` (a ContextNotFoundError's)."""
+    found = _numbered(texts, chunks) or _doubled(texts, chunks)
+    if found:
+        hint = getattr(miss, "hint", "")
+        miss.hint = found + (" " + hint if hint else "")  # type: ignore[attr-defined]
+
+
+def _numbered(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
+    from .repair_update import numbered_lines
+
+    numbered = numbered_lines(chunks)
+    if numbered is None:
+        return ""
+    form, stripped = numbered
+    hint = describe_miss(texts, stripped, 0)
+    return (f"Every line of the hunk starts with a line number ({form}), as a numbered view of the "
+            "file shows it: send the lines' text only. (patchtx removes such numbers itself only "
+            "when, removed, the lines stand in the file at exactly those numbers; here "
+            + ("they do not match the file either." if hint.closest_line is None else
+               f"they do not: without the numbers, the closest region is file line "
+               f"{hint.closest_line}.)").rstrip(".") + ")")
+
+
+def _doubled(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
+    present = set(texts)
+    for chunk in chunks:
+        for offset, (kind, text) in enumerate(chunk.lines):
+            if kind == "-" and text[:1] in "-+" and text not in present and text[1:] in present:
+                line = texts.index(text[1:]) + 1
+                return (f"The hunk at patch line {chunk.line} removes the line \"{visible(text)}\" "
+                        f"(body line {offset + 1}), which is not in the file; the file has "
+                        f"\"{visible(text[1:])}\" (line {line}). A doubled prefix? A removed line "
+                        "is '-' then the line's text, and an added line '+' then exactly its text "
+                        "('+-x' adds the line '-x').")
+    return ""

@@ -40,6 +40,9 @@ class Chunk:
     """``\\ No newline at end of file`` follows the old side's last line (it must be the file's end)."""
     new_unterminated: bool = False
     """``\\ No newline at end of file`` follows the new side's last line."""
+    unprefixed: tuple[tuple[int, int], ...] = ()
+    """Body lines written without a prefix, read as context for the repair step to check against
+    the file: (index in ``lines``, patch line). Empty for a patch as the grammar reads it."""
 
     @property
     def inserts_text(self) -> bool:
@@ -91,6 +94,23 @@ Hunk = AddFile | DeleteFile | UpdateFile
 
 
 @record
+class Repair:
+    """A malformed shape patchtx turned into a patch, because it had exactly one meaning (see
+    ``repair``): reported with every result, so that a host can log it and a model learn the
+    right shape."""
+
+    kind: str
+    """Stable name of the repair (``json_wrapper``, ``line_number_prefixes``...: docs/format.md)."""
+    where: str
+    """Where in the patch: ``patch line 1``, ``greet.py, patch lines 4-7``."""
+    detail: str
+    """What was done, in one sentence."""
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "where": self.where, "detail": self.detail}
+
+
+@record
 class Patch:
     hunks: tuple[Hunk, ...]
     text: str = ""
@@ -98,6 +118,8 @@ class Patch:
     environment_id: str | None = None
     format: str = "codex"
     """``"codex"`` (the ``*** Begin Patch`` envelope) or ``"unified"`` (a unified diff)."""
+    repairs: tuple[Repair, ...] = ()
+    """What the front door repaired to read the text as this patch (``repair``)."""
 
 
 class ChangeKind(StrEnum):
@@ -182,6 +204,8 @@ class Plan:
     """Directories the plan empties (deepest first); removed after the files, if still empty."""
     patch: Patch | None = None
     intent: str | None = None
+    repairs: tuple[Repair, ...] = ()
+    """Every repair made to plan the patch: the front door's, then those made against the files."""
 
     def summary_counts(self) -> dict[str, int]:
         """Net effect per file: a file written twice is one M; a move whose source is gone and

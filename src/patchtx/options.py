@@ -39,6 +39,9 @@ class PlanOptions:
     max_patch_bytes: int | None = None
     allow_policy_edit: bool = False
     """Let a patch change the workspace's policy (``[tool.patchtx]``, ``.patchtx.toml``)."""
+    strict: bool = False
+    """Read patches exactly as Codex's grammar does: no repair of malformed shapes (a JSON
+    wrapper, line-number prefixes...: docs/format.md, "Repairs"), which are refused instead."""
 
 
 @record
@@ -83,6 +86,7 @@ if TYPE_CHECKING:
         max_bytes: int | None
         max_patch_bytes: int | None
         allow_policy_edit: bool | None
+        strict: bool | None
 
     class CommitKeywords(TypedDict, total=False):
         durable: bool | None

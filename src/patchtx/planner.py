@@ -35,6 +35,7 @@ from .model import (
     Patch,
     PathTarget,
     Plan,
+    Repair,
     UpdateFile,
 )
 from .options import PlanOptions
@@ -44,6 +45,10 @@ from .workspace import FileView, ResolvedPath, Workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from .matching import Placement
+    from .model import Chunk
     from .rewrite import Edit
     from .txn.commit import Progress
 
@@ -119,6 +124,8 @@ class Stager:
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
         """Deletes of the patch being staged whose file is already gone, with their error."""
+        self.repairs: list[Repair] = []
+        """Every repair made to read and place the patches staged (``repair``, ``repair_update``)."""
 
     # -- the overlay ----------------------------------------------------------------------------
     def current(self, rel: str) -> _Entry:
@@ -320,9 +327,20 @@ class Stager:
         if entry.content is None:
             if entry.kind == "absent" and not self.files_under.get(rel):  # (else a folder now)
                 removed = rel in self.original and self.original[rel].content is not None
+                creates = _creates_file(hunk)
+                if creates is not None and not removed and not self.options.strict:
+                    self.add(creates)
+                    self.repairs.append(Repair(
+                        "new_file_as_update", f"{hunk.path}, patch line {hunk.line}",
+                        "created the file: its one hunk adds lines to an empty old side "
+                        "('@@ -0,0') and the file does not exist (a new file's diff says "
+                        "'--- /dev/null')"))
+                    return
                 reason = ("Not a directory (os error 20)" if self.parent_is_file(rel)
                           else "No such file or directory (os error 2)")
                 hint = ("An earlier operation of this patch removed it." if removed else
+                        "To create a file, write its diff's old side as '--- /dev/null' (or use "
+                        "'*** Add File:')." if creates is not None else
                         "A unified diff's paths lose git's a/ and b/ prefixes, or else their "
                         "first component: if they are relative to the root already, give -p 0 "
                         "(strip=0)." if stated or self.unified else
@@ -355,6 +373,11 @@ class Stager:
             # as it can for files with LF endings only).
             after, edits = exact.after, exact.edits
             offsets = tuple(exact.offsets) if exact.offsets is not None else None
+            if any(chunk.unprefixed for chunk in hunk.chunks):
+                # Placed exactly: each line written without a prefix equals its file line.
+                from .repair_update import unprefixed_repair
+
+                self.repairs.append(unprefixed_repair(hunk.chunks, hunk.path))
         else:
             # The line model: rewrite, and the already-applied rule on lines, are loaded only
             # when the byte path (exact.py, the common case) leaves the update to it.
@@ -366,30 +389,49 @@ class Stager:
             locator = None if stated else Locator(
                 original.texts, display, first_match=self.options.first_match,
                 index=LineIndex(original.texts, source=entry.content))
-            try:
-                if locator is not None:
-                    placements = locator.place(hunk.chunks)
-                else:
-                    from .unified_placement import final_newline, place_at_stated_lines
+            from .repair_update import after_miss, settle
 
-                    placements = place_at_stated_lines(original.texts, hunk.chunks, display)
-                    ends_with_newline = final_newline(hunk.chunks, placements,
-                                                      len(original.texts))
+            def place(chunks: Sequence[Chunk]) -> list[Placement]:
+                nonlocal ends_with_newline
+                if locator is not None:
+                    return locator.place(chunks)
+                from .unified_placement import final_newline, place_at_stated_lines
+
+                placed = place_at_stated_lines(original.texts, chunks, display)
+                ends_with_newline = final_newline(chunks, placed, len(original.texts))
+                return placed
+
+            chunks: Sequence[Chunk] = hunk.chunks
+            try:
+                placements = place(chunks)
             except ContextNotFoundError as miss:
                 # A unified diff sent again misses as a Codex patch does: its hunks are the same
                 # Chunk values, checked by the same rule.
-                if self._hunks_in_place(hunk, entry.content, rel,
-                                        None if locator is None else locator.index):
-                    return
-                earlier = self.last_operation.get(rel)
-                if earlier is not None:
-                    miss.hint = (f"An earlier operation of this patch ({earlier}) changed this "
-                                 "file: its hunks are matched against the file as that operation "
-                                 f"leaves it, not as it is on disk. {miss.hint}")
-                raise
-            if (locator is not None and insertion_in_place(original.texts, hunk.chunks, placements)
+                try:
+                    if self._hunks_in_place(hunk, entry.content, rel,
+                                            None if locator is None else locator.index):
+                        return
+                except PartlyAppliedError as partly:
+                    if self.options.strict:
+                        raise
+                    chunks, placements = self._skip_applied_hunks(hunk, partly, place)
+                else:
+                    earlier = self.last_operation.get(rel)
+                    if earlier is not None:
+                        miss.hint = (f"An earlier operation of this patch ({earlier}) changed "
+                                     "this file: its hunks are matched against the file as that "
+                                     f"operation leaves it, not as it is on disk. {miss.hint}")
+                    if self.options.strict:
+                        raise
+                    chunks, placements, repairs = after_miss(original.texts, chunks, place,
+                                                             hunk.path, miss)
+                    self.repairs.extend(repairs)
+            if (locator is not None and insertion_in_place(original.texts, chunks, placements)
                     and self._hunks_in_place(hunk, entry.content, rel, locator.index)):
                 return
+            placements, repairs = settle(original.texts, chunks, placements, hunk.path,
+                                         adjust=locator is not None and not self.options.strict)
+            self.repairs.extend(repairs)
             rewritten, edits = rewrite(original, placements, ends_with_newline)
             after = rewritten.encode()
         mode = entry.mode if hunk.new_mode is None else git_permissions(hunk.new_mode, entry.mode)
@@ -459,6 +501,21 @@ class Stager:
         self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8"), hunk.line),
                  data=after, mode=mode, copied_from=(source, entry.content, entry.mode))
 
+    def _skip_applied_hunks(self, hunk: UpdateFile, partly: PartlyAppliedError,
+                            place: Callable[[Sequence[Chunk]], list[Placement]],
+                            ) -> tuple[list[Chunk], list[Placement]]:
+        """The repair of a patch sent again after part of it was applied: the hunks already in
+        place are left out, the others placed as any hunks are."""
+        applied = set(partly.details.get("applied_lines", ()))
+        rest = [chunk for chunk in hunk.chunks if chunk.line not in applied]
+        placements = place(rest)
+        shown = ", ".join(map(str, sorted(applied)))
+        self.repairs.append(Repair(
+            "applied_hunk_skipped", f"{hunk.path}, patch line{'s' if len(applied) > 1 else ''} {shown}",
+            "left out the hunks already in place (their new lines stand in the file and their old "
+            "lines do not) and applied the others"))
+        return rest, placements
+
     # -- a patch that is already applied ---------------------------------------------------------
     def _hunks_in_place(self, hunk: UpdateFile, content: bytes, rel: str,
                         index: LineIndex | None = None) -> bool:
@@ -521,7 +578,8 @@ class Stager:
         A patch whose every operation is already in place is refused as ``already_applied``
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
-                 dict(self.last_operation))
+                 dict(self.last_operation), list(self.repairs))
+        self.repairs.extend(patch.repairs)
         self.in_place, self.gone = [], []
         self.unified = patch.format == "unified"
         if self.progress is not None:
@@ -544,7 +602,7 @@ class Stager:
             if self.in_place or self.gone:
                 self._refuse_applied(patch)
         except BaseException:
-            self.overlay, self.changes, self.files_under, self.last_operation = saved
+            self.overlay, self.changes, self.files_under, self.last_operation, self.repairs = saved
             raise
 
     def _refuse_applied(self, patch: Patch) -> None:
@@ -611,6 +669,7 @@ class Stager:
             remove_dirs=tuple(self.emptied_dirs(targets)),
             patch=patch,
             intent=intent,
+            repairs=tuple(self.repairs),
         )
 
     # -- the result -----------------------------------------------------------------------------
@@ -636,6 +695,21 @@ class Stager:
         removed = {t.path for t in targets if t.after is None}
         kept = (t.path for t in targets if t.after is not None)
         return emptied_folders(removed, kept, self.view.list_dir)
+
+
+def _creates_file(hunk: UpdateFile) -> AddFile | None:
+    """A unified diff's update whose one hunk adds lines to an empty old side at line 0
+    (``@@ -0,0 +1,N @@``): the new file it means, when its file does not exist."""
+    if (len(hunk.chunks) != 1 or hunk.move_to is not None or hunk.copy
+            or hunk.chunks[0].stated_line != 0):
+        return None
+    chunk = hunk.chunks[0]
+    if not chunk.lines or any(kind != "+" for kind, _ in chunk.lines):
+        return None
+    contents = "".join(text + "\n" for _, text in chunk.lines)
+    if chunk.new_unterminated:
+        contents = contents[:-1]
+    return AddFile(hunk.path, contents, hunk.line, hunk.new_mode)
 
 
 def _check_policy(planner: Stager, targets: list[PathTarget]) -> None:

@@ -64,6 +64,7 @@ _KEYS = {
     "history-count": "history_count",
     "history-bytes": "history_bytes",
     "allow-policy-edit": "allow_policy_edit",
+    "strict": "strict",
 }
 _PERMISSIONS = ("allow_overwrite", "allow_delete", "allow_move", "first_match", "allow_policy_edit")
 _CAPS = ("max_files", "max_bytes", "max_patch_bytes")
@@ -177,6 +178,8 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
             changes[name] = tuple(dict.fromkeys((*current, *value)))
         elif name in _CAPS:
             changes[name] = value if current is None else min(current, value)
+        elif name == "strict":
+            changes[name] = current or value  # no repairs if either says so
     return replace(host, **changes) if changes else host
 
 
