@@ -11,7 +11,6 @@ import pytest
 
 import patchtx
 import patchtx.repair
-import patchtx.repair_update
 
 FORMAT = Path(__file__).resolve().parents[2] / "docs" / "format.md"
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```\s*$", re.S | re.M)
@@ -33,10 +32,12 @@ def _examples() -> list[tuple[dict[str, str], str, list[str]]]:
 
 
 EXAMPLES = _examples()
-KINDS = set(re.findall(r'Repair\(\s*"([a-z_]+)"', Path(patchtx.repair.__file__).read_text())
-            + re.findall(r'Repair\(\s*"([a-z_]+)"', Path(patchtx.repair_update.__file__).read_text())
-            + re.findall(r'Repair\(\s*"([a-z_]+)"', (Path(patchtx.repair.__file__).parent / "planner.py").read_text())
-            + re.findall(r'return lines, "([a-z_]+)"', Path(patchtx.repair_update.__file__).read_text()))
+SOURCES = "".join(path.read_text(encoding="utf-8")
+                  for path in Path(patchtx.repair.__file__).parent.glob("*.py"))
+KINDS = set(re.findall(r'Repair\(\s*"([a-z_]+)"', SOURCES)
+            + re.findall(r'return lines, "([a-z_]+)"', SOURCES))
+"""Every repair kind the source makes (a Repair built with a literal kind, or one of
+repair_update's adjustments)."""
 
 
 def test_every_repair_kind_has_an_example() -> None:
