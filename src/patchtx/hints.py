@@ -16,8 +16,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .model import Chunk
-
 MAX_REGION_LINES = 12
 MAX_SHOWN_CHARS = 160
 MAX_VOTES_PER_LINE = 2000
@@ -178,42 +176,3 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
         first + 1,
     )
 
-
-def diagnose_miss(miss: Exception, texts: Sequence[str], chunks: Sequence[Chunk]) -> None:
-    """Put first in the hint of a hunk that matched nowhere what the patch looks like it got
-    wrong, when its lines show it: line numbers copied from a numbered view of the file, or a
-    doubled prefix (``--x``, ``+-x``). Changes ``miss.hint`` (a ContextNotFoundError's)."""
-    found = _numbered(texts, chunks) or _doubled(texts, chunks)
-    if found:
-        hint = getattr(miss, "hint", "")
-        miss.hint = found + (" " + hint if hint else "")  # type: ignore[attr-defined]
-
-
-def _numbered(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
-    from .repair_update import numbered_lines
-
-    numbered = numbered_lines(chunks)
-    if numbered is None:
-        return ""
-    form, stripped = numbered
-    hint = describe_miss(texts, stripped, 0)
-    return (f"Every line of the hunk starts with a line number ({form}), as a numbered view of the "
-            "file shows it: send the lines' text only. (patchtx removes such numbers itself only "
-            "when, removed, the lines stand in the file at exactly those numbers; here "
-            + ("they do not match the file either." if hint.closest_line is None else
-               f"they do not: without the numbers, the closest region is file line "
-               f"{hint.closest_line}.)").rstrip(".") + ")")
-
-
-def _doubled(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
-    present = set(texts)
-    for chunk in chunks:
-        for offset, (kind, text) in enumerate(chunk.lines):
-            if kind == "-" and text[:1] in "-+" and text not in present and text[1:] in present:
-                line = texts.index(text[1:]) + 1
-                return (f"The hunk at patch line {chunk.line} removes the line \"{visible(text)}\" "
-                        f"(body line {offset + 1}), which is not in the file; the file has "
-                        f"\"{visible(text[1:])}\" (line {line}). A doubled prefix? A removed line "
-                        "is '-' then the line's text, and an added line '+' then exactly its text "
-                        "('+-x' adds the line '-x').")
-    return ""

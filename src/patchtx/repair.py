@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 _HEADERS = (ADD_FILE.rstrip(), DELETE_FILE.rstrip(), UPDATE_FILE.rstrip())
 _DECORATED = re.compile(r"\*{2,}\s*(begin|end)[ _-]?patch\b[\s*:=-]*", re.IGNORECASE)
+_DECORATED_PATH = re.compile(r"[ \t]+\*{2,}[ \t]*$")
 _SHELL_HEREDOC = re.compile(
     r"(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\1[ \t]*\n(.*?)\n?\2[ \t]*",
     re.DOTALL)
@@ -210,12 +211,20 @@ def _decorated_markers(text: str) -> tuple[str, Repair] | None:
                 and match.group(1).lower() == marker.split()[1].lower()):
             changed.append(f"patch line {index + 1}: '{line}'")
             lines[index] = marker
+    for index, line in enumerate(lines):
+        # A file header with stars after its path (grok's '*** Update File: a.py ***'): no file
+        # name ends in a space and stars.
+        stripped = line.strip(WHITESPACE)
+        if stripped.startswith(_HEADERS) and _DECORATED_PATH.search(stripped):
+            lines[index] = _DECORATED_PATH.sub("", stripped)
+            changed.append(f"patch line {index + 1}: '{stripped}'")
     if not changed:
         return None
     return "\n".join(lines), Repair(
         "decorated_marker", ", ".join(c.split(":")[0] for c in changed),
-        f"read {' and '.join(c.split(': ', 1)[1] for c in changed)} as the envelope's marker "
-        f"('{BEGIN_PATCH}' / '{END_PATCH}', nothing else on the line)")
+        f"read {' and '.join(c.split(': ', 1)[1] for c in changed)} without the stars around "
+        f"(a marker is '{BEGIN_PATCH}', '{END_PATCH}' or '*** Update File: PATH', nothing else "
+        "on the line)")
 
 
 def _missing_begin(text: str) -> tuple[str, Repair] | None:

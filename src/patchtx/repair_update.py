@@ -15,7 +15,9 @@ the same placement rule as any other hunk (docs/format.md, "Repairs").
   in file order.
 - **Indentation and trailing white space** of the model's own: when every line the hunk keeps or
   removes differs from its file line by the same indentation (or the same trailing white space),
-  the added lines are given the file's (the context lines stay as in the file, as always).
+  the added lines are given the file's (the context lines stay as in the file, as always). The
+  indentation only where the hunk replaces lines: added lines that only follow context may mean
+  a level of their own.
 
 Each returns the repaired hunks and their placements, or None; the caller refuses as before.
 """
@@ -26,13 +28,13 @@ import re
 
 from ._record import replace
 from .errors import AmbiguousContextError, ContextNotFoundError, HunkParseError
-from .matching import Placement
 from .model import Repair
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from .matching import Placement
     from .model import Chunk, LineKind
 
     Place = Callable[[Sequence[Chunk]], list[Placement]]
@@ -149,8 +151,6 @@ def after_miss(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spel
         if chunk.unprefixed:
             index, number = chunk.unprefixed[0]
             raise unprefixed_error(chunk, index, number, _as_added(chunks, place, miss)) from None
-    from .hints import diagnose_miss
-
     lost = _lost_plus(texts, chunks, place)
     if lost:
         miss.hint = f"{lost} {miss.hint}"
@@ -377,6 +377,10 @@ def _shifted(texts: Sequence[str], placement: Placement,
             "and the file's lines do not")
     if any(ours.rstrip() != ours or theirs.rstrip() != theirs for ours, theirs in filled):
         return None
+    if not any(kind == "-" for kind, _ in placement.lines):
+        # Lines only added after context: they may mean a level of their own (a new top-level
+        # function after an indented block), which the context's indentation does not tell.
+        return None
     lost = {theirs[: len(theirs) - len(ours)] if theirs.endswith(ours) else None
             for ours, theirs in filled}
     if len(lost) == 1 and (prefix := lost.pop()) and not prefix.strip():
@@ -393,3 +397,45 @@ def _shifted(texts: Sequence[str], placement: Placement,
             f"indented the added lines by {prefix!r} less, as every kept and removed line of the "
             "hunk is in the file")
     return None
+
+
+# -- what a miss shows of the shapes not repaired ---------------------------------------------------
+def diagnose_miss(miss: ContextNotFoundError, texts: Sequence[str], chunks: Sequence[Chunk]) -> None:
+    """Put first in the hint of a hunk that matched nowhere what the patch looks like it got
+    wrong, when its lines show it: line numbers copied from a numbered view of the file, or a
+    doubled prefix (``--x``, ``+-x``). Changes ``miss.hint`` (a ContextNotFoundError's)."""
+    found = _numbered(texts, chunks) or _doubled(texts, chunks)
+    if found:
+        miss.hint = found + (" " + miss.hint if miss.hint else "")
+
+
+def _numbered(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
+    from .hints import describe_miss
+
+    numbered = numbered_lines(chunks)
+    if numbered is None:
+        return ""
+    form, stripped = numbered
+    hint = describe_miss(texts, stripped, 0)
+    return (f"Every line of the hunk starts with a line number ({form}), as a numbered view of the "
+            "file shows it: send the lines' text only. (patchtx removes such numbers itself only "
+            "when, removed, the lines stand in the file at exactly those numbers; here "
+            + ("they do not match the file either." if hint.closest_line is None else
+               f"they do not: without the numbers, the closest region is file line "
+               f"{hint.closest_line}.)").rstrip(".") + ")")
+
+
+def _doubled(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
+    from .hints import visible
+
+    present = set(texts)
+    for chunk in chunks:
+        for offset, (kind, text) in enumerate(chunk.lines):
+            if kind == "-" and text[:1] in "-+" and text not in present and text[1:] in present:
+                line = texts.index(text[1:]) + 1
+                return (f"The hunk at patch line {chunk.line} removes the line \"{visible(text)}\" "
+                        f"(body line {offset + 1}), which is not in the file; the file has "
+                        f"\"{visible(text[1:])}\" (line {line}). A doubled prefix? A removed line "
+                        "is '-' then the line's text, and an added line '+' then exactly its text "
+                        "('+-x' adds the line '-x').")
+    return ""

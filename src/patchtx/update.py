@@ -215,10 +215,16 @@ def _unprefixed(chunks: Sequence[Chunk], names: FileNames) -> tuple[Repair, ...]
 def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule,
                            names: FileNames, partly: PartlyAppliedError) -> FileUpdate:
     """The repair of a patch sent again after part of it was applied: the hunks in place (by the
-    already-applied rule) left out, the others placed and applied as any hunks are."""
+    already-applied rule: their old lines found nowhere, their new lines standing in the file)
+    left out, the others placed and applied as any hunks are. Not for a pure insertion in place,
+    whose old side says nothing."""
     from .model import Repair
 
     done = set(partly.details.get("applied_lines", ()))
+    if any(chunk.line in done and chunk.inserts_text for chunk in chunks):
+        # A pure insertion counts as in place when its lines merely stand where it would put
+        # them: enough to refuse a patch sent again, too little to leave it out and write the rest.
+        raise partly
     rest = [chunk for chunk in chunks if chunk.line not in done]
     update = update_file(content, rest, rule, names, check_applied=False)
     shown = ", ".join(map(str, sorted(done)))

@@ -93,6 +93,13 @@ SHAPES: list[Shape] = [
         .replace("*** End Patch", "*** End Patch ***"),
         {"greet.py": GREETED}, ("decorated_marker",)),
     Shape(
+        "file_header_decorated", "envelope markers decorated",
+        "lidge-jun/opencodex#372 and its adapters' tests ('*** Update File: a.py ***' from grok)",
+        {"greet.py": GREET},
+        GREET_PATCH.replace("*** Begin Patch", "*** Begin Patch ***").replace(
+            "*** Update File: greet.py", "*** Update File: greet.py ***"),
+        {"greet.py": GREETED}, ("decorated_marker",)),
+    Shape(
         "end_marker_missing", "envelope markers missing (no '*** End Patch')",
         "openai/codex#35361 (gemma via vLLM), code-yeongyu/oh-my-openagent#3041",
         {"greet.py": GREET},
@@ -231,6 +238,14 @@ SHAPES: list[Shape] = [
         {"shop.py": b"class Cart:\n    def total(self):\n        x = 1\n        return x\n"},
         ("indentation",)),
     Shape(
+        "wrong_indentation_addition_only", "wrong indentation (the block's common indentation dropped)",
+        "context with the block's indentation dropped, and a top-level function added after it: "
+        "the added lines' level is not told by the context",
+        {"shop.py": b"class Cart:\n    def total(self):\n        return 0\n"},
+        envelope("*** Update File: shop.py", "@@", " return 0", "+", "+def main():", "+    pass"),
+        {"shop.py": b"class Cart:\n    def total(self):\n        return 0\n\ndef main():\n    pass\n"},
+        why="Read as written (as Codex does): the added lines may mean a level of their own."),
+    Shape(
         "hunk_applied_beside_new", "a hunk already applied beside a new one",
         "Aider-AI/aider#462, Aider-AI/aider#4098 (a patch resent after a partial apply)",
         {"app.py": b"import os\nimport sys\nimport json\n\n\ndef main():\n    return 0\n"},
@@ -309,3 +324,4 @@ SHAPES: list[Shape] = [
 
 BY_NAME = {shape.name: shape for shape in SHAPES}
 assert len(BY_NAME) == len(SHAPES)
+
