@@ -42,6 +42,9 @@ from .policy import check_policy_files, protected_by
 from .textfile import decode, looks_binary
 from .workspace import FileView, ResolvedPath, Workspace
 
+EDIT_FORMATS = ("search-replace", "text")
+"""Formats whose updates are placed by their own pass rules (``block_placement``, ``text_placement``)."""
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .rewrite import Edit
@@ -115,6 +118,10 @@ class Stager:
         """Path → the operation of the patch being staged that last changed it (for messages)."""
         self.unified = False
         """Whether the patch being staged is a unified diff (its errors' hints say so)."""
+        self.format = "codex"
+        """The format of the patch being staged (``Patch.format``)."""
+        self.notes: list[str] = []
+        """What the patches staged so far were taken less literally than they say (``Plan.notes``)."""
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
@@ -341,8 +348,9 @@ class Stager:
                 return
             exact: ExactUpdate | None = ExactUpdate(entry.content, [], [])
         else:
-            exact = None if stated else update_exactly(entry.content, hunk.chunks,
-                                                       first_match=self.options.first_match)
+            exact = (self._edited(hunk, entry.content, display) if self.format in EDIT_FORMATS
+                     else None if stated else update_exactly(entry.content, hunk.chunks,
+                                                             first_match=self.options.first_match))
         offsets: tuple[Edit, ...] | None = None
         # Pure insertions whose lines already stand where they would go: a patch sent again?
         # (Not for a unified diff: its stated lines say where an insertion goes, and lines equal
@@ -415,6 +423,27 @@ class Stager:
             return
         self.move(hunk.path, hunk.line, resolved, destination, entry, after, tuple(edits), offsets,
                   mode)
+
+    def _edited(self, hunk: UpdateFile, content: bytes, display: str) -> ExactUpdate:
+        """An update of a SEARCH/REPLACE or text patch, placed by its format's rule."""
+        from .rewrite import rewrite
+
+        original = decode(content, display)
+        ends_with_newline = None
+        if self.format == "text":
+            from .text_placement import place_text
+
+            placements, ends_with_newline = place_text(original, hunk.chunks, display,
+                                                       first_match=self.options.first_match)
+        else:
+            from .block_placement import place_blocks
+
+            placements, notes = place_blocks(original, hunk.chunks, display,
+                                             first_match=self.options.first_match,
+                                             name=hunk.path)
+            self.notes += notes
+        rewritten, edits = rewrite(original, placements, ends_with_newline)
+        return ExactUpdate(rewritten.encode(), edits, None)
 
     def move(self, spelled_source: str, line: int, source: ResolvedPath, destination: ResolvedPath,
              entry: _Entry, after: bytes, edits: tuple[Edit, ...] | None = None,
@@ -521,9 +550,10 @@ class Stager:
         A patch whose every operation is already in place is refused as ``already_applied``
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
-                 dict(self.last_operation))
+                 dict(self.last_operation), list(self.notes))
         self.in_place, self.gone = [], []
         self.unified = patch.format == "unified"
+        self.format = patch.format
         if self.progress is not None:
             named = {h.path for h in patch.hunks}
             named |= {h.move_to for h in patch.hunks if isinstance(h, UpdateFile) and h.move_to}
@@ -544,7 +574,7 @@ class Stager:
             if self.in_place or self.gone:
                 self._refuse_applied(patch)
         except BaseException:
-            self.overlay, self.changes, self.files_under, self.last_operation = saved
+            self.overlay, self.changes, self.files_under, self.last_operation, self.notes = saved
             raise
 
     def _refuse_applied(self, patch: Patch) -> None:
@@ -611,6 +641,7 @@ class Stager:
             remove_dirs=tuple(self.emptied_dirs(targets)),
             patch=patch,
             intent=intent,
+            notes=tuple(self.notes),
         )
 
     # -- the result -----------------------------------------------------------------------------

@@ -252,3 +252,58 @@ def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, An
         workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"),
         extract=flag("extract", False), skip_applied=flag("skip_applied", False),
         strip=arguments.get("strip"), reverse=flag("reverse", False), host=host)
+
+
+def _host_split(root: str, host: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The host's options as keywords (checked by name now, so that a wrong one is the host's
+    error, not the model's)."""
+    host = dict(host or {})
+    options_for(os.path.realpath(root), host, caller="the host's options:")
+    return host
+
+
+def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, Any] | None = None,
+                intent: str | None = None) -> ToolOutcome:
+    """Run one ``str_replace_based_edit_tool`` call (its decoded JSON arguments: ``command``,
+    ``path``, ``old_str``...) against ``root`` under the host's policy ``host`` (``allow_overwrite``
+    lets ``create`` replace a file). The text is the reference tool's (a ``cat -n`` view, the
+    edited snippet, or the error); a writing command's payload is the one result shape, with the
+    transaction the ``undo`` tool reverts; ``view``'s is ``{"ok": true, "output": text}``."""
+    from ..editor import run_editor
+
+    try:
+        reply = run_editor(arguments, root, intent=intent, **_host_split(root, host))
+    except PatchtxError as error:
+        return failure_outcome(error, root)
+    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
+        return failure_outcome(InternalError.wrapping(exc), root)
+    if reply.result is None:
+        return ToolOutcome({"ok": True, "output": reply.text}, reply.text)
+    text = reply.text
+    if reply.result.transaction_id:
+        text += f"\nTransaction {reply.result.transaction_id} (the undo tool reverts it)."
+    return ToolOutcome(result_json(reply.result), text)
+
+
+def edits_call(edits: Any, root: str, *, dry_run: bool = False, intent: str | None = None,
+               host: Mapping[str, Any] | None = None) -> ToolOutcome:
+    """Apply an edit list (``[{path, old_string, new_string, replace_all}, ...]``, see
+    ``patchtx.edits``) to ``root`` as one transaction, under the host's policy ``host``; the
+    outcome of ``apply_patch_call``'s shape."""
+    from ..edits import name_the_edit, parse_edits
+
+    patch = None
+    try:
+        patch = parse_edits(edits)
+        real_root = os.path.realpath(root)
+        options, commit_options = options_for(real_root, _host_split(root, host),
+                                              caller="the host's options:")
+        plan = plan_parsed([patch], real_root, options, intent=intent)
+        result = (Result(plan, committed=False, dry_run=True) if dry_run
+                  else commit_plan(plan, commit_options))
+    except PatchtxError as error:
+        return failure_outcome(error if patch is None else name_the_edit(error, patch), root,
+                               dry_run=dry_run)
+    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
+        return failure_outcome(InternalError.wrapping(exc), root, dry_run=dry_run)
+    return success_outcome(result)
