@@ -100,7 +100,9 @@ class TextEditor:
         """Run one command; raise ``PatchtxError`` (nothing changed) when it cannot be done."""
         if command not in COMMANDS:
             raise _invalid(f"Unrecognized command {command}. The allowed commands for the "
-                           f"{TOOL_NAME} tool are: {', '.join(COMMANDS)}")
+                           f"{TOOL_NAME} tool are: {', '.join(COMMANDS)}",
+                           "Every edit is a transaction: the `undo` tool (patchtx undo) reverts "
+                           "one by its id." if command == "undo_edit" else "")
         if not isinstance(path, str) or not path:
             raise _missing("path", command)
         if command == "view":
@@ -117,7 +119,7 @@ class TextEditor:
             raise _missing("insert_line", command)
         text = insert_text if insert_text is not None else new_str
         if text is None:
-            raise _missing("insert_text", command)
+            raise _missing("insert_text` (or `new_str", command)
         return self.insert(path, insert_line, text)
 
     def view(self, path: str, view_range: list[int] | None = None,

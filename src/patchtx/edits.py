@@ -47,9 +47,10 @@ def text_edit(path: str, old: str, new: str, *, replace_all: bool = False, line:
                       line=line)
 
 
-def parse_edits(edits: Sequence[Mapping[str, Any]]) -> Patch:
+def parse_edits(edits: Sequence[Mapping[str, Any]], *, path: str | None = None) -> Patch:
     """The edits as a patch of the ``"text"`` format, one operation per edit, in order; raise
-    ``InvalidArgumentsError`` naming the edit for one that is malformed."""
+    ``InvalidArgumentsError`` naming the edit for one that is malformed. ``path`` is the file of
+    the edits that name none (MultiEdit's ``file_path``)."""
     if isinstance(edits, str | bytes) or not edits:
         raise InvalidArgumentsError("The edit list is empty: send at least one edit.",
                                     hint="Each edit is {path, old_string, new_string, replace_all}.")
@@ -61,7 +62,8 @@ def parse_edits(edits: Sequence[Mapping[str, Any]]) -> Patch:
         unknown = sorted(set(edit) - EDIT_KEYS)
         if unknown:
             raise _invalid(number, total, f"unknown argument(s): {', '.join(map(str, unknown))}.")
-        paths = [edit[key] for key in PATH_KEYS if edit.get(key) is not None]
+        paths = [edit[key] for key in PATH_KEYS if edit.get(key) is not None] or (
+            [path] if path is not None else [])
         if len(paths) != 1 or not isinstance(paths[0], str) or not paths[0]:
             raise _invalid(number, total, "`path` (or `file_path`) is required: one non-empty string.")
         old, new = edit.get("old_string"), edit.get("new_string")
@@ -91,14 +93,15 @@ def name_the_edit(error: PatchtxError, patch: Patch) -> PatchtxError:
 
 
 def apply_edits(edits: Sequence[Mapping[str, Any]], root: str | os.PathLike[str] = ".", *,
-                dry_run: bool = False, intent: str | None = None,
+                file_path: str | None = None, dry_run: bool = False, intent: str | None = None,
                 **options: Unpack[OptionKeywords]) -> Result:
     """Apply an edit list to ``root`` as one transaction (see the module); raise
-    ``PatchtxError`` if any edit fails, in which case nothing was changed. ``options`` are those
-    of ``patchtx.apply_patch`` (the host's policy and commit options)."""
+    ``PatchtxError`` if any edit fails, in which case nothing was changed. ``file_path`` is the
+    file of the edits that name none; ``options`` are those of ``patchtx.apply_patch`` (the
+    host's policy and commit options)."""
     from .api import apply_patch
 
-    patch = parse_edits(edits)
+    patch = parse_edits(edits, path=file_path)
     try:
         return apply_patch(patch, root, dry_run=dry_run, intent=intent, **options)
     except PatchtxError as error:

@@ -104,7 +104,7 @@ def _filename_on(line: str) -> str | None:
         if text.startswith(fence):
             candidate = text.lstrip(fence[0]).strip()
             return candidate if candidate and ("." in candidate or "/" in candidate) else None
-    name = text.rstrip(":").lstrip("#").strip().strip("`").strip("*").strip()
+    name = text.rstrip(":").lstrip("#").strip().strip("`*").strip()
     return name or None
 
 

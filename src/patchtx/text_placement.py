@@ -159,8 +159,8 @@ def _insertion(original: TextFile, chunk: Chunk, display: str) -> list[Placement
     size = len(original.texts)
     if not 0 <= after <= size:
         raise ContextNotFoundError(
-            f"Invalid `insert_line` parameter: {after}. It should be within the range of lines of "
-            f"the file: [0, {size}].",
+            f"Invalid `insert_line` parameter: {after}. It should be within the range of allowed "
+            f"values: [0, {size}] (the file has {size} line{'s' if size != 1 else ''}).",
             hint="insert_line is the line the text goes after (0: the top of the file).",
             path=display, line=chunk.line or None, details={"closest_line": None})
     new = _new(chunk.lines)
