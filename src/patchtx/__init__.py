@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 
     from . import history
     from .api import apply_patch, apply_plan, plan_patch
-    from .edits import apply_edits
     from .editor import TextEditor
+    from .edits import apply_edits
     from .errors import PatchtxError
     from .extract import extract_patch
     from .model import Patch, Plan
