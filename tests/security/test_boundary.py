@@ -228,8 +228,8 @@ HOSTILE_PATHS = {
 
 
 def _through(door: str, root: Path, path: str) -> object:
-    from patchtx.edits import apply_edits
     from patchtx.editor import TextEditor
+    from patchtx.edits import apply_edits
 
     if door == "search-replace":
         return patchtx.apply_patch(f"{path}\n<<<<<<< SEARCH\nsecret\n=======\npwned\n>>>>>>> REPLACE\n", root)

@@ -232,5 +232,6 @@ def test_crash_at_every_call_of_an_edit_protocol_commit_then_recover(scratch: Pa
         assert crash_in_child(lambda fs: commit(plan, fs=fs), fs) == fs.exit_code
         recover(str(root), fs=Fast())
         expected = before if crash_at <= mark else after
-        assert snapshot(root) == expected, f"crash at call {crash_at}:\n" + describe_difference(snapshot(root), expected)
+        result = snapshot(root)
+        assert result == expected, f"crash at call {crash_at}:\n" + describe_difference(result, expected)
         assert leftovers(root) == []
