@@ -204,8 +204,8 @@ def _missing(texts: Sequence[str], chunks: Sequence[Chunk], miss: Missing, space
     return ContextNotFoundError(
         f"The SEARCH lines of the block on line {chunk.line} do not match {display}:\n"
         + "\n".join(miss.lines),
-        hint=text + " The SEARCH lines must equal the file's lines exactly (trailing white space "
-                    "and indentation shifted as a whole aside).",
+        hint="The SEARCH lines must equal the file's lines exactly (trailing white space and "
+             "indentation shifted as a whole aside). " + text,
         path=display, line=chunk.line, details={"closest_line": hint.closest_line})
 
 
