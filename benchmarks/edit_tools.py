@@ -117,7 +117,7 @@ def measure(calls: int, codex: Path | None, patchtx: str) -> dict[str, Any]:
                 tree = tree_copy(base, trees)
                 samples[name] += asyncio.run(_calls(tree, calls, patchtx, tool, arguments))
                 text = (tree / COUNTER).read_text()
-                expected = {"insert": f"value = 0\n" + "".join(
+                expected = {"insert": "value = 0\n" + "".join(
                     f"# call {i}\n" for i in reversed(range(calls + warm.WARM_UP))), "view": "value = 0\n"}
                 if text != expected.get(name, f"value = {calls + warm.WARM_UP}\n"):
                     raise RuntimeError(f"{name}: wrong result {text[:80]!r}")

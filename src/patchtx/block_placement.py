@@ -142,10 +142,10 @@ class BlockIndex(LineIndex):
 
 def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,
                  first_match: bool = False, index: LineIndex | None = None,
-                 name: str | None = None) -> tuple[list[Placement], list[str]]:
+                 ) -> tuple[list[Placement], list[str]]:
     """The placements of a file's blocks (``chunks``, in order), each block's REPLACE lines
-    shifted as its SEARCH lines were, and a note for each block that did not match exactly
-    (naming the file ``name``, else ``display``). Raise ``ContextNotFoundError`` or
+    shifted as its SEARCH lines were, and a note for each block that did not match exactly (a
+    sentence without the file's name). Raise ``ContextNotFoundError`` or
     ``AmbiguousContextError`` (worded for blocks, naming the file ``display``)."""
     texts = original.texts
     space = index if isinstance(index, BlockIndex) else BlockIndex(texts)
@@ -157,7 +157,6 @@ def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,
         raise _ambiguous(chunks, ambiguous, display) from None
     placements: list[Placement] = []
     notes: list[str] = []
-    name = name or display
     for number, start, end, lines in placed:
         chunk = chunks[number]
         old = [text for kind, text in lines if kind != "+"]
@@ -166,12 +165,12 @@ def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,
         if found != old:
             shift = shift_between(found, old)
             if shift is None:
-                notes.append(f"{name}: the SEARCH lines of the block on line {chunk.line} "
-                             f"matched {where} with trailing white space ignored.")
+                notes.append(f"the SEARCH lines of the block on line {chunk.line} matched {where} "
+                             "with trailing white space ignored.")
             else:
                 direction, text = shift
                 notes.append(
-                    f"{name}: the SEARCH lines of the block on line {chunk.line} matched "
+                    f"the SEARCH lines of the block on line {chunk.line} matched "
                     f"{where} with their indentation shifted as a whole (the file has "
                     f"{_spell(text)} {'more' if direction == '+' else 'less'} in front of each "
                     "line); its REPLACE lines were shifted alike.")
