@@ -200,6 +200,13 @@ def _missing(texts: Sequence[str], chunks: Sequence[Chunk], miss: Missing, space
             text = (f"Its SEARCH lines stand at file line {above + 1}, above where the block "
                     f"before it matched: the blocks of one file must come in the file's order. "
                     + text)
+    replaced = [text_ for kind, text_ in chunk.lines if kind != "-"]
+    if replaced and any(line.strip() for line in replaced):
+        # (Resent, its indentation shifted: the already-applied rule looks for exact lines only.)
+        done = space.first_any(replaced, 0)[1]
+        if done >= 0:
+            text = (f"Its REPLACE lines already stand at file line {done + 1}: the block may have "
+                    "been applied already. " + text)
     return ContextNotFoundError(
         f"The SEARCH lines of the block on line {chunk.line} do not match {display}:\n"
         + "\n".join(miss.lines),

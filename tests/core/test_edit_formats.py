@@ -164,13 +164,23 @@ def test_blocks_keep_crlf_endings_and_a_bom(tmp_path: Path) -> None:
     assert (tmp_path / "w.txt").read_bytes() == b"\xef\xbb\xbfone\r\n2\r\nthree\r\n"
 
 
-def test_a_resent_reply_is_already_applied_or_missing_never_applied_twice(tmp_path: Path) -> None:
-    reply = sr("r.txt", "a\n", "a\nb\n")
-    apply(tmp_path, {"r.txt": b"a\nc\n"}, reply)
-    assert (tmp_path / "r.txt").read_bytes() == b"a\nb\nc\n"
-    with pytest.raises(patchtx.PatchtxError):
-        patchtx.apply_patch(sr("r.txt", "zzz\n", "a\nb\n"), tmp_path)
-    assert (tmp_path / "r.txt").read_bytes() == b"a\nb\nc\n"
+def test_a_resent_reply_is_already_applied_never_applied_twice(tmp_path: Path) -> None:
+    reply = sr("r.txt", "a = 1\n", "a = 1\nb = 2\n")
+    apply(tmp_path, {"r.txt": b"a = 1\nc = 3\n"}, reply)
+    assert (tmp_path / "r.txt").read_bytes() == b"a = 1\nb = 2\nc = 3\n"
+    with pytest.raises(patchtx.PatchtxError) as caught:
+        patchtx.apply_patch(sr("r.txt", "a = 1\nc = 3\n", "a = 1\nb = 2\nc = 3\n"), tmp_path)
+    assert caught.value.kind == "already_applied"
+    assert patchtx.apply_patch(sr("r.txt", "a = 1\nc = 3\n", "a = 1\nb = 2\nc = 3\n"), tmp_path,
+                               skip_applied=True).summary == "A 0, M 0, D 0, R 0"
+    assert (tmp_path / "r.txt").read_bytes() == b"a = 1\nb = 2\nc = 3\n"
+
+
+def test_a_resent_shifted_block_says_its_replace_lines_stand(tmp_path: Path) -> None:
+    reply = sr("s.py", "return 1\n", "return 2\n")
+    apply(tmp_path, {"s.py": b"def f():\n    return 1\n"}, reply)
+    with pytest.raises(ContextNotFoundError, match="already stand at file line 2"):
+        patchtx.apply_patch(reply, tmp_path)
 
 
 def test_new_file_over_an_existing_one_needs_overwrite(tmp_path: Path) -> None:
