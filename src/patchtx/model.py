@@ -43,6 +43,9 @@ class Chunk:
     unprefixed: tuple[tuple[int, int], ...] = ()
     """Body lines written without a prefix, read as context for the repair step to check against
     the file: (index in ``lines``, patch line). Empty for a patch as the grammar reads it."""
+    every: bool = False
+    """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
+    replace every occurrence of the old text (an edit's ``replace_all``), at least one."""
 
     @property
     def inserts_text(self) -> bool:
@@ -117,7 +120,9 @@ class Patch:
     """The patch as parsed (heredoc wrapper and surrounding blank lines removed)."""
     environment_id: str | None = None
     format: str = "codex"
-    """``"codex"`` (the ``*** Begin Patch`` envelope) or ``"unified"`` (a unified diff)."""
+    """``"codex"`` (the ``*** Begin Patch`` envelope), ``"unified"`` (a unified diff),
+    ``"search-replace"`` (SEARCH/REPLACE blocks) or ``"text"`` (exact text replacements: the text
+    editor's commands, edit lists)."""
     repairs: tuple[Repair, ...] = ()
     """What the front door repaired to read the text as this patch (``repair``)."""
 
@@ -206,6 +211,9 @@ class Plan:
     intent: str | None = None
     repairs: tuple[Repair, ...] = ()
     """Every repair made to plan the patch: the front door's, then those made against the files."""
+    notes: tuple[str, ...] = ()
+    """What the plan took less literally than the patch says, each in a sentence (a SEARCH block
+    matched with its indentation shifted, say): reported with the result."""
 
     def summary_counts(self) -> dict[str, int]:
         """Net effect per file: a file written twice is one M; a move whose source is gone and

@@ -117,6 +117,8 @@ class Stager:
         """Path → the operation of the patch being staged that last changed it (for messages)."""
         self.rule = UpdateRule()
         """How the patch being staged places its updates (its format; its errors' hints say it)."""
+        self.notes: list[str] = []
+        """What the patches staged so far were taken less literally than they say (``Plan.notes``)."""
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
@@ -363,6 +365,7 @@ class Stager:
                              "file: its hunks are matched against the file as that operation "
                              f"leaves it, not as it is on disk. {miss.hint}")
             raise
+        self.notes += update.notes
         if update.applied:
             self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): every hunk "
                                  "is already applied")
@@ -470,7 +473,7 @@ class Stager:
         A patch whose every operation is already in place is refused as ``already_applied``
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
-                 dict(self.last_operation), list(self.repairs))
+                 dict(self.last_operation), list(self.repairs), list(self.notes))
         self.in_place, self.gone = [], []
         hunks = [hunk for patch in patches for hunk in patch.hunks]
         if self.progress is not None:
@@ -497,7 +500,8 @@ class Stager:
             if self.in_place or self.gone:
                 self._refuse_applied(len(hunks))
         except BaseException:
-            self.overlay, self.changes, self.files_under, self.last_operation, self.repairs = saved
+            (self.overlay, self.changes, self.files_under, self.last_operation, self.repairs,
+             self.notes) = saved
             raise
 
     def _refuse_applied(self, operations: int) -> None:
@@ -565,6 +569,7 @@ class Stager:
             patch=patch,
             intent=intent,
             repairs=tuple(self.repairs),
+            notes=tuple(self.notes),
         )
 
     # -- the result -----------------------------------------------------------------------------

@@ -6,7 +6,9 @@ operation of the patch did). Its steps, in order:
 
 1. **Placement, chosen once** from the patch's format (``PLACERS``): a Codex patch's hunks go where
    their lines are (``matching``, THE placement rule); a unified diff's at their stated lines
-   (``unified_placement``).
+   (``unified_placement``); SEARCH/REPLACE blocks by the same rule in their own passes
+   (``block_placement``); exact text replacements by the same rule over the file's text
+   (``text_placement``).
 2. **Bytes first**: where the format's placement is the content rule, an update that the exact
    pass settles is done on the bytes (``exact``), without a line list; otherwise the file is
    decoded (``textfile``) and placed on its lines.
@@ -84,6 +86,9 @@ class FileUpdate:
     """Every hunk is already in place: ``after`` is the file as it is, and nothing changes."""
     repairs: tuple[Repair, ...] = ()
     """What the repair step did to the hunks to place them (``repair_update``)."""
+    notes: tuple[str, ...] = ()
+    """What the placement took less literally than the hunks say, each a sentence naming the file
+    (``Plan.notes``)."""
 
 
 @record
@@ -95,6 +100,9 @@ class Placed:
     """Whether the new file ends with a line break; None: as the old file does."""
     reinserted: bool = False
     """Some pure insertion's lines already stand where it puts them (a patch sent again?)."""
+    notes: tuple[str, ...] = ()
+    """What the placement took less literally than the hunks say (a block matched with its
+    indentation shifted), each a sentence without the file's name."""
 
 
 @record
@@ -107,6 +115,9 @@ class Placer:
     on_bytes: bool = False
     """Whether ``exact.update_exactly`` may settle the update on the bytes first (it implements
     the content rule of ``matching``, nothing else)."""
+    asks_applied: bool = True
+    """Whether a miss is asked the already-applied question (not for exact text replacements,
+    whose old and new text are no lines to find applied)."""
 
 
 def _by_content(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
@@ -124,9 +135,27 @@ def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chun
     return Placed(placements, final_newline(chunks, placements, len(original.texts)))
 
 
+def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+               display: str) -> Placed:
+    from .block_placement import place_blocks
+
+    placements, notes = place_blocks(original, chunks, display, first_match=rule.first_match)
+    return Placed(placements, notes=tuple(notes))
+
+
+def _by_text(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+             display: str) -> Placed:
+    from .text_placement import place_text
+
+    placements, ends_with_newline = place_text(original, chunks, display, first_match=rule.first_match)
+    return Placed(placements, ends_with_newline)
+
+
 PLACERS: dict[str, Placer] = {
     "codex": Placer(_by_content, on_bytes=True),
     "unified": Placer(_at_stated_lines),
+    "search-replace": Placer(_by_blocks, on_bytes=True),
+    "text": Placer(_by_text, asks_applied=False),
 }
 """Patch format -> how its hunks are placed."""
 
@@ -162,17 +191,17 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         else:
             update = _rewritten(original, chunks, placed, rule, names, ())
             reinserted = placed.reinserted
-    if check_applied and (miss is not None or reinserted):
+    if placer.asks_applied and check_applied and (miss is not None or reinserted):
         try:
             applied = _already_applied(content, chunks, index, names)
         except PartlyAppliedError as partly:
-            if not rule.repair:
+            if not _repairs(rule):
                 raise
             return _without_applied_hunks(content, chunks, rule, names, partly)
         if applied is not None:
             return applied
     if miss is not None:
-        if not rule.repair:
+        if not _repairs(rule):
             raise miss
         from .repair_update import after_miss
 
@@ -189,19 +218,26 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     return update
 
 
+def _repairs(rule: UpdateRule) -> bool:
+    """Whether the repair step (``repair_update``) looks at this rule's hunks: a Codex patch's
+    and a unified diff's (SEARCH/REPLACE blocks and text replacements have their own rules)."""
+    return rule.repair and rule.format in ("codex", "unified")
+
+
 def _rewritten(original: TextFile, chunks: Sequence[Chunk], placed: Placed, rule: UpdateRule,
                names: FileNames, repairs: tuple[Repair, ...]) -> FileUpdate:
     """The rewrite of placed hunks, after the repair step's last look at them (lines written
     without a prefix, added lines' indentation)."""
     placements = placed.placements
-    if rule.repair:
+    if _repairs(rule):
         from .repair_update import settle
 
         placements, settled = settle(original.texts, chunks, placements, names.spelled,
                                      adjust=rule.format == "codex")
         repairs += tuple(settled)
     rewritten, edits = rewrite(original, placements, placed.ends_with_newline)
-    return FileUpdate(rewritten.encode(), tuple(edits), None, repairs=repairs)
+    return FileUpdate(rewritten.encode(), tuple(edits), None, repairs=repairs, notes=tuple(
+        f"{names.spelled}: {note}" for note in placed.notes))
 
 
 def _unprefixed(chunks: Sequence[Chunk], names: FileNames) -> tuple[Repair, ...]:
