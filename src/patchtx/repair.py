@@ -4,7 +4,8 @@ means when it means exactly one (docs/format.md, "Repairs").
 The rule: a text that parses as sent is never changed. A text that does not is tried against the
 repairs below, in order, each at most once, each a rule over the text alone whose result has one
 meaning: the patch inside a JSON wrapper or a code fence, a leading byte-order mark, PowerShell's
-`` `n `` newlines, decorated or missing envelope markers, a unified diff inside the envelope. The
+`` `n `` newlines, decorated or missing envelope markers, an empty section ('@@' twice), a unified
+diff inside the envelope. The
 first text that parses is the patch, and every repair made on the way is reported with it
 (``Patch.repairs``). Repairs that need a file's content (line-number prefixes, a context line
 without its space, indentation...) are made where the file is read (``repair_update``); the parse
@@ -72,6 +73,9 @@ def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False
             pass
         else:
             return replace(patch, repairs=tuple(repairs))
+    why = _why_not(current)
+    if why:
+        last.hint = f"{why} {last.hint}".rstrip()
     if repairs:
         made = "; ".join(f"{r.detail} ({r.where})" for r in repairs)
         last.hint = (f"{last.hint} Before this error patchtx repaired the text: {made}; line "
@@ -211,6 +215,14 @@ def _decorated_markers(text: str) -> tuple[str, Repair] | None:
                 and match.group(1).lower() == marker.split()[1].lower()):
             changed.append(f"patch line {index + 1}: '{line}'")
             lines[index] = marker
+    last = lines[filled[-1]].rstrip(WHITESPACE)
+    if (last.endswith("\\n" + END_PATCH) and not changed
+            and not any(line.strip(WHITESPACE) == END_PATCH for line in lines)):
+        # The End line glued to the last line by an escaped line break (a JSON string's \n
+        # written out): no line of a file ends with '\n*** End Patch'.
+        lines[filled[-1]] = last[: -len("\\n" + END_PATCH)]
+        lines.insert(filled[-1] + 1, END_PATCH)
+        changed.append(f"patch line {filled[-1] + 1}: '\\n{END_PATCH}' at the end of a line")
     for index, line in enumerate(lines):
         # A file header with stars after its path (grok's '*** Update File: a.py ***'): no file
         # name ends in a space and stars.
@@ -220,11 +232,30 @@ def _decorated_markers(text: str) -> tuple[str, Repair] | None:
             changed.append(f"patch line {index + 1}: '{stripped}'")
     if not changed:
         return None
+    numbers = [c.split(":")[0].split()[-1] for c in changed]
     return "\n".join(lines), Repair(
-        "decorated_marker", ", ".join(c.split(":")[0] for c in changed),
+        "decorated_marker", f"patch line{'s' if len(numbers) > 1 else ''} {', '.join(numbers)}",
         f"read {' and '.join(c.split(': ', 1)[1] for c in changed)} without the stars around "
         f"(a marker is '{BEGIN_PATCH}', '{END_PATCH}' or '*** Update File: PATH', nothing else "
         "on the line)")
+
+
+def _empty_sections(text: str) -> tuple[str, Repair] | None:
+    """A bare '@@' line right after another: an empty section, which Codex's grammar refuses
+    ('Unexpected line found in update hunk: '@@''); the second opens the same section."""
+    lines = text.split("\n")
+    kept, dropped = [], []
+    for number, line in enumerate(lines, 1):
+        if line.rstrip(WHITESPACE) == "@@" and kept and kept[-1].rstrip(WHITESPACE) == "@@":
+            dropped.append(number)
+            continue
+        kept.append(line)
+    if not dropped:
+        return None
+    return "\n".join(kept), Repair(
+        "empty_section", f"patch line{'s' if len(dropped) > 1 else ''} "
+        + ", ".join(map(str, dropped)),
+        "dropped a bare '@@' line right after another (an empty section; one '@@' opens a section)")
 
 
 def _missing_begin(text: str) -> tuple[str, Repair] | None:
@@ -293,7 +324,36 @@ _RULES: list[tuple[str, Callable[[str], tuple[str, Repair] | None]]] = [
     ("code_fence", _code_fence),
     ("powershell_newlines", _powershell_newlines),
     ("decorated_marker", _decorated_markers),
+    ("empty_section", _empty_sections),
     ("missing_begin_marker", _missing_begin),
     ("unified_in_envelope", _unified_in_envelope),
     ("missing_end_marker", _missing_end),
 ]
+
+
+# -- what a refusal says of a shape not repaired -------------------------------------------------
+def _why_not(text: str) -> str:
+    """The cause of a text's refusal when it has a shape the rules above leave alone (its
+    meaning is not determined), in a sentence the model can act on; "" otherwise."""
+    stripped = text.strip(WHITESPACE)
+    if stripped[:1] in ("{", "[") or stripped.startswith('"*** '):
+        return ("The text is JSON, not a patch (a tool call's arguments sent as the patch?); "
+                "patchtx takes the patch out of JSON only when the JSON holds exactly one and names "
+                "no other working directory. Send the patch text itself, starting with "
+                "'*** Begin Patch'.")
+    if "\n" not in stripped and "`n" in stripped:
+        return ("The text is one line with PowerShell's `n where line breaks belong; patchtx reads "
+                "`n as a line break only when every backtick in the text is `n, `r or `t. Send the "
+                "patch with real line breaks.")
+    first = stripped.split("\n", 1)[0].strip(WHITESPACE)
+    if first.startswith("@@ ") or first == "@@":
+        return ("The text starts with a hunk but names no file: write the file's header first "
+                "('--- a/PATH' and '+++ b/PATH' before a unified hunk, or the envelope with "
+                "'*** Update File: PATH').")
+    lines = stripped.split("\n")
+    if (first == BEGIN_PATCH and not any(line.strip(WHITESPACE) == END_PATCH for line in lines)
+            and len(lines) > 1 and lines[-1][:1] in ("+", "-")):
+        return ("The patch has no '*** End Patch' line and its last line is an added or removed "
+                "one, so it may have been cut off: patchtx closes a patch itself only when its last "
+                "section ends with a context line.")
+    return ""

