@@ -244,7 +244,8 @@ def _empty_sections(text: str) -> tuple[str, Repair] | None:
     """A bare '@@' line right after another: an empty section, which Codex's grammar refuses
     ('Unexpected line found in update hunk: '@@''); the second opens the same section."""
     lines = text.split("\n")
-    kept, dropped = [], []
+    kept: list[str] = []
+    dropped: list[int] = []
     for number, line in enumerate(lines, 1):
         if line.rstrip(WHITESPACE) == "@@" and kept and kept[-1].rstrip(WHITESPACE) == "@@":
             dropped.append(number)
