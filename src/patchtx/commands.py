@@ -85,7 +85,7 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
     main to print as JSON, instead of argparse's text and exit."""
     import argparse
 
-    from .arguments import add_commit_options, add_policy_options
+    from .arguments import add_call_options, add_commit_options, add_policy_options
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
@@ -131,18 +131,12 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
                        help="patch files, applied in order as one transaction ('-' = stdin)")
         _add_common_options(p)
         add_policy_options(p)
-        p.add_argument("--skip-applied", action="store_true",
-                       help="succeed, changing nothing, when the patch is already applied (refused by default)")
         _add_output_options(p)
-        p.add_argument("--extract", action="store_true",
-                       help="take the patch out of a model's reply (code fences, prose around it) first")
-        p.add_argument("-p", "--strip", type=int, metavar="N",
-                       help="unified diffs: remove N leading path components (default: git's a/ b/, else 1)")
-        p.add_argument("-R", "--reverse", action="store_true", help="unified diffs: apply in reverse")
+        add_call_options(p, "extract", "strip", "reverse")
         if name == "apply":
-            p.add_argument("--dry-run", action="store_true", help="same as 'patchtx check'")
+            add_call_options(p, "dry_run")
             add_commit_options(p)
-            p.add_argument("--intent", help="why this edit is made (recorded with it)")
+            add_call_options(p, "intent")
             p.add_argument("--confirm", action="store_true",
                            help="show the summary and diffs on the terminal and ask before writing")
     if wanted("recover"):
@@ -164,10 +158,10 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         else:
             p = command("redo", help="put back what the last undo took, as a new transaction")
         _add_common_options(p)
-        p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
+        add_call_options(p, "dry_run")
         _add_output_options(p)
         add_commit_options(p)
-        p.add_argument("--intent", help=f"why the {name} is made (default: '{name} ID...')")
+        add_call_options(p, "intent")
     if only is None:
         # Listed for --help only: main() hands their arguments to the agents package untouched.
         command("tool-spec", add_help=False,
@@ -319,8 +313,7 @@ def _run_apply(args: argparse.Namespace) -> int:
         if args.extract:
             texts = _extracted(args.patches, texts)
         plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
-                          strip=args.strip, reverse=args.reverse, skip_applied=args.skip_applied or None,
-                          **policy_keywords(args))
+                          strip=args.strip, reverse=args.reverse, **policy_keywords(args))
         if dry_run:
             result = Result(plan, committed=False, dry_run=True)
         else:
