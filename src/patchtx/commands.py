@@ -218,8 +218,8 @@ def _ask_on_terminal(plan: Plan, reason: str) -> bool:
     """Show the plan with coloured diffs and ask; no terminal means no."""
     import os
 
-    from .render import coloured_diff, human_report
-    from .result import Result
+    from .render import coloured_diff
+    from .result import Result, human_report
 
     terminal = _terminal()
     if terminal is None:
@@ -269,7 +269,8 @@ def _use_colour(args: argparse.Namespace, stream: Any) -> bool:
 def _report(result: Result, args: argparse.Namespace) -> str:
     """A result as a person reads it: the summary line (-q); the files, capped, and the diffs
     (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal."""
-    from .render import diff_texts, diffstat, human_report, recovery_lines, summary_line
+    from .render import diff_texts, diffstat
+    from .result import human_report, recovery_lines, summary_line
 
     recovery = "".join(line + "\n" for line in recovery_lines(result))
     if args.quiet:
@@ -291,8 +292,7 @@ def _run_apply(args: argparse.Namespace) -> int:
     from .api import apply_plan, plan_patch
     from .arguments import commit_keywords, policy_keywords
     from .errors import FilesystemError, PatchtxError
-    from .render import result_json
-    from .result import Result
+    from .result import Result, result_json
 
     dry_run = args.command == "check" or getattr(args, "dry_run", False)
     if getattr(args, "confirm", False) and not dry_run and _terminal() is None:
@@ -443,7 +443,7 @@ def _run_undo(args: argparse.Namespace) -> int:
     from .arguments import commit_keywords
     from .errors import PatchtxError
     from .history import redo, undo
-    from .render import result_json
+    from .result import result_json
 
     progress = _terminal_progress(args)
     options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args)}

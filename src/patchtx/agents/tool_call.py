@@ -26,8 +26,8 @@ from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyE
 from ..model import ChangeKind, Hunk, Plan, UpdateFile
 from ..options import COMMIT_KEYWORDS, TOOL_OPTIONS, CommitOptions
 from ..policy import options_for
-from ..render import diff_texts, error_json, human_report, log_text, result_json
-from ..result import Result
+from ..render import diff_texts, error_json, log_text
+from ..result import Result, human_report, result_json
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
 _TOOL_TYPES: dict[str, type] = {row.name: {"bool": bool, "str | None": str, "int | None": int}[row.type]
