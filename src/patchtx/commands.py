@@ -407,7 +407,7 @@ def _run_recover(args: argparse.Namespace) -> int:
     except PatchtxError as exc:
         return _fail(exc, args.json, args.root)
     if args.json:
-        _emit(report.to_json())
+        _emit({"ok": True, **report.to_json()})
     else:
         sys.stdout.write(report.summary + "\n")
     return 0
@@ -463,6 +463,15 @@ def _run_undo(args: argparse.Namespace) -> int:
         _emit(result_json(result))
         return 0
     redone = result.redone
+    if args.quiet:  # the summary line only, as for apply: which undo (or redo), and what it did
+        from .result import recovery_lines
+
+        verb = (("Would redo" if result.dry_run else "Redid") if redone is not None
+                else ("Would undo" if result.dry_run else "Undid"))
+        done = "" if result.dry_run else f" as transaction {result.transaction_id}"
+        sys.stdout.write("".join(line + "\n" for line in recovery_lines(result))
+                         + f"{verb} transaction {redone or undone}{done}: {result.summary}\n")
+        return 0
     if redone is not None:
         sys.stdout.write(f"Would redo transaction {redone} (undoing undo {undone}).\n" if result.dry_run
                          else f"Redid transaction {redone} (undid undo {undone}) as transaction "

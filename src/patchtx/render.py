@@ -424,7 +424,8 @@ def result_schema() -> dict[str, Any]:
 
 
 def log_text(entries: Sequence[HistoryEntry]) -> str:
-    """``patchtx log``'s lines: id, local time, summary, bytes of originals kept, intent."""
+    """``patchtx log``'s lines: id, local time, summary, bytes of originals kept, intent; then
+    the files it changed (the first few), indented."""
     if not entries:
         return "The undo history is empty.\n"
     from datetime import datetime
@@ -434,7 +435,14 @@ def log_text(entries: Sequence[HistoryEntry]) -> str:
         when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
         intent = f"  {entry.intent}" if entry.intent else ""
         lines.append(f"{entry.transaction_id}  {when}  {entry.summary}  {_size(entry.bytes):>9}{intent}\n")
+        shown = ", ".join(shown_path(path) for path in entry.paths[:_LOGGED_PATHS])
+        more = len(entry.paths) - _LOGGED_PATHS
+        lines.append(f"    {shown}{f' and {more:,} more' if more > 0 else ''}\n")
     return "".join(lines)
+
+
+_LOGGED_PATHS = 5
+"""Files named per transaction by ``log_text``."""
 
 
 def _size(count: int) -> str:
