@@ -78,6 +78,7 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     if len(shown) < len(plan.changes):
         rest = len(plan.changes) - len(shown)
         lines.append(f"  ... and {rest:,} more file{'s' if rest != 1 else ''} (--stat or --json lists them all)")
+    lines += [f"Note: {note}" for note in plan.notes]
     text = "\n".join(lines) + "\n"
     if diffs:
         text += "".join(rendered if rendered is not None else map(unified_diff, plan.changes))
@@ -87,7 +88,8 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
 def result_json(result: Result, *, with_diff: bool = True,
                 rendered: Sequence[str] | None = None) -> dict[str, Any]:
     """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
-    key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too."""
+    key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too, and a plan
+    with notes (``Plan.notes``: a loose match) ``notes``."""
     from .render import file_entries  # (not for a drop-in apply_patch run, which prints no diff)
 
     plan = result.plan
@@ -102,6 +104,8 @@ def result_json(result: Result, *, with_diff: bool = True,
         "intent": plan.intent,
         "error": None,
     }
+    if plan.notes:
+        out["notes"] = list(plan.notes)
     if result.undone is not None:
         out["undone"] = result.undone
     if result.redone is not None:
