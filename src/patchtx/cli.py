@@ -82,7 +82,7 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         return 1
     sys.stdout.write(codex_summary(result.plan))
     if result.plan.repairs:  # (standard output stays Codex's text)
-        from .render import repair_lines
+        from .result import repair_lines
 
         sys.stderr.write("".join(line + "\n" for line in repair_lines(result)))
     leave_for_the_exit(result)

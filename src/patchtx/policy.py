@@ -21,11 +21,11 @@ keys), for example::
     history-bytes = 67_108_864  # ... and bytes of before-images kept
 
 Tightening: an ``allow-*`` or ``first-match`` holds only if host and workspace both allow it;
-``protected`` globs add up; caps take the smaller. The undo-history limits are settings, not
-permissions: the workspace's replace the host config's, explicit arguments replace both. The workspace's policy
-itself (the ``[tool.patchtx]`` table, the whole ``.patchtx.toml``) is protected from patches unless
-the host sets ``allow-policy-edit``: otherwise a patch could lift the policy that refuses the next
-one.
+``strict`` holds if either asks for it; ``protected`` globs add up; caps take the smaller. The
+undo-history limits are settings, not permissions: the workspace's replace the host config's,
+explicit arguments replace both. The workspace's policy itself (the ``[tool.patchtx]`` table, the
+whole ``.patchtx.toml``) is protected from patches unless the host sets ``allow-policy-edit``:
+otherwise a patch could lift the policy that refuses the next one.
 
 ``options_for`` is the one place where a caller's keyword arguments, the host's settings and the
 workspace's policy become the ``PlanOptions`` and ``CommitOptions`` values (``patchtx.options``).
@@ -37,7 +37,19 @@ import os
 
 from ._record import replace
 from .errors import PolicyError
-from .options import ALL_KEYWORDS, COMMIT_KEYWORDS, PLAN_KEYWORDS, CommitOptions, PlanOptions, check_keywords
+from .options import (
+    ALL_KEYWORDS,
+    CAP,
+    COMMIT_KEYWORDS,
+    OPTIONS,
+    PERMISSION,
+    PLAN_KEYWORDS,
+    REQUIREMENT,
+    UNION,
+    CommitOptions,
+    PlanOptions,
+    check_keywords,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,23 +64,10 @@ PYPROJECT = "pyproject.toml"
 WORKSPACE_POLICY_FILE = ".patchtx.toml"
 POLICY_FILES = (PYPROJECT, WORKSPACE_POLICY_FILE)
 
-_KEYS = {
-    "allow-overwrite": "allow_overwrite",
-    "allow-delete": "allow_delete",
-    "allow-move": "allow_move",
-    "first-match": "first_match",
-    "protected": "protected",
-    "max-files": "max_files",
-    "max-bytes": "max_bytes",
-    "max-patch-bytes": "max_patch_bytes",
-    "history-count": "history_count",
-    "history-bytes": "history_bytes",
-    "allow-policy-edit": "allow_policy_edit",
-    "strict": "strict",
-}
-_PERMISSIONS = ("allow_overwrite", "allow_delete", "allow_move", "first_match", "allow_policy_edit")
-_CAPS = ("max_files", "max_bytes", "max_patch_bytes")
-_TYPES: dict[str, str] = {**PlanOptions.__annotations__, **CommitOptions.__annotations__}
+_KEYS = {row.option.key: row.name for row in OPTIONS if row.option.key is not None}
+"""Policy-table key -> option name."""
+_COMBINE = {row.name: row.option.combine for row in OPTIONS}
+_TYPES = {row.name: row.type for row in OPTIONS}
 """Each option's annotation, as written (``bool``, ``int | None``, ``float``...)."""
 
 
@@ -172,14 +171,15 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
     changes: dict[str, Any] = {}
     for name, value in _only(PLAN_KEYWORDS, workspace).items():
         current = getattr(host, name)
-        if name in _PERMISSIONS:
+        combine = _COMBINE[name]
+        if combine == PERMISSION:
             changes[name] = current and value
-        elif name == "protected":
+        elif combine == UNION:
             changes[name] = tuple(dict.fromkeys((*current, *value)))
-        elif name in _CAPS:
+        elif combine == CAP:
             changes[name] = value if current is None else min(current, value)
-        elif name == "strict":
-            changes[name] = current or value  # no repairs if either says so
+        elif combine == REQUIREMENT:
+            changes[name] = current or value
     return replace(host, **changes) if changes else host
 
 
