@@ -151,7 +151,7 @@ TABLE = [
     T("R08 blank line between chunks", {"f.txt": b"a\nb\nc\nd\n"},
       U("f.txt", "@@", "-a", "+A", "", "@@", "-c", "+C")),
     T("R08b blank context absent", {"f.txt": b"a\nb\n"}, U("f.txt", " a", "", " b", "+x")),
-    T("R09 consecutive bare @@", F, U("f.txt", "@@", "@@", "-a", "+A")),
+    T("R09 consecutive bare @@", F, U("f.txt", "@@", "@@", "-a", "+A"), expect={A.REPAIRED}),
     T("R10 first body line bad", F, U("f.txt", "bad")),
     T("R10b first chunk without @@", F, U("f.txt", " a", "-b", "+B")),
     T("R11 @@ then End Patch", F, U("f.txt", "@@")),
