@@ -139,6 +139,10 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         p.add_argument("-p", "--strip", type=int, metavar="N",
                        help="unified diffs: remove N leading path components (default: git's a/ b/, else 1)")
         p.add_argument("-R", "--reverse", action="store_true", help="unified diffs: apply in reverse")
+        p.add_argument("--unidiff-zero", action="store_true",
+                       help="unified diffs: '@@ -0,0' without context inserts at the top of the file"
+                            " (a -U0 diff), as git apply --unidiff-zero; by default it fills an"
+                            " empty file")
         if name == "apply":
             p.add_argument("--dry-run", action="store_true", help="same as 'patchtx check'")
             add_commit_options(p)
@@ -319,7 +323,8 @@ def _run_apply(args: argparse.Namespace) -> int:
         if args.extract:
             texts = _extracted(args.patches, texts)
         plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
-                          strip=args.strip, reverse=args.reverse, skip_applied=args.skip_applied or None,
+                          strip=args.strip, reverse=args.reverse, unidiff_zero=args.unidiff_zero,
+                          skip_applied=args.skip_applied or None,
                           **policy_keywords(args))
         if dry_run:
             result = Result(plan, committed=False, dry_run=True)

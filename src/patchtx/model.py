@@ -40,6 +40,9 @@ class Chunk:
     """``\\ No newline at end of file`` follows the old side's last line (it must be the file's end)."""
     new_unterminated: bool = False
     """``\\ No newline at end of file`` follows the new side's last line."""
+    is_start_of_file: bool = False
+    """A unified hunk with less context before its change than after it: it must start at the
+    file's first line (``is_end_of_file`` pins one with less context after it to the end)."""
 
     @property
     def inserts_text(self) -> bool:
@@ -48,6 +51,14 @@ class Chunk:
         ``applied``); blank lines alone are too common to tell anything."""
         return (all(kind == "+" for kind, _ in self.lines)
                 and any(text.strip() for _, text in self.lines))
+
+    @property
+    def only_adds(self) -> bool:
+        """Whether the chunk adds some text and removes nothing: applied once, its new side (its
+        kept lines with the added ones) stands where it was placed, so a chunk whose new side
+        already stands there would add its lines a second time (see ``applied``)."""
+        return (all(kind != "-" for kind, _ in self.lines)
+                and any(kind == "+" and text.strip() for kind, text in self.lines))
 
     @property
     def old_lines(self) -> list[str]:
@@ -65,6 +76,9 @@ class AddFile:
     line: int = 0
     mode: int | None = None
     """A unified diff's ``new file mode`` (git's octal, e.g. ``0o100755``); None: the default."""
+    fills_empty: bool = False
+    """A unified diff's addition to an empty old side (``@@ -0,0``) that does not say the file is
+    new: it creates the file, or fills it when it exists and is empty."""
 
 
 @record
@@ -98,6 +112,8 @@ class Patch:
     environment_id: str | None = None
     format: str = "codex"
     """``"codex"`` (the ``*** Begin Patch`` envelope) or ``"unified"`` (a unified diff)."""
+    reverse: bool = False
+    """A unified diff read backwards (``-R``): "already applied" then means "not applied"."""
 
 
 class ChangeKind(StrEnum):

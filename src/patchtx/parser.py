@@ -334,14 +334,15 @@ def detect_format(text: str) -> str:
     return "unified" if looks_unified(text) else "codex"
 
 
-def parse(text: str, *, strip: int | None = None, reverse: bool = False) -> Patch:
+def parse(text: str, *, strip: int | None = None, reverse: bool = False,
+          unidiff_zero: bool = False) -> Patch:
     """Parse patch text in either format (``detect_format``); raise ``ParseError`` (with the patch
-    line number) if it is malformed. ``strip`` (``-p N``) and ``reverse`` (``-R``) apply to
-    unified diffs."""
+    line number) if it is malformed. ``strip`` (``-p N``), ``reverse`` (``-R``) and
+    ``unidiff_zero`` (git apply's ``--unidiff-zero``) apply to unified diffs."""
     if detect_format(text) == "unified":
         from .unified import parse_unified
 
-        return parse_unified(text, strip=strip, reverse=reverse)
+        return parse_unified(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
     if reverse:
         raise ParseError("Invalid option: --reverse applies to unified diffs only; this patch is "
                          "in the '*** Begin Patch' format.",

@@ -84,7 +84,7 @@ def git_permissions(git_mode: int, current: int | None) -> int:
     """The permission bits a unified diff's mode (``100644`` or ``100755``) gives a file whose
     bits are ``current``: the executable bits follow the read bits, as ``git apply`` sets them."""
     base = default_file_mode() if current is None else current
-    if git_mode & 0o111:
+    if git_mode & 0o100:  # (git canonicalises every mode to 100755 or 100644 by the owner's bit)
         return base | ((base & 0o444) >> 2)
     return base & ~0o111
 
@@ -115,10 +115,19 @@ class Stager:
         """Path → the operation of the patch being staged that last changed it (for messages)."""
         self.unified = False
         """Whether the patch being staged is a unified diff (its errors' hints say so)."""
+        self.reverse = False
+        """Whether it is a unified diff read backwards (-R): "applied" then means "not applied"."""
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
         """Deletes of the patch being staged whose file is already gone, with their error."""
+        self.before_patch: dict[str, _Entry] = {}
+        """The overlay as it was before the patch being staged (a unified diff's renames and
+        copies read their source from it)."""
+        self.staging: tuple[AddFile | DeleteFile | UpdateFile, ...] = ()
+        """The operations of the patch being staged."""
+        self.moved_into: set[str] = set()
+        """Paths a rename or copy of the patch being staged wrote."""
 
     # -- the overlay ----------------------------------------------------------------------------
     def current(self, rel: str) -> _Entry:
@@ -137,6 +146,27 @@ class Stager:
         if entry.content is not None:
             self._count_in_folders(rel, 1)
         return entry
+
+    def as_before(self, rel: str) -> _Entry:
+        """``rel`` as it was before the patch being staged."""
+        entry = self.before_patch.get(rel)
+        if entry is None:
+            self.current(rel)
+            entry = self.original[rel]
+        return entry
+
+    def renamed_away(self, rel: str, after: int) -> bool:
+        """Whether a unified diff's rename later in the patch being staged (after patch line
+        ``after``) moves ``rel`` away: then a rename may move another file onto it first."""
+        for hunk in self.staging:
+            if (self.unified and isinstance(hunk, UpdateFile) and hunk.move_to is not None
+                    and not hunk.copy and hunk.line > after):
+                try:
+                    if self.view.resolve(hunk.path, line=hunk.line).rel == rel:
+                        return True
+                except PatchtxError:
+                    continue  # (refused when its turn comes)
+        return False
 
     def set(self, rel: str, content: bytes | None, mode: int | None) -> None:
         had_content = self.current(rel).content is not None
@@ -243,7 +273,8 @@ class Stager:
             self.in_place.append(f"Add File: {hunk.path} (patch line {hunk.line}): the file "
                                  "already has exactly that content")
             return
-        if entry.content is not None and not self.options.allow_overwrite:
+        if (entry.content is not None and not self.options.allow_overwrite
+                and not (hunk.fills_empty and entry.content == b"")):
             raise FileExistsPatchError(
                 f"Refusing to add {hunk.path}: the file already exists "
                 f"(patch line {hunk.line}).",
@@ -311,6 +342,11 @@ class Stager:
         resolved = self.resolve(hunk.path, hunk.line)
         rel = resolved.rel
         entry = self.current(rel)
+        if self.unified and hunk.move_to is not None:
+            # A rename or copy reads its source as it was before the diff, as git apply does
+            # ("git patches do not depend on the order"): a copy of a file the diff also edits
+            # is a copy of the original, and names may be swapped.
+            entry = self.as_before(rel)
         display = self.display_spelled(hunk.path)
         stated = bool(hunk.chunks) and hunk.chunks[0].stated_line is not None  # a unified diff
         if (entry.content is None and hunk.move_to is not None and not hunk.copy
@@ -387,8 +423,14 @@ class Stager:
                                  "file: its hunks are matched against the file as that operation "
                                  f"leaves it, not as it is on disk. {miss.hint}")
                 raise
-            if (locator is not None and insertion_in_place(original.texts, hunk.chunks, placements)
-                    and self._hunks_in_place(hunk, entry.content, rel, locator.index)):
+            # A unified hunk placed by its content alone (its header was wrong) is checked as a
+            # Codex chunk is; one with context is pinned to the file's end or start where that
+            # matters (unified.py), and one without context (-U0) goes where it says.
+            placed = placements if locator is not None else [
+                p for p in placements if p.length and hunk.chunks[p.chunk_index].recounted]
+            if (placed and insertion_in_place(original.texts, hunk.chunks, placed)
+                    and self._hunks_in_place(hunk, entry.content, rel,
+                                             None if locator is None else locator.index)):
                 return
             rewritten, edits = rewrite(original, placements, ends_with_newline)
             after = rewritten.encode()
@@ -434,21 +476,26 @@ class Stager:
                 f"Failed to write file {self.display_spelled(spelled)}",
                 hint=f"The move destination '{spelled}' is a directory or special file.",
                 path=destination.rel, line=line)
-        if target.content is not None and not self.options.allow_overwrite:
+        if (target.content is not None and not self.options.allow_overwrite
+                and not self.renamed_away(destination.rel, line)):
             raise FileExistsPatchError(
                 f"Refusing to move {spelled_source} to {spelled}: the destination already exists "
                 f"(patch line {line}).",
                 hint="Delete the destination first in the same patch, or allow overwriting "
                      "explicitly (--allow-overwrite).",
                 path=destination.rel, line=line)
+        if destination.rel.startswith(source.rel + "/") and source.rel not in self.moved_into:
+            self.set(source.rel, None, None)  # (foo moved to foo/bar: the file makes way)
         self.check_parents(destination.rel, spelled, line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
                                        after, source=source.rel, overwrote=target.content,
                                        edits=edits, edit_offsets=edit_offsets,
                                        old_mode=entry.mode,
                                        new_mode=entry.mode if mode is None else mode))
-        self.set(source.rel, None, None)
+        if source.rel not in self.moved_into:  # (else an earlier rename's result: names swapped)
+            self.set(source.rel, None, None)
         self.set(destination.rel, after, entry.mode if mode is None else mode)
+        self.moved_into.add(destination.rel)
         operation = f"Update File: {spelled_source} moved to {spelled} (patch line {line})"
         self.last_operation[source.rel] = self.last_operation[destination.rel] = operation
 
@@ -469,14 +516,14 @@ class Stager:
             return False
         from .applied import hunks_in_place  # (only for hunks that do not apply as they stand)
 
-        verdicts = hunks_in_place(content, hunk.chunks, loose=index)
+        verdicts = hunks_in_place(content, hunk.chunks, loose=index, reverse=self.reverse)
         if verdicts is None:
             return False
         done = [chunk.line for chunk, verdict in zip(hunk.chunks, verdicts, strict=True)
                 if verdict == "applied"]
         if len(done) == len(hunk.chunks):
             self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): every hunk "
-                                 "is already applied")
+                                 + ("is undone already" if self.reverse else "is already applied"))
             return True
         if done and "missing" not in verdicts:
             raise PartlyAppliedError(
@@ -506,7 +553,8 @@ class Stager:
             return False
         from .applied import hunks_in_place
 
-        verdicts = hunks_in_place(target.content, hunk.chunks) if hunk.chunks else []
+        verdicts = (hunks_in_place(target.content, hunk.chunks, reverse=self.reverse)
+                    if hunk.chunks else [])
         if verdicts is None or any(v != "applied" for v in verdicts):
             return False
         self.in_place.append(f"Update File: {hunk.path} moved to {hunk.move_to} (patch line "
@@ -523,7 +571,9 @@ class Stager:
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
                  dict(self.last_operation))
         self.in_place, self.gone = [], []
+        self.before_patch, self.staging, self.moved_into = saved[0], patch.hunks, set()
         self.unified = patch.format == "unified"
+        self.reverse = patch.reverse
         if self.progress is not None:
             named = {h.path for h in patch.hunks}
             named |= {h.move_to for h in patch.hunks if isinstance(h, UpdateFile) and h.move_to}
@@ -557,6 +607,12 @@ class Stager:
         if len(self.in_place) == len(patch.hunks):
             if self.options.skip_applied:
                 return
+            if self.reverse:
+                raise AlreadyAppliedError(
+                    "Refusing to reverse the diff: it is not applied (the files already are what "
+                    f"reversing it makes them: {listing}).",
+                    hint="There is nothing to undo. To treat this as success, pass --skip-applied "
+                         "(skip_applied=True).", details={"applied": list(self.in_place)})
             raise AlreadyAppliedError(
                 "Refusing the patch: it is already applied (every operation is in place: "
                 f"{listing}).",

@@ -170,7 +170,8 @@ def run_patchtx(case: Case, root: Path, files: list[Path]) -> bool:
     texts = [data.decode("utf-8", "surrogateescape") for data in case.patches]
     try:
         apply_patch(texts if len(texts) > 1 else texts[0], root, strip=_strip(case.args),
-                    reverse="-R" in case.args, durable=False, history_count=0)
+                    reverse="-R" in case.args, unidiff_zero="--unidiff-zero" in case.args,
+                    durable=False, history_count=0)
     except PatchtxError as error:
         if error.kind == "internal_error":
             raise
