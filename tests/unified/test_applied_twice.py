@@ -124,3 +124,11 @@ def test_reversing_a_diff_that_is_not_applied_says_so(tmp_path: Path) -> None:
                     reverse=True)
     assert "already applied" not in caught.value.message
     assert read_tree(tmp_path) == {"f": ("a\nb\n", "100644")}
+
+
+def test_reversing_several_diffs_that_are_not_applied_says_so(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"f": ("a\nb\n", "100644"), "g": ("x\ny\n", "100644")})
+    diffs = ["--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+c\n",
+             "--- a/g\n+++ b/g\n@@ -1,2 +1,3 @@\n x\n y\n+z\n"]
+    with pytest.raises(AlreadyAppliedError, match="it is not applied"):
+        apply_patch(diffs, tmp_path, durable=False, reverse=True)
