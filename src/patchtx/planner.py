@@ -438,7 +438,8 @@ class Stager:
                 hint="Delete the destination first in the same patch, or allow overwriting "
                      "explicitly (--allow-overwrite).",
                 path=destination.rel, line=line)
-        if destination.rel.startswith(source.rel + "/") and source.rel not in self.moved_into:
+        if destination.rel.startswith(source.rel + "/") and (
+                self.rule.format != "unified" or source.rel not in self.moved_into):
             self.set(source.rel, None, None)  # (foo moved to foo/bar: the file makes way)
         self.check_parents(destination.rel, spelled, line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
@@ -446,7 +447,9 @@ class Stager:
                                        edits=edits, edit_offsets=edit_offsets,
                                        old_mode=entry.mode,
                                        new_mode=entry.mode if mode is None else mode))
-        if source.rel not in self.moved_into:  # (else an earlier rename's result: names swapped)
+        # (A unified diff's rename reads its source as before the diff: where an earlier rename
+        # of the diff moved another file in, that file stays: names swapped.)
+        if self.rule.format != "unified" or source.rel not in self.moved_into:
             self.set(source.rel, None, None)
         self.set(destination.rel, after, entry.mode if mode is None else mode)
         self.moved_into.add(destination.rel)

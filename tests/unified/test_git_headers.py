@@ -122,3 +122,11 @@ def test_git_canonicalises_modes_by_the_owner_bit(tmp_path: Path) -> None:
                 tmp_path, durable=False)
     assert read_tree(tmp_path) == {"f": ("x\n", "100755"), "g": ("x\n", "100644")}
 
+
+
+def test_a_codex_chain_of_moves_still_moves_each_file(tmp_path: Path) -> None:
+    # (Only a unified diff's renames read their sources as before the diff.)
+    write_tree(tmp_path, {"a": ("x\n", "100644")})
+    apply_patch("*** Begin Patch\n*** Update File: a\n*** Move to: b\n@@\n x\n"
+                "*** Update File: b\n*** Move to: c\n@@\n x\n*** End Patch\n", tmp_path, durable=False)
+    assert read_tree(tmp_path) == {"c": ("x\n", "100644")}
