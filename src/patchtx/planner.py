@@ -277,7 +277,10 @@ class Stager:
             raise FileExistsPatchError(
                 f"Refusing to add {hunk.path}: the file already exists "
                 f"(patch line {hunk.line}).",
-                hint="Use '*** Update File:' to change it, or allow overwriting explicitly "
+                hint="The diff's one hunk ('@@ -0,0') adds to an empty file. If it is a -U0 diff "
+                     "that inserts at the top of the file, pass --unidiff-zero "
+                     "(unidiff_zero=True), as git apply needs it." if hunk.fills_empty else
+                     "Use '*** Update File:' to change it, or allow overwriting explicitly "
                      "(--allow-overwrite).",
                 path=rel, line=hunk.line)
         self.check_parents(rel, hunk.path, hunk.line)
