@@ -43,6 +43,9 @@ class Chunk:
     is_start_of_file: bool = False
     """A unified hunk with less context before its change than after it: it must start at the
     file's first line (``is_end_of_file`` pins one with less context after it to the end)."""
+    every: bool = False
+    """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
+    replace every occurrence of the old text (an edit's ``replace_all``), at least one."""
 
     @property
     def inserts_text(self) -> bool:
@@ -111,7 +114,9 @@ class Patch:
     """The patch as parsed (heredoc wrapper and surrounding blank lines removed)."""
     environment_id: str | None = None
     format: str = "codex"
-    """``"codex"`` (the ``*** Begin Patch`` envelope) or ``"unified"`` (a unified diff)."""
+    """``"codex"`` (the ``*** Begin Patch`` envelope), ``"unified"`` (a unified diff),
+    ``"search-replace"`` (SEARCH/REPLACE blocks) or ``"text"`` (exact text replacements: the text
+    editor's commands, edit lists)."""
     reverse: bool = False
     """A unified diff read backwards (``-R``): "already applied" then means "not applied"."""
 
@@ -198,6 +203,9 @@ class Plan:
     """Directories the plan empties (deepest first); removed after the files, if still empty."""
     patch: Patch | None = None
     intent: str | None = None
+    notes: tuple[str, ...] = ()
+    """What the plan took less literally than the patch says, each in a sentence (a SEARCH block
+    matched with its indentation shifted, say): reported with the result."""
 
     def summary_counts(self) -> dict[str, int]:
         """Net effect per file: a file written twice is one M; a move whose source is gone and

@@ -123,6 +123,8 @@ class Stager:
         """The operations of the patch being staged."""
         self.moved_into: set[str] = set()
         """Paths a rename or copy of the patch being staged wrote."""
+        self.notes: list[str] = []
+        """What the patches staged so far were taken less literally than they say (``Plan.notes``)."""
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
@@ -386,6 +388,7 @@ class Stager:
                              "file: its hunks are matched against the file as that operation "
                              f"leaves it, not as it is on disk. {miss.hint}")
             raise
+        self.notes += update.notes
         if update.applied:
             self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): every hunk "
                                  + ("is undone already" if self.rule.reverse else "is already applied"))
@@ -500,7 +503,7 @@ class Stager:
         A patch whose every operation is already in place is refused as ``already_applied``
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
-                 dict(self.last_operation))
+                 dict(self.last_operation), list(self.notes))
         self.in_place, self.gone = [], []
         hunks = [hunk for patch in patches for hunk in patch.hunks]
         if self.progress is not None:
@@ -526,7 +529,7 @@ class Stager:
             if self.in_place or self.gone:
                 self._refuse_applied(len(hunks))
         except BaseException:
-            self.overlay, self.changes, self.files_under, self.last_operation = saved
+            self.overlay, self.changes, self.files_under, self.last_operation, self.notes = saved
             raise
 
     def _refuse_applied(self, operations: int) -> None:
@@ -599,6 +602,7 @@ class Stager:
             remove_dirs=tuple(self.emptied_dirs(targets)),
             patch=patch,
             intent=intent,
+            notes=tuple(self.notes),
         )
 
     # -- the result -----------------------------------------------------------------------------

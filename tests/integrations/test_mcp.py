@@ -68,7 +68,8 @@ async def call(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[bo
 async def test_lists_both_tools_with_schemas_and_annotations(tree: Path) -> None:
     async with connect(tree) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"apply_patch", "preview_patch", "log", "undo"}
+    assert set(tools) == {"apply_patch", "preview_patch", "log", "undo",
+                          "str_replace_based_edit_tool", "edit_files", "replace_in_file"}
     apply, preview = tools["apply_patch"], tools["preview_patch"]
 
     schema = apply.input_schema
@@ -255,7 +256,9 @@ async def test_log_and_undo_tools(tree: Path) -> None:
         validator.validate(applied)
         is_error, listed, text = await call(client, "log", {})
         assert [t["id"] for t in listed["transactions"]] == [applied["transaction"]]
-        assert text.startswith(applied["transaction"]) and text.rstrip().endswith("greet")
+        first, files_line = text.splitlines()  # the entry, then the files it changed
+        assert first.startswith(applied["transaction"]) and first.endswith("greet")
+        assert files_line.startswith("    ") and "pkg/new.py" in files_line
 
         before = files(tree)
         # Undoing it deletes pkg/new.py: gated as a patch's deletes are, dry run included.
