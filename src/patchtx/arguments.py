@@ -82,3 +82,21 @@ def commit_keywords(args: argparse.Namespace) -> dict[str, Any]:
         "history_count": args.history_count,
         "history_bytes": args.history_bytes,
     }
+
+
+def add_verify_options(parser: argparse.ArgumentParser) -> None:
+    """The verify step (``CommitOptions.verify``): ``patchtx apply`` and ``patchtx mcp`` take
+    these (a host's choice: no tool call can pass a command); ``verify_keywords`` reads them."""
+    from .options import DEFAULT_COMMIT
+
+    p = parser.add_argument_group("verify")
+    p.add_argument("--verify", metavar="CMD",
+                   help="run CMD (a shell command, in the root) once the change is written, before it"
+                        " is committed: keep the change only if CMD exits 0, else roll it back")
+    p.add_argument("--verify-timeout", type=float, metavar="SECONDS",
+                   help=f"stop CMD and roll back after SECONDS (default: {DEFAULT_COMMIT.verify_timeout:g})")
+
+
+def verify_keywords(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``CommitOptions`` keywords that ``add_verify_options`` parsed (None: not given)."""
+    return {"verify": args.verify, "verify_timeout": args.verify_timeout}

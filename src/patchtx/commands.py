@@ -85,7 +85,7 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
     main to print as JSON, instead of argparse's text and exit."""
     import argparse
 
-    from .arguments import add_commit_options, add_policy_options
+    from .arguments import add_commit_options, add_policy_options, add_verify_options
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
@@ -142,6 +142,7 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         if name == "apply":
             p.add_argument("--dry-run", action="store_true", help="same as 'patchtx check'")
             add_commit_options(p)
+            add_verify_options(p)
             p.add_argument("--intent", help="why this edit is made (recorded with it)")
             p.add_argument("--confirm", action="store_true",
                            help="show the summary and diffs on the terminal and ask before writing")
@@ -295,7 +296,7 @@ def _report(result: Result, args: argparse.Namespace) -> str:
 
 def _run_apply(args: argparse.Namespace) -> int:
     from .api import apply_plan, plan_patch
-    from .arguments import commit_keywords, policy_keywords
+    from .arguments import commit_keywords, policy_keywords, verify_keywords
     from .errors import FilesystemError, PatchtxError
     from .render import result_json
     from .result import Result
@@ -335,7 +336,7 @@ def _run_apply(args: argparse.Namespace) -> int:
                     declined.headline = "Not applied: you answered no."
                     declined.hint = ""
                     raise
-            result = apply_plan(plan, progress=progress, **commit_keywords(args))
+            result = apply_plan(plan, progress=progress, **commit_keywords(args), **verify_keywords(args))
     except PatchtxError as exc:
         if progress is not None:
             progress.close(success=False)

@@ -175,6 +175,13 @@ class LockTimeoutError(PatchtxError):
     kind = "lock_timeout"
 
 
+class VerifyFailedError(PatchtxError):
+    """The host's verify command failed (or changed what the patch wrote): the change was rolled
+    back. ``details["verify"]`` holds the command, its exit status and the end of its output."""
+
+    kind = "verify_failed"
+
+
 class JournalError(PatchtxError):
     """A journal that cannot be trusted (damaged, unknown version): never acted on blindly."""
 

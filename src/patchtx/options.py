@@ -53,6 +53,11 @@ class CommitOptions:
     """Committed transactions whose before-images are kept for undo (0 turns history off)."""
     history_bytes: int = 64 * 1024 * 1024
     """Cap on the before-image bytes the undo history keeps (oldest transactions go first)."""
+    verify: str | None = None
+    """A shell command run in the root before the commit point (``patchtx.verify``): the change is
+    kept only if it exits 0. The host's alone: no policy file or tool call can set it."""
+    verify_timeout: float = 600.0
+    """Seconds the verify command may run before it is stopped (and the change rolled back)."""
 
 
 DEFAULT_COMMIT = CommitOptions()
@@ -89,6 +94,8 @@ if TYPE_CHECKING:
         lock_timeout: float | None
         history_count: int | None
         history_bytes: int | None
+        verify: str | None
+        verify_timeout: float | None
 
     class OptionKeywords(PlanKeywords, CommitKeywords, total=False):
         pass

@@ -98,6 +98,8 @@ def _problem(name: str, value: object) -> str | None:
         if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
             return None
         return "must be a list of glob strings"
+    if kind.startswith("str"):
+        return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
     if kind.startswith("bool"):
         return None if isinstance(value, bool) else "must be true or false"
     if kind.startswith("int"):

@@ -11,6 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .model import Plan
     from .txn.reports import RecoveryReport
+    from .verify import VerifyOutcome
 
 
 @record
@@ -27,6 +28,8 @@ class Result:
     """For an undo (and a redo, which undoes an undo): the id of the transaction it undid."""
     redone: str | None = None
     """For a redo: the id of the transaction it put back (the one the undone undo had undone)."""
+    verify: VerifyOutcome | None = None
+    """What the host's verify command did before the change was kept (None: no verify command)."""
 
     @property
     def recovered(self) -> bool:

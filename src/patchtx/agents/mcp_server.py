@@ -378,7 +378,14 @@ def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]
     keywords (those of ``patchtx apply`` that a tool call may not set; see docs/integrations.md)."""
     import argparse
 
-    from ..arguments import add_commit_options, add_policy_options, commit_keywords, policy_keywords
+    from ..arguments import (
+        add_commit_options,
+        add_policy_options,
+        add_verify_options,
+        commit_keywords,
+        policy_keywords,
+        verify_keywords,
+    )
 
     parser = argparse.ArgumentParser(
         prog="patchtx mcp",
@@ -389,8 +396,9 @@ def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]
     add_policy_options(parser, "A ceiling on what tool calls may do: the workspace's [tool.patchtx]"
                                " table and the calls' own options can only tighten it.")
     add_commit_options(parser)
+    add_verify_options(parser)
     args = parser.parse_args(argv)
-    host = {**policy_keywords(args), **commit_keywords(args)}
+    host = {**policy_keywords(args), **commit_keywords(args), **verify_keywords(args)}
     return args.root, {name: value for name, value in host.items() if value is not None}
 
 

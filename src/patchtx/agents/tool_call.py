@@ -9,7 +9,7 @@ agent cannot grant itself what the workspace's owner refused.
 
 Results are plain JSON-ready dicts in the one result shape of every surface
 (``docs/result.schema.json``: ok, dry_run, summary, counts, files, transaction, recovered, intent,
-error), with a text for the model: the summary and plain unified diffs, or the error message.
+verify, error), with a text for the model: the summary and plain unified diffs, or the error message.
 """
 
 from __future__ import annotations
