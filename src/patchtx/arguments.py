@@ -29,6 +29,10 @@ def add_policy_options(parser: argparse.ArgumentParser, description: str = "A ce
     p.add_argument("--max-patch-bytes", type=count, metavar="N", help="refuse patch texts longer than N bytes")
     p.add_argument("--allow-policy-edit", action="store_true",
                    help="let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)")
+    p.add_argument("--syntax", choices=("off", "warn", "refuse"), metavar="MODE",
+                   help="the syntax guard: off, warn (apply and report new syntax errors) or refuse"
+                        " (refuse a patch that leaves a file unparseable); default: the config's, else"
+                        " off for apply, warn for check, refuse for mcp")
 
 
 def policy_keywords(args: argparse.Namespace) -> dict[str, Any]:
@@ -43,6 +47,7 @@ def policy_keywords(args: argparse.Namespace) -> dict[str, Any]:
         "max_bytes": args.max_bytes,
         "max_patch_bytes": args.max_patch_bytes,
         "allow_policy_edit": args.allow_policy_edit or None,
+        "syntax": args.syntax,
     }
 
 

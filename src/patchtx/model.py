@@ -15,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
+    from .syntax import SyntaxReport
+
     LineKind = Literal[" ", "-", "+"]
 
 
@@ -182,6 +184,8 @@ class Plan:
     """Directories the plan empties (deepest first); removed after the files, if still empty."""
     patch: Patch | None = None
     intent: str | None = None
+    syntax: SyntaxReport | None = None
+    """What the syntax guard said of each file written (None: the guard was off)."""
 
     def summary_counts(self) -> dict[str, int]:
         """Net effect per file: a file written twice is one M; a move whose source is gone and

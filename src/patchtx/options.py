@@ -39,6 +39,11 @@ class PlanOptions:
     max_patch_bytes: int | None = None
     allow_policy_edit: bool = False
     """Let a patch change the workspace's policy (``[tool.patchtx]``, ``.patchtx.toml``)."""
+    syntax: str = "off"
+    """The syntax guard (``patchtx.syntax``): ``off``, ``warn`` (apply, report new syntax errors)
+    or ``refuse`` (refuse a patch that leaves a file with new syntax errors). Off by default for
+    the library and ``patchtx apply`` (a parse can cost more than the apply); the agent surfaces
+    (MCP, tool calls) default to ``refuse``. A workspace may only make it stricter."""
 
 
 @record
@@ -88,6 +93,7 @@ if TYPE_CHECKING:
         max_bytes: int | None
         max_patch_bytes: int | None
         allow_policy_edit: bool | None
+        syntax: str | None
 
     class CommitKeywords(TypedDict, total=False):
         durable: bool | None

@@ -358,6 +358,8 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     if len(shown) < len(plan.changes):
         rest = len(plan.changes) - len(shown)
         lines.append(f"  ... and {rest:,} more file{'s' if rest != 1 else ''} (--stat or --json lists them all)")
+    if plan.syntax is not None:
+        lines.extend(plan.syntax.lines())
     if result.verify is not None:
         lines.append(f"Verified: `{result.verify.command}` passed in {result.verify.seconds:.1f} s.")
     text = "\n".join(lines) + "\n"
@@ -464,6 +466,7 @@ def result_json(result: Result, *, with_diff: bool = True,
         "transaction": result.transaction_id,
         "recovered": None if result.recovery is None else [t.to_json() for t in result.recovery.transactions],
         "intent": plan.intent,
+        "syntax": None if plan.syntax is None else plan.syntax.to_json(),
         "verify": None if result.verify is None else result.verify.to_json(),
         "error": None,
     }
@@ -521,6 +524,7 @@ def error_json(error: PatchtxError, *, root: str | None = None, dry_run: bool = 
         "transaction": None,
         "recovered": None,
         "intent": None,
+        "syntax": error.details.get("syntax"),
         "verify": error.details.get("verify"),
         "error": error.to_json(root),
     }

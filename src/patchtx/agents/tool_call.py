@@ -9,7 +9,7 @@ agent cannot grant itself what the workspace's owner refused.
 
 Results are plain JSON-ready dicts in the one result shape of every surface
 (``docs/result.schema.json``: ok, dry_run, summary, counts, files, transaction, recovered, intent,
-verify, error), with a text for the model: the summary and plain unified diffs, or the error message.
+syntax, verify, error), with a text for the model: the summary and plain unified diffs, or the error message.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ from ..render import diff_texts, error_json, human_report, log_text, result_json
 from ..result import Result
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
+AGENT_DEFAULTS = {"syntax": "refuse"}
+"""Where an agent's call differs from the library's defaults (below the host's config and
+options): a patch that breaks a file's syntax is refused, and the model sees where."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +90,8 @@ def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
                               path=workspace_root)
     real_root = os.path.realpath(root)
     base = resolve_workspace_root(real_root, workspace_root)
-    host_options, commit_options = options_for(real_root, host, caller="the host's options:")
+    host_options, commit_options = options_for(real_root, host, caller="the host's options:",
+                                               defaults=AGENT_DEFAULTS)
     # The call narrows the permissions it is given; skip_applied is the caller's choice, not a
     # permission: the call may turn it on.
     options = replace(host_options, allow_delete=allow_delete and host_options.allow_delete,
