@@ -28,7 +28,8 @@ QUOTES = frozenset({'"', "'"})
 STRING_TYPES = frozenset({"string", "string_literal", "interpreted_string_literal", "double_quote_scalar",
                           "single_quote_scalar", "raw_string_literal"})
 SIMPLE_PYTHON = frozenset({"expression_statement", "return_statement", "pass_statement", "raise_statement",
-                           "assert_statement", "import_statement", "import_from_statement"})
+                           "assert_statement", "import_statement", "import_from_statement", "assignment",
+                           "augmented_assignment", "call", "continue_statement", "break_statement"})
 
 
 @dataclass
