@@ -102,20 +102,13 @@ class SyntaxReport:
         return {"mode": self.mode, "files": [f.to_json() for f in self.files]}
 
     def lines(self) -> list[str]:
-        """For a person: one line per file with new errors, and counts of the rest."""
+        """For a person or a model: one line per file the patch leaves with new errors (mode warn;
+        files that parse, or were not checked, are in the JSON only)."""
         out = []
         for f in self.introduced:
             first = f.errors[0]
             out.append(f"Syntax: {f.path}: the patch leaves {len(f.errors)} error(s), the first at line"
                        f" {first.line}, column {first.column} ({first.message}).")
-        checked = sum(f.status in ("ok", "unchanged_errors") for f in self.files)
-        skipped = [f for f in self.files if f.status == "not_checked"]
-        if checked or skipped:
-            text = f"Syntax: {checked} file(s) checked"
-            if skipped:
-                text += f", {len(skipped)} not checked ({skipped[0].path}: {skipped[0].reason}"
-                text += ", ...)" if len(skipped) > 1 else ")"
-            out.append(text + ".")
         return out
 
 

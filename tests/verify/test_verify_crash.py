@@ -119,17 +119,14 @@ def _no_process_with(marker: str) -> bool:
     return False
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
-def test_sigkill_while_the_check_runs_rolls_back_and_the_check_dies_too(tmp_path: Path) -> None:
+def _kill_while_checking(tmp_path: Path, check: str) -> tuple[Path, dict[str, object]]:
+    """A tree, and ``patchtx apply --verify CHECK`` on it SIGKILLed once the check has touched
+    ``running``; returns the root and the tree as it was before."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.txt").write_text("one\n")
     (root / "c.txt").write_text("gone\n")
     before = snapshot(root)
-    marker = f"sleep 4{os.getpid() % 1000}.5"
-    # The check starts a grandchild (the sleep), says it is running, and waits; the test kills
-    # patchtx with SIGKILL at that moment.
-    check = f"(sleep 30; touch late.txt) & touch running; {marker}"
     proc = subprocess.Popen([*_patchtx(), "apply", "--root", str(root), "--verify", check, str(_patch(root))],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 20
@@ -141,6 +138,15 @@ def test_sigkill_while_the_check_runs_rolls_back_and_the_check_dies_too(tmp_path
     proc.wait()
     assert proc.returncode == -9
     (root / "running").unlink()
+    return root, before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_sigkill_while_the_check_runs_rolls_back_and_the_check_dies_too(tmp_path: Path) -> None:
+    marker = f"sleep 4{os.getpid() % 1000}.5"
+    # The check starts a grandchild (the sleep), says it is running, and waits; the test kills
+    # patchtx with SIGKILL at that moment.
+    root, before = _kill_while_checking(tmp_path, f"(sleep 30; touch late.txt) & touch running; {marker}")
     # The check's whole process group went with patchtx: nothing can write into the tree that
     # recovery puts back.
     assert _no_process_with(marker)
@@ -157,21 +163,7 @@ def test_sigkill_while_the_check_runs_rolls_back_and_the_check_dies_too(tmp_path
 
 
 def test_sigkill_while_the_check_runs_then_recover_and_apply_again(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.txt").write_text("one\n")
-    (root / "c.txt").write_text("gone\n")
-    before = snapshot(root)
-    check = "touch running; exec sleep 30"
-    proc = subprocess.Popen([*_patchtx(), "apply", "--root", str(root), "--verify", check, str(_patch(root))],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
-    while not (root / "running").exists():
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.02)
-    proc.kill()
-    proc.wait()
-    (root / "running").unlink()
+    root, before = _kill_while_checking(tmp_path, "touch running; exec sleep 30")
     recovered = subprocess.run([*_patchtx(), "recover", "--root", str(root)], capture_output=True, text=True)
     assert recovered.returncode == 0 and "Rolled back interrupted transaction" in recovered.stdout
     assert snapshot(root) == before
