@@ -23,6 +23,8 @@ file is reported as having its old errors.
 
 from __future__ import annotations
 
+import re
+
 from ._record import record
 from .errors import SyntaxGuardError
 
@@ -40,6 +42,7 @@ MAX_BYTES = 1 << 20
 """Files larger than this are not parsed (reported as not checked): a parse of a 10 MB file costs
 more than the whole apply of a patch to it."""
 _CONTEXT = 2
+_HEADER_LINE = re.compile(r" after .* on line (\d+)$")
 """Lines shown before and after an error's line in a refusal."""
 
 # File name endings -> language. Only languages whose history replay through the guard showed no
@@ -124,13 +127,17 @@ def check_plan(plan: Plan, mode: str) -> SyntaxReport | None:
     file the patch leaves with new errors raises SyntaxGuardError."""
     if mode == "off":
         return None
+    import warnings
+
     baselines = {c.path: c.before for c in plan.changes if c.source is not None or c.copied_from is not None}
     files = []
-    for target in plan.targets:
-        if target.after is None:
-            continue
-        before = target.before if target.before is not None else baselines.get(target.path)
-        files.append(check_file(target.path, before, target.after))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # compile's SyntaxWarnings are not errors, nor output
+        for target in plan.targets:
+            if target.after is None:
+                continue
+            before = target.before if target.before is not None else baselines.get(target.path)
+            files.append(check_file(target.path, before, target.after))
     report = SyntaxReport(mode, tuple(files))
     if mode == "refuse" and report.introduced:
         raise refusal(report.introduced[0], {t.path: t.after for t in plan.targets}, report)
@@ -204,25 +211,19 @@ def _at_written_line(issue: SyntaxIssue, last_line: int, written: list[int], dat
 
 def _first_error(language: str, path: str, data: bytes) -> SyntaxIssue | None:
     """The first error the standard library's parser finds in ``data`` (None: it parses)."""
-    import re
-
     if language == "python":
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarning and the like are not errors
-            try:
-                compile(data, path, "exec", dont_inherit=True)
-            except SyntaxError as exc:
-                # "expected an indented block after 'if' statement on line 48" is noticed on the
-                # next statement; the block that lost its body is the header's.
-                header = re.search(r" after .* on line (\d+)$", exc.msg)
-                if header is not None:
-                    line = _line(data, int(header[1])).decode("utf-8", "replace")
-                    return SyntaxIssue(int(header[1]), len(line) - len(line.lstrip()) + 1, exc.msg)
-                return SyntaxIssue(exc.lineno or 1, exc.offset or 1, exc.msg)
-            except ValueError as exc:  # a NUL byte in the source
-                return SyntaxIssue(1, 1, str(exc))
+        try:
+            compile(data, path, "exec", dont_inherit=True)  # (check_plan silences its warnings)
+        except SyntaxError as exc:
+            # "expected an indented block after 'if' statement on line 48" is noticed on the
+            # next statement; the block that lost its body is the header's.
+            header = _HEADER_LINE.search(exc.msg) if "on line" in exc.msg else None
+            if header is not None:
+                line = _line(data, int(header[1])).decode("utf-8", "replace")
+                return SyntaxIssue(int(header[1]), len(line) - len(line.lstrip()) + 1, exc.msg)
+            return SyntaxIssue(exc.lineno or 1, exc.offset or 1, exc.msg)
+        except ValueError as exc:  # a NUL byte in the source
+            return SyntaxIssue(1, 1, str(exc))
         return None
     try:
         text = data.decode("utf-8-sig")
@@ -322,8 +323,14 @@ def _blank_jsonc(data: bytes) -> bytes:
 
 
 def _line(data: bytes, number: int) -> bytes:
-    lines = data.split(b"\n")
-    return lines[number - 1] if 0 < number <= len(lines) else b""
+    """Line ``number`` (1-based) of ``data``, found without splitting the whole file."""
+    start = 0
+    for _ in range(number - 1):
+        start = data.find(b"\n", start) + 1
+        if start == 0:
+            return b""
+    end = data.find(b"\n", start)
+    return data[start:] if end < 0 else data[start:end]
 
 
 def _written_lines(before: bytes, after: bytes) -> set[int]:
