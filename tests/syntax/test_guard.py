@@ -119,8 +119,18 @@ def test_stdlib_languages() -> None:
     assert check_file("a.json", b'{"a": 1}\n', b'{"a": 1,}\n').status == "errors"
     assert check_file("a.toml", b"[a]\nb = 1\n", b"[a]\nb = \n").status == "errors"
     assert check_file("a.py", None, b"print('x')\n").status == "ok"
-    assert check_file("a.py", None, b"x = '\\d'\n").status == "ok"  # a SyntaxWarning is not an error
     assert check_file("a.json", None, b"\xef\xbb\xbf{}\n").status == "ok"  # a BOM
+
+
+def test_a_warning_of_the_compiler_is_not_an_error_nor_output(tmp_path: Path) -> None:
+    import warnings
+
+    patch = "*** Begin Patch\n*** Add File: a.py\n+x = '\\d' is 'a'\n*** End Patch\n"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = patchtx.plan_patch(patch, tmp_path, syntax="refuse")
+    assert plan.syntax is not None and plan.syntax.files[0].status == "ok"
+    assert caught == []
 
 
 def test_a_moved_file_is_compared_with_its_source(tmp_path: Path) -> None:
