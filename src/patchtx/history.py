@@ -18,11 +18,11 @@ took; a new edit after undos ends what can be redone. The stacks are read from t
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 
 from ._record import replace
-from ._sha import sha256_for
 from .errors import (
     ChangedSincePlanningError,
     HistoryDamagedError,
@@ -51,7 +51,6 @@ from .txn.retention import KeepHistory
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _hashlib import HASH
     from collections.abc import Callable
     from typing import Any, Unpack
 
@@ -168,14 +167,11 @@ def undo(
         entry = _undo_target(reader, dirs, transaction_id)
         record = read_record(reader, dirs, entry)
         current = {f.path: _current(reader, dirs, f.path) for f in record.files}
-        # One SHA-256 for the files and the before-images, chosen by their total: many small files add up.
-        sha256 = sha256_for(sum(len(c[0]) for c in current.values() if isinstance(c, tuple))
-                            + sum(f.size or 0 for f in record.files))
         changed = [(f.path, why) for f in record.files
-                   if (why := _change(f, current[f.path], record, sha256)) is not None]
+                   if (why := _change(f, current[f.path], record)) is not None]
         if changed:
             raise _changed_since(entry, changed)
-        images = {f.path: read_before_image(reader, dirs, entry, f, sha256)
+        images = {f.path: read_before_image(reader, dirs, entry, f)
                   for f in record.files if f.before_image is not None}
     plan = _undo_plan(root_path, record, current, images, intent)
     if approve is not None:
@@ -252,7 +248,7 @@ def _current(fs: FileSystemOps, dirs: DirectoryHandles, path: str) -> _Current:
     return contents.data, stat.S_IMODE(contents.stat.st_mode)
 
 
-def _change(file: HistoryFile, current: _Current, record: HistoryRecord, sha256: Callable[[bytes], HASH]) -> str | None:
+def _change(file: HistoryFile, current: _Current, record: HistoryRecord) -> str | None:
     """Why ``current`` is not what the transaction left at ``file.path`` (None: it is)."""
     if file.after_sha256 is None:  # the transaction deleted it (or a directory took its place)
         if current is None or (current == _DIRECTORY and file.path in record.created_dirs):
@@ -262,7 +258,7 @@ def _change(file: HistoryFile, current: _Current, record: HistoryRecord, sha256:
         return "it was deleted"
     if isinstance(current, str):
         return f"it is now {current}"
-    if sha256(current[0]).hexdigest() != file.after_sha256:
+    if hashlib.sha256(current[0]).hexdigest() != file.after_sha256:
         return "its contents differ from what the transaction wrote"
     return None
 

@@ -160,15 +160,15 @@ class PathTarget:
 
     @property
     def before_sha256(self) -> str | None:
-        from ._sha import hexdigest
+        import hashlib
 
-        return None if self.before is None else hexdigest(self.before)
+        return None if self.before is None else hashlib.sha256(self.before).hexdigest()
 
     @property
     def after_sha256(self) -> str | None:
-        from ._sha import hexdigest
+        import hashlib
 
-        return None if self.after is None else hexdigest(self.after)
+        return None if self.after is None else hashlib.sha256(self.after).hexdigest()
 
 
 @record

@@ -14,11 +14,11 @@ the undo-history entry.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 
 from .._record import replace
-from .._sha import sha256_for
 from ..emptied import emptied_folders
 from ..errors import (
     ChangedSincePlanningError,
@@ -428,9 +428,8 @@ class _Transaction:
             for t in self.targets:
                 if t.backup_kind == "copy":
                     syncer.hold(to_sync, self._copy_original(t))
-            # One SHA-256 for every blob, chosen by their total: many small files add up.
             blobs = [blob for t in self.targets for blob in (t.target.before, t.target.after)]
-            sha256 = sha256_for(sum(len(blob) for blob in blobs if blob is not None))
+            sha256 = hashlib.sha256
             digests = [None if blob is None else sha256(blob).hexdigest() for blob in blobs]
             self.journal = Journal(
                 self.txn,

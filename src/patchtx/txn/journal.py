@@ -29,8 +29,9 @@ may come from someone else). Recovery acts on neither.
 
 from __future__ import annotations
 
+import hashlib
+
 from .._record import record
-from .._sha import hexdigest
 from ..errors import JournalError, UntrustedStateError
 from .layout import (
     JOURNAL_DIR,
@@ -146,7 +147,7 @@ class Journal:
         """The canonical JSON of ``body()`` with the checksum and the signature appended."""
         text = canonical_json(self.body())
         signed = text.encode("ascii")
-        checksum = hexdigest(signed)
+        checksum = hashlib.sha256(signed).hexdigest()
         mac = sign(signed)
         # Appended rather than re-serialised: only the body needs to be canonical.
         return f'{text[:-1]},"checksum":"{checksum}","mac":"{mac}"}}\n'.encode("ascii")
@@ -172,7 +173,7 @@ class Journal:
         stored = body.pop("checksum", None)
         mac = body.pop("mac", None)
         canonical = canonical_json(body).encode("ascii")
-        if stored != hexdigest(canonical):
+        if stored != hashlib.sha256(canonical).hexdigest():
             raise damaged(where, "checksum mismatch")
         try:
             journal = cls(

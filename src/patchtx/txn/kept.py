@@ -17,6 +17,7 @@ module is the read side: listing, finding and reading entries back for ``log`` a
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 from .._record import as_dict, record
@@ -40,8 +41,6 @@ from .statedir import check_state_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _hashlib import HASH
-    from collections.abc import Callable
     from types import TracebackType
     from typing import Any
 
@@ -283,17 +282,15 @@ def read_record(fs: FileSystemOps, dirs: DirectoryHandles, entry: HistoryEntry) 
         raise _damaged(entry, f"its journal is malformed: {exc}") from None
 
 
-def read_before_image(fs: FileSystemOps, dirs: DirectoryHandles, entry: HistoryEntry, file: HistoryFile,
-                      sha256: Callable[[bytes], HASH]) -> bytes:
-    """The before-image of ``file``, verified against its recorded SHA-256 (computed with ``sha256``,
-    chosen by the caller for all it hashes: see ``_sha.sha256_for``)."""
+def read_before_image(fs: FileSystemOps, dirs: DirectoryHandles, entry: HistoryEntry, file: HistoryFile) -> bytes:
+    """The before-image of ``file``, verified against its recorded SHA-256 (computed with ``sha256``)."""
     assert file.before_image is not None
     try:
         data = fs.read_file(dirs.open(JOURNAL_DIR), file.before_image).data
     except OSError as exc:
         why = os.strerror(exc.errno or 0)
         raise _damaged(entry, f"the before-image of {file.path} is unreadable ({why})") from None
-    if sha256(data).hexdigest() != file.before_sha256:
+    if hashlib.sha256(data).hexdigest() != file.before_sha256:
         raise _damaged(entry, f"the before-image of {file.path} does not match its recorded hash")
     return data
 

@@ -14,10 +14,10 @@ that another user owns or others may read or write is refused, as is a folder ot
 
 from __future__ import annotations
 
+import hmac
 import os
 import stat
 
-from .._sha import hmac_sha256_hex
 from ..errors import FilesystemError
 
 STATE_HOME_ENV = "PATCHTX_STATE_HOME"
@@ -122,11 +122,9 @@ def _create_secret(path: str) -> bytes:
 
 def sign(text: bytes) -> str:
     """HMAC-SHA256 of ``text`` with this user's secret, in hex."""
-    return hmac_sha256_hex(user_secret(), text)
+    return hmac.new(user_secret(), text, "sha256").hexdigest()
 
 
 def verify(text: bytes, mac: object) -> bool:
     """Whether ``mac`` is this user's signature of ``text`` (compared in constant time)."""
-    from _operator import _compare_digest  # hmac.compare_digest, without hmac's hashlib import
-
-    return isinstance(mac, str) and mac.isascii() and _compare_digest(sign(text), mac)
+    return isinstance(mac, str) and mac.isascii() and hmac.compare_digest(sign(text), mac)

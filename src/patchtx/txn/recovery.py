@@ -20,11 +20,11 @@ last thing to go: until then, a rerun redoes the whole roll back, which finds no
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 
 from .._record import as_dict, field, record
-from .._sha import hexdigest
 from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
@@ -334,7 +334,7 @@ class _Undo:
             return
         assert entry.backup is not None and entry.before_mode is not None
         original = self.fs.read_file(journal_fd, entry.backup).data
-        if hexdigest(original) != entry.before_sha256:
+        if hashlib.sha256(original).hexdigest() != entry.before_sha256:
             raise damaged(f"{JOURNAL_DIR}/{journal_name(self.journal.transaction_id)}",
                           f"the preserved original of {entry.path} does not match its recorded hash")
         current = self.fs.read_file(parent_fd, name, expected=original)
@@ -410,7 +410,7 @@ def _holds(fs: FileSystemOps, dir_fd: int, name: str, st: os.stat_result | None,
 
 
 def _sha256(fs: FileSystemOps, dir_fd: int, name: str) -> str:
-    return hexdigest(fs.read_file(dir_fd, name).data)
+    return hashlib.sha256(fs.read_file(dir_fd, name).data).hexdigest()
 
 
 def _same_metadata(st: os.stat_result, entry: JournalEntry) -> bool:
