@@ -180,16 +180,23 @@ class _Tail:
         self.open = True
         self.data = bytearray()
 
-    def read_for(self, seconds: float) -> None:
+    def _ready(self, seconds: float) -> bool:
+        """Whether the pipe has something to read (or is closed) within ``seconds``. poll, not
+        select: select cannot watch a descriptor numbered 1024 or more, which a process with many
+        files open hands out."""
         import select
 
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        return bool(poller.poll(max(0, int(seconds * 1000))))
+
+    def read_for(self, seconds: float) -> None:
         if not self.open:
             import time
 
             time.sleep(seconds)  # output closed (by a command that still runs): just wait
             return
-        ready, _, _ = select.select([self.fd], [], [], seconds)
-        if ready:
+        if self._ready(seconds):
             self._read()
 
     def _read(self) -> None:
@@ -204,16 +211,12 @@ class _Tail:
     def drain(self, seconds: float) -> None:
         """What is left in the pipe, for at most ``seconds`` (a process that escaped the group may
         hold it open)."""
-        import select
         import time
 
         deadline = time.monotonic() + seconds
         while self.open:
             left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            ready, _, _ = select.select([self.fd], [], [], left)
-            if not ready:
+            if left <= 0 or not self._ready(left):
                 return
             self._read()
 

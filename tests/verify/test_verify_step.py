@@ -101,6 +101,24 @@ def test_the_check_sees_the_new_tree_holds_no_descriptor_of_patchtx_and_reads_no
     assert marker == cwd == os.path.realpath(tree)
 
 
+def test_a_process_with_many_descriptors_open_can_verify(tree: Path) -> None:
+    # The pipe to the check then gets a number past 1024, which select() cannot watch.
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"the hard descriptor limit ({hard}) is below 1200")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        result = patchtx.apply_patch(PATCH, tree, allow_delete=True, verify="echo fine")
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert result.verify is not None and result.verify.output_tail == "fine\n"
+
+
 def test_the_output_kept_is_its_end_and_bounded(tree: Path) -> None:
     with pytest.raises(VerifyFailedError) as raised:
         patchtx.apply_patch(PATCH, tree, allow_delete=True, verify="seq 1 200000; exit 1")
