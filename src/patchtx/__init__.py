@@ -22,6 +22,8 @@ _EXPORTS = {
     "recover": "patchtx.txn",
     "Transaction": "patchtx.transaction",
     "extract_patch": "patchtx.extract",
+    "apply_edits": "patchtx.edits",
+    "TextEditor": "patchtx.editor",
 }
 # Submodules reachable as attributes without an explicit import (``patchtx.history.undo(...)``).
 _SUBMODULES = frozenset({"history"})
@@ -30,7 +32,9 @@ __all__ = [
     "PatchtxError",
     "Plan",
     "Result",
+    "TextEditor",
     "Transaction",
+    "apply_edits",
     "apply_patch",
     "apply_plan",
     "extract_patch",
@@ -45,6 +49,8 @@ if TYPE_CHECKING:
 
     from . import history
     from .api import apply_patch, apply_plan, plan_patch
+    from .editor import TextEditor
+    from .edits import apply_edits
     from .errors import PatchtxError
     from .extract import extract_patch
     from .model import Patch, Plan

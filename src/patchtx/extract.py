@@ -8,9 +8,9 @@ what is missing). A candidate indented as a whole (a patch in a list item) loses
 Identical candidates count once (a reply that repeats its patch); two different ones are an error
 that lists them, since guessing which to apply could apply the wrong edit.
 
-A reply with no ``*** Begin Patch`` line that holds a unified diff is returned whole: the unified
-parser skips the prose, mail headers and code fences around a diff itself, and the patch's line
-numbers stay the reply's.
+A reply with no ``*** Begin Patch`` line that holds a unified diff or SEARCH/REPLACE blocks is
+returned whole: those parsers skip the prose, mail headers and code fences around a diff or the
+blocks themselves, and the patch's line numbers stay the reply's.
 """
 
 from __future__ import annotations
@@ -76,12 +76,14 @@ def extract_patch(text: str) -> str:
     if len(distinct) == 1:
         return distinct[0].text
     if not distinct:
+        from .search_replace import looks_search_replace
         from .unified import looks_unified
 
-        if looks_unified(text):
-            return text
+        if looks_unified(text) or looks_search_replace(text, indented=True):
+            return text  # (both parsers skip the prose around the diff or blocks themselves)
         raise NoPatchFoundError(
-            "No patch found in the text: it has no '*** Begin Patch' line (nor a unified diff).",
+            "No patch found in the text: it has no '*** Begin Patch' line (nor a unified diff, "
+            "nor SEARCH/REPLACE blocks).",
             hint="Send the patch itself, from '*** Begin Patch' to '*** End Patch'.")
     listed = "; ".join(
         f"lines {c.first_line}-{c.last_line} ({', '.join(c.files) or 'no file'})" for c in distinct)

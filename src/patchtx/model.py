@@ -42,6 +42,9 @@ class Chunk:
     """``\\ No newline at end of file`` follows the old side's last line (it must be the file's end)."""
     new_unterminated: bool = False
     """``\\ No newline at end of file`` follows the new side's last line."""
+    every: bool = False
+    """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
+    replace every occurrence of the old text (an edit's ``replace_all``), at least one."""
 
     @property
     def inserts_text(self) -> bool:
@@ -99,7 +102,9 @@ class Patch:
     """The patch as parsed (heredoc wrapper and surrounding blank lines removed)."""
     environment_id: str | None = None
     format: str = "codex"
-    """``"codex"`` (the ``*** Begin Patch`` envelope) or ``"unified"`` (a unified diff)."""
+    """``"codex"`` (the ``*** Begin Patch`` envelope), ``"unified"`` (a unified diff),
+    ``"search-replace"`` (SEARCH/REPLACE blocks) or ``"text"`` (exact text replacements: the text
+    editor's commands, edit lists)."""
 
 
 class ChangeKind(StrEnum):
@@ -186,6 +191,9 @@ class Plan:
     intent: str | None = None
     syntax: SyntaxReport | None = None
     """What the syntax guard said of each file written (None: the guard was off)."""
+    notes: tuple[str, ...] = ()
+    """What the plan took less literally than the patch says, each in a sentence (a SEARCH block
+    matched with its indentation shifted, say): reported with the result."""
 
     def summary_counts(self) -> dict[str, int]:
         """Net effect per file: a file written twice is one M; a move whose source is gone and

@@ -352,24 +352,40 @@ def _line_prefix_hint(line: str) -> str:
 
 def detect_format(text: str) -> str:
     """``"codex"`` for the ``*** Begin Patch`` envelope (or text that is neither format: Codex's
-    errors then say what a patch looks like), ``"unified"`` for a unified diff."""
+    errors then say what a patch looks like), ``"search-replace"`` for SEARCH/REPLACE blocks,
+    ``"unified"`` for a unified diff."""
     # (A prefix: splitting a 7 MB patch would copy all of it to read its first line.)
     first = text[:4096].lstrip(WHITESPACE).split("\n", 1)[0].strip(WHITESPACE)
     if first == BEGIN_PATCH or first in HEREDOC_OPENERS:
         return "codex"
+    from .search_replace import looks_search_replace
+
+    if looks_search_replace(text):  # (a diff's lines start with ' ', '+' or '-' and a marker's char)
+        return "search-replace"
     from .unified import looks_unified
 
-    return "unified" if looks_unified(text) else "codex"
+    if looks_unified(text):
+        return "unified"
+    return "search-replace" if looks_search_replace(text, indented=True) else "codex"
 
 
 def parse(text: str, *, strip: int | None = None, reverse: bool = False) -> Patch:
-    """Parse patch text in either format (``detect_format``); raise ``ParseError`` (with the patch
-    line number) if it is malformed. ``strip`` (``-p N``) and ``reverse`` (``-R``) apply to
+    """Parse patch text in any of its formats (``detect_format``); raise ``ParseError`` (with the
+    patch line number) if it is malformed. ``strip`` (``-p N``) and ``reverse`` (``-R``) apply to
     unified diffs."""
-    if detect_format(text) == "unified":
+    detected = detect_format(text)
+    if detected == "unified":
         from .unified import parse_unified
 
         return parse_unified(text, strip=strip, reverse=reverse)
+    if detected == "search-replace":
+        if strip is not None or reverse:
+            raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "
+                             "this text holds SEARCH/REPLACE blocks.",
+                             hint="Leave the option out.")
+        from .search_replace import parse_search_replace
+
+        return parse_search_replace(text)
     if reverse:
         raise ParseError("Invalid option: --reverse applies to unified diffs only; this patch is "
                          "in the '*** Begin Patch' format.",

@@ -116,6 +116,8 @@ class Stager:
         """Path → the operation of the patch being staged that last changed it (for messages)."""
         self.rule = UpdateRule()
         """How the patch being staged places its updates (its format; its errors' hints say it)."""
+        self.notes: list[str] = []
+        """What the patches staged so far were taken less literally than they say (``Plan.notes``)."""
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
@@ -349,6 +351,7 @@ class Stager:
                              "file: its hunks are matched against the file as that operation "
                              f"leaves it, not as it is on disk. {miss.hint}")
             raise
+        self.notes += update.notes
         if update.applied:
             self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): every hunk "
                                  "is already applied")
@@ -455,7 +458,7 @@ class Stager:
         A patch whose every operation is already in place is refused as ``already_applied``
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
-                 dict(self.last_operation))
+                 dict(self.last_operation), list(self.notes))
         self.in_place, self.gone = [], []
         hunks = [hunk for patch in patches for hunk in patch.hunks]
         if self.progress is not None:
@@ -480,7 +483,7 @@ class Stager:
             if self.in_place or self.gone:
                 self._refuse_applied(len(hunks))
         except BaseException:
-            self.overlay, self.changes, self.files_under, self.last_operation = saved
+            self.overlay, self.changes, self.files_under, self.last_operation, self.notes = saved
             raise
 
     def _refuse_applied(self, operations: int) -> None:
@@ -547,6 +550,7 @@ class Stager:
             remove_dirs=tuple(self.emptied_dirs(targets)),
             patch=patch,
             intent=intent,
+            notes=tuple(self.notes),
         )
         if self.options.syntax == "off":
             return planned

@@ -362,6 +362,7 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
         lines.extend(plan.syntax.lines())
     if result.verify is not None:
         lines.append(f"Verified: `{result.verify.command}` passed in {result.verify.seconds:.1f} s.")
+    lines += [f"Note: {note}" for note in plan.notes]
     text = "\n".join(lines) + "\n"
     if diffs:
         text += "".join(rendered if rendered is not None else map(unified_diff, plan.changes))
@@ -455,7 +456,8 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
 def result_json(result: Result, *, with_diff: bool = True,
                 rendered: Sequence[str] | None = None) -> dict[str, Any]:
     """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
-    key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too."""
+    key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too, and a plan
+    with notes (``Plan.notes``: a loose match) ``notes``."""
     plan = result.plan
     out: dict[str, Any] = {
         "ok": True,
@@ -470,6 +472,8 @@ def result_json(result: Result, *, with_diff: bool = True,
         "verify": None if result.verify is None else result.verify.to_json(),
         "error": None,
     }
+    if plan.notes:
+        out["notes"] = list(plan.notes)
     if result.undone is not None:
         out["undone"] = result.undone
     if result.redone is not None:

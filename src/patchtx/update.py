@@ -6,7 +6,9 @@ operation of the patch did). Its steps, in order:
 
 1. **Placement, chosen once** from the patch's format (``PLACERS``): a Codex patch's hunks go where
    their lines are (``matching``, THE placement rule); a unified diff's at their stated lines
-   (``unified_placement``).
+   (``unified_placement``); SEARCH/REPLACE blocks by the same rule in their own passes
+   (``block_placement``); exact text replacements by the same rule over the file's text
+   (``text_placement``).
 2. **Bytes first**: where the format's placement is the content rule, an update that the exact
    pass settles is done on the bytes (``exact``), without a line list; otherwise the file is
    decoded (``textfile``) and placed on its lines.
@@ -74,6 +76,9 @@ class FileUpdate:
     bytes of a file without BOM); None: a diff finds them."""
     applied: bool = False
     """Every hunk is already in place: ``after`` is the file as it is, and nothing changes."""
+    notes: tuple[str, ...] = ()
+    """What the placement took less literally than the hunks say, each a sentence naming the file
+    (``Plan.notes``)."""
 
 
 @record
@@ -85,6 +90,9 @@ class Placed:
     """Whether the new file ends with a line break; None: as the old file does."""
     reinserted: bool = False
     """Some pure insertion's lines already stand where it puts them (a patch sent again?)."""
+    notes: tuple[str, ...] = ()
+    """What the placement took less literally than the hunks say (a block matched with its
+    indentation shifted), each a sentence without the file's name."""
 
 
 @record
@@ -97,6 +105,9 @@ class Placer:
     on_bytes: bool = False
     """Whether ``exact.update_exactly`` may settle the update on the bytes first (it implements
     the content rule of ``matching``, nothing else)."""
+    asks_applied: bool = True
+    """Whether a miss is asked the already-applied question (not for exact text replacements,
+    whose old and new text are no lines to find applied)."""
 
 
 def _by_content(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
@@ -114,9 +125,27 @@ def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chun
     return Placed(placements, final_newline(chunks, placements, len(original.texts)))
 
 
+def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+               display: str) -> Placed:
+    from .block_placement import place_blocks
+
+    placements, notes = place_blocks(original, chunks, display, first_match=rule.first_match)
+    return Placed(placements, notes=tuple(notes))
+
+
+def _by_text(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+             display: str) -> Placed:
+    from .text_placement import place_text
+
+    placements, ends_with_newline = place_text(original, chunks, display, first_match=rule.first_match)
+    return Placed(placements, ends_with_newline)
+
+
 PLACERS: dict[str, Placer] = {
     "codex": Placer(_by_content, on_bytes=True),
     "unified": Placer(_at_stated_lines),
+    "search-replace": Placer(_by_blocks, on_bytes=True),
+    "text": Placer(_by_text, asks_applied=False),
 }
 """Patch format -> how its hunks are placed."""
 
@@ -149,9 +178,10 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             miss, reinserted = error, False
         else:
             rewritten, edits = rewrite(original, placed.placements, placed.ends_with_newline)
-            update = FileUpdate(rewritten.encode(), tuple(edits), None)
+            update = FileUpdate(rewritten.encode(), tuple(edits), None, notes=tuple(
+                f"{names.spelled}: {note}" for note in placed.notes))
             reinserted = placed.reinserted
-    if check_applied and (miss is not None or reinserted):
+    if placer.asks_applied and check_applied and (miss is not None or reinserted):
         applied = _already_applied(content, chunks, index, names)
         if applied is not None:
             return applied

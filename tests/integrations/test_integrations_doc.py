@@ -128,7 +128,8 @@ async def test_the_python_module_config_starts_a_server(tree: Path, anyio_backen
     async with Client(params) as client:
         names = sorted(tool.name for tool in (await client.list_tools()).tools)
         result = await client.call_tool("preview_patch", {"patch": EDIT})
-    assert names == ["apply_patch", "log", "preview_patch", "undo"]
+    assert names == ["apply_patch", "edit_files", "log", "preview_patch", "replace_in_file",
+                     "str_replace_based_edit_tool", "undo"]
     assert result.structured_content is not None
     assert result.structured_content["summary"] == "A 1, M 1, D 0, R 0"
 
@@ -144,3 +145,24 @@ def test_the_acp_tool_call_shown_is_what_acp_builds(tree: Path) -> None:
     built = acp.session_update("sess_1", acp.tool_call("call_1", patchtx.plan_patch(patch, tree),
                                                        raw_input={"input": patch}))
     assert json.loads(json.dumps(built).replace(os.path.realpath(tree), "/repo")) == shown
+
+
+def test_the_tool_use_handler_shown_answers_an_editor_call(tree: Path) -> None:
+    answer = python_examples()["answer_tool_use"]
+    block = {"type": "tool_use", "id": "tu_1", "name": "str_replace_based_edit_tool",
+             "input": {"command": "str_replace", "path": "app.py", "old_str": "hello", "new_str": "bye"}}
+    reply = answer(block, str(tree))
+    assert reply["tool_use_id"] == "tu_1" and reply["is_error"] is False
+    assert reply["content"].startswith("The file app.py has been edited.")
+    assert (tree / "app.py").read_text() == "def main():\n    print('bye')\n"
+
+
+def test_the_edit_tool_specs_shown_exist() -> None:
+    from patchtx.agents.edit_toolspec import edit_tool_spec
+
+    [commands] = fenced_blocks(DOC, "console")
+    for line in commands.splitlines():
+        words = line.split()
+        assert edit_tool_spec(words[words.index("--tool") + 1], words[words.index("--format") + 1])
+    assert edit_tool_spec("str_replace_based_edit_tool", "anthropic") == {
+        "type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}

@@ -207,3 +207,67 @@ def test_a_control_character_is_shown_escaped_in_the_refusal(world: tuple[Path, 
     assert caught.value.kind == "unsafe_path"
     assert "\x1b" not in caught.value.message  # never written raw to a terminal
     assert "'x\\x1b[31m.txt'" in caught.value.message and "U+001B" in caught.value.message
+
+
+# The edit protocols reach files through the same path rules: every hostile path refused, by every
+# front door, before a byte is written (and `view` never reads outside the root).
+HOSTILE_PATHS = {
+    "absolute outside": lambda r, o: str(o / "secret.txt"),
+    "dotdot": lambda r, o: "../outside/secret.txt",
+    "dotdot in the middle": lambda r, o: "sub/../../outside/secret.txt",
+    "backslash traversal": lambda r, o: "..\\outside\\secret.txt",
+    "windows drive": lambda r, o: "C:/Windows/secret.txt",
+    "symlinked parent dir": lambda r, o: "link_out/secret.txt",
+    "file symlink out": lambda r, o: "file_link_out",
+    "git folder": lambda r, o: ".git/config",
+    "git folder in capitals": lambda r, o: ".GIT/config",
+    "patchtx state folder": lambda r, o: ".patchtx/secret.txt",
+    "root itself": lambda r, o: str(r),
+    "escape sequence in a name": lambda r, o: "sub/\x1b[2Ksecret.txt",
+}
+
+
+def _through(door: str, root: Path, path: str) -> object:
+    from patchtx.editor import TextEditor
+    from patchtx.edits import apply_edits
+
+    if door == "search-replace":
+        return patchtx.apply_patch(f"{path}\n<<<<<<< SEARCH\nsecret\n=======\npwned\n>>>>>>> REPLACE\n", root)
+    if door == "search-replace new file":
+        return patchtx.apply_patch(f"{path}\n<<<<<<< SEARCH\n=======\npwned\n>>>>>>> REPLACE\n", root)
+    if door == "edit list":
+        return apply_edits([{"path": path, "old_string": "secret", "new_string": "pwned"}], root)
+    if door == "edit list new file":
+        return apply_edits([{"path": path, "old_string": "", "new_string": "pwned\n"}], root)
+    editor = TextEditor(root)
+    if door == "editor create":
+        return editor.run("create", path, file_text="pwned\n")
+    if door == "editor str_replace":
+        return editor.run("str_replace", path, old_str="secret", new_str="pwned")
+    if door == "editor insert":
+        return editor.run("insert", path, insert_line=0, insert_text="pwned")
+    return editor.run("view", path)
+
+
+DOORS = ("search-replace", "search-replace new file", "edit list", "edit list new file",
+         "editor create", "editor str_replace", "editor insert", "editor view")
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("name", sorted(HOSTILE_PATHS))
+def test_edit_protocols_refuse_every_hostile_path(door: str, name: str, world: tuple[Path, Path]) -> None:
+    root, outside = world
+    path = HOSTILE_PATHS[name](root, outside)
+    before_root, before_outside = snapshot(root), snapshot(outside)
+    if door == "editor view" and name == "root itself":  # the root's own listing: allowed
+        listing = _through(door, root, path).text  # type: ignore[attr-defined]
+        assert "inside.txt" in listing and ".git" not in listing.split("excluded")[0]
+        assert "secret" not in listing and snapshot(root) == before_root
+        return
+    with pytest.raises(PatchtxError) as caught:
+        _through(door, root, path)
+    assert caught.value.kind in {"unsafe_path", "not_a_file", "parse_error"}, (caught.value.kind,
+                                                                              caught.value.message)
+    assert "Nothing was changed." in caught.value.message and "secret\n" not in caught.value.message
+    assert snapshot(root) == before_root
+    assert snapshot(outside) == before_outside

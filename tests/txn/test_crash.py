@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from patchtx.model import Plan
+import patchtx
+from patchtx.edits import parse_edits
+from patchtx.model import Chunk, Patch, Plan, UpdateFile
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call, FileSystemOps
 from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
@@ -193,3 +195,43 @@ def test_crashing_twice_in_a_row_then_committing_again(tmp_path: Path) -> None:
     assert report.recovery is not None and report.recovery.transactions[0].outcome == "rolled_back"
     assert snapshot(ref.root) == ref.after
     assert leftovers(ref.root) == []
+
+
+# Every edit protocol plans into the one Plan and is committed by the one commit: the same crash
+# guarantee, checked on the plans they make (several files, a new one, an edit inside a line).
+EDIT_TREE = {"src/app.py": b"class App:\n    def run(self):\n        return 1\n",
+             "notes.txt": b"alpha\r\nbeta\r\n", "keep.txt": b"untouched\n"}
+EDIT_PROTOCOLS = {
+    "search-replace": lambda root: patchtx.plan_patch(
+        "src/app.py\n<<<<<<< SEARCH\ndef run(self):\n    return 1\n=======\ndef run(self):\n"
+        "    return 2\n>>>>>>> REPLACE\n\nnotes.txt\n------- SEARCH\nbeta\n=======\nBETA\n"
+        "+++++++ REPLACE\n\nnew/made.txt\n<<<<<<< SEARCH\n=======\nmade\n>>>>>>> REPLACE\n", root),
+    "edit-list": lambda root: patchtx.plan_patch(parse_edits([
+        {"path": "src/app.py", "old_string": "return 1", "new_string": "return 3"},
+        {"path": "notes.txt", "old_string": "alpha\nbe", "new_string": "A\nB"},
+        {"path": "new/made.txt", "old_string": "", "new_string": "made\n"}]), root),
+    "editor-insert": lambda root: patchtx.plan_patch(Patch((UpdateFile("notes.txt", (Chunk(
+        (), (("+", "inserted"),), stated_line=1),)),), format="text"), root),
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(EDIT_PROTOCOLS))
+def test_crash_at_every_call_of_an_edit_protocol_commit_then_recover(scratch: Path, protocol: str) -> None:
+    root = scratch / "ws"
+    make_tree(root, EDIT_TREE)
+    before = snapshot(root)
+    plan = EDIT_PROTOCOLS[protocol](str(root))
+    recording = Case(MIXED).recording()
+    commit(plan, fs=recording)
+    after = snapshot(root)
+    assert after == expected_after(before, plan) and after != before
+    mark = index_of(recording.log, lambda c: c.op == "rename" and (c.target or "").endswith(".committed"))
+    for crash_at in range(1, len(recording.log) + 1):
+        make_tree(root, EDIT_TREE)
+        fs = Case(MIXED).crashing(crash_at, how="exit")
+        assert crash_in_child(lambda fs: commit(plan, fs=fs), fs) == fs.exit_code
+        recover(str(root), fs=Fast())
+        expected = before if crash_at <= mark else after
+        result = snapshot(root)
+        assert result == expected, f"crash at call {crash_at}:\n" + describe_difference(result, expected)
+        assert leftovers(root) == []

@@ -1,5 +1,7 @@
-"""An MCP server over stdio with four tools: ``apply_patch``, the read-only ``preview_patch`` and
-``log``, and ``undo``.
+"""An MCP server over stdio with seven tools: ``apply_patch``, the read-only ``preview_patch`` and
+``log``, and ``undo``; and the edit-protocol tools: the text editor
+(``str_replace_based_edit_tool``), edit lists (``edit_files``) and SEARCH/REPLACE blocks
+(``replace_in_file``), each writing call one transaction that ``undo`` reverts.
 
 Run it as ``patchtx mcp --root DIR`` or ``python -m patchtx.agents.mcp_server --root DIR``. The
 root is fixed when the server starts; every call stays inside it (see ``tool_call``). Every result
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -29,7 +31,7 @@ try:
         TextContent,
         ToolAnnotations,
     )
-    from pydantic import Field, ValidationError
+    from pydantic import BaseModel, ConfigDict, Field, ValidationError
 except ImportError as _missing:
     from ..errors import MissingExtraError
 
@@ -42,11 +44,25 @@ except ImportError as _missing:
 from .. import __version__
 from ..errors import InvalidArgumentsError
 from ..render import result_schema
+from .edit_toolspec import (
+    EDITOR,
+    EDITOR_DESCRIPTION,
+    EDITS,
+    EDITS_DESCRIPTION,
+    REPLACE_IN_FILE,
+    REPLACE_IN_FILE_DESCRIPTION,
+    editor_schema,
+    edits_schema,
+    replace_in_file_schema,
+)
 from .tool_call import (
     ToolOutcome,
     apply_patch_call,
+    editor_call,
+    edits_call,
     failure_outcome,
     log_call,
+    replace_in_file_call,
     undo_call,
 )
 from .toolspec import OPTION_DESCRIPTIONS, PATCH_DESCRIPTION, instructions
@@ -56,7 +72,9 @@ SERVER_INSTRUCTIONS = (
     "diffs as `git diff` writes them are accepted too). "
     "apply_patch applies a patch as one transaction (all of it or nothing); preview_patch shows "
     "what a patch would change without writing anything; log lists the transactions that can be "
-    "undone and undo reverts one of them."
+    "undone and undo reverts one of them. str_replace_based_edit_tool (view, create, str_replace, "
+    "insert), edit_files (old_string/new_string edits) and replace_in_file (SEARCH/REPLACE "
+    "blocks) edit files the same way, each call one transaction."
 )
 APPLY_DESCRIPTION = (
     "Apply a patch to files under this server's workspace root, as one transaction. Pass the "
@@ -94,6 +112,28 @@ Strip = Annotated[int | None, Field(ge=0, strict=True, description=OPTION_DESCRI
 Reverse = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["reverse"])]
 TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
                                                  "result shows it, or a unique prefix of it.")]
+
+
+def _described(schema: dict[str, Any], name: str, **extra: Any) -> Any:
+    """A parameter's Field with its description from the tool's declared schema (one wording)."""
+    return Field(description=schema["properties"][name]["description"], **extra)
+
+
+_EDITOR = editor_schema()
+_EDITS = edits_schema()
+_REPLACE = replace_in_file_schema()
+EditorCommand = Annotated[Literal["view", "create", "str_replace", "insert"], _described(_EDITOR, "command")]
+
+
+class EditItem(BaseModel):
+    """One edit of ``edit_files``."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: Annotated[str | None, _described(_EDITS["properties"]["edits"]["items"], "path")] = None
+    old_string: Annotated[str, _described(_EDITS["properties"]["edits"]["items"], "old_string")]
+    new_string: Annotated[str, _described(_EDITS["properties"]["edits"]["items"], "new_string")]
+    replace_all: Annotated[bool, _described(_EDITS["properties"]["edits"]["items"], "replace_all",
+                                            strict=True)] = False
 
 
 def _result(outcome: ToolOutcome) -> CallToolResult:
@@ -204,9 +244,46 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
     ) -> CallToolResult:
         return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host))
 
+    @server.tool(name=EDITOR, description=EDITOR_DESCRIPTION, annotations=writes("Text editor"))
+    def str_replace_based_edit_tool(
+        command: EditorCommand,
+        path: Annotated[str, _described(_EDITOR, "path")],
+        file_text: Annotated[str | None, _described(_EDITOR, "file_text")] = None,
+        old_str: Annotated[str | None, _described(_EDITOR, "old_str")] = None,
+        new_str: Annotated[str | None, _described(_EDITOR, "new_str")] = None,
+        insert_line: Annotated[int | None, _described(_EDITOR, "insert_line", strict=True)] = None,
+        insert_text: Annotated[str | None, _described(_EDITOR, "insert_text")] = None,
+        view_range: Annotated[list[int] | None, _described(_EDITOR, "view_range", strict=True)] = None,
+        max_characters: Annotated[int | None, _described(_EDITOR, "max_characters", strict=True)] = None,
+    ) -> CallToolResult:
+        arguments = {"command": command, "path": path, "file_text": file_text, "old_str": old_str,
+                     "new_str": new_str, "insert_line": insert_line, "insert_text": insert_text,
+                     "view_range": view_range, "max_characters": max_characters}
+        return _result(editor_call({k: v for k, v in arguments.items() if v is not None}, root,
+                                   host=host))
+
+    @server.tool(name=EDITS, description=EDITS_DESCRIPTION, annotations=writes("Edit files"))
+    def edit_files(
+        edits: Annotated[list[EditItem], _described(_EDITS, "edits")],
+        file_path: Annotated[str | None, _described(_EDITS, "file_path")] = None,
+        dry_run: DryRun = False,
+        intent: Annotated[str | None, _described(_EDITS, "intent")] = None,
+    ) -> CallToolResult:
+        items = [edit.model_dump(exclude_none=True) for edit in edits]
+        return _result(edits_call(items, root, file_path=file_path, dry_run=dry_run, intent=intent,
+                                  host=host))
+
+    @server.tool(name=REPLACE_IN_FILE, description=REPLACE_IN_FILE_DESCRIPTION,
+                 annotations=writes("Replace in file"))
+    def replace_in_file(
+        path: Annotated[str, _described(_REPLACE, "path")],
+        diff: Annotated[str, _described(_REPLACE, "diff")],
+    ) -> CallToolResult:
+        return _result(replace_in_file_call(path, diff, root, host=host))
+
     # The SDK derives no schema from a CallToolResult return; publish the one result shape (the
     # SDK advertises a schema set this way and leaves validating it to the client).
-    for name in ("apply_patch", "preview_patch", "undo"):
+    for name in ("apply_patch", "preview_patch", "undo", EDITS, REPLACE_IN_FILE):
         tool = server._tool_manager.get_tool(name)
         assert tool is not None
         tool.fn_metadata.output_schema = result_schema()
@@ -389,7 +466,8 @@ def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]
 
     parser = argparse.ArgumentParser(
         prog="patchtx mcp",
-        description="Serve the apply_patch, preview_patch, log and undo tools over MCP (stdio).",
+        description="Serve the apply_patch, preview_patch, log and undo tools, and the edit tools "
+                    "(str_replace_based_edit_tool, edit_files, replace_in_file), over MCP (stdio).",
     )
     parser.add_argument("--root", default=".",
                         help="workspace root the tools may edit (default: current directory)")

@@ -23,7 +23,7 @@ from typing import Any
 from .._record import replace
 from ..api import commit_plan, parse_patches, plan_parsed
 from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
-from ..model import ChangeKind, Hunk, Plan, UpdateFile
+from ..model import ChangeKind, Hunk, Patch, Plan, UpdateFile
 from ..options import COMMIT_KEYWORDS, CommitOptions
 from ..policy import options_for
 from ..render import diff_texts, error_json, human_report, log_text, result_json
@@ -80,7 +80,7 @@ def _rebased(hunk: Hunk, prefix: str) -> Hunk:
     return replace(hunk, path=join(hunk.path))
 
 
-def _plan(text: str, root: str, *, allow_delete: bool, allow_move: bool,
+def _plan(text: str | Patch, root: str, *, allow_delete: bool, allow_move: bool,
           workspace_root: str | None, intent: str | None, extract: bool, skip_applied: bool,
           strip: int | None, reverse: bool, host: Mapping[str, Any]) -> tuple[Plan, CommitOptions]:
     """The call's plan, and the host's commit options (the call cannot change them)."""
@@ -122,7 +122,7 @@ def failure_outcome(error: PatchtxError, root: str | None = None, *, dry_run: bo
 
 
 def apply_patch_call(
-    patch: str,
+    patch: str | Patch,
     root: str,
     *,
     dry_run: bool = False,
@@ -256,3 +256,99 @@ def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, An
         workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"),
         extract=flag("extract", False), skip_applied=flag("skip_applied", False),
         strip=arguments.get("strip"), reverse=flag("reverse", False), host=host)
+
+
+def _host_split(root: str, host: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The host's options as keywords (checked by name now, so that a wrong one is the host's
+    error, not the model's)."""
+    host = dict(host or {})
+    options_for(os.path.realpath(root), host, caller="the host's options:")
+    return host
+
+
+def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, Any] | None = None,
+                intent: str | None = None) -> ToolOutcome:
+    """Run one ``str_replace_based_edit_tool`` call (its decoded JSON arguments: ``command``,
+    ``path``, ``old_str``...) against ``root`` under the host's policy ``host`` (``allow_overwrite``
+    lets ``create`` replace a file). The text is the reference tool's (a ``cat -n`` view, the
+    edited snippet, or the error); a writing command's payload is the one result shape, with the
+    transaction the ``undo`` tool reverts; ``view``'s is ``{"ok": true, "output": text}``."""
+    from ..editor import run_editor
+
+    try:
+        reply = run_editor(arguments, root, intent=intent, **_host_split(root, host))
+    except PatchtxError as error:
+        return failure_outcome(error, root)
+    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
+        return failure_outcome(InternalError.wrapping(exc), root)
+    if reply.result is None:
+        return ToolOutcome({"ok": True, "output": reply.text}, reply.text)
+    text = reply.text
+    if reply.result.transaction_id:
+        text += f"\nTransaction {reply.result.transaction_id} (the undo tool reverts it)."
+    return ToolOutcome(result_json(reply.result), text)
+
+
+def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: bool = False,
+               intent: str | None = None, host: Mapping[str, Any] | None = None) -> ToolOutcome:
+    """Apply an edit list (``[{path, old_string, new_string, replace_all}, ...]``, see
+    ``patchtx.edits``; ``file_path``: the file of the edits that name none) to ``root`` as one
+    transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s shape."""
+    from ..edits import name_the_edit, parse_edits
+
+    patch = None
+    try:
+        patch = parse_edits(edits, path=file_path)
+        real_root = os.path.realpath(root)
+        options, commit_options = options_for(real_root, _host_split(root, host),
+                                              caller="the host's options:")
+        plan = plan_parsed([patch], real_root, options, intent=intent)
+        result = (Result(plan, committed=False, dry_run=True) if dry_run
+                  else commit_plan(plan, commit_options))
+    except PatchtxError as error:
+        return failure_outcome(error if patch is None else name_the_edit(error, patch), root,
+                               dry_run=dry_run)
+    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
+        return failure_outcome(InternalError.wrapping(exc), root, dry_run=dry_run)
+    return success_outcome(result)
+
+
+def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = False,
+                         intent: str | None = None, host: Mapping[str, Any] | None = None) -> ToolOutcome:
+    """Apply SEARCH/REPLACE blocks ``diff`` to the file ``path`` (Cline's ``replace_in_file``) as
+    one transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s
+    shape."""
+    from ..search_replace import parse_search_replace
+
+    try:
+        patch = parse_search_replace(diff, path=path)
+    except PatchtxError as error:
+        return failure_outcome(error, root, dry_run=dry_run)
+    return apply_patch_call(patch, root, dry_run=dry_run, intent=intent, host=host)
+
+
+def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,
+                       host: Mapping[str, Any] | None = None) -> ToolOutcome:
+    """Execute a call of an edit-protocol tool (``patchtx.agents.edit_toolspec``) by its name and
+    decoded JSON arguments: ``str_replace_based_edit_tool``, ``edit_files`` or
+    ``replace_in_file``."""
+    from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
+
+    if tool == EDITOR:
+        return editor_call(arguments, root, host=host)
+    if tool == EDITS:
+        unknown = sorted(set(arguments) - {"edits", "file_path", "dry_run", "intent"})
+        if unknown:
+            return _argument_error(f"Unknown argument(s): {', '.join(unknown)}.")
+        if not isinstance(arguments.get("dry_run", False), bool) or not isinstance(
+                arguments.get("file_path") or "", str) or not isinstance(arguments.get("intent") or "", str):
+            return _argument_error("`dry_run` must be a boolean; `file_path` and `intent` strings.")
+        return edits_call(arguments.get("edits"), root, file_path=arguments.get("file_path"),
+                          dry_run=bool(arguments.get("dry_run")), intent=arguments.get("intent"),
+                          host=host)
+    if tool == REPLACE_IN_FILE:
+        path, diff = arguments.get("path"), arguments.get("diff")
+        if set(arguments) - {"path", "diff"} or not isinstance(path, str) or not isinstance(diff, str):
+            return _argument_error("replace_in_file takes two strings: `path` and `diff`.")
+        return replace_in_file_call(path, diff, root, host=host)
+    return _argument_error(f"Unknown tool {tool!r}.")

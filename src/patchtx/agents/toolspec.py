@@ -182,18 +182,35 @@ def tool_spec_main(argv: list[str] | None = None) -> int:
     import argparse
     import json
 
+    from .edit_toolspec import FORMATS as EDIT_FORMATS
+    from .edit_toolspec import TOOLS, edit_tool_spec
+
     parser = argparse.ArgumentParser(
         prog="patchtx tool-spec",
-        description="Print the apply_patch tool declaration for a model host.",
+        description="Print a tool declaration for a model host: apply_patch (the default), or an "
+                    "edit-protocol tool.",
     )
-    parser.add_argument("--format", choices=FORMATS, default="custom",
-                        help="custom (freeform tool with grammar, the default), function, "
-                             "function-patchText, function-patch (JSON-schema tools for the "
-                             "Responses API), chat-completions (the function tool for Chat "
+    parser.add_argument("--tool", choices=(TOOL_NAME, *TOOLS), default=TOOL_NAME,
+                        help="apply_patch (the default); str_replace_based_edit_tool (the text "
+                             "editor), edit_files (edit lists) or replace_in_file "
+                             "(SEARCH/REPLACE blocks)")
+    parser.add_argument("--format", choices=sorted({*FORMATS, *EDIT_FORMATS}), default=None,
+                        help="for apply_patch: custom (freeform tool with grammar, the default), "
+                             "function, function-patchText, function-patch (JSON-schema tools for "
+                             "the Responses API), chat-completions (the function tool for Chat "
                              "Completions), anthropic (an Anthropic tool definition), lark "
-                             "(the grammar alone), instructions (the text alone)")
+                             "(the grammar alone), instructions (the text alone); for the other "
+                             "tools: function (the default), chat-completions, anthropic, "
+                             "json-schema (the input schema alone)")
     args = parser.parse_args(argv)
-    spec = tool_spec(args.format)
+    if args.tool == TOOL_NAME:
+        if args.format is not None and args.format not in FORMATS:
+            parser.error(f"--format {args.format} is not a format of apply_patch's declaration")
+        spec = tool_spec(args.format or "custom")
+    else:
+        if args.format is not None and args.format not in EDIT_FORMATS:
+            parser.error(f"--format {args.format} is not a format of {args.tool}'s declaration")
+        spec = edit_tool_spec(args.tool, args.format or "function")
     text = spec if isinstance(spec, str) else json.dumps(spec, indent=2, ensure_ascii=False) + "\n"
     sys.stdout.write(text)
     return 0

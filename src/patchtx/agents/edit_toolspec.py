@@ -1,0 +1,151 @@
+"""How the edit-protocol tools are declared to a model: the text editor
+(``str_replace_based_edit_tool``), edit lists (``edit_files``) and SEARCH/REPLACE blocks
+(``replace_in_file``), each as a JSON schema in three shapes.
+
+``patchtx tool-spec --tool NAME --format FORMAT`` prints them: ``function`` (a Responses API
+function tool), ``chat-completions`` (the same nested as Chat Completions wants it), ``anthropic``
+(an Anthropic Messages API tool: ``{"name", "description", "input_schema"}``), ``json-schema`` (the
+input schema alone). For the text editor, ``anthropic`` is the tool Anthropic defines
+(``{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}``): Claude knows its
+schema, and its calls' arguments are the ones ``editor_call`` takes.
+
+The MCP server declares the same tools with these descriptions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EDITOR = "str_replace_based_edit_tool"
+EDITS = "edit_files"
+REPLACE_IN_FILE = "replace_in_file"
+TOOLS = (EDITOR, EDITS, REPLACE_IN_FILE)
+FORMATS = ("function", "chat-completions", "anthropic", "json-schema")
+ANTHROPIC_EDITOR_TYPE = "text_editor_20250728"
+
+EDITOR_DESCRIPTION = (
+    "Custom editing tool for viewing, creating and editing files under the workspace root.\n"
+    "* `view` shows a file's lines numbered as `cat -n` does (`view_range`: [first, last], -1 for "
+    "the end), or a folder's files up to 2 levels deep, hidden ones left out.\n"
+    "* `create` makes a new file with `file_text`; it refuses an existing file.\n"
+    "* `str_replace` replaces `old_str` with `new_str`: `old_str` must appear in the file exactly "
+    "once, white space and line breaks included; include enough context to make it unique.\n"
+    "* `insert` puts `insert_text` after line `insert_line` (0: the top of the file).\n"
+    "Each edit is one transaction: it lands whole or not at all, and the `undo` tool reverts it. "
+    "Paths are absolute inside the root, or relative to it."
+)
+EDITS_DESCRIPTION = (
+    "Edit files by exact text replacement, several edits in one or several files as one "
+    "transaction: all of them land or none does. Edits apply in order, each to the files as the "
+    "edits before it left them. `old_string` must appear in its file exactly once (or set "
+    "`replace_all` to replace every occurrence); it may start and end anywhere in a line, white "
+    "space and line breaks included. An empty `old_string` creates the file with `new_string`."
+)
+REPLACE_IN_FILE_DESCRIPTION = (
+    "Replace sections of one file with SEARCH/REPLACE blocks, all of them as one transaction:\n"
+    "------- SEARCH\n[exact lines to find]\n=======\n[lines to put in their place]\n"
+    "+++++++ REPLACE\n"
+    "Each SEARCH must match the file's lines exactly (trailing white space aside; a block "
+    "indented as a whole by a different amount is shifted to the file's indentation) and stand "
+    "once, after the block before it: list blocks in the file's order. An empty SEARCH creates "
+    "the file. aider's markers (<<<<<<< SEARCH, >>>>>>> REPLACE) are read too."
+)
+
+def editor_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "enum": ["view", "create", "str_replace", "insert"],
+                        "description": "The command to run."},
+            "path": {"type": "string", "description": "The file or folder: absolute inside the "
+                     "workspace root, or relative to it."},
+            "file_text": {"type": "string", "description": "`create`: the new file's content."},
+            "old_str": {"type": "string", "description": "`str_replace`: the exact text to "
+                        "replace; it must appear in the file once."},
+            "new_str": {"type": "string", "description": "`str_replace`: the text to put in its "
+                        "place (empty: delete it)."},
+            "insert_line": {"type": "integer", "minimum": 0, "description": "`insert`: the line "
+                            "the text goes after (0: the top of the file)."},
+            "insert_text": {"type": "string", "description": "`insert`: the text to insert."},
+            "view_range": {"type": "array", "items": {"type": "integer"}, "minItems": 2,
+                           "maxItems": 2, "description": "`view` of a file: [first, last] line, "
+                           "1-based; -1 as last for the end of the file."},
+            "max_characters": {"type": "integer", "minimum": 1, "description": "`view`: show at "
+                               "most this many characters (default 16000)."},
+        },
+        "required": ["command", "path"],
+        "additionalProperties": False,
+    }
+
+
+def edits_schema() -> dict[str, Any]:
+    edit = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "The file, relative to the workspace root "
+                     "(or absolute inside it); default: `file_path`."},
+            "old_string": {"type": "string", "description": "The exact text to replace (empty: "
+                           "create the file)."},
+            "new_string": {"type": "string", "description": "The text to put in its place."},
+            "replace_all": {"type": "boolean", "default": False,
+                            "description": "Replace every occurrence of old_string."},
+        },
+        "required": ["old_string", "new_string"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "edits": {"type": "array", "minItems": 1, "items": edit,
+                      "description": "The edits, applied in order."},
+            "file_path": {"type": "string", "description": "The file of the edits that name "
+                          "none (as Claude Code's MultiEdit takes one file)."},
+            "dry_run": {"type": "boolean", "default": False, "description": "Check the edits "
+                        "and show the diffs without writing anything."},
+            "intent": {"type": "string", "description": "One sentence saying why; recorded with "
+                       "the change."},
+        },
+        "required": ["edits"],
+        "additionalProperties": False,
+    }
+
+
+def replace_in_file_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "The file, relative to the workspace root "
+                     "(or absolute inside it)."},
+            "diff": {"type": "string", "description": "One or more SEARCH/REPLACE blocks."},
+        },
+        "required": ["path", "diff"],
+        "additionalProperties": False,
+    }
+
+
+SPECS = {
+    EDITOR: (EDITOR_DESCRIPTION, editor_schema),
+    EDITS: (EDITS_DESCRIPTION, edits_schema),
+    REPLACE_IN_FILE: (REPLACE_IN_FILE_DESCRIPTION, replace_in_file_schema),
+}
+
+
+def edit_tool_spec(tool: str, format: str = "function") -> dict[str, Any]:
+    """The declaration of ``tool`` (one of ``TOOLS``) in ``format`` (one of ``FORMATS``)."""
+    if tool not in SPECS:
+        raise ValueError(f"unknown tool {tool!r}; choose one of: {', '.join(TOOLS)}")
+    description, schema = SPECS[tool]
+    if format == "json-schema":
+        return schema()
+    if format == "anthropic":
+        if tool == EDITOR:
+            return {"type": ANTHROPIC_EDITOR_TYPE, "name": EDITOR}
+        return {"name": tool, "description": description, "input_schema": schema()}
+    function = {"type": "function", "name": tool, "description": description, "strict": False,
+                "parameters": schema()}
+    if format == "function":
+        return function
+    if format == "chat-completions":
+        return {"type": "function", "function": {key: function[key] for key in
+                                                 ("name", "description", "parameters", "strict")}}
+    raise ValueError(f"unknown format {format!r} for {tool}; choose one of: {', '.join(FORMATS)}")

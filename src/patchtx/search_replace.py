@@ -1,0 +1,242 @@
+"""SEARCH/REPLACE blocks (aider's and Cline's edit format) → ``Patch`` (no I/O).
+
+A block names lines to find and the lines to put in their place::
+
+    src/app.py
+    <<<<<<< SEARCH
+    def main():
+        print("hello")
+    =======
+    def main():
+        print("bye")
+    >>>>>>> REPLACE
+
+Both dialects are read: aider's ``<<<<<<< SEARCH`` / ``=======`` / ``>>>>>>> REPLACE`` and Cline's
+``------- SEARCH`` / ``=======`` / ``+++++++ REPLACE`` (three or more of the marker character, one
+space, the word; a trailing ``>`` and white space around the line are allowed). The file is named
+on the line before the block, or before the code fence that holds it (``# app.py``, ``app.py:``
+and ```` ```app.py ```` are read as aider reads them); a block without one belongs to the file of
+the block before it, or to the ``path`` the caller gives (Cline's ``replace_in_file`` tool carries
+the path apart from the blocks). Text outside the blocks (prose, code fences) is ignored, so a
+model's whole reply parses.
+
+What the blocks become: the blocks of one file are the hunks of one ``*** Update File`` (the
+SEARCH lines are the hunk's old lines, the REPLACE lines its new ones, and lines the two share are
+context), placed by the one placement rule of a patch: each block's SEARCH lines must stand once,
+after the block before it (``block_placement`` adds the looser passes this format allows). A block
+with an empty SEARCH creates its file, as ``*** Add File`` does.
+
+Malformed blocks are refused, naming the reply's line: a marker out of order, a block the text
+ends inside (a reply cut short: applying it would write a truncated replacement), a second divider
+in one block (aider ends the block there, Cline starts another: the text has no one meaning).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import ParseError
+from .model import AddFile, Chunk, Patch, UpdateFile
+from .textfile import split_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .model import Hunk, LineKind
+
+FORMAT = "search-replace"
+
+SEARCH_MARKER = re.compile(r"(?:<{3,}|-{3,}) SEARCH>?")
+DIVIDER = re.compile(r"={5,}")
+REPLACE_MARKER = re.compile(r"(?:>{3,}|\+{3,}) REPLACE>?")
+FENCES = ("```", "~~~")
+
+FORMAT_HINT = ("A block is: the file's path alone on a line, then '<<<<<<< SEARCH', the lines to "
+               "find, '=======', the lines to put in their place, '>>>>>>> REPLACE' (or Cline's "
+               "'------- SEARCH' ... '=======' ... '+++++++ REPLACE').")
+
+
+def looks_search_replace(text: str, *, indented: bool = False) -> bool:
+    """Whether ``text`` holds a SEARCH marker line and, after it, a REPLACE marker line, each at
+    the start of its line (``indented``: or after white space, as in a list item of a reply; a
+    unified diff's context line starts with a space, so its format is decided first)."""
+    search = min(_marker_line(text, word, SEARCH_MARKER, 0, indented)
+                 for word in ("< SEARCH", "- SEARCH"))
+    return search < len(text) and min(_marker_line(text, word, REPLACE_MARKER, search, indented)
+                                      for word in ("> REPLACE", "+ REPLACE")) < len(text)
+
+
+def _marker_line(text: str, word: str, pattern: re.Pattern[str], low: int, indented: bool) -> int:
+    """The end of the first line from ``low`` that is a marker of ``pattern``, found by the end of
+    its marker (so a long text without one costs a substring search); past the end if none."""
+    at = text.find(word, low)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[start:end].rstrip(" \t\r")
+        if pattern.fullmatch(line.lstrip(" \t") if indented else line):
+            return end
+        at = text.find(word, end)
+    return len(text) + 1
+
+
+def _error(message: str, line: int, hint: str = FORMAT_HINT) -> ParseError:
+    return ParseError(f"Invalid SEARCH/REPLACE block: {message} (line {line}).", hint=hint,
+                      line=line)
+
+
+def _marker(pattern: re.Pattern[str], line: str) -> bool:
+    return pattern.fullmatch(line.strip()) is not None
+
+
+def _is_marker(line: str) -> bool:
+    return any(_marker(pattern, line) for pattern in (SEARCH_MARKER, DIVIDER, REPLACE_MARKER))
+
+
+def _filename_on(line: str) -> str | None:
+    """The file name a line before a block gives, as aider reads it: a fence's info string that
+    looks like a path (```` ```src/app.py ````), else the line without ``#``, ``:``, backticks and
+    asterisks around it; None for a fence with a language only, ``...`` or a blank line."""
+    text = line.strip()
+    if text == "..." or _is_marker(text):
+        return None
+    for fence in FENCES:
+        if text.startswith(fence):
+            candidate = text.lstrip(fence[0]).strip()
+            return candidate if candidate and ("." in candidate or "/" in candidate) else None
+    name = text.rstrip(":").lstrip("#").strip().strip("`*").strip()
+    return name or None
+
+
+def find_filename(before: list[str]) -> str | None:
+    """The file a block names in the (up to three) lines ``before`` its SEARCH marker: the nearest
+    line, then further back only across fence lines; a name with a dot or a slash is preferred
+    over one without (a fence's language)."""
+    names: list[str] = []
+    for line in reversed(before[-3:]):
+        name = _filename_on(line)
+        if name is not None:
+            names.append(name)
+        if not line.lstrip().startswith(FENCES):
+            break
+    if not names:
+        return None
+    return next((name for name in names if "." in name or "/" in name), names[0])
+
+
+class _Block:
+    __slots__ = ("path", "line", "search", "replace")
+
+    def __init__(self, path: str, line: int) -> None:
+        self.path, self.line = path, line
+        self.search: list[str] = []
+        self.replace: list[str] = []
+
+
+def blocks(text: str, path: str | None = None) -> list[_Block]:
+    """Every block of ``text`` in order; ``path``: the file of every block (the text then names
+    none)."""
+    lines = split_text(text)[0]  # (at line breaks as a file's lines are split)
+    found: list[_Block] = []
+    current: _Block | None = None
+    state = "outside"
+    previous_path = path
+    for index, line in enumerate(lines):
+        number = index + 1
+        if state == "outside":
+            if _marker(SEARCH_MARKER, line):
+                named = None if path is not None else find_filename(lines[max(0, index - 3):index])
+                block_path = named or previous_path
+                if block_path is None:
+                    raise _error("no file name before the first block", number,
+                                 "Put the file's path alone on the line before '<<<<<<< SEARCH' "
+                                 "(or before the code fence holding the block).")
+                current = _Block(block_path, number)
+                previous_path = block_path
+                state = "search"
+            elif _marker(REPLACE_MARKER, line):
+                raise _error(f"'{line.strip()}' closes a block that no SEARCH marker opened", number)
+            continue
+        assert current is not None
+        if state == "search":
+            if _marker(DIVIDER, line):
+                state = "replace"
+            elif _marker(REPLACE_MARKER, line):
+                raise _error(f"'{line.strip()}' before the '=======' line that ends the SEARCH lines",
+                             number)
+            elif _marker(SEARCH_MARKER, line):
+                raise _error(f"a second SEARCH marker before the '=======' line of the block opened on "
+                             f"line {current.line}", number)
+            else:
+                current.search.append(line)
+        else:
+            if _marker(REPLACE_MARKER, line):
+                found.append(current)
+                current, state = None, "outside"
+            elif _marker(DIVIDER, line):
+                raise _error(f"a second '=======' line in the block opened on line {current.line}",
+                             number, "A block has one '=======' line, between its SEARCH and REPLACE "
+                             "lines; end the block with '>>>>>>> REPLACE' before the next one.")
+            elif _marker(SEARCH_MARKER, line):
+                raise _error(f"a SEARCH marker inside the REPLACE lines of the block opened on line "
+                             f"{current.line}", number, "End each block with '>>>>>>> REPLACE' "
+                             "before opening the next.")
+            else:
+                current.replace.append(line)
+    if current is not None:
+        missing = "'======='" if state == "search" else "'>>>>>>> REPLACE'"
+        raise _error(f"the text ends inside the block opened on line {current.line}, without its "
+                     f"{missing} line", len(lines),
+                     "A reply cut short is never applied: send the whole block again.")
+    if not found:
+        raise ParseError("No SEARCH/REPLACE block found in the text.", hint=FORMAT_HINT)
+    return found
+
+
+def block_lines(search: list[str], replace: list[str]) -> tuple[tuple[LineKind, str], ...]:
+    """A block as a hunk's body: the lines SEARCH and REPLACE share, in order, are context (so a
+    diff shows what changed, and the placed file keeps those lines exactly as it has them);
+    the others are removed and added lines."""
+    from difflib import SequenceMatcher  # (only for a block's lines)
+
+    out: list[tuple[LineKind, str]] = []
+    matcher = SequenceMatcher(None, search, replace, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.extend((" ", text) for text in search[i1:i2])
+            continue
+        out.extend(("-", text) for text in search[i1:i2])
+        out.extend(("+", text) for text in replace[j1:j2])
+    return tuple(out)
+
+
+def parse_search_replace(text: str, *, path: str | None = None) -> Patch:
+    """The blocks of ``text`` as a patch: per file, in the order the files first appear, an
+    ``UpdateFile`` whose hunks are its blocks in order; a block with an empty SEARCH creates the
+    file (``AddFile``), and later blocks of that file update it. ``path`` names the file of every
+    block (Cline's ``replace_in_file``)."""
+    hunks: list[Hunk] = []
+    latest: dict[str, int] = {}  # path -> index in hunks of its latest operation
+    created: set[str] = set()
+    for block in blocks(text, path):
+        if not block.search:
+            if block.path in created or block.path in latest:
+                raise _error(f"a block with an empty SEARCH for {block.path}, which an earlier block "
+                             "already edits or creates", block.line,
+                             "An empty SEARCH creates a new file; to add lines to a file, SEARCH "
+                             "for the lines they go after and repeat them in REPLACE.")
+            created.add(block.path)
+            contents = "".join(line + "\n" for line in block.replace)
+            latest[block.path] = len(hunks)
+            hunks.append(AddFile(block.path, contents, block.line))
+            continue
+        chunk = Chunk((), block_lines(block.search, block.replace), line=block.line)
+        at = latest.get(block.path)
+        if at is not None and isinstance(hunks[at], UpdateFile):
+            update = hunks[at]
+            assert isinstance(update, UpdateFile)
+            hunks[at] = UpdateFile(update.path, (*update.chunks, chunk), line=update.line)
+            continue
+        latest[block.path] = len(hunks)
+        hunks.append(UpdateFile(block.path, (chunk,), line=block.line))
+    return Patch(tuple(hunks), text, format=FORMAT)

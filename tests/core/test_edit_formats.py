@@ -1,0 +1,256 @@
+"""The edit-protocol front doors and their placement: SEARCH/REPLACE blocks (``search_replace``,
+``block_placement``) and exact text replacements (``text_placement``), planned as every patch is.
+
+The conformance suites (tests/conformance/edit_protocols) follow the reference implementations'
+own tests; these pin down patchtx's rules themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import patchtx
+from patchtx.edits import parse_edits
+from patchtx.errors import AmbiguousContextError, ContextNotFoundError, InvalidArgumentsError, ParseError
+from patchtx.extract import extract_patch
+from patchtx.model import AddFile, Chunk, UpdateFile
+from patchtx.parser import detect_format, parse
+from patchtx.render import human_report
+from patchtx.rewrite import rewrite
+from patchtx.search_replace import block_lines, parse_search_replace
+from patchtx.text_placement import place_text
+from patchtx.textfile import decode
+
+
+def sr(path: str, search: str, replace: str, *, cline: bool = False) -> str:
+    opener, closer = ("------- SEARCH", "+++++++ REPLACE") if cline else ("<<<<<<< SEARCH", ">>>>>>> REPLACE")
+    return f"{path}\n{opener}\n{search}=======\n{replace}{closer}\n"
+
+
+def apply(root: Path, files: dict[str, bytes], text: str, **options: object) -> patchtx.Result:
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    return patchtx.apply_patch(text, root, durable=False, **options)  # type: ignore[arg-type]
+
+
+# -- detection and parsing -------------------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    (sr("a.py", "x\n", "y\n"), "search-replace"),
+    (sr("a.py", "x\n", "y\n", cline=True), "search-replace"),
+    ("Here:\n  a.py\n  <<<<<<< SEARCH\n  x\n  =======\n  y\n  >>>>>>> REPLACE\n", "search-replace"),
+    # A unified diff of a file holding markers: its lines start with a space, + or -.
+    ("--- a/p.md\n+++ b/p.md\n@@ -1,3 +1,3 @@\n <<<<<<< SEARCH\n-x\n+y\n >>>>>>> REPLACE\n", "unified"),
+    ("*** Begin Patch\n*** Add File: n.md\n+<<<<<<< SEARCH\n+>>>>>>> REPLACE\n*** End Patch", "codex"),
+    ("a.py\n<<<<<<< SEARCH\nx\n=======\ny\n", "codex"),  # no REPLACE marker: not blocks
+])
+def test_the_format_is_detected(text: str, expected: str) -> None:
+    assert detect_format(text) == expected
+
+
+def test_blocks_become_one_update_per_file_and_an_add_for_an_empty_search() -> None:
+    text = (sr("a.py", "one\n", "1\n") + "prose\n\n" + sr("new/b.txt", "", "made\n")
+            + sr("a.py", "three\n", "3\n", cline=True) + sr("new/b.txt", "made\n", "MADE\n"))
+    patch = parse(text)
+    assert patch.format == "search-replace"
+    assert [type(h).__name__ for h in patch.hunks] == ["UpdateFile", "AddFile", "UpdateFile"]
+    first, added, second = patch.hunks
+    assert isinstance(first, UpdateFile) and [c.line for c in first.chunks] == [2, 15]
+    assert added == AddFile("new/b.txt", "made\n", 10)
+    assert isinstance(second, UpdateFile) and second.path == "new/b.txt"
+
+
+def test_shared_lines_are_context() -> None:
+    assert block_lines(["a", "b", "c", "d"], ["a", "B", "c", "d", "e"]) == (
+        (" ", "a"), ("-", "b"), ("+", "B"), (" ", "c"), (" ", "d"), ("+", "e"))
+
+
+def test_a_path_given_apart_names_every_block() -> None:
+    patch = parse_search_replace("------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n"
+                                 "------- SEARCH\nz\n=======\nw\n+++++++ REPLACE", path="src/m.py")
+    assert [(h.path, len(h.chunks)) for h in patch.hunks] == [("src/m.py", 2)]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("text, words", [
+    (">>>>>>> REPLACE\n", "no SEARCH marker opened"),
+    ("a\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n", "before the '=======' line"),
+    ("a\n<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\n", "a second SEARCH marker"),
+    ("a\n<<<<<<< SEARCH\nx\n=======\ny\n=======\nz\n>>>>>>> REPLACE\n", "a second '=======' line"),
+    ("a\n<<<<<<< SEARCH\nx\n=======\ny\n<<<<<<< SEARCH\n", "a SEARCH marker inside the REPLACE"),
+    ("a\n<<<<<<< SEARCH\nx\n=======\ny\n", "the text ends inside the block"),
+    ("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "no file name"),
+    ("a\n<<<<<<< SEARCH\n=======\nx\n>>>>>>> REPLACE\n" * 2, "empty SEARCH for a"),
+])
+def test_malformed_blocks_are_refused_with_the_line(text: str, words: str) -> None:
+    with pytest.raises(ParseError, match=words) as caught:
+        parse_search_replace(text)
+    assert caught.value.line is not None or "No SEARCH" in caught.value.message
+
+
+def test_strip_and_reverse_are_refused_for_blocks() -> None:
+    with pytest.raises(ParseError, match="unified diffs only"):
+        parse(sr("a", "x\n", "y\n"), reverse=True)
+
+
+def test_extract_returns_a_reply_with_blocks_whole() -> None:
+    reply = "Sure! Here is the change.\n\n```python\n" + sr("a.py", "x\n", "y\n") + "```\nDone."
+    assert extract_patch(reply) == reply
+
+
+# -- placing blocks --------------------------------------------------------------------------------
+def test_a_block_over_indented_as_a_whole_is_shifted_back(tmp_path: Path) -> None:
+    result = apply(tmp_path, {"m.py": b"def f():\n    return 1\n"},
+                   sr("m.py", "        def f():\n            return 1\n",
+                      "        def f():\n            return 2\n"))
+    assert (tmp_path / "m.py").read_bytes() == b"def f():\n    return 2\n"
+    assert "8 spaces less" in result.plan.notes[0]
+    assert result.to_json()["notes"] == list(result.plan.notes)
+
+
+def test_a_tab_indented_file_and_a_block_without_its_tab(tmp_path: Path) -> None:
+    result = apply(tmp_path, {"m.go": b"func f() {\n\tx := 1\n\treturn x\n}\n"},
+                   sr("m.go", "x := 1\nreturn x\n", "x := 2\nreturn x\n"))
+    assert (tmp_path / "m.go").read_bytes() == b"func f() {\n\tx := 2\n\treturn x\n}\n"
+    assert "1 tab more" in result.plan.notes[0]
+
+
+def test_trailing_white_space_is_ignored_and_reported(tmp_path: Path) -> None:
+    result = apply(tmp_path, {"t.txt": b"keep  \nold \nend\n"}, sr("t.txt", "keep\nold\n", "keep\nnew\n"))
+    # The shared line keeps the file's text; the replaced line is the block's.
+    assert (tmp_path / "t.txt").read_bytes() == b"keep  \nnew\nend\n"
+    assert "trailing white space ignored" in result.plan.notes[0]
+    assert "Note: t.txt: the SEARCH lines" in human_report(result, diffs=False)
+
+
+def test_an_exact_match_has_no_note(tmp_path: Path) -> None:
+    result = apply(tmp_path, {"t.txt": b"a\nb\n"}, sr("t.txt", "b\n", "c\n"))
+    assert result.plan.notes == () and "notes" not in result.to_json()
+
+
+def test_indentation_that_is_not_one_shift_does_not_match(tmp_path: Path) -> None:
+    with pytest.raises(ContextNotFoundError, match="do not match"):
+        apply(tmp_path, {"m.py": b"if x:\n    a = 1\n        b = 2\n"}, sr("m.py", "a = 1\nb = 2\n", "a = 3\nb = 4\n"))
+
+
+def test_a_shifted_match_in_two_places_is_ambiguous(tmp_path: Path) -> None:
+    with pytest.raises(AmbiguousContextError, match="file lines 2, 4"):
+        apply(tmp_path, {"m.py": b"class A:\n    x = 1\nclass B:\n    x = 1\n"}, sr("m.py", "x = 1\n", "x = 2\n"))
+
+
+def test_an_exact_match_is_preferred_to_a_shifted_one(tmp_path: Path) -> None:
+    apply(tmp_path, {"m.py": b"x = 1\nclass B:\n    x = 1\n"}, sr("m.py", "x = 1\n", "x = 2\n"))
+    assert (tmp_path / "m.py").read_bytes() == b"x = 2\nclass B:\n    x = 1\n"
+
+
+def test_blocks_out_of_order_say_where_the_search_stands(tmp_path: Path) -> None:
+    with pytest.raises(ContextNotFoundError, match="stand at file line 1, above where the block before it matched"):
+        apply(tmp_path, {"l.txt": b"one\ntwo\nthree\n"}, sr("l.txt", "three\n", "3\n") + sr("l.txt", "one\n", "1\n"))
+    assert (tmp_path / "l.txt").read_bytes() == b"one\ntwo\nthree\n"
+
+
+def test_a_reply_over_several_files_is_one_transaction(tmp_path: Path) -> None:
+    files = {"a.txt": b"a\n", "b.txt": b"b\n"}
+    with pytest.raises(ContextNotFoundError):
+        apply(tmp_path, files, sr("a.txt", "a\n", "A\n") + sr("b.txt", "missing\n", "B\n"))
+    assert (tmp_path / "a.txt").read_bytes() == b"a\n"
+
+
+def test_blocks_keep_crlf_endings_and_a_bom(tmp_path: Path) -> None:
+    apply(tmp_path, {"w.txt": b"\xef\xbb\xbfone\r\ntwo\r\n"}, sr("w.txt", "two\n", "2\nthree\n"))
+    assert (tmp_path / "w.txt").read_bytes() == b"\xef\xbb\xbfone\r\n2\r\nthree\r\n"
+
+
+def test_a_resent_reply_is_already_applied_never_applied_twice(tmp_path: Path) -> None:
+    reply = sr("r.txt", "a = 1\n", "a = 1\nb = 2\n")
+    apply(tmp_path, {"r.txt": b"a = 1\nc = 3\n"}, reply)
+    assert (tmp_path / "r.txt").read_bytes() == b"a = 1\nb = 2\nc = 3\n"
+    with pytest.raises(patchtx.PatchtxError) as caught:
+        patchtx.apply_patch(sr("r.txt", "a = 1\nc = 3\n", "a = 1\nb = 2\nc = 3\n"), tmp_path)
+    assert caught.value.kind == "already_applied"
+    assert patchtx.apply_patch(sr("r.txt", "a = 1\nc = 3\n", "a = 1\nb = 2\nc = 3\n"), tmp_path,
+                               skip_applied=True).summary == "A 0, M 0, D 0, R 0"
+    assert (tmp_path / "r.txt").read_bytes() == b"a = 1\nb = 2\nc = 3\n"
+
+
+def test_a_resent_shifted_block_says_its_replace_lines_stand(tmp_path: Path) -> None:
+    reply = sr("s.py", "return 1\n", "return 2\n")
+    apply(tmp_path, {"s.py": b"def f():\n    return 1\n"}, reply)
+    with pytest.raises(ContextNotFoundError, match="already stand at file line 2"):
+        patchtx.apply_patch(reply, tmp_path)
+
+
+def test_new_file_over_an_existing_one_needs_overwrite(tmp_path: Path) -> None:
+    with pytest.raises(patchtx.PatchtxError) as caught:
+        apply(tmp_path, {"e.txt": b"old\n"}, sr("e.txt", "", "new\n"))
+    assert caught.value.kind == "file_exists"
+    apply(tmp_path, {}, sr("e.txt", "", "new\n"), allow_overwrite=True)
+    assert (tmp_path / "e.txt").read_bytes() == b"new\n"
+
+
+# -- exact text replacements -----------------------------------------------------------------------
+def replaced(content: bytes, old: str, new: str, *, every: bool = False) -> bytes:
+    original = decode(content, "f")
+    placements, ends = place_text(original, [Chunk((), (("-", old), ("+", new)), line=1, every=every)], "f")
+    return rewrite(original, placements, ends)[0].encode()
+
+
+@pytest.mark.parametrize("content, old, new, expected", [
+    (b"a = 1\r\nb = 2\r\n", "a = 1\nb", "a = 10\nc = 3\nb", b"a = 10\r\nc = 3\r\nb = 2\r\n"),
+    (b"\xef\xbb\xbfhead\nbody\n", "head", "HEAD", b"\xef\xbb\xbfHEAD\nbody\n"),
+    (b"x = f(a, b)\n", "a, b", "b, a", b"x = f(b, a)\n"),
+    (b"one\ntwo", "two", "two\n", b"one\ntwo\n"),             # the final newline made
+    (b"one\ntwo\n", "\ntwo\n", "", b"one"),                   # ... and taken away
+    (b"one\ntwo\nthree\n", "one\ntw", "ONE TW", b"ONE TWo\nthree\n"),   # two lines joined
+    (b"tab\there\n", "\t", "    ", b"tab    here\n"),
+    (b"", "", "", b""),
+])
+def test_text_replacements_keep_what_they_do_not_touch(content: bytes, old: str, new: str, expected: bytes) -> None:
+    if not old:
+        with pytest.raises(InvalidArgumentsError):
+            parse_edits([{"path": "f", "old_string": old, "new_string": new}])
+        return
+    assert replaced(content, old, new) == expected
+
+
+def test_replace_all_takes_every_occurrence_on_shared_lines() -> None:
+    assert replaced(b"a.b.a\nb\na\n", "a", "x", every=True) == b"x.b.x\nb\nx\n"
+    with pytest.raises(ContextNotFoundError):
+        replaced(b"nothing\n", "a", "x", every=True)
+
+
+def test_overlapping_occurrences_are_two() -> None:
+    with pytest.raises(AmbiguousContextError, match="Multiple occurrences"):
+        replaced(b"aaa\n", "aa", "b")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab \n\tc", max_size=40), st.data())
+def test_a_unique_replacement_is_str_replace(text: str, data: st.DataObject) -> None:
+    """On a file with LF endings, the line model's rewrite gives exactly the spliced text."""
+    if not text:
+        return
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    old = text[start:end]
+    new = data.draw(st.text(alphabet="xy\n", max_size=8))
+    content = text.encode()
+    count = sum(text.startswith(old, i) for i in range(len(text)))
+    if count != 1:
+        with pytest.raises(AmbiguousContextError):
+            replaced(content, old, new)
+        return
+    assert replaced(content, old, new) == text.replace(old, new).encode()
+
+
+def test_edit_lists_are_checked_before_anything_is_read() -> None:
+    for edits, words in (([], "empty"), ([{"path": "a", "old_string": "x"}], "required strings"),
+                         ([{"path": "a", "old_string": "x", "new_string": "x"}], "exactly the same"),
+                         ([{"old_string": "x", "new_string": "y"}], "`path`"),
+                         ([{"path": "a", "old_string": "", "new_string": "y", "replace_all": True}], "replace_all"),
+                         ([{"path": "a", "old_string": "x", "new_string": "y", "extra": 1}], "unknown")):
+        with pytest.raises(InvalidArgumentsError, match=words):
+            parse_edits(edits)  # type: ignore[arg-type]

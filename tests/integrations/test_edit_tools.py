@@ -1,0 +1,115 @@
+"""The edit-protocol tools as a host uses them: their declarations (``patchtx tool-spec --tool``)
+and the executors behind every surface (``run_edit_tool_call``, ``editor_call``, ``edits_call``,
+``replace_in_file_call``): arguments as a model sends them, answers in the one result shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from agents_support import snapshot
+
+from patchtx.agents.edit_toolspec import FORMATS, TOOLS, edit_tool_spec
+from patchtx.agents.tool_call import editor_call, edits_call, replace_in_file_call, run_edit_tool_call
+from patchtx.agents.toolspec import tool_spec_main
+from patchtx.render import result_schema
+
+CALLS = {
+    "str_replace_based_edit_tool": {"command": "str_replace", "path": "app.py", "old_str": "hello",
+                                    "new_str": "bye"},
+    "edit_files": {"edits": [{"path": "app.py", "old_string": "hello", "new_string": "bye"}]},
+    "replace_in_file": {"path": "app.py", "diff": "------- SEARCH\n    print('hello')\n=======\n"
+                                                  "    print('bye')\n+++++++ REPLACE\n"},
+}
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize("format", FORMATS)
+def test_each_declaration_has_its_shape(tool: str, format: str) -> None:
+    spec = edit_tool_spec(tool, format)
+    if format == "json-schema":
+        jsonschema.Draft202012Validator.check_schema(spec)
+        jsonschema.validate(CALLS[tool], spec)
+        return
+    if format == "anthropic" and tool == "str_replace_based_edit_tool":
+        assert spec == {"type": "text_editor_20250728", "name": tool}
+        return
+    if format == "anthropic":
+        assert set(spec) == {"name", "description", "input_schema"} and spec["name"] == tool
+        schema = spec["input_schema"]
+    elif format == "chat-completions":
+        assert set(spec) == {"type", "function"} and spec["function"]["name"] == tool
+        schema = spec["function"]["parameters"]
+    else:
+        assert (spec["type"], spec["name"], spec["strict"]) == ("function", tool, False)
+        schema = spec["parameters"]
+    assert schema == edit_tool_spec(tool, "json-schema") and schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_a_call_as_declared_applies_as_one_transaction(tool: str, tree: Path) -> None:
+    outcome = run_edit_tool_call(tool, CALLS[tool], str(tree))
+    assert outcome.ok, outcome.text
+    assert (tree / "app.py").read_text() == "def main():\n    print('bye')\n"
+    jsonschema.validate(outcome.payload, result_schema())
+    assert outcome.payload["summary"] == "A 0, M 1, D 0, R 0" and outcome.payload["transaction"]
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("str_replace_based_edit_tool", {"command": "str_replace", "path": "app.py", "old_str": 5}),
+    ("str_replace_based_edit_tool", {"command": "view", "path": "app.py", "insert_line": True}),
+    ("str_replace_based_edit_tool", {"path": "app.py"}),
+    ("edit_files", {"edits": "not a list"}),
+    ("edit_files", {"edits": [], "dry_run": True}),
+    ("edit_files", {"edits": [{"path": "app.py", "old_string": "a", "new_string": "b"}], "force": True}),
+    ("replace_in_file", {"path": "app.py"}),
+    ("no_such_tool", {}),
+])
+def test_arguments_that_do_not_fit_are_refused_as_such(tool: str, arguments: dict, tree: Path) -> None:
+    before = snapshot(tree)
+    outcome = run_edit_tool_call(tool, arguments, str(tree))
+    assert not outcome.ok and outcome.payload["error"]["kind"] == "invalid_arguments", outcome.text
+    assert outcome.text.startswith("Error [invalid_arguments]: ") and snapshot(tree) == before
+
+
+def test_the_host_policy_applies_to_the_editor(tree: Path) -> None:
+    refused = editor_call({"command": "create", "path": "app.py", "file_text": "x\n"}, str(tree))
+    assert not refused.ok and refused.payload["error"]["kind"] == "file_exists"
+    allowed = editor_call({"command": "create", "path": "app.py", "file_text": "x\n"}, str(tree),
+                          host={"allow_overwrite": True})
+    assert allowed.ok and (tree / "app.py").read_text() == "x\n"
+    protected = editor_call({"command": "str_replace", "path": "notes.txt", "old_str": "two",
+                             "new_str": "2"}, str(tree), host={"protected": ("notes.txt",)})
+    assert not protected.ok and protected.payload["error"]["kind"] == "policy_violation"
+    assert (tree / "notes.txt").read_text() == "one\ntwo\nthree\n"
+
+
+def test_an_edit_list_dry_run_writes_nothing(tree: Path) -> None:
+    before = snapshot(tree)
+    outcome = edits_call([{"path": "notes.txt", "old_string": "one\ntwo", "new_string": "1\n2"}],
+                         str(tree), dry_run=True)
+    assert outcome.ok and outcome.payload["dry_run"] and "-one\n-two\n+1\n+2\n" in outcome.text
+    assert snapshot(tree) == before
+
+
+def test_a_malformed_diff_is_a_parse_error(tree: Path) -> None:
+    outcome = replace_in_file_call("app.py", "------- SEARCH\nx\n=======\ny\n", str(tree))
+    assert not outcome.ok and outcome.payload["error"]["kind"] == "parse_error"
+    assert "the text ends inside the block" in outcome.text
+
+
+def test_view_reads_and_answers_with_its_output(tree: Path) -> None:
+    outcome = editor_call({"command": "view", "path": "pkg"}, str(tree))
+    assert outcome.ok and outcome.payload == {"ok": True, "output": outcome.text}
+    assert "pkg/util.py" in outcome.text and "pkg/empty/" in outcome.text
+
+
+def test_tool_spec_prints_the_edit_tools(capsys: pytest.CaptureFixture[str]) -> None:
+    assert tool_spec_main(["--tool", "edit_files", "--format", "chat-completions"]) == 0
+    assert json.loads(capsys.readouterr().out) == edit_tool_spec("edit_files", "chat-completions")
+    assert tool_spec_main(["--tool", "replace_in_file"]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == "replace_in_file"
+    with pytest.raises(SystemExit):
+        tool_spec_main(["--tool", "edit_files", "--format", "lark"])

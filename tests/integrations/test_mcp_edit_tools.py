@@ -1,0 +1,138 @@
+"""The edit-protocol tools of the MCP server, driven by the official SDK's client over stdio
+(``python -m patchtx.agents.mcp_server --root DIR``) on a real tree: the text editor, edit lists
+and SEARCH/REPLACE blocks, each call one transaction that the ``undo`` tool reverts."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents_support import snapshot
+from mcp import Client, StdioServerParameters
+
+from patchtx.agents.edit_toolspec import edit_tool_spec
+from patchtx.render import result_schema
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def connect(root: Path) -> AsyncIterator[Client]:
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "patchtx.agents.mcp_server", "--root", str(root)],
+                                   cwd=str(root.parent))
+    async with Client(params) as client:
+        yield client
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any], str]:
+    result = await client.call_tool(tool, arguments)
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    assert isinstance(result.structured_content, dict)
+    return bool(result.is_error), result.structured_content, result.content[0].text
+
+
+def files(root: Path) -> dict[str, bytes | None]:
+    return {k: v for k, v in snapshot(root).items() if not k.startswith(".patchtx")}
+
+
+async def test_an_editor_session_create_view_edit_fail_and_undo(tree: Path) -> None:
+    """create, view, several str_replace and insert calls, a failing one (nothing changed), then
+    undo of the last two: the file as it was before them."""
+    async with connect(tree) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        editor = tools["str_replace_based_edit_tool"]
+        assert editor.input_schema["required"] == ["command", "path"]
+        assert set(editor.input_schema["properties"]) == set(
+            edit_tool_spec("str_replace_based_edit_tool", "json-schema")["properties"])
+        assert editor.annotations is not None and editor.annotations.destructive_hint is True
+
+        async def edit(**arguments: Any) -> tuple[bool, dict[str, Any], str]:
+            return await call(client, "str_replace_based_edit_tool", arguments)
+
+        is_error, content, text = await edit(command="create", path="calc.py",
+                                             file_text="def add(a, b):\n    return a + b\n")
+        assert not is_error and text.startswith("File created successfully at: calc.py")
+        assert content["summary"] == "A 1, M 0, D 0, R 0" and content["transaction"]
+
+        is_error, content, text = await edit(command="view", path=str(tree / "calc.py"))
+        assert not is_error and text == (f"Here's the result of running `cat -n` on {tree / 'calc.py'}:\n"
+                                         "     1\tdef add(a, b):\n     2\t    return a + b\n")
+        assert content == {"ok": True, "output": text}
+
+        transactions = []
+        for old, new in (("a + b", "a+b"), ("a+b", "sum((a, b))")):
+            is_error, content, text = await edit(command="str_replace", path="calc.py", old_str=old,
+                                                 new_str=new)
+            assert not is_error and "has been edited" in text
+            transactions.append(content["transaction"])
+        is_error, content, text = await edit(command="insert", path="calc.py", insert_line=0,
+                                             insert_text='"""Arithmetic."""\n')
+        assert not is_error and '     1\t"""Arithmetic."""' in text
+        transactions.append(content["transaction"])
+        is_error, content, text = await edit(command="insert", path="calc.py", insert_line=3,
+                                             insert_text="\n\ndef neg(a):\n    return -a")
+        assert not is_error
+        transactions.append(content["transaction"])
+        final = (tree / "calc.py").read_bytes()
+        assert final == (b'"""Arithmetic."""\ndef add(a, b):\n    return sum((a, b))\n\n\n'
+                         b'def neg(a):\n    return -a\n')
+
+        before = files(tree)
+        is_error, content, text = await edit(command="str_replace", path="calc.py",
+                                             old_str="return", new_str="yield")
+        assert is_error and content["error"]["kind"] == "ambiguous_context"
+        assert "Multiple occurrences of old_str `return` in lines [3, 7]" in text
+        assert "Nothing was changed." in text and files(tree) == before
+
+        for transaction in reversed(transactions[-2:]):
+            is_error, content, _ = await call(client, "undo", {"transaction": transaction})
+            assert not is_error and content["undone"] == transaction
+        assert (tree / "calc.py").read_text() == "def add(a, b):\n    return sum((a, b))\n"
+
+        is_error, content, _ = await call(client, "log", {})
+        logged = [entry["id"] for entry in content["transactions"]]
+        assert set(transactions) <= set(logged) and len(logged) == len(transactions) + 3
+
+
+async def test_edit_files_and_replace_in_file(tree: Path) -> None:
+    async with connect(tree) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert tools["edit_files"].output_schema == tools["replace_in_file"].output_schema == result_schema()
+        before = files(tree)
+        is_error, content, text = await call(client, "edit_files", {"edits": [
+            {"path": "app.py", "old_string": "hello", "new_string": "hi"},
+            {"path": "notes.txt", "old_string": "two", "new_string": "2"},
+            {"path": "app.py", "old_string": "print('hi')", "new_string": "print('hi', end='')"},
+        ]})
+        assert not is_error and content["summary"] == "A 0, M 2, D 0, R 0"
+        assert (tree / "app.py").read_text() == "def main():\n    print('hi', end='')\n"
+        assert (tree / "notes.txt").read_text() == "one\n2\nthree\n"
+
+        middle = files(tree)
+        is_error, content, text = await call(client, "edit_files", {"file_path": "notes.txt", "edits": [
+            {"old_string": "one", "new_string": "1"},
+            {"old_string": "four", "new_string": "4"},
+        ]})
+        assert is_error and content["error"]["kind"] == "context_not_found"
+        assert text.startswith("Error [context_not_found]: Edit 2 of 2 (notes.txt): No replacement was performed")
+        assert files(tree) == middle
+
+        is_error, content, text = await call(client, "edit_files", {"edits": [
+            {"path": "app.py", "old_string": "x", "new_string": "y", "bogus": 1}]})
+        assert is_error and content["error"]["kind"] == "invalid_arguments" and files(tree) == middle
+
+        is_error, content, text = await call(client, "replace_in_file", {
+            "path": "pkg/util.py",
+            "diff": "------- SEARCH\nVALUE = 1\n=======\nVALUE = 2\n+++++++ REPLACE\n"})
+        assert not is_error and (tree / "pkg" / "util.py").read_text() == "VALUE = 2\n"
+        assert before != files(tree)
