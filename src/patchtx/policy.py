@@ -37,7 +37,19 @@ import os
 
 from ._record import replace
 from .errors import PolicyError
-from .options import ALL_KEYWORDS, COMMIT_KEYWORDS, PLAN_KEYWORDS, CommitOptions, PlanOptions, check_keywords
+from .options import (
+    ALL_KEYWORDS,
+    CAP,
+    COMMIT_KEYWORDS,
+    OPTIONS,
+    PERMISSION,
+    PLAN_KEYWORDS,
+    STRICTER,
+    UNION,
+    CommitOptions,
+    PlanOptions,
+    check_keywords,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,23 +64,10 @@ PYPROJECT = "pyproject.toml"
 WORKSPACE_POLICY_FILE = ".patchtx.toml"
 POLICY_FILES = (PYPROJECT, WORKSPACE_POLICY_FILE)
 
-_KEYS = {
-    "allow-overwrite": "allow_overwrite",
-    "allow-delete": "allow_delete",
-    "allow-move": "allow_move",
-    "first-match": "first_match",
-    "protected": "protected",
-    "max-files": "max_files",
-    "max-bytes": "max_bytes",
-    "max-patch-bytes": "max_patch_bytes",
-    "history-count": "history_count",
-    "history-bytes": "history_bytes",
-    "allow-policy-edit": "allow_policy_edit",
-    "syntax": "syntax",
-}
-_PERMISSIONS = ("allow_overwrite", "allow_delete", "allow_move", "first_match", "allow_policy_edit")
-_CAPS = ("max_files", "max_bytes", "max_patch_bytes")
-_TYPES: dict[str, str] = {**PlanOptions.__annotations__, **CommitOptions.__annotations__}
+_KEYS = {row.option.key: row.name for row in OPTIONS if row.option.key is not None}
+"""Policy-table key -> option name."""
+_COMBINE = {row.name: row.option.combine for row in OPTIONS}
+_TYPES = {row.name: row.type for row in OPTIONS}
 """Each option's annotation, as written (``bool``, ``int | None``, ``float``...)."""
 
 
@@ -99,12 +98,12 @@ def _problem(name: str, value: object) -> str | None:
         from .syntax import MODES
 
         return None if value in MODES else f"must be one of {', '.join(MODES)}"
+    if kind.startswith("str"):
+        return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
     if name == "protected":
         if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
             return None
         return "must be a list of glob strings"
-    if kind.startswith("str"):
-        return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
     if kind.startswith("bool"):
         return None if isinstance(value, bool) else "must be true or false"
     if kind.startswith("int"):
@@ -178,13 +177,14 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
     changes: dict[str, Any] = {}
     for name, value in _only(PLAN_KEYWORDS, workspace).items():
         current = getattr(host, name)
-        if name in _PERMISSIONS:
+        combine = _COMBINE[name]
+        if combine == PERMISSION:
             changes[name] = current and value
-        elif name == "protected":
+        elif combine == UNION:
             changes[name] = tuple(dict.fromkeys((*current, *value)))
-        elif name in _CAPS:
+        elif combine == CAP:
             changes[name] = value if current is None else min(current, value)
-        elif name == "syntax":
+        elif combine == STRICTER:
             from .syntax import MODES
 
             changes[name] = max(current, value, key=MODES.index)

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from typing import Any, Protocol
 
     from .journal import BackupKind
-    from .recovery import RecoveredTransaction
+    from .reports import RecoveredTransaction
 else:
     Protocol = object
 
