@@ -25,16 +25,14 @@ from __future__ import annotations
 
 import re
 
-from ._record import record
 from .errors import SyntaxGuardError
+from .model import FileSyntax, SyntaxIssue, SyntaxReport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Literal
+    from typing import Any
 
     from .model import Plan
-
-    Status = Literal["ok", "errors", "unchanged_errors", "not_checked"]
 
 MODES = ("off", "warn", "refuse")
 """From the least to the most strict: a workspace may only move the host's mode to the right."""
@@ -61,58 +59,6 @@ _NAMES = {"python": "Python", "json": "JSON", "toml": "TOML", "javascript": "Jav
 # JSON files that tools read as JSON with comments and trailing commas (JSONC).
 _JSONC_NAMES = ("tsconfig", "jsconfig", "devcontainer", ".eslintrc", "settings", "launch", "tasks",
                 "extensions", "keybindings")
-
-
-@record
-class SyntaxIssue:
-    """One syntax error of a file as the patch would leave it (line and column 1-based)."""
-
-    line: int
-    column: int
-    message: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "column": self.column, "message": self.message}
-
-
-@record
-class FileSyntax:
-    path: str
-    status: Status
-    """ok: parses; errors: the patch introduces errors (``errors``); unchanged_errors: the file had
-    errors before and the patch adds none the guard can see; not_checked: see ``reason``."""
-    language: str | None = None
-    errors: tuple[SyntaxIssue, ...] = ()
-    """The errors the patch introduces (first few), in file order."""
-    reason: str | None = None
-    """Why a file was not checked."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "status": self.status, "language": self.language,
-                "errors": [e.to_json() for e in self.errors], "reason": self.reason}
-
-
-@record
-class SyntaxReport:
-    mode: str
-    files: tuple[FileSyntax, ...] = ()
-
-    @property
-    def introduced(self) -> tuple[FileSyntax, ...]:
-        return tuple(f for f in self.files if f.status == "errors")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"mode": self.mode, "files": [f.to_json() for f in self.files]}
-
-    def lines(self) -> list[str]:
-        """For a person or a model: one line per file the patch leaves with new errors (mode warn;
-        files that parse, or were not checked, are in the JSON only)."""
-        out = []
-        for f in self.introduced:
-            first = f.errors[0]
-            out.append(f"Syntax: {f.path}: the patch leaves {len(f.errors)} error(s), the first at line"
-                       f" {first.line}, column {first.column} ({first.message}).")
-        return out
 
 
 def language_of(path: str) -> str | None:
