@@ -365,9 +365,15 @@ def _run_apply(args: argparse.Namespace) -> int:
                 from None
         if args.extract:
             texts = _extracted(args.patches, texts)
+        keywords = policy_keywords(args)
+        if args.command == "check" and keywords["syntax"] is None:
+            # check shows what the guard would say: warn unless the host or workspace says more.
+            from .policy import options_for
+
+            keywords["syntax"] = options_for(args.root, {}, defaults={"syntax": "warn"})[0].syntax
         plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
                           strip=args.strip, reverse=args.reverse, unidiff_zero=args.unidiff_zero,
-                          **policy_keywords(args))
+                          **keywords)
         if dry_run:
             result = Result(plan, committed=False, dry_run=True)
         else:
