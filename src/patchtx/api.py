@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .options import CommitKeywords, CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
     from .txn.reports import CommitReport, RecoveryReport
+    from .verify import Verifier
 
     Patches = str | Patch | Sequence[str | Patch]
 
@@ -31,9 +32,11 @@ PathLike = str | os.PathLike[str]
 
 
 def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = False,
-                  strip: int | None = None, reverse: bool = False) -> list[Patch]:
-    """Each patch text parsed (taken out of a model's reply first with ``extract``; ``strip`` and
-    ``reverse`` are ``-p N`` and ``-R`` for unified diffs), the texts together (a parsed patch's
+                  strip: int | None = None, reverse: bool = False,
+                  unidiff_zero: bool = False) -> list[Patch]:
+    """Each patch text parsed (taken out of a model's reply first with ``extract``; ``strip``,
+    ``reverse`` and ``unidiff_zero`` are ``-p N``, ``-R`` and git apply's ``--unidiff-zero`` for
+    unified diffs), the texts together (a parsed patch's
     own text included) no longer than ``options.max_patch_bytes``."""
     if isinstance(patches, str | Patch):
         patches = [patches]
@@ -49,11 +52,12 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
                               f"{limit}.", hint="Split it into smaller patches.",
                               details={"bytes": size, "limit": limit})
     if options.strict:
-        return [parse(p, strip=strip, reverse=reverse) if isinstance(p, str) else p for p in patches]
+        return [parse(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
+                if isinstance(p, str) else p for p in patches]
     from .repair import parse_repaired
 
-    return [parse_repaired(p, strip=strip, reverse=reverse) if isinstance(p, str) else p
-            for p in patches]
+    return [parse_repaired(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
+            if isinstance(p, str) else p for p in patches]
 
 
 def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, intent: str | None = None,
@@ -71,11 +75,12 @@ def plan_patch(
     extract: bool = False,
     strip: int | None = None,
     reverse: bool = False,
+    unidiff_zero: bool = False,
     **options: Unpack[PlanKeywords],
 ) -> Plan:
     """Parse and plan without writing. Several patches are planned in order as one; each text may
-    be a Codex patch or a unified diff (``strip`` is ``-p N`` and ``reverse`` is ``-R`` for
-    unified diffs).
+    be a Codex patch or a unified diff (``strip`` is ``-p N``, ``reverse`` is ``-R`` and
+    ``unidiff_zero`` is git apply's ``--unidiff-zero`` for unified diffs).
 
     ``options`` are the fields of ``PlanOptions`` (``allow_delete``, ``protected``, ``max_files``...):
     the host's ceiling (None or left out: the per-user config, then ``PATCHTX_POLICY``, then the
@@ -84,7 +89,8 @@ def plan_patch(
     model's reply first (see ``patchtx.extract``).
     """
     plan_options, _ = options_for(root, options, accepted=PLAN_KEYWORDS, caller="plan_patch()")
-    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse)
+    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse,
+                           unidiff_zero=unidiff_zero)
     return plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
 
 
@@ -103,10 +109,21 @@ def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | Non
     from .txn.retention import KeepHistory
 
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes)
+    check = verifier_for(options)
     report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, retention=keep,
-                    progress=progress)
+                    progress=progress, check=check)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
-                  fsyncs=report.fsyncs, recovery=recovery_of(report))
+                  fsyncs=report.fsyncs, recovery=recovery_of(report),
+                  verify=None if check is None else check.outcome)
+
+
+def verifier_for(options: CommitOptions) -> Verifier | None:
+    """The verify step the options ask for (None: no ``verify`` command)."""
+    if options.verify is None:
+        return None
+    from .verify import Verifier
+
+    return Verifier(options.verify, options.verify_timeout)
 
 
 def recovery_of(report: CommitReport) -> RecoveryReport | None:
@@ -127,6 +144,7 @@ def apply_patch(
     extract: bool = False,
     strip: int | None = None,
     reverse: bool = False,
+    unidiff_zero: bool = False,
     **options: Unpack[OptionKeywords],
 ) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
@@ -134,7 +152,8 @@ def apply_patch(
     ``CommitOptions`` (see ``plan_patch`` and ``apply_plan``). ``extract`` takes each patch out of
     a model's reply first (code fences, prose around it)."""
     plan_options, commit_options = options_for(root, options, caller="apply_patch()")
-    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse)
+    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse,
+                           unidiff_zero=unidiff_zero)
     planned = plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)

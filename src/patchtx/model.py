@@ -13,7 +13,9 @@ from ._record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Any, Literal
+
+    SyntaxStatus = Literal["ok", "errors", "unchanged_errors", "not_checked"]
 
     LineKind = Literal[" ", "-", "+"]
 
@@ -40,12 +42,15 @@ class Chunk:
     """``\\ No newline at end of file`` follows the old side's last line (it must be the file's end)."""
     new_unterminated: bool = False
     """``\\ No newline at end of file`` follows the new side's last line."""
-    unprefixed: tuple[tuple[int, int], ...] = ()
-    """Body lines written without a prefix, read as context for the repair step to check against
-    the file: (index in ``lines``, patch line). Empty for a patch as the grammar reads it."""
+    is_start_of_file: bool = False
+    """A unified hunk with less context before its change than after it: it must start at the
+    file's first line (``is_end_of_file`` pins one with less context after it to the end)."""
     every: bool = False
     """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
     replace every occurrence of the old text (an edit's ``replace_all``), at least one."""
+    unprefixed: tuple[tuple[int, int], ...] = ()
+    """Body lines written without a prefix, read as context for the repair step to check against
+    the file: (index in ``lines``, patch line). Empty for a patch as the grammar reads it."""
 
     @property
     def inserts_text(self) -> bool:
@@ -54,6 +59,14 @@ class Chunk:
         ``applied``); blank lines alone are too common to tell anything."""
         return (all(kind == "+" for kind, _ in self.lines)
                 and any(text.strip() for _, text in self.lines))
+
+    @property
+    def only_adds(self) -> bool:
+        """Whether the chunk adds some text and removes nothing: applied once, its new side (its
+        kept lines with the added ones) stands where it was placed, so a chunk whose new side
+        already stands there would add its lines a second time (see ``applied``)."""
+        return (all(kind != "-" for kind, _ in self.lines)
+                and any(kind == "+" and text.strip() for kind, text in self.lines))
 
     @property
     def old_lines(self) -> list[str]:
@@ -71,6 +84,9 @@ class AddFile:
     line: int = 0
     mode: int | None = None
     """A unified diff's ``new file mode`` (git's octal, e.g. ``0o100755``); None: the default."""
+    fills_empty: bool = False
+    """A unified diff's addition to an empty old side (``@@ -0,0``) that does not say the file is
+    new: it creates the file, or fills it when it exists and is empty."""
 
 
 @record
@@ -125,6 +141,8 @@ class Patch:
     editor's commands, edit lists)."""
     repairs: tuple[Repair, ...] = ()
     """What the front door repaired to read the text as this patch (``repair``)."""
+    reverse: bool = False
+    """A unified diff read backwards (``-R``): "already applied" then means "not applied"."""
 
 
 class ChangeKind(StrEnum):
@@ -196,6 +214,60 @@ class PathTarget:
         return None if self.after is None else hashlib.sha256(self.after).hexdigest()
 
 
+# -- what the syntax guard (``syntax``) says of a Plan's files
+
+@record
+class SyntaxIssue:
+    """One syntax error of a file as the patch would leave it (line and column 1-based)."""
+
+    line: int
+    column: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "message": self.message}
+
+
+@record
+class FileSyntax:
+    path: str
+    status: SyntaxStatus
+    """ok: parses; errors: the patch introduces errors (``errors``); unchanged_errors: the file had
+    errors before and the patch adds none the guard can see; not_checked: see ``reason``."""
+    language: str | None = None
+    errors: tuple[SyntaxIssue, ...] = ()
+    """The errors the patch introduces (first few), in file order."""
+    reason: str | None = None
+    """Why a file was not checked."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "status": self.status, "language": self.language,
+                "errors": [e.to_json() for e in self.errors], "reason": self.reason}
+
+
+@record
+class SyntaxReport:
+    mode: str
+    files: tuple[FileSyntax, ...] = ()
+
+    @property
+    def introduced(self) -> tuple[FileSyntax, ...]:
+        return tuple(f for f in self.files if f.status == "errors")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode, "files": [f.to_json() for f in self.files]}
+
+    def lines(self) -> list[str]:
+        """For a person or a model: one line per file the patch leaves with new errors (mode warn;
+        files that parse, or were not checked, are in the JSON only)."""
+        out = []
+        for f in self.introduced:
+            first = f.errors[0]
+            out.append(f"Syntax: {f.path}: the patch leaves {len(f.errors)} error(s), the first at line"
+                       f" {first.line}, column {first.column} ({first.message}).")
+        return out
+
+
 @record
 class Plan:
     """Everything a commit needs, computed before anything is written."""
@@ -211,6 +283,8 @@ class Plan:
     intent: str | None = None
     repairs: tuple[Repair, ...] = ()
     """Every repair made to plan the patch: the front door's, then those made against the files."""
+    syntax: SyntaxReport | None = None
+    """What the syntax guard said of each file written (None: the guard was off)."""
     notes: tuple[str, ...] = ()
     """What the plan took less literally than the patch says, each in a sentence (a SEARCH block
     matched with its indentation shifted, say): reported with the result."""

@@ -387,16 +387,17 @@ def detect_format(text: str) -> str:
 
 
 def parse(text: str, *, strip: int | None = None, reverse: bool = False,
-          unprefixed_context: bool = False) -> Patch:
+          unidiff_zero: bool = False, unprefixed_context: bool = False) -> Patch:
     """Parse patch text in any of its formats (``detect_format``); raise ``ParseError`` (with the
-    patch line number) if it is malformed. ``strip`` (``-p N``) and ``reverse`` (``-R``) apply to
-    unified diffs; ``unprefixed_context`` reads an Update's body line that has no prefix as a
-    context line for the repair step to check (``Chunk.unprefixed``)."""
+    patch line number) if it is malformed. ``strip`` (``-p N``), ``reverse`` (``-R``) and
+    ``unidiff_zero`` (git apply's ``--unidiff-zero``) apply to unified diffs;
+    ``unprefixed_context`` reads an Update's body line that has no prefix as a context line for
+    the repair step to check (``Chunk.unprefixed``)."""
     detected = detect_format(text)
     if detected == "unified":
         from .unified import parse_unified
 
-        return parse_unified(text, strip=strip, reverse=reverse)
+        return parse_unified(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
     if detected == "search-replace":
         if strip is not None or reverse:
             raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "

@@ -41,10 +41,11 @@ _SHELL_HEREDOC = re.compile(
 _DIRECTORY_KEYS = ("workdir", "cwd", "workspace_root", "working_directory", "directory", "dir")
 
 
-def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False) -> Patch:
+def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False,
+                   unidiff_zero: bool = False) -> Patch:
     """``parser.parse``, with the front door's repairs tried when the text does not parse."""
     try:
-        return parse(text, strip=strip, reverse=reverse)
+        return parse(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
     except ParseError as error:
         last = error
     repairs: list[Repair] = []
@@ -58,7 +59,7 @@ def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False
         tried.add(repair.kind)
         repairs.append(repair)
         try:
-            patch = parse(current, strip=strip, reverse=reverse)
+            patch = parse(current, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
         except ParseError as error:
             last = error
             continue
@@ -68,7 +69,8 @@ def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False
         # A body line without its prefix: read as context, for the update to check it stands in
         # the file there (repair_update); refused there, with this error, when it does not.
         try:
-            patch = parse(current, strip=strip, reverse=reverse, unprefixed_context=True)
+            patch = parse(current, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero,
+                          unprefixed_context=True)
         except ParseError:
             pass
         else:

@@ -297,7 +297,8 @@ SHAPES: list[Shape] = [
         "boozedog/pi-codemode#58",
         {"greet.py": GREET},
         "--- a/notes.md\n+++ b/notes.md\n@@ -0,0 +1,2 @@\n+# Notes\n+first\n",
-        {"greet.py": GREET, "notes.md": b"# Notes\nfirst\n"}, ("new_file_as_update",)),
+        {"greet.py": GREET, "notes.md": b"# Notes\nfirst\n"},
+        why="Read as git reads it (issue 25): '@@ -0,0' without 'new file mode' creates the file."),
     Shape(
         "unified_hunks_out_of_order", "unified hunks out of order",
         "vybestack/llxprt-code#3597",

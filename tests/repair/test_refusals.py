@@ -86,11 +86,6 @@ def test_line_numbers_that_disagree_with_the_file_are_named(tmp_path: Path) -> N
     assert "No line of the file resembles" not in message  # (the misleading hint of the issue)
 
 
-def test_a_new_file_written_as_an_update_is_told_about_dev_null_when_strict(tmp_path: Path) -> None:
-    message = refusal("new_file_as_update", tmp_path.resolve(), strict=True).message
-    assert "'--- /dev/null'" in message and "-p" not in message
-
-
 def _last_line_is_a_quoted_file_line(message: str, file_lines: list[str]) -> None:
     last = message.rstrip("\n").split("\n")[-1]
     match = re.fullmatch(r" *(\d+) \| (.*)", last)
