@@ -194,9 +194,10 @@ def blocks(text: str, path: str | None = None) -> list[_Block]:
 
 
 def block_lines(search: list[str], replace: list[str]) -> tuple[tuple[LineKind, str], ...]:
-    """A block as a hunk's body: the lines SEARCH and REPLACE share, in order, are context (so a
-    diff shows what changed, and the placed file keeps those lines exactly as it has them);
-    the others are removed and added lines."""
+    """Old lines and the new lines in their place as a hunk's body (a block's SEARCH and REPLACE
+    lines, the lines a text replacement touches): the lines both share, in order, are context (so
+    a diff shows what changed, and the placed file keeps those lines exactly as it has them); the
+    others are removed and added lines."""
     from difflib import SequenceMatcher  # (only for a block's lines)
 
     out: list[tuple[LineKind, str]] = []
