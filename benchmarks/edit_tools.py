@@ -103,8 +103,7 @@ def measure(calls: int, codex: Path | None, patchtx: str) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="patchtx-edit-tools-"))
     try:
         base = scratch / "base"
-        wl.write_tree(base, {path: "".join(line + "\n" for line in lines).encode()
-                             for path, lines in work.tree.items()})
+        wl.write_tree(base, work.input)
         trees = scratch / "trees"
         trees.mkdir()
         out: dict[str, Any] = {"calls": calls}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+from .edits import as_text
 from .errors import (
     FileExistsPatchError,
     FileNotFoundPatchError,
@@ -27,7 +28,7 @@ from .errors import (
     NotARegularFileError,
 )
 from .model import Chunk, Patch, UpdateFile
-from .text_placement import FORMAT, file_text, line_of
+from .text_placement import FORMAT, line_of, text_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -151,7 +152,8 @@ class TextEditor:
         from .model import AddFile
 
         self._check_target(path, "create")
-        result = self._commit(Patch((AddFile(path, file_text, 1),), format=FORMAT))
+        result = self._commit(Patch((AddFile(path, file_text, 1),), as_text(
+            {"command": "create", "path": path, "file_text": file_text}), format=FORMAT))
         return EditorReply(f"File created successfully at: {path}", result)
 
     def str_replace(self, path: str, old_str: str, new_str: str | None = None) -> EditorReply:
@@ -165,7 +167,9 @@ class TextEditor:
         self._check_target(path, "str_replace")
         from .edits import text_edit
 
-        result = self._commit(Patch((text_edit(path, old_str, new, line=1),), format=FORMAT))
+        result = self._commit(Patch((text_edit(path, old_str, new, line=1),), as_text(
+            {"command": "str_replace", "path": path, "old_str": old_str, "new_str": new}),
+            format=FORMAT))
         change = result.plan.changes[0]
         before = self._text_of(change.before)
         at = before.find(old_str.replace("\r\n", "\n"))
@@ -185,7 +189,9 @@ class TextEditor:
         self._check_target(path, "insert")
         chunk = Chunk((), (("+", insert_text.replace("\r\n", "\n")),), line=1,
                       stated_line=insert_line)
-        result = self._commit(Patch((UpdateFile(path, (chunk,), line=1),), format=FORMAT))
+        result = self._commit(Patch((UpdateFile(path, (chunk,), line=1),), as_text(
+            {"command": "insert", "path": path, "insert_line": insert_line,
+             "insert_text": insert_text}), format=FORMAT))
         inserted = chunk.lines[0][1]
         count = len(inserted[:-1].split("\n") if inserted.endswith("\n") else inserted.split("\n"))
         start = max(0, insert_line - SNIPPET_LINES)
@@ -235,18 +241,19 @@ class TextEditor:
         return options_for(self.root, self.options, caller="TextEditor():")[0]
 
     def _commit(self, patch: Patch) -> Result:
-        from .api import commit_plan, plan_parsed
+        from .api import commit_plan, parse_patches, plan_parsed
         from .policy import options_for
 
         plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():")
-        plan = plan_parsed([patch], self.root, plan_options, intent=self.intent)
+        plan = plan_parsed(parse_patches(patch, plan_options), self.root, plan_options,
+                           intent=self.intent)
         return commit_plan(plan, commit_options)
 
     @staticmethod
     def _text_of(data: bytes | None) -> str:
         from .textfile import decode
 
-        return file_text(decode(data or b"", ""))
+        return text_of(decode(data or b"", ""))
 
     @staticmethod
     def _lines_of(data: bytes | None) -> list[str]:

@@ -67,7 +67,7 @@ class TextIndex:
         return found
 
 
-def file_text(original: TextFile) -> str:
+def text_of(original: TextFile) -> str:
     """The file's text as a replacement sees it: its lines joined by LF, a final LF if it ends
     with a line break."""
     text = "\n".join(original.texts)
@@ -84,7 +84,7 @@ def place_text(original: TextFile, chunks: Sequence[Chunk], display: str, *,
     """The placements of an update's text replacements, and whether the new file ends with a line
     break (None: as the old one does). Raise ``ContextNotFoundError`` (the old text is nowhere,
     an insertion's line is past the end) or ``AmbiguousContextError`` (it stands more than once)."""
-    text = file_text(original)
+    text = text_of(original)
     if len(chunks) == 1 and chunks[0].stated_line is not None:
         return _insertion(original, chunks[0], display), None
     if len(chunks) == 1 and chunks[0].every:

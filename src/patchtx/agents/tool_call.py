@@ -298,7 +298,7 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
         real_root = os.path.realpath(root)
         options, commit_options = options_for(real_root, _host_split(root, host),
                                               caller="the host's options:")
-        plan = plan_parsed([patch], real_root, options, intent=intent)
+        plan = plan_parsed(parse_patches(patch, options), real_root, options, intent=intent)
         result = (Result(plan, committed=False, dry_run=True) if dry_run
                   else commit_plan(plan, commit_options))
     except PatchtxError as error:
