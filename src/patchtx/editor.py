@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+from ._record import record
 from .edits import as_text
 from .errors import (
     FileExistsPatchError,
@@ -33,7 +34,9 @@ from .text_placement import FORMAT, line_of, text_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
+    from typing import Any, Unpack
+
+    from .options import OptionKeywords, PlanOptions
 
     from .result import Result
     from .workspace import Workspace
@@ -52,15 +55,13 @@ LISTING_CLIPPED = ("<response clipped><NOTE>Only part of this directory has been
                    "View its subdirectories one by one to see the rest.</NOTE>")
 
 
+@record
 class EditorReply:
     """What one command came to: ``text`` for the model (the reference's wording), and for a
     writing command the ``result`` of its transaction."""
 
-    __slots__ = ("text", "result")
-
-    def __init__(self, text: str, result: Result | None = None) -> None:
-        self.text = text
-        self.result = result
+    text: str
+    result: Result | None = None
 
 
 def _invalid(message: str, hint: str = "") -> InvalidArgumentsError:
@@ -88,7 +89,7 @@ class TextEditor:
     change."""
 
     def __init__(self, root: str | os.PathLike[str] = ".", *, intent: str | None = None,
-                 **options: Any) -> None:
+                 **options: Unpack[OptionKeywords]) -> None:
         self.root = os.path.realpath(os.fspath(root))
         self.intent = intent
         self.options = options
@@ -235,7 +236,7 @@ class TextEditor:
         elif info is None:
             raise self._absent(path)
 
-    def _plan_options(self) -> Any:
+    def _plan_options(self) -> PlanOptions:
         from .policy import options_for
 
         return options_for(self.root, self.options, caller="TextEditor():")[0]
@@ -321,7 +322,7 @@ class TextEditor:
 
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,
-               intent: str | None = None, **options: Any) -> EditorReply:
+               intent: str | None = None, **options: Unpack[OptionKeywords]) -> EditorReply:
     """Run one editor call's decoded JSON arguments (``command``, ``path``, ...) against
     ``root``; raise ``PatchtxError`` when it cannot be done (nothing changed)."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
