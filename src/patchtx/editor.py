@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from typing import Any, Unpack
 
     from .options import OptionKeywords, PlanOptions
-
     from .result import Result
     from .workspace import Workspace
 
