@@ -88,9 +88,13 @@ class TextEditor:
     change."""
 
     def __init__(self, root: str | os.PathLike[str] = ".", *, intent: str | None = None,
+                 defaults: Mapping[str, Any] | None = None,
                  **options: Unpack[OptionKeywords]) -> None:
         self.root = os.path.realpath(os.fspath(root))
         self.intent = intent
+        self.defaults = defaults
+        """Defaults under the host's config (``policy.options_for``): the agent surfaces' (the
+        syntax guard refusing) when the editor serves a model's tool calls."""
         self.options = options
 
     # -- the commands -----------------------------------------------------------------------------
@@ -238,13 +242,14 @@ class TextEditor:
     def _plan_options(self) -> PlanOptions:
         from .policy import options_for
 
-        return options_for(self.root, self.options, caller="TextEditor():")[0]
+        return options_for(self.root, self.options, caller="TextEditor():", defaults=self.defaults)[0]
 
     def _commit(self, patch: Patch) -> Result:
         from .api import commit_plan, parse_patches, plan_parsed
         from .policy import options_for
 
-        plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():")
+        plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():",
+                                                   defaults=self.defaults)
         plan = plan_parsed(parse_patches(patch, plan_options), self.root, plan_options,
                            intent=self.intent)
         return commit_plan(plan, commit_options)
@@ -321,9 +326,11 @@ class TextEditor:
 
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,
-               intent: str | None = None, **options: Unpack[OptionKeywords]) -> EditorReply:
+               intent: str | None = None, defaults: Mapping[str, Any] | None = None,
+               **options: Unpack[OptionKeywords]) -> EditorReply:
     """Run one editor call's decoded JSON arguments (``command``, ``path``, ...) against
-    ``root``; raise ``PatchtxError`` when it cannot be done (nothing changed)."""
+    ``root`` (``defaults``: see ``TextEditor``); raise ``PatchtxError`` when it cannot be done
+    (nothing changed)."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
     if unknown:
         raise _invalid(f"Unknown argument(s) for {TOOL_NAME}: {', '.join(unknown)}.")
@@ -334,7 +341,7 @@ def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".",
     command = arguments.get("command")
     if command is None:
         raise _invalid("Parameter `command` is required: one of " + ", ".join(COMMANDS) + ".")
-    return TextEditor(root, intent=intent, **options).run(
+    return TextEditor(root, intent=intent, defaults=defaults, **options).run(
         command, arguments.get("path") or "", file_text=arguments.get("file_text"),
         view_range=arguments.get("view_range"), old_str=arguments.get("old_str"),
         new_str=arguments.get("new_str"), insert_line=arguments.get("insert_line"),

@@ -77,6 +77,8 @@ class HistoryEntry:
     before_images: int
     journal_name: str
     """Its kept journal's name in the journal folder (``<txn>.kept-<seq>-<bytes>``)."""
+    paths: tuple[str, ...] = ()
+    """The paths the transaction changed (a move: both), in the journal's order."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +88,7 @@ class HistoryEntry:
             "counts": dict(self.counts),
             "bytes": self.bytes,
             "files": self.file_count,
+            "paths": list(self.paths),
             "intent": self.intent,
             "undoes": self.undoes,
         }
@@ -327,6 +330,7 @@ def _entry(kept: _Kept, journal: Journal) -> HistoryEntry:
         undoes=optional_str_field(history["undoes"]),
         bytes=kept.bytes,
         file_count=len(journal.entries),
+        paths=tuple(entry.path for entry in journal.entries),
         before_images=len(journal.backup_names()),
         journal_name=kept.name,
     )
