@@ -270,10 +270,7 @@ SHAPES: list[Shape] = [
         envelope("*** Update File: app.py", "@@", " import os", "+import sys", " ", "@@ def main():",
                  "-    return 0", "+    return 1"),
         {"app.py": b"import os\nimport sys\n\n\ndef main():\n    return 1\n"},
-        ("applied_hunk_skipped",),
-        xfail="Codex's retry without a hunk's trailing blank line places the applied hunk again "
-              "(a duplicate line): the already-applied rule (applied.py) does not yet ask whether "
-              "the hunk's new side, blank included, stands there"),
+        ("applied_hunk_skipped",)),
     Shape(
         "bom_in_file", "a BOM",
         "openai/codex#27784, anomalyco/opencode#45924",

@@ -116,6 +116,10 @@ def test_tool_calls_name_the_tools_arguments_not_command_line_flags(tmp_path: Pa
     prose = "Here you go:\n" + envelope("*** Update File: a.py", "@@", "-x = 2", "+x = 3")
     outcome = run_tool_call({"input": prose}, str(tmp_path))
     assert "extract: true" in outcome.text and "--extract" not in outcome.text
+    filled = "--- a/a.py\n+++ b/a.py\n@@ -0,0 +1 @@\n+import os\n"  # (a -U0 diff: git's flag)
+    outcome = run_tool_call({"input": filled}, str(tmp_path))
+    assert outcome.payload["error"]["kind"] == "file_exists", outcome.text
+    assert "'*** Update File:'" in outcome.text and "unidiff_zero=True" not in outcome.text
 
 
 def test_repairs_are_in_every_surfaces_result(tmp_path: Path) -> None:
@@ -149,3 +153,33 @@ def test_the_command_lines_report_repairs_and_strict_turns_them_off(tmp_path: Pa
     assert dropin.stdout == "Success. Updated the following files:\nM greet.py\n"  # Codex's text
     assert "Repaired (decorated_marker" in dropin.stderr
     assert (tmp_path / "greet.py").read_bytes() == shape.intended["greet.py"]  # type: ignore[index]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_mcp_server_reports_repairs_and_its_strict_option_turns_them_off(
+        tmp_path: Path, anyio_backend: str) -> None:
+    from mcp import Client, StdioServerParameters
+
+    shape = BY_NAME["begin_marker_decorated"]
+    for strict in (False, True):
+        root = tmp_path / ("strict" if strict else "host")
+        root.mkdir()
+        tree(root, shape.files)
+        params = StdioServerParameters(
+            command=sys.executable, cwd=str(tmp_path),
+            args=["-m", "patchtx.agents.mcp_server", "--root", str(root),
+                  *(["--strict"] if strict else [])])
+        async with Client(params) as client:
+            result = await client.call_tool("apply_patch", {"patch": shape.patch})
+        payload = result.structured_content
+        assert isinstance(payload, dict)
+        text = result.content[0].text  # type: ignore[union-attr]
+        if strict:
+            assert result.is_error and payload["error"]["kind"] == "parse_error"
+            assert (root / "greet.py").read_bytes() == shape.files["greet.py"]
+        else:
+            assert not result.is_error, text
+            assert [r["kind"] for r in payload["repairs"]] == ["decorated_marker"]
+            assert "Repaired (decorated_marker" in text
+            assert (root / "greet.py").read_bytes() == shape.intended["greet.py"]  # type: ignore[index]

@@ -136,6 +136,8 @@ TOOL_WORDING = (
     ("(--extract, or extract=true)", "(resend with extract: true)"),
     ("give -p 0 (strip=0)", "resend with strip: 0"),
     ("(--allow-overwrite)", "(the host's allow-overwrite setting: a tool call cannot set it)"),
+    ("pass --unidiff-zero (unidiff_zero=True), as git apply needs it",
+     "send it as '*** Update File:' (a tool call cannot pass git apply's --unidiff-zero)"),
 )
 """The command line's option spellings in error hints, and the arguments this tool takes for them
 (a model calling the tool cannot pass a command-line flag)."""
