@@ -416,6 +416,7 @@ def _run_recover(args: argparse.Namespace) -> int:
 def _run_log(args: argparse.Namespace) -> int:
     from .errors import PatchtxError
     from .history import log, untrusted
+    from .render import log_json, log_text
 
     try:
         entries = log(args.root)
@@ -423,17 +424,12 @@ def _run_log(args: argparse.Namespace) -> int:
     except PatchtxError as exc:
         return _fail(exc, args.json, args.root)
     if args.json:
-        payload: dict[str, Any] = {"ok": True, "transactions": [entry.to_json() for entry in entries]}
-        if foreign:
-            payload["untrusted"] = foreign  # kept journals not signed by this user: never undone
-        _emit(payload)
+        _emit(log_json(entries, foreign))
         return 0
     if foreign:
         sys.stderr.write(f"patchtx: {len(foreign)} undo-history entr{'y' if len(foreign) == 1 else 'ies'} in"
                          " .patchtx/journal not written by this user's patchtx, not listed and never undone: "
                          + ", ".join(foreign) + "\n")
-    from .render import log_text
-
     sys.stdout.write(log_text(entries))
     return 0
 

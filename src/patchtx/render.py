@@ -423,6 +423,16 @@ def result_schema() -> dict[str, Any]:
     return schema
 
 
+def log_json(entries: Sequence[HistoryEntry], untrusted: Sequence[str]) -> dict[str, Any]:
+    """``patchtx log --json`` and the MCP ``log`` tool's JSON: ``{"ok": true, "transactions":
+    [...]}``, each with the ``paths`` it changed, and ``untrusted``: kept journals this user's
+    patchtx did not sign (never undone), when there are any."""
+    payload: dict[str, Any] = {"ok": True, "transactions": [entry.to_json() for entry in entries]}
+    if untrusted:
+        payload["untrusted"] = list(untrusted)
+    return payload
+
+
 def log_text(entries: Sequence[HistoryEntry]) -> str:
     """``patchtx log``'s lines: id, local time, summary, bytes of originals kept, intent; then
     the files it changed (the first few), indented."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents_support import snapshot
+from agents_support import server_environment, snapshot
 from mcp import Client, StdioServerParameters
 
 from patchtx.agents.edit_toolspec import edit_tool_spec
@@ -29,7 +29,7 @@ def anyio_backend() -> str:
 async def connect(root: Path) -> AsyncIterator[Client]:
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "patchtx.agents.mcp_server", "--root", str(root)],
-                                   cwd=str(root.parent))
+                                   cwd=str(root.parent), env=server_environment())
     async with Client(params) as client:
         yield client
 
