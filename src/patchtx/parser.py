@@ -201,6 +201,17 @@ class _StreamParser:
         self._close(number, trimmed, at_end=True)
         self.state = "ended"
 
+    def _boundary(self, marker_line: str, ends: bool, number: int, trimmed: str) -> bool:
+        """Whether the line is the End Patch (``ends``) or a file's header (``marker_line``), which
+        ends what came before; then it is taken."""
+        if ends:
+            self._end(number, trimmed)
+            return True
+        header = _header(marker_line)
+        if header is not None:
+            self._start(header, number, trimmed)
+        return header is not None
+
     # -- one line ------------------------------------------------------------------------------
     def feed(self, line: str, number: int, last: bool) -> None:
         trimmed = line.strip(WHITESPACE)
@@ -215,12 +226,7 @@ class _StreamParser:
         if state == "update":
             self._feed_update(line, number, trimmed, last)
             return
-        if trimmed == END_PATCH:
-            self._end(number, trimmed)
-            return
-        header = _header(trimmed)
-        if header is not None:
-            self._start(header, number, trimmed)
+        if self._boundary(trimmed, trimmed == END_PATCH, number, trimmed):
             return
         if state == "started":
             if trimmed.startswith(ENVIRONMENT_ID):
@@ -246,12 +252,8 @@ class _StreamParser:
         update_line = line.rstrip(WHITESPACE)
         # The final line is always the End Patch marker (the envelope check made sure), even when
         # indented; elsewhere an indented marker inside an Update is a context line, as in Codex.
-        if update_line == END_PATCH or (last and trimmed == END_PATCH):
-            self._end(number, trimmed)
-            return
-        header = _header(update_line)
-        if header is not None:
-            self._start(header, number, trimmed)
+        if self._boundary(update_line, update_line == END_PATCH or (last and trimmed == END_PATCH),
+                          number, trimmed):
             return
         chunks = update.chunks
         current = chunks[-1] if chunks else None

@@ -168,6 +168,18 @@ class Stager:
         return self.display("" if normal == "." else normal)
 
     # -- checks ---------------------------------------------------------------------------------
+    def check_target(self, target: _Entry, rel: str, spelled: str, line: int, refused: str,
+                     instead: str) -> None:
+        """A file about to be written at ``rel``: refused when it exists and overwriting is not
+        allowed (``refused``: what, up to "already exists"; ``instead``: what to do), or when one
+        of its parents is a file."""
+        if target.content is not None and not self.options.allow_overwrite:
+            raise FileExistsPatchError(
+                f"Refusing to {refused} already exists (patch line {line}).",
+                hint=f"{instead}, or allow overwriting explicitly (--allow-overwrite).",
+                path=rel, line=line)
+        self.check_parents(rel, spelled, line)
+
     def check_parents(self, rel: str, spelled: str, line: int) -> None:
         parts = rel.split("/")
         for depth in range(1, len(parts)):
@@ -246,14 +258,8 @@ class Stager:
             self.in_place.append(f"Add File: {hunk.path} (patch line {hunk.line}): the file "
                                  "already has exactly that content")
             return
-        if entry.content is not None and not self.options.allow_overwrite:
-            raise FileExistsPatchError(
-                f"Refusing to add {hunk.path}: the file already exists "
-                f"(patch line {hunk.line}).",
-                hint="Use '*** Update File:' to change it, or allow overwriting explicitly "
-                     "(--allow-overwrite).",
-                path=rel, line=hunk.line)
-        self.check_parents(rel, hunk.path, hunk.line)
+        self.check_target(entry, rel, hunk.path, hunk.line, f"add {hunk.path}: the file",
+                          "Use '*** Update File:' to change it")
         if looks_binary(after):
             # Written, it would be a file patchtx then refuses to edit (textfile.decode).
             raise BinaryFileError(
@@ -399,14 +405,9 @@ class Stager:
                 f"Failed to write file {self.display_spelled(spelled)}",
                 hint=f"The move destination '{spelled}' is a directory or special file.",
                 path=destination.rel, line=line)
-        if target.content is not None and not self.options.allow_overwrite:
-            raise FileExistsPatchError(
-                f"Refusing to move {spelled_source} to {spelled}: the destination already exists "
-                f"(patch line {line}).",
-                hint="Delete the destination first in the same patch, or allow overwriting "
-                     "explicitly (--allow-overwrite).",
-                path=destination.rel, line=line)
-        self.check_parents(destination.rel, spelled, line)
+        self.check_target(target, destination.rel, spelled, line,
+                          f"move {spelled_source} to {spelled}: the destination",
+                          "Delete the destination first in the same patch")
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
                                        after, source=source.rel, overwrote=target.content,
                                        edits=edits, edit_offsets=edit_offsets,

@@ -5,6 +5,7 @@ drop-in's, in ``cli``.)"""
 from __future__ import annotations
 
 from .model import ChangeKind
+from .rewrite import common_ends
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -128,15 +129,10 @@ def _computed_edits(old: list[bytes], new: list[bytes]) -> list[Edit]:
 
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
         return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
-    prefix = 0
-    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
-        suffix += 1
-    if prefix == len(old) == len(new):
+    head, tail = common_ends(old, new)
+    if head == len(old) == len(new):
         return []
-    return [(prefix, len(old) - suffix, prefix, len(new) - suffix)]
+    return [(head, len(old) - tail, head, len(new) - tail)]
 
 
 def _locate(old: _Side, new: _Side, edits: Sequence[Edit]) -> list[Edit] | None:

@@ -20,6 +20,7 @@ from bisect import bisect_right
 
 from .errors import AmbiguousContextError, ContextNotFoundError
 from .matching import MAX_CANDIDATES, Ambiguous, Missing, Placement, place
+from .rewrite import common_ends
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -223,12 +224,7 @@ def _spliced(text: str, low: int, high: int, spans: Sequence[tuple[int, int, str
 def _as_hunk(old: list[str], new: list[str]) -> tuple[tuple[LineKind, str], ...]:
     """Old lines replaced by new ones, the lines both begin and end with as context (they keep
     their bytes and endings; the diff shows only what changed)."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, new)
     lines: list[tuple[LineKind, str]] = [(" ", line) for line in old[:head]]
     lines += [("-", line) for line in old[head:len(old) - tail]]
     lines += [("+", line) for line in new[head:len(new) - tail]]
