@@ -9,7 +9,9 @@ equal. The parser, the matcher and the miss hints all compare lines through this
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+from unicodedata import normalize
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -45,8 +47,6 @@ def unicode_key(stripped: str) -> str:
     """The last pass's key of an already stripped line: NFC, then punctuation folded."""
     if stripped.isascii():
         return stripped
-    from unicodedata import normalize  # (only for non-ASCII text)
-
     return normalize("NFC", stripped).translate(PUNCTUATION)
 
 

@@ -7,11 +7,15 @@ anchors (Codex's own instructions teach them, its parser rejects them).
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 from .errors import HunkParseError, ParseError
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 from .normalise import WHITESPACE
+from .search_replace import looks_search_replace, parse_search_replace
+from .unified import looks_unified, mixed_formats_error, parse_unified
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .model import Hunk, LineKind
 
@@ -338,8 +342,6 @@ class _StreamParser:
 
 def _is_range_header(line: str) -> bool:
     """A unified diff's hunk header, with or without git's function text after it."""
-    import re  # (only here: most patches have none)
-
     return re.fullmatch(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@(?: .*)?", line) is not None
 
 
@@ -360,12 +362,8 @@ def detect_format(text: str) -> str:
     first = text[:4096].lstrip(WHITESPACE).split("\n", 1)[0].strip(WHITESPACE)
     if first == BEGIN_PATCH or first in HEREDOC_OPENERS:
         return "codex"
-    from .search_replace import looks_search_replace
-
     if looks_search_replace(text):  # (a diff's lines start with ' ', '+' or '-' and a marker's char)
         return "search-replace"
-    from .unified import looks_unified
-
     if looks_unified(text):
         return "unified"
     return "search-replace" if looks_search_replace(text, indented=True) else "codex"
@@ -377,16 +375,12 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False) -> Patc
     unified diffs."""
     detected = detect_format(text)
     if detected == "unified":
-        from .unified import parse_unified
-
         return parse_unified(text, strip=strip, reverse=reverse)
     if detected == "search-replace":
         if strip is not None or reverse:
             raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "
                              "this text holds SEARCH/REPLACE blocks.",
                              hint="Leave the option out.")
-        from .search_replace import parse_search_replace
-
         return parse_search_replace(text)
     if reverse:
         raise ParseError("Invalid option: --reverse applies to unified diffs only; this patch is "
@@ -394,8 +388,6 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False) -> Patc
                          hint="Undo an applied patch with 'patchtx undo', or write the inverse patch.")
     mixed = text.find("\ndiff --git ")
     if mixed >= 0:
-        from .unified import mixed_formats_error
-
         raise mixed_formats_error(text.count("\n", 0, mixed) + 2)
     return _parse_codex(text)
 

@@ -8,6 +8,7 @@ single byte is written.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from ._record import record
 from .emptied import emptied_folders
@@ -41,7 +42,6 @@ from .textfile import decode, looks_binary
 from .update import FileNames, UpdateRule, already_applied, update_file
 from .workspace import FileView, ResolvedPath, Workspace
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

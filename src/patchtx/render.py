@@ -4,13 +4,13 @@ drop-in's, in ``cli``.)"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .model import ChangeKind
 from .rewrite import common_ends
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
     from .errors import PatchtxError
     from .model import FileChange, Plan

@@ -6,9 +6,10 @@ dominant ending, and the final-newline state is kept.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .textfile import TextFile
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -23,16 +23,19 @@ patch's rule and the file's names, it returns a ``FileUpdate`` (new bytes, chang
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._record import record
 from .applied import hunks_in_place, insertion_in_place
+from .block_placement import place_blocks
 from .errors import ContextNotFoundError, PartlyAppliedError
 from .exact import update_exactly
 from .matching import LineIndex, Locator
 from .rewrite import rewrite
+from .text_placement import place_text
 from .textfile import decode
 from .unified_placement import final_newline, place_at_stated_lines
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
@@ -127,16 +130,12 @@ def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chun
 
 def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
                display: str) -> Placed:
-    from .block_placement import place_blocks
-
     placements, notes = place_blocks(original, chunks, display, first_match=rule.first_match)
     return Placed(placements, notes=tuple(notes))
 
 
 def _by_text(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
              display: str) -> Placed:
-    from .text_placement import place_text
-
     placements, ends_with_newline = place_text(original, chunks, display, first_match=rule.first_match)
     return Placed(placements, ends_with_newline)
 
