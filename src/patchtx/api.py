@@ -7,19 +7,21 @@ The options are the keyword arguments of ``patchtx.options`` (``PlanOptions`` fo
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Unpack
 
 from .errors import PolicyError
+from .extract import extract_patch
 from .model import Patch, Plan
 from .options import COMMIT_KEYWORDS, PLAN_KEYWORDS
 from .parser import parse
 from .planner import plan
 from .policy import options_for
 from .result import Result
+from .txn import commit
+from .txn.retention import KeepHistory
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Unpack
 
     from .options import CommitKeywords, CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
@@ -38,8 +40,6 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     if isinstance(patches, str | Patch):
         patches = [patches]
     if extract:
-        from .extract import extract_patch
-
         patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
     limit = options.max_patch_bytes
     if limit is not None:
@@ -94,9 +94,6 @@ def apply_plan(plan_: Plan, *, progress: Progress | None = None, **options: Unpa
 
 def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | None = None) -> Result:
     """Commit a Plan with the options in force (see ``apply_plan``)."""
-    from .txn import commit
-    from .txn.retention import KeepHistory
-
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes)
     report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, retention=keep,
                     progress=progress)

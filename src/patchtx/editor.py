@@ -19,23 +19,26 @@ from the root; ``create`` of an existing file is refused unless the host allows 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
+from .api import commit_plan, plan_parsed
+from .edits import text_edit
 from .errors import (
     FileExistsPatchError,
     FileNotFoundPatchError,
     InvalidArgumentsError,
     NotARegularFileError,
 )
-from .model import Chunk, Patch, UpdateFile
+from .model import AddFile, Chunk, Patch, UpdateFile
+from .policy import options_for
 from .text_placement import FORMAT, file_text, line_of
+from .textfile import decode
+from .workspace import STATE_DIR, Workspace
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
 
     from .result import Result
-    from .workspace import Workspace
 
 TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
@@ -148,8 +151,6 @@ class TextEditor:
             workspace.close()
 
     def create(self, path: str, file_text: str) -> EditorReply:
-        from .model import AddFile
-
         self._check_target(path, "create")
         result = self._commit(Patch((AddFile(path, file_text, 1),), format=FORMAT))
         return EditorReply(f"File created successfully at: {path}", result)
@@ -163,8 +164,6 @@ class TextEditor:
                            "stands everywhere in the file.",
                            "Give the exact text to replace (use `create` for a new file).")
         self._check_target(path, "str_replace")
-        from .edits import text_edit
-
         result = self._commit(Patch((text_edit(path, old_str, new, line=1),), format=FORMAT))
         change = result.plan.changes[0]
         before = self._text_of(change.before)
@@ -198,8 +197,6 @@ class TextEditor:
 
     # -- helpers ------------------------------------------------------------------------------------
     def _workspace(self) -> Workspace:
-        from .workspace import Workspace
-
         return Workspace(self.root)
 
     @staticmethod
@@ -230,33 +227,22 @@ class TextEditor:
             raise self._absent(path)
 
     def _plan_options(self) -> Any:
-        from .policy import options_for
-
         return options_for(self.root, self.options, caller="TextEditor():")[0]
 
     def _commit(self, patch: Patch) -> Result:
-        from .api import commit_plan, plan_parsed
-        from .policy import options_for
-
         plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():")
         plan = plan_parsed([patch], self.root, plan_options, intent=self.intent)
         return commit_plan(plan, commit_options)
 
     @staticmethod
     def _text_of(data: bytes | None) -> str:
-        from .textfile import decode
-
         return file_text(decode(data or b"", ""))
 
     @staticmethod
     def _lines_of(data: bytes | None) -> list[str]:
-        from .textfile import decode
-
         return decode(data or b"", "").texts
 
     def _file_view(self, data: bytes, path: str, view_range: list[int] | None, limit: int) -> str:
-        from .textfile import decode
-
         lines = decode(data, path).texts or [""]
         first, note = 1, ""
         if view_range:
@@ -283,8 +269,6 @@ class TextEditor:
         return f"{note}Here's the result of running `cat -n` on {path}:\n{numbered(shown, first)}\n"
 
     def _listing(self, workspace: Workspace, rel: str, path: str, limit: int) -> str:
-        from .workspace import STATE_DIR
-
         base = path.rstrip("/") or "/"
         entries = [f"{base}/"]
         hidden = 0

@@ -6,12 +6,13 @@ It sits above the renderer (result -> render -> model): its JSON and report hold
 
 from __future__ import annotations
 
-from ._record import record
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False
+from ._record import record
+from .render import file_entries, shown_path, unified_diff
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
     from .model import Plan
     from .txn.reports import RecoveryReport
@@ -64,8 +65,6 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
     when the caller has rendered them already. Past ``max_files`` files the list ends with a
     count, so that the output stays proportional to what a person reads."""
-    from .render import shown_path, unified_diff  # (not for a drop-in apply_patch run)
-
     plan = result.plan
     lines = recovery_lines(result)
     lines.append(summary_line(result).rstrip("\n"))
@@ -90,8 +89,6 @@ def result_json(result: Result, *, with_diff: bool = True,
     """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
     key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too, and a plan
     with notes (``Plan.notes``: a loose match) ``notes``."""
-    from .render import file_entries  # (not for a drop-in apply_patch run, which prints no diff)
-
     plan = result.plan
     out: dict[str, Any] = {
         "ok": True,
