@@ -34,7 +34,7 @@ def _add(group: Any, row: Declared) -> None:
         group.add_argument(*flags, action="append", default=[], metavar=surfaces.metavar,
                            help=surfaces.help, **dest)
     else:
-        kind = {"float": float, "str | None": str}.get(row.type, count)
+        kind = {"float": float, "str | None": str, "str": str}.get(row.type, count)
         group.add_argument(*flags, type=kind, metavar=surfaces.metavar, help=surfaces.help, **dest)
 
 

@@ -178,7 +178,7 @@ def undo(
         approve(plan)
     if dry_run:
         return Result(plan, committed=False, dry_run=True, undone=entry.transaction_id)
-    from .api import recovery_of
+    from .api import recovery_of, verifier_for
     from .txn import commit
 
     keep = KeepHistory(count=commit_options.history_count, max_bytes=commit_options.history_bytes,
@@ -191,6 +191,7 @@ def undo(
         retention=keep,
         progress=progress,
         dir_modes=dict(record.removed_dirs),
+        check=(check := verifier_for(commit_options)),
     )
     return Result(
         plan,
@@ -199,6 +200,7 @@ def undo(
         fsyncs=report.fsyncs,
         recovery=recovery_of(report),
         undone=entry.transaction_id,
+        verify=None if check is None else check.outcome,
     )
 
 

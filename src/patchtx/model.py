@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._record import record
 
 if TYPE_CHECKING:
+    SyntaxStatus = Literal["ok", "errors", "unchanged_errors", "not_checked"]
     LineKind = Literal[" ", "-", "+"]
 
 
@@ -39,6 +40,9 @@ class Chunk:
     """``\\ No newline at end of file`` follows the old side's last line (it must be the file's end)."""
     new_unterminated: bool = False
     """``\\ No newline at end of file`` follows the new side's last line."""
+    is_start_of_file: bool = False
+    """A unified hunk with less context before its change than after it: it must start at the
+    file's first line (``is_end_of_file`` pins one with less context after it to the end)."""
     every: bool = False
     """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
     replace every occurrence of the old text (an edit's ``replace_all``), at least one."""
@@ -50,6 +54,14 @@ class Chunk:
         ``applied``); blank lines alone are too common to tell anything."""
         return (all(kind == "+" for kind, _ in self.lines)
                 and any(text.strip() for _, text in self.lines))
+
+    @property
+    def only_adds(self) -> bool:
+        """Whether the chunk adds some text and removes nothing: applied once, its new side (its
+        kept lines with the added ones) stands where it was placed, so a chunk whose new side
+        already stands there would add its lines a second time (see ``applied``)."""
+        return (all(kind != "-" for kind, _ in self.lines)
+                and any(kind == "+" and text.strip() for kind, text in self.lines))
 
     @property
     def old_lines(self) -> list[str]:
@@ -67,6 +79,9 @@ class AddFile:
     line: int = 0
     mode: int | None = None
     """A unified diff's ``new file mode`` (git's octal, e.g. ``0o100755``); None: the default."""
+    fills_empty: bool = False
+    """A unified diff's addition to an empty old side (``@@ -0,0``) that does not say the file is
+    new: it creates the file, or fills it when it exists and is empty."""
 
 
 @record
@@ -102,6 +117,8 @@ class Patch:
     """``"codex"`` (the ``*** Begin Patch`` envelope), ``"unified"`` (a unified diff),
     ``"search-replace"`` (SEARCH/REPLACE blocks) or ``"text"`` (exact text replacements: the text
     editor's commands, edit lists)."""
+    reverse: bool = False
+    """A unified diff read backwards (``-R``): "already applied" then means "not applied"."""
 
 
 class ChangeKind(StrEnum):
@@ -169,6 +186,60 @@ class PathTarget:
         return None if self.after is None else hashlib.sha256(self.after).hexdigest()
 
 
+# -- what the syntax guard (``syntax``) says of a Plan's files
+
+@record
+class SyntaxIssue:
+    """One syntax error of a file as the patch would leave it (line and column 1-based)."""
+
+    line: int
+    column: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "message": self.message}
+
+
+@record
+class FileSyntax:
+    path: str
+    status: SyntaxStatus
+    """ok: parses; errors: the patch introduces errors (``errors``); unchanged_errors: the file had
+    errors before and the patch adds none the guard can see; not_checked: see ``reason``."""
+    language: str | None = None
+    errors: tuple[SyntaxIssue, ...] = ()
+    """The errors the patch introduces (first few), in file order."""
+    reason: str | None = None
+    """Why a file was not checked."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "status": self.status, "language": self.language,
+                "errors": [e.to_json() for e in self.errors], "reason": self.reason}
+
+
+@record
+class SyntaxReport:
+    mode: str
+    files: tuple[FileSyntax, ...] = ()
+
+    @property
+    def introduced(self) -> tuple[FileSyntax, ...]:
+        return tuple(f for f in self.files if f.status == "errors")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode, "files": [f.to_json() for f in self.files]}
+
+    def lines(self) -> list[str]:
+        """For a person or a model: one line per file the patch leaves with new errors (mode warn;
+        files that parse, or were not checked, are in the JSON only)."""
+        out = []
+        for f in self.introduced:
+            first = f.errors[0]
+            out.append(f"Syntax: {f.path}: the patch leaves {len(f.errors)} error(s), the first at line"
+                       f" {first.line}, column {first.column} ({first.message}).")
+        return out
+
+
 @record
 class Plan:
     """Everything a commit needs, computed before anything is written."""
@@ -182,6 +253,8 @@ class Plan:
     """Directories the plan empties (deepest first); removed after the files, if still empty."""
     patch: Patch | None = None
     intent: str | None = None
+    syntax: SyntaxReport | None = None
+    """What the syntax guard said of each file written (None: the guard was off)."""
     notes: tuple[str, ...] = ()
     """What the plan took less literally than the patch says, each in a sentence (a SEARCH block
     matched with its indentation shifted, say): reported with the result."""

@@ -16,7 +16,7 @@ from ._record import field, metadata, record
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-PERMISSION, CAP, UNION, SETTING = "permission", "cap", "union", "setting"
+PERMISSION, CAP, UNION, SETTING, STRICTER = "permission", "cap", "union", "setting", "stricter"
 SAME = "the field's default"
 """``Option.tool_default`` when a tool call's default is the field's own."""
 
@@ -38,7 +38,8 @@ class Option:
     combine: str = SETTING
     """How the workspace's policy meets the host's: ``PERMISSION`` (holds if both allow it),
     ``CAP`` (the smaller), ``UNION`` (both lists), ``SETTING`` (the workspace's replaces the
-    host config's; an explicit argument replaces both)."""
+    host config's; an explicit argument replaces both), ``STRICTER`` (the stricter of the two
+    modes, ``syntax``)."""
     tool: str | None = None
     """What the argument does, for a model (function tools, MCP); None: not a tool-call argument.
     A tool call narrows a permission of the host's; it never widens one."""
@@ -97,6 +98,15 @@ class PlanOptions:
         False, "let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)",
         flag=("--allow-policy-edit",), key="allow-policy-edit", combine=PERMISSION)
     """Let a patch change the workspace's policy (``[tool.patchtx]``, ``.patchtx.toml``)."""
+    syntax: str = option(
+        "off", "the syntax guard: off, warn (apply and report new syntax errors) or refuse (refuse a"
+        " patch that leaves a file unparseable); default: the config's, else off for apply, warn for"
+        " check, refuse for mcp and tool calls", flag=("--syntax",), metavar="MODE", key="syntax",
+        combine=STRICTER)
+    """The syntax guard (``patchtx.syntax``): ``off``, ``warn`` (apply, report new syntax errors)
+    or ``refuse`` (refuse a patch that leaves a file with new syntax errors). Off by default for
+    the library and ``patchtx apply`` (a parse can cost more than the apply); the agent surfaces
+    (MCP, tool calls) default to ``refuse``. A workspace may only make it stricter."""
 
 
 _HISTORY_BYTES = 64 * 1024 * 1024
@@ -122,6 +132,16 @@ class CommitOptions:
         f"workspace's history-bytes, else {_HISTORY_BYTES // 2**20} MiB)", flag=("--history-bytes",),
         metavar="N", key="history-bytes")
     """Cap on the before-image bytes the undo history keeps (oldest transactions go first)."""
+    verify: str | None = option(
+        None, "run CMD (a shell command, in the root) once the change is written, before it is"
+        " committed: keep the change only if CMD exits 0, else roll it back", flag=("--verify",),
+        metavar="CMD")
+    """A shell command run in the root before the commit point (``patchtx.verify``): the change is
+    kept only if it exits 0. The host's alone: no policy file or tool call can set it."""
+    verify_timeout: float = option(
+        600.0, "stop the verify command and roll back after SECONDS (default: 600)",
+        flag=("--verify-timeout",), metavar="SECONDS")
+    """Seconds the verify command may run before it is stopped (and the change rolled back)."""
 
 
 @record
@@ -216,12 +236,15 @@ if TYPE_CHECKING:
         max_bytes: int | None
         max_patch_bytes: int | None
         allow_policy_edit: bool | None
+        syntax: str | None
 
     class CommitKeywords(TypedDict, total=False):
         durable: bool | None
         lock_timeout: float | None
         history_count: int | None
         history_bytes: int | None
+        verify: str | None
+        verify_timeout: float | None
 
     class OptionKeywords(PlanKeywords, CommitKeywords, total=False):
         pass

@@ -44,6 +44,7 @@ from .options import (
     OPTIONS,
     PERMISSION,
     PLAN_KEYWORDS,
+    STRICTER,
     UNION,
     CommitOptions,
     PlanOptions,
@@ -93,6 +94,12 @@ def _problem(name: str, value: object) -> str | None:
     ``protected`` was read as one pattern per character (none of them the path meant), and a
     string cap failed inside planning with a TypeError."""
     kind = _TYPES[name]
+    if name == "syntax":
+        from .syntax import MODES
+
+        return None if value in MODES else f"must be one of {', '.join(MODES)}"
+    if kind.startswith("str"):
+        return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
     if name == "protected":
         if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
             return None
@@ -177,6 +184,10 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
             changes[name] = tuple(dict.fromkeys((*current, *value)))
         elif combine == CAP:
             changes[name] = value if current is None else min(current, value)
+        elif combine == STRICTER:
+            from .syntax import MODES
+
+            changes[name] = max(current, value, key=MODES.index)
     return replace(host, **changes) if changes else host
 
 
@@ -276,14 +287,17 @@ def options_for(
     *,
     accepted: frozenset[str] = ALL_KEYWORDS,
     caller: str = "options_for()",
+    defaults: Mapping[str, Any] | None = None,
 ) -> tuple[PlanOptions, CommitOptions]:
     """The options in force at ``root`` for a caller's keyword arguments (the fields of
     ``PlanOptions`` and ``CommitOptions``; None means not given): the host's ceiling (its config,
     ``PATCHTX_POLICY``, then the arguments) tightened by the workspace's policy, with the
     arguments' undo-history limits on top. A keyword outside ``accepted`` is a TypeError naming
-    ``caller``, as an unknown keyword argument of any function is."""
+    ``caller``, as an unknown keyword argument of any function is. ``defaults`` replace the
+    defaults of ``options`` for this caller, below the host's config (the agent surfaces' syntax
+    guard is ``refuse``)."""
     given = _given(keywords or {}, accepted, caller)
-    host = {**_host_values(), **given}
+    host = {**(defaults or {}), **_host_values(), **given}
     plan_options = PlanOptions(**_only(PLAN_KEYWORDS, host))
     commit_options = CommitOptions(**_only(COMMIT_KEYWORDS, host))
     for table in workspace_policy(root):

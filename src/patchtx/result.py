@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from .model import Plan
     from .txn.reports import RecoveryReport
+    from .verify import VerifyOutcome
 
 
 @record
@@ -32,6 +33,8 @@ class Result:
     """For an undo (and a redo, which undoes an undo): the id of the transaction it undid."""
     redone: str | None = None
     """For a redo: the id of the transaction it put back (the one the undone undo had undone)."""
+    verify: VerifyOutcome | None = None
+    """What the host's verify command did before the change was kept (None: no verify command)."""
 
     @property
     def recovered(self) -> bool:
@@ -77,6 +80,10 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     if len(shown) < len(plan.changes):
         rest = len(plan.changes) - len(shown)
         lines.append(f"  ... and {rest:,} more file{'s' if rest != 1 else ''} (--stat or --json lists them all)")
+    if plan.syntax is not None:
+        lines.extend(plan.syntax.lines())
+    if result.verify is not None:
+        lines.append(f"Verified: `{result.verify.command}` passed in {result.verify.seconds:.1f} s.")
     lines += [f"Note: {note}" for note in plan.notes]
     text = "\n".join(lines) + "\n"
     if diffs:
@@ -99,6 +106,8 @@ def result_json(result: Result, *, with_diff: bool = True,
         "transaction": result.transaction_id,
         "recovered": None if result.recovery is None else [t.to_json() for t in result.recovery.transactions],
         "intent": plan.intent,
+        "syntax": None if plan.syntax is None else plan.syntax.to_json(),
+        "verify": None if result.verify is None else result.verify.to_json(),
         "error": None,
     }
     if plan.notes:

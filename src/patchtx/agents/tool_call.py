@@ -9,7 +9,7 @@ agent cannot grant itself what the workspace's owner refused.
 
 Results are plain JSON-ready dicts in the one result shape of every surface
 (``docs/result.schema.json``: ok, dry_run, summary, counts, files, transaction, recovered, intent,
-error), with a text for the model: the summary and plain unified diffs, or the error message.
+syntax, verify, error), with a text for the model: the summary and plain unified diffs, or the error message.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
+AGENT_DEFAULTS = {"syntax": "refuse"}
+"""Where an agent's call differs from the library's defaults (below the host's config and
+options): a patch that breaks a file's syntax is refused, and the model sees where."""
 _TOOL_TYPES: dict[str, type] = {row.name: {"bool": bool, "str | None": str, "int | None": int}[row.type]
                                 for row in TOOL_OPTIONS}
 """Each tool option's JSON value type (``toolspec.JSON_TYPES``, as Python types)."""
@@ -100,7 +103,8 @@ def _plan(text: str | Patch, root: str, call: Mapping[str, Any],
                               path=workspace_root)
     real_root = os.path.realpath(root)
     base = resolve_workspace_root(real_root, workspace_root)
-    host_options, commit_options = options_for(real_root, host, caller="the host's options:")
+    host_options, commit_options = options_for(real_root, host, caller="the host's options:",
+                                               defaults=AGENT_DEFAULTS)
     # The call narrows the permissions it is given; skip_applied is the caller's choice, not a
     # permission: the call may turn it on.
     options = replace(host_options, allow_delete=call["allow_delete"] and host_options.allow_delete,
@@ -282,7 +286,7 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
         patch = parse_edits(edits, path=file_path)
         real_root = os.path.realpath(root)
         options, commit_options = options_for(real_root, _host_split(root, host),
-                                              caller="the host's options:")
+                                              caller="the host's options:", defaults=AGENT_DEFAULTS)
         plan = plan_parsed([patch], real_root, options, intent=intent)
         result = (Result(plan, committed=False, dry_run=True) if dry_run
                   else commit_plan(plan, commit_options))
