@@ -10,7 +10,6 @@ import os
 from typing import TYPE_CHECKING, Unpack
 
 from .errors import PolicyError
-from .extract import extract_patch
 from .model import Patch, Plan
 from .options import COMMIT_KEYWORDS, PLAN_KEYWORDS
 from .parser import parse
@@ -19,7 +18,6 @@ from .policy import options_for
 from .result import Result
 from .txn import commit
 from .txn.retention import KeepHistory
-from .verify import Verifier
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -27,6 +25,7 @@ if TYPE_CHECKING:
     from .options import CommitKeywords, CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
     from .txn.reports import CommitReport, RecoveryReport
+    from .verify import Verifier
 
     Patches = str | Patch | Sequence[str | Patch]
 
@@ -43,6 +42,8 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     if isinstance(patches, str | Patch):
         patches = [patches]
     if extract:
+        from .extract import extract_patch  # (off a one-line edit's path)
+
         patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
     limit = options.max_patch_bytes
     if limit is not None:
@@ -113,6 +114,8 @@ def verifier_for(options: CommitOptions) -> Verifier | None:
     """The verify step the options ask for (None: no ``verify`` command)."""
     if options.verify is None:
         return None
+    from .verify import Verifier  # (off a one-line edit's path)
+
     return Verifier(options.verify, options.verify_timeout)
 
 

@@ -14,7 +14,6 @@ import sys
 from typing import TYPE_CHECKING, NoReturn
 
 from .api import apply_patch
-from .commands import main, print_version
 from .errors import InternalError, PatchtxError
 from .model import ChangeKind
 from .oneshot import leave_for_the_exit, one_shot
@@ -40,6 +39,8 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
     """Codex's ``apply_patch`` contract: the patch as the one argument or on stdin."""
     args = sys.argv[1:] if argv is None else argv
     if args == ["--version"]:  # no patch starts with it, so Codex's contract is not narrowed
+        from .commands import print_version  # (off a one-line edit's path)
+
         return print_version("apply_patch")
     if len(args) > 1:
         sys.stderr.write("Error: apply_patch accepts exactly one argument.\n")
@@ -100,11 +101,13 @@ def script() -> NoReturn:
     """The ``patchtx`` console script (``commands.main``). The MCP server is long-lived: it keeps
     the collector and the normal exit."""
     if sys.argv[1:2] == ["mcp"]:
-        sys.exit(main())
+        sys.exit(_run_patchtx())
     one_shot(_run_patchtx)
 
 
 def _run_patchtx() -> int:
+    from .commands import main  # (off a one-line edit's path)
+
     return main()
 
 

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._record import record
 from .errors import AmbiguousContextError, ContextNotFoundError
-from .hints import describe_miss
 from .normalise import PASSES, PYTHON_ONLY_WHITESPACE, WHITESPACE, matches_in_some_pass, unicode_key
 
 if TYPE_CHECKING:
@@ -518,6 +517,8 @@ class Locator:
             return None
 
     def _missing(self, chunk: Chunk, miss: Missing) -> ContextNotFoundError:
+        from .hints import describe_miss  # (off a one-line edit's path)
+
         hint = describe_miss(self.texts, miss.lines, miss.low, whole_line=miss.anchor is not None,
                              normalised=self.index.keys(3))
         if miss.anchor is not None:

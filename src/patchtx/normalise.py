@@ -10,7 +10,6 @@ equal. The parser, the matcher and the miss hints all compare lines through this
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from unicodedata import normalize
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,6 +46,8 @@ def unicode_key(stripped: str) -> str:
     """The last pass's key of an already stripped line: NFC, then punctuation folded."""
     if stripped.isascii():
         return stripped
+    from unicodedata import normalize  # (off a one-line edit's path)
+
     return normalize("NFC", stripped).translate(PUNCTUATION)
 
 

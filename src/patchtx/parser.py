@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 from .errors import HunkParseError, ParseError
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 from .normalise import WHITESPACE
-from .search_replace import looks_search_replace, parse_search_replace
-from .unified import looks_unified, mixed_formats_error, parse_unified
 
 if TYPE_CHECKING:
     from .model import Hunk, LineKind
@@ -362,6 +360,9 @@ def detect_format(text: str) -> str:
     first = text[:4096].lstrip(WHITESPACE).split("\n", 1)[0].strip(WHITESPACE)
     if first == BEGIN_PATCH or first in HEREDOC_OPENERS:
         return "codex"
+    from .search_replace import looks_search_replace  # (off a one-line edit's path)
+    from .unified import looks_unified
+
     if looks_search_replace(text):  # (a diff's lines start with ' ', '+' or '-' and a marker's char)
         return "search-replace"
     if looks_unified(text):
@@ -376,12 +377,16 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
     ``unidiff_zero`` (git apply's ``--unidiff-zero``) apply to unified diffs."""
     detected = detect_format(text)
     if detected == "unified":
+        from .unified import parse_unified  # (off a one-line edit's path)
+
         return parse_unified(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
     if detected == "search-replace":
         if strip is not None or reverse:
             raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "
                              "this text holds SEARCH/REPLACE blocks.",
                              hint="Leave the option out.")
+        from .search_replace import parse_search_replace  # (off a one-line edit's path)
+
         return parse_search_replace(text)
     if reverse:
         raise ParseError("Invalid option: --reverse applies to unified diffs only; this patch is "
@@ -389,6 +394,8 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
                          hint="Undo an applied patch with 'patchtx undo', or write the inverse patch.")
     mixed = text.find("\ndiff --git ")
     if mixed >= 0:
+        from .unified import mixed_formats_error  # (off a one-line edit's path)
+
         raise mixed_formats_error(text.count("\n", 0, mixed) + 2)
     return _parse_codex(text)
 

@@ -38,7 +38,6 @@ from .model import (
 )
 from .options import PlanOptions
 from .policy import check_policy_files, protected_by
-from .syntax import check_plan
 from .textfile import decode, looks_binary
 from .update import FileNames, UpdateRule, already_applied, update_file
 from .workspace import FileView, ResolvedPath, Workspace
@@ -608,6 +607,8 @@ class Stager:
         )
         if self.options.syntax == "off":
             return planned
+        from .syntax import check_plan  # (off a one-line edit's path)
+
         return replace(planned, syntax=check_plan(planned, self.options.syntax))
 
     # -- the result -----------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._record import record
-from .render import file_entries, shown_path, unified_diff
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -68,6 +67,8 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
     when the caller has rendered them already. Past ``max_files`` files the list ends with a
     count, so that the output stays proportional to what a person reads."""
+    from .render import shown_path, unified_diff  # (off a one-line edit's path)
+
     plan = result.plan
     lines = recovery_lines(result)
     lines.append(summary_line(result).rstrip("\n"))
@@ -96,6 +97,8 @@ def result_json(result: Result, *, with_diff: bool = True,
     """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
     key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too, and a plan
     with notes (``Plan.notes``: a loose match) ``notes``."""
+    from .render import file_entries  # (off a one-line edit's path)
+
     plan = result.plan
     out: dict[str, Any] = {
         "ok": True,

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import AmbiguousContextError, ContextNotFoundError
-from .hints import describe_miss
 from .matching import MAX_CANDIDATES, Placement
 
 if TYPE_CHECKING:
@@ -99,6 +98,8 @@ def final_newline(chunks: Sequence[Chunk], placements: Sequence[Placement],
 
 def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
           display_path: str) -> ContextNotFoundError:
+    from .hints import describe_miss  # (off a one-line edit's path)
+
     hint = describe_miss(texts, old, cursor)
     where = ("at the file's end " if chunk.is_end_of_file else
              "at the file's start " if chunk.is_start_of_file else "")

@@ -27,12 +27,10 @@ from typing import TYPE_CHECKING
 
 from ._record import record
 from .applied import hunks_in_place, insertion_in_place
-from .block_placement import place_blocks
 from .errors import ContextNotFoundError, PartlyAppliedError
 from .exact import update_exactly
 from .matching import LineIndex, Locator
 from .rewrite import rewrite
-from .text_placement import place_text
 from .textfile import decode
 from .unified_placement import final_newline, place_at_stated_lines
 
@@ -139,12 +137,16 @@ def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chun
 
 def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
                display: str) -> Placed:
+    from .block_placement import place_blocks  # (off a one-line edit's path)
+
     placements, notes = place_blocks(original, chunks, display, first_match=rule.first_match)
     return Placed(placements, notes=tuple(notes))
 
 
 def _by_text(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
              display: str) -> Placed:
+    from .text_placement import place_text  # (off a one-line edit's path)
+
     placements, ends_with_newline = place_text(original, chunks, display, first_match=rule.first_match)
     return Placed(placements, ends_with_newline)
 
