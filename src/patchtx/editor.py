@@ -19,10 +19,11 @@ from the root; ``create`` of an existing file is refused unless the host allows 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .api import commit_plan, plan_parsed
-from .edits import text_edit
+from ._record import record
+from .api import commit_plan, parse_patches, plan_parsed
+from .edits import as_text, text_edit
 from .errors import (
     FileExistsPatchError,
     FileNotFoundPatchError,
@@ -31,13 +32,15 @@ from .errors import (
 )
 from .model import AddFile, Chunk, Patch, UpdateFile
 from .policy import options_for
-from .text_placement import FORMAT, file_text, line_of
+from .text_placement import FORMAT, line_of, text_of
 from .textfile import decode
 from .workspace import STATE_DIR, Workspace
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any, Unpack
 
+    from .options import OptionKeywords, PlanOptions
     from .result import Result
 
 TOOL_NAME = "str_replace_based_edit_tool"
@@ -54,15 +57,13 @@ LISTING_CLIPPED = ("<response clipped><NOTE>Only part of this directory has been
                    "View its subdirectories one by one to see the rest.</NOTE>")
 
 
+@record
 class EditorReply:
     """What one command came to: ``text`` for the model (the reference's wording), and for a
     writing command the ``result`` of its transaction."""
 
-    __slots__ = ("text", "result")
-
-    def __init__(self, text: str, result: Result | None = None) -> None:
-        self.text = text
-        self.result = result
+    text: str
+    result: Result | None = None
 
 
 def _invalid(message: str, hint: str = "") -> InvalidArgumentsError:
@@ -90,9 +91,13 @@ class TextEditor:
     change."""
 
     def __init__(self, root: str | os.PathLike[str] = ".", *, intent: str | None = None,
-                 **options: Any) -> None:
+                 defaults: Mapping[str, Any] | None = None,
+                 **options: Unpack[OptionKeywords]) -> None:
         self.root = os.path.realpath(os.fspath(root))
         self.intent = intent
+        self.defaults = defaults
+        """Defaults under the host's config (``policy.options_for``): the agent surfaces' (the
+        syntax guard refusing) when the editor serves a model's tool calls."""
         self.options = options
 
     # -- the commands -----------------------------------------------------------------------------
@@ -152,7 +157,8 @@ class TextEditor:
 
     def create(self, path: str, file_text: str) -> EditorReply:
         self._check_target(path, "create")
-        result = self._commit(Patch((AddFile(path, file_text, 1),), format=FORMAT))
+        result = self._commit(Patch((AddFile(path, file_text, 1),), as_text(
+            {"command": "create", "path": path, "file_text": file_text}), format=FORMAT))
         return EditorReply(f"File created successfully at: {path}", result)
 
     def str_replace(self, path: str, old_str: str, new_str: str | None = None) -> EditorReply:
@@ -164,7 +170,9 @@ class TextEditor:
                            "stands everywhere in the file.",
                            "Give the exact text to replace (use `create` for a new file).")
         self._check_target(path, "str_replace")
-        result = self._commit(Patch((text_edit(path, old_str, new, line=1),), format=FORMAT))
+        result = self._commit(Patch((text_edit(path, old_str, new, line=1),), as_text(
+            {"command": "str_replace", "path": path, "old_str": old_str, "new_str": new}),
+            format=FORMAT))
         change = result.plan.changes[0]
         before = self._text_of(change.before)
         at = before.find(old_str.replace("\r\n", "\n"))
@@ -184,7 +192,9 @@ class TextEditor:
         self._check_target(path, "insert")
         chunk = Chunk((), (("+", insert_text.replace("\r\n", "\n")),), line=1,
                       stated_line=insert_line)
-        result = self._commit(Patch((UpdateFile(path, (chunk,), line=1),), format=FORMAT))
+        result = self._commit(Patch((UpdateFile(path, (chunk,), line=1),), as_text(
+            {"command": "insert", "path": path, "insert_line": insert_line,
+             "insert_text": insert_text}), format=FORMAT))
         inserted = chunk.lines[0][1]
         count = len(inserted[:-1].split("\n") if inserted.endswith("\n") else inserted.split("\n"))
         start = max(0, insert_line - SNIPPET_LINES)
@@ -226,17 +236,19 @@ class TextEditor:
         elif info is None:
             raise self._absent(path)
 
-    def _plan_options(self) -> Any:
-        return options_for(self.root, self.options, caller="TextEditor():")[0]
+    def _plan_options(self) -> PlanOptions:
+        return options_for(self.root, self.options, caller="TextEditor():", defaults=self.defaults)[0]
 
     def _commit(self, patch: Patch) -> Result:
-        plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():")
-        plan = plan_parsed([patch], self.root, plan_options, intent=self.intent)
+        plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():",
+                                                   defaults=self.defaults)
+        plan = plan_parsed(parse_patches(patch, plan_options), self.root, plan_options,
+                           intent=self.intent)
         return commit_plan(plan, commit_options)
 
     @staticmethod
     def _text_of(data: bytes | None) -> str:
-        return file_text(decode(data or b"", ""))
+        return text_of(decode(data or b"", ""))
 
     @staticmethod
     def _lines_of(data: bytes | None) -> list[str]:
@@ -298,9 +310,11 @@ class TextEditor:
 
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,
-               intent: str | None = None, **options: Any) -> EditorReply:
+               intent: str | None = None, defaults: Mapping[str, Any] | None = None,
+               **options: Unpack[OptionKeywords]) -> EditorReply:
     """Run one editor call's decoded JSON arguments (``command``, ``path``, ...) against
-    ``root``; raise ``PatchtxError`` when it cannot be done (nothing changed)."""
+    ``root`` (``defaults``: see ``TextEditor``); raise ``PatchtxError`` when it cannot be done
+    (nothing changed)."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
     if unknown:
         raise _invalid(f"Unknown argument(s) for {TOOL_NAME}: {', '.join(unknown)}.")
@@ -311,7 +325,7 @@ def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".",
     command = arguments.get("command")
     if command is None:
         raise _invalid("Parameter `command` is required: one of " + ", ".join(COMMANDS) + ".")
-    return TextEditor(root, intent=intent, **options).run(
+    return TextEditor(root, intent=intent, defaults=defaults, **options).run(
         command, arguments.get("path") or "", file_text=arguments.get("file_text"),
         view_range=arguments.get("view_range"), old_str=arguments.get("old_str"),
         new_str=arguments.get("new_str"), insert_line=arguments.get("insert_line"),

@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Unpack
 
 from .api import commit_plan, parse_patches
-from .errors import EncodingPatchError, TransactionClosedError
+from .errors import EncodingPatchError, PatchtxError, TransactionClosedError
 from .model import DeleteFile, Patch, Plan
 from .planner import Stager
 from .policy import options_for
@@ -20,6 +20,9 @@ from .result import Result
 from .workspace import Workspace
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
     from .options import OptionKeywords
     from .txn.commit import Progress
 
@@ -67,6 +70,17 @@ class Transaction:
         stager = self._open()
         (parsed,) = parse_patches(patch, self._plan_options, extract=extract, strip=strip, reverse=reverse)
         stager.stage_patch(parsed)
+
+    def apply_edits(self, edits: Sequence[Mapping[str, Any]], *, file_path: str | None = None) -> None:
+        """Stage an edit list (``patchtx.apply_edits``'s edits, in order; all of them, or none if
+        one fails)."""
+        from .edits import name_the_edit, parse_edits
+
+        patch = parse_edits(edits, path=file_path)
+        try:
+            self.apply_patch(patch)
+        except PatchtxError as error:
+            raise name_the_edit(error, patch) from None
 
     def write_bytes(self, path: str, data: bytes, *, mode: int | None = None) -> None:
         self._open().stage_write(path, data, mode)
