@@ -15,6 +15,7 @@ from .options import COMMIT_KEYWORDS, PLAN_KEYWORDS
 from .parser import parse
 from .planner import plan
 from .policy import options_for
+from .repair import parse_repaired
 from .result import Result
 from .txn import commit
 from .txn.retention import KeepHistory
@@ -55,8 +56,6 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     if options.strict:
         return [parse(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
                 if isinstance(p, str) else p for p in patches]
-    from .repair import parse_repaired
-
     return [parse_repaired(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
             if isinstance(p, str) else p for p in patches]
 

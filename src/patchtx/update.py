@@ -213,7 +213,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     if miss is not None:
         if not _repairs(rule):
             raise miss
-        from .repair_update import after_miss
+        from .repair_update import after_miss  # (off a one-line edit's path)
 
         assert index is not None
         original = decode(content, names.display)
@@ -240,7 +240,7 @@ def _rewritten(original: TextFile, chunks: Sequence[Chunk], placed: Placed, rule
     without a prefix, added lines' indentation)."""
     placements = placed.placements
     if _repairs(rule):
-        from .repair_update import settle
+        from .repair_update import settle  # (off a one-line edit's path)
 
         placements, settled = settle(original.texts, chunks, placements, names.spelled,
                                      adjust=rule.format == "codex")
@@ -253,7 +253,7 @@ def _rewritten(original: TextFile, chunks: Sequence[Chunk], placed: Placed, rule
 def _unprefixed(chunks: Sequence[Chunk], names: FileNames) -> tuple[Repair, ...]:
     if not any(chunk.unprefixed for chunk in chunks):
         return ()
-    from .repair_update import unprefixed_repair
+    from .repair_update import unprefixed_repair  # (off a one-line edit's path)
 
     return (unprefixed_repair(chunks, names.spelled),)
 
