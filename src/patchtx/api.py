@@ -7,6 +7,7 @@ The options are the keyword arguments of ``patchtx.options`` (``PlanOptions`` fo
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Unpack
 
 from .errors import PolicyError
 from .model import Patch, Plan
@@ -14,12 +15,13 @@ from .options import COMMIT_KEYWORDS, PLAN_KEYWORDS
 from .parser import parse
 from .planner import plan
 from .policy import options_for
+from .repair import parse_repaired
 from .result import Result
+from .txn import commit
+from .txn.retention import KeepHistory
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Unpack
 
     from .options import CommitKeywords, CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
@@ -41,7 +43,7 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     if isinstance(patches, str | Patch):
         patches = [patches]
     if extract:
-        from .extract import extract_patch
+        from .extract import extract_patch  # (off a one-line edit's path)
 
         patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
     limit = options.max_patch_bytes
@@ -54,8 +56,6 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     if options.strict:
         return [parse(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
                 if isinstance(p, str) else p for p in patches]
-    from .repair import parse_repaired
-
     return [parse_repaired(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
             if isinstance(p, str) else p for p in patches]
 
@@ -105,9 +105,6 @@ def apply_plan(plan_: Plan, *, progress: Progress | None = None, **options: Unpa
 
 def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | None = None) -> Result:
     """Commit a Plan with the options in force (see ``apply_plan``)."""
-    from .txn import commit
-    from .txn.retention import KeepHistory
-
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes)
     check = verifier_for(options)
     report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, retention=keep,
@@ -121,7 +118,7 @@ def verifier_for(options: CommitOptions) -> Verifier | None:
     """The verify step the options ask for (None: no ``verify`` command)."""
     if options.verify is None:
         return None
-    from .verify import Verifier
+    from .verify import Verifier  # (off a one-line edit's path)
 
     return Verifier(options.verify, options.verify_timeout)
 
