@@ -29,6 +29,8 @@ CAUSES = {
     "added_line_without_plus_indented": ["its '+' is missing"],
     "stale_context": ["has the file changed", "Re-read the file"],
     "doubled_prefixes": ["A doubled prefix?", "\"keep the primary\" (line 2)"],
+    # (a marker of another format: never "prefix it with '+'", which would write it to the file)
+    "triple_at_header_and_bare_line": ["'@@@ -1,1 +1,3 @@@' is neither: write '@@'"],
 }
 
 
@@ -46,6 +48,8 @@ def test_a_refused_shape_names_its_cause(name: str, tmp_path: Path) -> None:
     assert "Nothing was changed." in message
     for words in CAUSES[name]:
         assert words in message, message
+    if name == "triple_at_header_and_bare_line":
+        assert "prefix it with '+'" not in message
 
 
 def test_json_that_holds_two_patches_says_it_is_json(tmp_path: Path) -> None:
