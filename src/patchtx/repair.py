@@ -38,7 +38,10 @@ _DECORATED_PATH = re.compile(r"[ \t]+\*{2,}[ \t]*$")
 _SHELL_HEREDOC = re.compile(
     r"(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\1[ \t]*\n(.*?)\n?\2[ \t]*",
     re.DOTALL)
-_DIRECTORY_KEYS = ("workdir", "cwd", "workspace_root", "working_directory", "directory", "dir")
+_DIRECTORY_KEY = re.compile(r"dir|cwd|root|path|folder|workspace|repo|base|project", re.IGNORECASE)
+"""A JSON key that may name where the patch's paths start (``workdir``, ``cwd``, ``root``,
+``project_dir``, ``path``...): a wrapper with one is not taken apart, since the patch's paths
+would then start elsewhere than the root."""
 
 
 def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False,
@@ -158,15 +161,28 @@ def _patch_strings(value: object, found: list[str], depth: int) -> None:
             _patch_strings(inner, found, depth + 1)
 
 
-def _names_a_directory(value: object) -> bool:
+def _names_a_directory(value: object, depth: int = 0) -> bool:
+    """Whether a JSON value, or a JSON text inside one of its strings (a tool call's
+    ``arguments``), has a key that may name a directory, with a value other than the root."""
+    if depth > 4:
+        return True
     if isinstance(value, dict):
         for key, item in value.items():
-            if key in _DIRECTORY_KEYS and item not in (None, "", ".", "./"):
+            if (_DIRECTORY_KEY.search(str(key)) and item not in (None, "", ".", "./")
+                    and not (isinstance(item, str) and _looks_like_patch(item.strip(WHITESPACE)))):
                 return True
-            if _names_a_directory(item):
+            if _names_a_directory(item, depth + 1):
                 return True
     elif isinstance(value, list):
-        return any(_names_a_directory(item) for item in value)
+        return any(_names_a_directory(item, depth + 1) for item in value)
+    elif isinstance(value, str) and value.strip(WHITESPACE)[:1] in ("{", "["):
+        import json
+
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            return False
+        return _names_a_directory(inner, depth + 1)
     return False
 
 
