@@ -37,6 +37,9 @@ class ResolvedPath:
     """Real workspace-relative POSIX path (symlinks inside the root already followed)."""
     spelled: str
     leaf_is_symlink: bool = False
+    named: str = ""
+    """The path as named, made relative and normalised but not resolved: where a symbolic link on
+    the way makes it differ from ``rel``, another name of the same file (protected as it is)."""
 
 
 @record
@@ -91,16 +94,46 @@ def _folds_to(name: str, reserved: str) -> bool:
 
 
 def reserved_reason(parts: list[str]) -> str | None:
-    """Why a root-relative path (its non-empty components) is off limits to every writer: inside
-    patchtx's state folder or a ``.git`` folder (in any spelling a filesystem folds to them).
-    The one rule for a patch's paths and for the paths a journal or history entry names."""
-    if parts and _folds_to(parts[0], STATE_DIR):
-        return "it is inside patchtx's own state folder .patchtx"
-    for part in parts:  # parts are never empty; most start with neither "." nor "g"
+    """Why a root-relative path (its non-empty components) is off limits to every writer: inside a
+    patchtx state folder (the root's, or a nested workspace's) or a ``.git`` folder, in any
+    spelling a filesystem folds to them."""
+    for depth, part in enumerate(parts):  # parts are never empty; most start with neither "." nor "g"/"p"
         first = part[:1]
-        if (first == "." and _folds_to(part, ".git")) or (first in ("g", "G") and part.lower() == "git~1"):
+        if first == ".":
+            if _folds_to(part, ".git"):
+                return "it is inside a .git folder"
+            if _folds_to(part, STATE_DIR):
+                return ("it is inside patchtx's own state folder .patchtx" if depth == 0
+                        else "it is inside a nested workspace's patchtx state folder .patchtx")
+        elif first in ("g", "G") and part.lower() == "git~1":  # (.git's 8.3 short name)
             return "it is inside a .git folder"
+        elif first in ("p", "P") and part.lower() == "patcht~1":
+            return "it is inside a patchtx state folder .patchtx"
     return None
+
+
+def path_problem(path: str) -> str | None:
+    """Why a workspace-relative, ``/``-separated ``path`` may not be written (None: it may be).
+
+    THE path rule, for every writer and reader of paths: the planner applies it to a patch's paths
+    once the workspace has resolved them, the commit to every plan it is handed (``txn.gate``),
+    and the journal reader to every path a journal or history entry names. A plain relative path
+    (no empty, ``.`` or ``..`` component), no NUL, backslash or control character (a tab, which
+    names may hold, aside), outside every ``.git`` and ``.patchtx`` folder."""
+    if not path:
+        return "it is empty"
+    if not path.isprintable():  # (C speed for the common case; a tab or NBSP lands here too)
+        if "\0" in path:
+            return "it contains a NUL byte"
+        control = next((c for c in path if (c < " " and c != "\t") or c == "\x7f"), None)
+        if control is not None:
+            return f"it contains the control character U+{ord(control):04X}"
+    if "\\" in path:
+        return "it contains a backslash"
+    parts = path.split("/")
+    if "" in parts or "." in parts or ".." in parts:
+        return "it is not a plain relative path (an absolute path, or an empty, '.' or '..' component)"
+    return reserved_reason(parts)
 
 
 def _unsafe(spelled: str, why: str, line: int | None) -> UnsafePathError:
@@ -234,7 +267,11 @@ class Workspace:
             return ResolvedPath("", spelled)  # the root: a directory, which every operation refuses
         real, leaf_is_symlink = self._follow_links(parts, spelled, line)
         self._check_reserved(real, spelled, line)
-        return ResolvedPath("/".join(real), spelled, leaf_is_symlink)
+        rel = "/".join(real)
+        named = "/".join(parts)
+        if named != rel:
+            self._check_reserved(parts, spelled, line)
+        return ResolvedPath(rel, spelled, leaf_is_symlink, named)
 
     def _relative_absolute(self, spelled: str, line: int | None) -> str:
         normal = os.path.normpath(spelled)
@@ -249,7 +286,7 @@ class Workspace:
                       line)
 
     def _check_reserved(self, parts: list[str], spelled: str, line: int | None) -> None:
-        why = reserved_reason(parts)
+        why = path_problem("/".join(parts))
         if why is not None:
             raise _unsafe(spelled, why, line)
 

@@ -175,10 +175,10 @@ def test_confirm_without_terminal_refuses(tree: Path) -> None:
 # (site customisations) are not held against it.
 # What a small edit through the installed apply_patch does not load. (json is loaded: the journal
 # is written with it, and with it re and the modules re needs, which the console-script wrapper
-# loads anyway.)
+# loads anyway; so is hashlib, for the journal's digests and hmac's signature.)
 _NOT_ON_THE_TINY_PATH = (
     "contextlib", "typing", "dataclasses",
-    "inspect", "hashlib", "difflib", "argparse", "tomllib", "datetime", "filelock",
+    "inspect", "difflib", "argparse", "tomllib", "datetime", "filelock",
     "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
     "patchtx.history", "patchtx.progress", "patchtx.approval", "patchtx.txn.kept", "patchtx.globs",
     # the patchtx command and its diffs; the line model, which an update settled on the bytes

@@ -43,6 +43,7 @@ from .. import __version__
 from ..errors import InvalidArgumentsError
 from ..render import result_schema
 from .tool_call import (
+    UNDO_SCOPES,
     ToolOutcome,
     apply_patch_call,
     failure_outcome,
@@ -92,6 +93,9 @@ Extract = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["ex
 SkipApplied = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["skip_applied"])]
 Strip = Annotated[int | None, Field(ge=0, strict=True, description=OPTION_DESCRIPTIONS["strip"])]
 Reverse = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["reverse"])]
+UNDO_OWN_ONLY = (
+    " Only transactions made through this server can be undone (`log` shows each one's `origin`:"
+    " \"mcp\"); the host decides that.")
 TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
                                                  "result shows it, or a unique prefix of it.")]
 
@@ -138,11 +142,14 @@ class PatchtxMCPServer(MCPServer):
             return _result(failure_outcome(error))
 
 
-def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
+def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: str = "own") -> MCPServer:
     """The server for workspace ``root`` (an existing directory), not yet running. ``host`` is the
     host's policy (``plan_patch`` keywords: ``protected``, ``allow_delete``, ``max_files``...), a
-    ceiling that neither the workspace's policy nor a tool call can lift."""
+    ceiling that neither the workspace's policy nor a tool call can lift (undo included).
+    ``undo_scope``: what the undo tool may undo (``any``; ``own``, the transactions made through
+    this server; ``none``: no undo tool; ``server_arguments`` puts ``--undo`` in ``host``)."""
     host = dict(host or {})
+    undo_scope = host.pop("undo", undo_scope)
     if "\0" in root or not os.path.isdir(root):
         raise NotADirectoryError(f"The workspace root {root!r} is not a directory.")
     root = os.path.realpath(root)
@@ -173,7 +180,7 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
         return _result(apply_patch_call(patch, root, dry_run=dry_run, allow_delete=allow_delete,
                                         allow_move=allow_move, workspace_root=workspace_root,
                                         intent=intent, extract=extract, skip_applied=skip_applied,
-                                        strip=strip, reverse=reverse, host=host))
+                                        strip=strip, reverse=reverse, host=host, origin="mcp"))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
@@ -196,17 +203,21 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
     def log() -> CallToolResult:
         return _result(log_call(root))
 
-    @server.tool(name="undo", description=UNDO_DESCRIPTION, annotations=writes("Undo transaction"))
     def undo(
         transaction: TransactionId,
         dry_run: DryRun = False,
         allow_delete: AllowDelete = False,
     ) -> CallToolResult:
-        return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host))
+        return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host,
+                                 scope=undo_scope))
+
+    if undo_scope != "none":
+        described = UNDO_DESCRIPTION + (UNDO_OWN_ONLY if undo_scope == "own" else "")
+        server.tool(name="undo", description=described, annotations=writes("Undo transaction"))(undo)
 
     # The SDK derives no schema from a CallToolResult return; publish the one result shape (the
     # SDK advertises a schema set this way and leaves validating it to the client).
-    for name in ("apply_patch", "preview_patch", "undo"):
+    for name in ("apply_patch", "preview_patch", "undo")[: 3 if undo_scope != "none" else 2]:
         tool = server._tool_manager.get_tool(name)
         assert tool is not None
         tool.fn_metadata.output_schema = result_schema()
@@ -389,13 +400,20 @@ def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]
     add_policy_options(parser, "A ceiling on what tool calls may do: the workspace's [tool.patchtx]"
                                " table and the calls' own options can only tighten it.")
     add_commit_options(parser)
+    parser.add_argument("--undo", choices=UNDO_SCOPES, default="own",
+                        help="what the undo tool may undo: any transaction, only those made through"
+                             " this server (default: own), or nothing (no undo tool)")
     args = parser.parse_args(argv)
     host = {**policy_keywords(args), **commit_keywords(args)}
-    return args.root, {name: value for name, value in host.items() if value is not None}
+    host = {name: value for name, value in host.items() if value is not None}
+    if args.undo != "own":
+        host["undo"] = args.undo
+    return args.root, host
 
 
 def mcp_main(argv: list[str] | None = None) -> int:
-    """``patchtx mcp [--root DIR] [host options]``: the MCP server on stdin/stdout."""
+    """``patchtx mcp [--root DIR] [--undo any|own|none] [host options]``: the MCP server on
+    stdin/stdout."""
     root, host = server_arguments(argv)
     try:
         server = build_server(root, host)

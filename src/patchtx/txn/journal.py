@@ -295,17 +295,14 @@ def _txn_id(value: object) -> str:
 
 
 def relpath_field(value: object) -> str:
-    """A path read from a journal or history file, by the rules of a patch's paths: relative,
-    without ``.``, ``..``, empty components, NUL or backslash, never inside the state folder or a
-    ``.git`` folder (symbolic links on the way are refused when it is opened, see ``dirs``)."""
-    if not isinstance(value, str) or not value or "\0" in value or "\\" in value:
+    """A path read from a journal or history file, by the one path rule of a patch's and a plan's
+    paths (``workspace.path_problem``; symbolic links on the way are refused when it is opened,
+    see ``dirs``)."""
+    if not isinstance(value, str):
         raise ValueError(f"path {value!r}")
-    parts = value.split("/")
-    if any(p in ("", ".", "..") for p in parts):
-        raise ValueError(f"path {value!r}")
-    from ..workspace import reserved_reason
+    from ..workspace import path_problem
 
-    why = reserved_reason(parts)
+    why = path_problem(value)
     if why is not None:
         raise ValueError(f"path {value!r}: {why}")
     return value

@@ -77,6 +77,9 @@ class HistoryEntry:
     before_images: int
     journal_name: str
     """Its kept journal's name in the journal folder (``<txn>.kept-<seq>-<bytes>``)."""
+    origin: str | None = None
+    """The surface it was made through when that was recorded: ``"mcp"`` for the MCP server
+    (whose undo tool may be limited to these); None for the library and the CLI."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -88,6 +91,7 @@ class HistoryEntry:
             "files": self.file_count,
             "intent": self.intent,
             "undoes": self.undoes,
+            "origin": self.origin,
         }
 
 
@@ -329,4 +333,5 @@ def _entry(kept: _Kept, journal: Journal) -> HistoryEntry:
         file_count=len(journal.entries),
         before_images=len(journal.backup_names()),
         journal_name=kept.name,
+        origin=optional_str_field(history.get("origin")),
     )
