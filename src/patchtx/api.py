@@ -54,10 +54,7 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
 def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, intent: str | None = None,
                 progress: Progress | None = None) -> Plan:
     """The Plan of parsed patches, planned in order as one."""
-    combined = parsed[0] if len(parsed) == 1 else Patch(
-        tuple(h for p in parsed for h in p.hunks), "\n".join(p.text for p in parsed),
-        format=parsed[0].format if len({p.format for p in parsed}) == 1 else "mixed")
-    return plan(combined, root, options, intent=intent, progress=progress)
+    return plan(parsed, root, options, intent=intent, progress=progress)
 
 
 def plan_patch(

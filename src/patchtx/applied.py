@@ -9,7 +9,8 @@ from __future__ import annotations
 from .errors import PatchtxError
 from .matching import LineIndex, Locator, Missing, Placement, place
 from .model import Chunk
-from .textfile import decode
+from .rewrite import rewrite
+from .textfile import TextFile, decode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,32 +55,18 @@ def _redoes(exact: LineIndex, chunks: Sequence[Chunk]) -> bool:
         undone = place(exact, [_reversed(chunk) for chunk in chunks], first_match=True)
     except Missing:
         return False
-    texts = exact.texts
-    before: list[str] = []
-    position = 0
-    for _, start, end, lines in undone:
-        before += texts[position:start]
-        before += [text for kind, text in lines if kind != "-"]
-        position = end
-    before += texts[position:]
+    before = _rewritten(exact.texts, [Placement(number, start, end - start, lines)
+                                      for number, start, end, lines in undone])
     try:
         redone = Locator(before, "").place(chunks)
     except PatchtxError:
         return False
-    after: list[str] = []
-    position = 0
-    for placement in redone:
-        after += before[position:placement.start]
-        position = placement.start
-        for kind, text in placement.lines:  # (context stays as the file has it)
-            if kind != "+":
-                if kind == " ":
-                    after.append(before[position])
-                position += 1
-            else:
-                after.append(text)
-    after += before[position:]
-    return after == list(texts)
+    return _rewritten(before, redone) == list(exact.texts)
+
+
+def _rewritten(texts: Sequence[str], placements: list[Placement]) -> list[str]:
+    """The lines ``rewrite`` makes of ``texts`` (line endings aside)."""
+    return rewrite(TextFile(list(texts), ["\n"] * len(texts)), placements)[0].texts
 
 
 def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,

@@ -227,10 +227,6 @@ class _StreamParser:
                 self._environment_id(trimmed[len(ENVIRONMENT_ID) :].strip(WHITESPACE), number)
                 return
             raise _hunk_error(number, _invalid_header(trimmed))
-        if state == "add" and line.startswith("+"):
-            assert self.add is not None
-            self.add[2].append(line[1:] + "\n")
-            return
         hint = ""
         if state == "add":
             hint = "Every line of an added file starts with '+' (an empty line is a bare '+')."
@@ -291,19 +287,51 @@ class _StreamParser:
                 raise _hunk_error(number, NO_LINES_ERROR)
             current.is_end_of_file = True
             return
-        kind: LineKind
-        if line == "":
-            kind, text = " ", ""
-        elif line[0] in " +-":
-            kind, text = line[0], line[1:]  # type: ignore[assignment]
+        # Not a body line (take_body took those): an error.
+        if current is not None and current.lines:
+            raise _hunk_error(number, _expected_marker(line), _line_prefix_hint(line))
+        raise _hunk_error(number, _unexpected_line(line), _line_prefix_hint(line))
+
+    # -- runs of lines, in bulk -----------------------------------------------------------------
+    def take_added(self, lines: list[str], index: int, stop: int) -> int:
+        """Take the lines of an added file from ``lines[index:stop]`` (each starts with '+'; no
+        marker does); return the index of the first line not taken."""
+        assert self.add is not None
+        contents = self.add[2]
+        while index < stop:
+            line = lines[index]
+            if not line or line[0] != "+":
+                break
+            contents.append(line[1:] + "\n")
+            index += 1
+        return index
+
+    def take_body(self, lines: list[str], index: int, stop: int) -> int:
+        """THE body-line rule of an Update: take its section's lines from ``lines[index:stop]``
+        (' ' context, '-' removed, '+' added, an empty line empty context; no marker starts with
+        one of those, and an indented marker inside an Update is context, as in Codex); return
+        the index of the first line not taken. A line after '*** End of File' is never body."""
+        update = self.update
+        assert update is not None
+        chunks = update.chunks
+        chunk = chunks[-1] if chunks else _PendingChunk([], index + 1)
+        if chunk.is_end_of_file:
+            return index
+        body = chunk.lines
+        start = index
+        for index in range(start, stop):  # noqa: B020 - index is then where the loop stopped
+            line = lines[index]
+            if line and line[0] in "+- ":
+                body.append((line[0], line[1:]))  # type: ignore[arg-type]
+            elif not line:
+                body.append((" ", ""))
+            else:
+                break
         else:
-            if current is not None and current.lines:
-                raise _hunk_error(number, _expected_marker(line), _line_prefix_hint(line))
-            raise _hunk_error(number, _unexpected_line(line), _line_prefix_hint(line))
-        if current is None:
-            current = _PendingChunk([], number)
-            chunks.append(current)
-        current.lines.append((kind, text))
+            index = stop
+        if index > start and not chunks:
+            chunks.append(chunk)
+        return index
 
 
 def _is_range_header(line: str) -> bool:
@@ -374,46 +402,16 @@ def _parse_codex(text: str) -> Patch:
     last_index = len(lines) - 1
     index = 1
     while index <= last_index:
+        # Runs of added or body lines are taken in bulk (the bulk of a patch); every other line,
+        # and the last one (the envelope's End Patch), goes through the state machine.
+        state = parser.state
+        if index < last_index and state in ("add", "update"):
+            taken = (parser.take_added if state == "add" else parser.take_body)(lines, index, last_index)
+            if taken > index:
+                index = taken
+                continue
         parser.feed(lines[index], index + 1, index == last_index)
         index += 1
-        state = parser.state
-        if state == "add":
-            # An added file's lines, in a tight loop: a line starting with '+' is never a marker,
-            # so feed would append it as here.
-            assert parser.add is not None
-            contents = parser.add[2]
-            while index < last_index:
-                add_line = lines[index]
-                if not add_line or add_line[0] != "+":
-                    break
-                contents.append(add_line[1:] + "\n")
-                index += 1
-            continue
-        update = parser.update
-        if state != "update" or update is None or not update.chunks:
-            continue
-        chunk = update.chunks[-1]
-        if chunk.is_end_of_file:
-            continue
-        # The bulk of a patch: the body lines of an open chunk, taken here in a loop rather than by
-        # a call of feed per line (the same rule as _feed_update's for a line starting with '+',
-        # '-' or ' ': no marker starts with one; an indented marker inside an Update is context,
-        # as in Codex).
-        body = chunk.lines
-        for index in range(index, last_index):  # noqa: B020 - index is then where the loop stopped
-            body_line = lines[index]
-            if not body_line or body_line[0] not in "+- ":
-                if body_line == "@@" and body:
-                    # A bare '@@' after a section with lines opens the next one (_feed_update's
-                    # rule for it), without leaving the loop.
-                    chunk = _PendingChunk([], index + 1)
-                    update.chunks.append(chunk)
-                    body = chunk.lines
-                    continue
-                break
-            body.append((body_line[0], body_line[1:]))  # type: ignore[arg-type]
-        else:
-            index = last_index
     if parser.state != "ended":
         raise _patch_error(LAST_LINE_ERROR)
     return Patch(tuple(parser.hunks), joined, parser.environment_id)

@@ -25,8 +25,6 @@ from .errors import (
     PolicyError,
     UnsafePathError,
 )
-from .exact import ExactUpdate, update_exactly
-from .matching import LineIndex, Locator
 from .model import (
     AddFile,
     ChangeKind,
@@ -40,10 +38,13 @@ from .model import (
 from .options import PlanOptions
 from .policy import check_changes, policy_files
 from .textfile import decode, looks_binary
+from .update import FileNames, UpdateRule, already_applied, update_file
 from .workspace import FileView, ResolvedPath, Workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .rewrite import Edit
     from .txn.commit import Progress
 
@@ -113,8 +114,8 @@ class Stager:
         """Folder → how many overlay entries with content lie somewhere inside it."""
         self.last_operation: dict[str, str] = {}
         """Path → the operation of the patch being staged that last changed it (for messages)."""
-        self.unified = False
-        """Whether the patch being staged is a unified diff (its errors' hints say so)."""
+        self.rule = UpdateRule()
+        """How the patch being staged places its updates (its format; its errors' hints say it)."""
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
@@ -316,7 +317,6 @@ class Stager:
         rel = resolved.rel
         entry = self.current(rel)
         display = self.display_spelled(hunk.path)
-        stated = bool(hunk.chunks) and hunk.chunks[0].stated_line is not None  # a unified diff
         if (entry.content is None and hunk.move_to is not None and not hunk.copy
                 and rel not in self.last_operation):
             if self._moved_already(hunk):
@@ -329,7 +329,7 @@ class Stager:
                 hint = ("An earlier operation of this patch removed it." if removed else
                         "A unified diff's paths lose git's a/ and b/ prefixes, or else their "
                         "first component: if they are relative to the root already, give -p 0 "
-                        "(strip=0)." if stated or self.unified else
+                        "(strip=0)." if self.rule.format == "unified" else
                         "To create a file use '*** Add File:'.")
                 if display != self.display(rel):
                     hint = f"It leads to {self.display(rel)} through a symbolic link. {hint}"
@@ -340,62 +340,24 @@ class Stager:
                 f"Failed to read file to update {display}: path `{os.path.normpath(display)}` is "
                 "not a file",
                 path=rel, line=hunk.line)
-        if not hunk.chunks:  # a unified diff's pure rename, copy or mode change
-            if self._mode_in_place(hunk, entry, rel):
-                return
-            exact: ExactUpdate | None = ExactUpdate(entry.content, [], [])
-        else:
-            exact = None if stated else update_exactly(entry.content, hunk.chunks,
-                                                       first_match=self.options.first_match)
-        offsets: tuple[Edit, ...] | None = None
-        # Pure insertions whose lines already stand where they would go: a patch sent again?
-        # (Not for a unified diff: its stated lines say where an insertion goes, and lines equal
-        # to it may stand there before, as `git apply --unidiff-zero` takes a -U0 diff.)
-        if exact is not None and exact.insertion_in_place and self._hunks_in_place(
-                hunk, entry.content, rel):
+        if not hunk.chunks and self._mode_in_place(hunk, entry, rel):
             return
-        if exact is not None:
-            # No line lists to hand to a diff: it slices the bytes at the offsets (or splits them,
-            # as it can for files with LF endings only).
-            after, edits = exact.after, exact.edits
-            offsets = tuple(exact.offsets) if exact.offsets is not None else None
-        else:
-            # The line model: rewrite, and the already-applied rule on lines, are loaded only
-            # when the byte path (exact.py, the common case) leaves the update to it.
-            from .applied import insertion_in_place
-            from .rewrite import rewrite
-
-            original = decode(entry.content, display)
-            ends_with_newline = None
-            locator = None if stated else Locator(
-                original.texts, display, first_match=self.options.first_match,
-                index=LineIndex(original.texts, source=entry.content))
-            try:
-                if locator is not None:
-                    placements = locator.place(hunk.chunks)
-                else:
-                    from .unified_placement import final_newline, place_at_stated_lines
-
-                    placements = place_at_stated_lines(original.texts, hunk.chunks, display)
-                    ends_with_newline = final_newline(hunk.chunks, placements,
-                                                      len(original.texts))
-            except ContextNotFoundError as miss:
-                # A unified diff sent again misses as a Codex patch does: its hunks are the same
-                # Chunk values, checked by the same rule.
-                if self._hunks_in_place(hunk, entry.content, rel,
-                                        None if locator is None else locator.index):
-                    return
-                earlier = self.last_operation.get(rel)
-                if earlier is not None:
-                    miss.hint = (f"An earlier operation of this patch ({earlier}) changed this "
-                                 "file: its hunks are matched against the file as that operation "
-                                 f"leaves it, not as it is on disk. {miss.hint}")
-                raise
-            if (locator is not None and insertion_in_place(original.texts, hunk.chunks, placements)
-                    and self._hunks_in_place(hunk, entry.content, rel, locator.index)):
-                return
-            rewritten, edits = rewrite(original, placements, ends_with_newline)
-            after = rewritten.encode()
+        try:
+            update = update_file(entry.content, hunk.chunks, self.rule,
+                                 FileNames(rel, hunk.path, display),
+                                 check_applied=rel not in self.last_operation)
+        except ContextNotFoundError as miss:
+            earlier = self.last_operation.get(rel)
+            if earlier is not None:
+                miss.hint = (f"An earlier operation of this patch ({earlier}) changed this "
+                             "file: its hunks are matched against the file as that operation "
+                             f"leaves it, not as it is on disk. {miss.hint}")
+            raise
+        if update.applied:
+            self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): every hunk "
+                                 "is already applied")
+            return
+        after = update.after
         mode = entry.mode if hunk.new_mode is None else git_permissions(hunk.new_mode, entry.mode)
         destination = None
         if hunk.move_to is not None:
@@ -411,14 +373,14 @@ class Stager:
                 destination = None
         if destination is None:
             self.changes.append(FileChange(ChangeKind.UPDATE, rel, hunk.path, entry.content,
-                                           after, edits=tuple(edits),
-                                           edit_offsets=offsets, old_mode=entry.mode,
+                                           after, edits=update.edits,
+                                           edit_offsets=update.offsets, old_mode=entry.mode,
                                            new_mode=mode))
             self.set(rel, after, mode)
             self.last_operation[rel] = f"Update File: {hunk.path} (patch line {hunk.line})"
             return
-        self.move(hunk.path, hunk.line, resolved, destination, entry, after, tuple(edits), offsets,
-                  mode)
+        self.move(hunk.path, hunk.line, resolved, destination, entry, after, update.edits,
+                  update.offsets, mode)
 
     def move(self, spelled_source: str, line: int, source: ResolvedPath, destination: ResolvedPath,
              entry: _Entry, after: bytes, edits: tuple[Edit, ...] | None = None,
@@ -464,32 +426,6 @@ class Stager:
                  data=after, mode=mode, copied_from=(source, entry.content, entry.mode))
 
     # -- a patch that is already applied ---------------------------------------------------------
-    def _hunks_in_place(self, hunk: UpdateFile, content: bytes, rel: str,
-                        index: LineIndex | None = None) -> bool:
-        """Whether every hunk of an update whose hunks do not apply is already applied; raise
-        ``PartlyAppliedError`` when some are and the others would apply. Nothing that an earlier
-        operation of this patch changed counts as applied."""
-        if rel in self.last_operation:
-            return False
-        from .applied import hunks_in_place  # (only for hunks that do not apply as they stand)
-
-        verdicts = hunks_in_place(content, hunk.chunks, loose=index)
-        if verdicts is None:
-            return False
-        done = [chunk.line for chunk, verdict in zip(hunk.chunks, verdicts, strict=True)
-                if verdict == "applied"]
-        if len(done) == len(hunk.chunks):
-            self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): every hunk "
-                                 "is already applied")
-            return True
-        if done and "missing" not in verdicts:
-            raise PartlyAppliedError(
-                f"Refusing the patch: some hunks of {hunk.path} are already applied (patch lines "
-                f"{', '.join(map(str, done))}) and the others are not.",
-                hint="Send only the hunks that are not yet applied, or re-read the file first.",
-                path=rel, line=done[0], details={"applied_lines": done})
-        return False
-
     def _mode_in_place(self, hunk: UpdateFile, entry: _Entry, rel: str) -> bool:
         """A unified diff's mode change alone (no hunks, no rename) that the file already has."""
         if (hunk.move_to is not None or hunk.new_mode is None or rel in self.last_operation
@@ -508,10 +444,7 @@ class Stager:
             return False
         if hunk.new_mode is not None and git_permissions(hunk.new_mode, target.mode) != target.mode:
             return False
-        from .applied import hunks_in_place
-
-        verdicts = hunks_in_place(target.content, hunk.chunks) if hunk.chunks else []
-        if verdicts is None or any(v != "applied" for v in verdicts):
+        if not already_applied(target.content, hunk.chunks):
             return False
         self.in_place.append(f"Update File: {hunk.path} moved to {hunk.move_to} (patch line "
                              f"{hunk.line}): the source is gone and the destination holds the "
@@ -519,46 +452,49 @@ class Stager:
         return True
 
     # -- staging several operations ------------------------------------------------------------
-    def stage_patch(self, patch: Patch) -> None:
-        """Stage every hunk, or none: a failing hunk restores the overlay as it was.
+    def stage_patch(self, *patches: Patch) -> None:
+        """Stage every hunk of the patches (several, in order, are one patch), or none: a failing
+        hunk restores the overlay as it was.
 
         A patch whose every operation is already in place is refused as ``already_applied``
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
                  dict(self.last_operation))
         self.in_place, self.gone = [], []
-        self.unified = patch.format == "unified"
+        hunks = [hunk for patch in patches for hunk in patch.hunks]
         if self.progress is not None:
-            named = {h.path for h in patch.hunks}
-            named |= {h.move_to for h in patch.hunks if isinstance(h, UpdateFile) and h.move_to}
+            named = {h.path for h in hunks}
+            named |= {h.move_to for h in hunks if isinstance(h, UpdateFile) and h.move_to}
             self.named = len(self.resolved) + len(named)
         try:
-            for hunk in patch.hunks:
-                try:
-                    if isinstance(hunk, AddFile):
-                        self.add(hunk)
-                    elif isinstance(hunk, DeleteFile):
-                        self.delete(hunk)
-                    else:
-                        self.update(hunk)
-                except PatchtxError:
-                    if self.gone:  # the first failure in patch order is the one reported
-                        raise self.gone[0] from None
-                    raise
+            for patch in patches:
+                self.rule = UpdateRule(patch.format, self.options.first_match)
+                for hunk in patch.hunks:
+                    try:
+                        if isinstance(hunk, AddFile):
+                            self.add(hunk)
+                        elif isinstance(hunk, DeleteFile):
+                            self.delete(hunk)
+                        else:
+                            self.update(hunk)
+                    except PatchtxError:
+                        if self.gone:  # the first failure in patch order is the one reported
+                            raise self.gone[0] from None
+                        raise
             if self.in_place or self.gone:
-                self._refuse_applied(patch)
+                self._refuse_applied(len(hunks))
         except BaseException:
             self.overlay, self.changes, self.files_under, self.last_operation = saved
             raise
 
-    def _refuse_applied(self, patch: Patch) -> None:
-        if self.in_place and len(self.in_place) + len(self.gone) == len(patch.hunks):
+    def _refuse_applied(self, operations: int) -> None:
+        if self.in_place and len(self.in_place) + len(self.gone) == operations:
             self.in_place += [f"Delete File: {error.path} (patch line {error.line}): the file "
                               "does not exist" for error in self.gone]
         elif self.gone:
             raise self.gone[0]
         listing = "; ".join(self.in_place[:10]) + (" …" if len(self.in_place) > 10 else "")
-        if len(self.in_place) == len(patch.hunks):
+        if len(self.in_place) == operations:
             if self.options.skip_applied:
                 return
             raise AlreadyAppliedError(
@@ -568,7 +504,7 @@ class Stager:
                      "success, pass --skip-applied (skip_applied=True).",
                 details={"applied": list(self.in_place)})
         raise PartlyAppliedError(
-            f"Refusing the patch: {len(self.in_place)} of its {len(patch.hunks)} operations are "
+            f"Refusing the patch: {len(self.in_place)} of its {operations} operations are "
             f"already applied ({listing}) and the others are not.",
             hint="Send only the operations that are not yet applied, or re-read the files first.",
             details={"applied": list(self.in_place)})
@@ -652,26 +588,30 @@ def _check_policy(planner: Stager, targets: list[PathTarget]) -> None:
 
 
 def plan(
-    patch: Patch,
+    patch: Patch | Sequence[Patch],
     view: FileView | str | os.PathLike[str],
     options: PlanOptions | None = None,
     *,
     intent: str | None = None,
     progress: Progress | None = None,
 ) -> Plan:
-    """Compute the Plan of ``patch`` against the workspace (a root path, or a FileView);
-    ``progress`` is told each new path planned."""
+    """Compute the Plan of ``patch`` (or of several patches, in order, as one) against the
+    workspace (a root path, or a FileView); ``progress`` is told each new path planned."""
     if isinstance(view, str | os.PathLike):
         workspace = Workspace(view)
         try:
             return plan(patch, workspace, options, intent=intent, progress=progress)
         finally:
             workspace.close()  # its folder descriptors (see Workspace)
+    patches = (patch,) if isinstance(patch, Patch) else tuple(patch)
+    combined = patches[0] if len(patches) == 1 else Patch(
+        tuple(h for p in patches for h in p.hunks), "\n".join(p.text for p in patches),
+        format=patches[0].format if len({p.format for p in patches}) == 1 else "mixed")
     stager = Stager(view, options or PlanOptions(), progress)
-    if not patch.hunks:
+    if not combined.hunks:
         raise EmptyPatchError(
             "No files were modified.",
             hint="The patch has no file operations: add '*** Add File:', '*** Update File:' or "
                  "'*** Delete File:' sections between the Begin and End lines.")
-    stager.stage_patch(patch)
-    return stager.build_plan(patch, intent)
+    stager.stage_patch(*patches)
+    return stager.build_plan(combined, intent)

@@ -181,9 +181,8 @@ _NOT_ON_THE_TINY_PATH = (
     "inspect", "difflib", "argparse", "tomllib", "datetime", "filelock",
     "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
     "patchtx.history", "patchtx.progress", "patchtx.approval", "patchtx.txn.kept", "patchtx.globs",
-    # the patchtx command and its diffs; the line model, which an update settled on the bytes
-    # does not need
-    "patchtx.commands", "patchtx.render", "patchtx.rewrite", "patchtx.applied",
+    # the patchtx command and its diffs
+    "patchtx.commands", "patchtx.render",
 )
 
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from patchtx import planner as planner_module
+from patchtx import update as update_module
 from patchtx.errors import PatchtxError
 from patchtx.exact import update_exactly
 from patchtx.matching import Locator
@@ -180,5 +180,5 @@ def test_plans_and_errors_are_the_same_with_and_without_the_exact_path(
         return result.targets, [(c.path, c.edits, unified_diff(c)) for c in result.changes]
 
     exact = outcome()
-    monkeypatch.setattr(planner_module, "update_exactly", lambda *_args, **_kwargs: None)
+    monkeypatch.setattr(update_module, "update_exactly", lambda *_args, **_kwargs: None)
     assert exact == outcome()

@@ -1,0 +1,189 @@
+"""One file's update: the patch's hunks placed in the file's bytes and rewritten (reads nothing).
+
+``update_file`` is the one place where a file's new bytes are made from a patch's hunks; the
+planner (``planner.Stager``) only keeps the books around it (paths, moves, modes, what an earlier
+operation of the patch did). Its steps, in order:
+
+1. **Placement, chosen once** from the patch's format (``PLACERS``): a Codex patch's hunks go where
+   their lines are (``matching``, THE placement rule); a unified diff's at their stated lines
+   (``unified_placement``).
+2. **Bytes first**: where the format's placement is the content rule, an update that the exact
+   pass settles is done on the bytes (``exact``), without a line list; otherwise the file is
+   decoded (``textfile``) and placed on its lines.
+3. **Already applied?** asked once, in ``_already_applied``: when a hunk does not match, or when a
+   pure insertion's lines already stand where it would put them (``applied`` holds the rule).
+4. **Rewrite** in one place (``rewrite``): the new bytes and the changed line ranges a diff shows.
+
+The contract (docs/architecture.md, "The update unit"): given the file's bytes, the hunks, the
+patch's rule and the file's names, it returns a ``FileUpdate`` (new bytes, changed ranges, or
+"already applied") or raises the ``PatchtxError`` that says why not. It never reads or writes.
+"""
+
+from __future__ import annotations
+
+from ._record import record
+from .applied import hunks_in_place, insertion_in_place
+from .errors import ContextNotFoundError, PartlyAppliedError
+from .exact import update_exactly
+from .matching import LineIndex, Locator
+from .rewrite import rewrite
+from .textfile import decode
+from .unified_placement import final_newline, place_at_stated_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from .matching import Placement
+    from .model import Chunk
+    from .rewrite import Edit
+    from .textfile import TextFile
+
+
+@record
+class UpdateRule:
+    """How one patch's updates are placed: the same for every file of the patch."""
+
+    format: str = "codex"
+    """The patch's format (``Patch.format``): a key of ``PLACERS``."""
+    first_match: bool = False
+    """Codex's first-occurrence placement instead of refusing an ambiguous hunk."""
+
+
+@record
+class FileNames:
+    """How an update's errors name its file."""
+
+    path: str
+    """Workspace-relative: the errors' ``path`` field."""
+    spelled: str
+    """As the patch wrote it."""
+    display: str
+    """As Codex's messages name it (the spelling joined to the root)."""
+
+
+@record
+class FileUpdate:
+    """What ``update_file`` makes of one file."""
+
+    after: bytes
+    edits: tuple[Edit, ...]
+    """The changed line ranges ``(old_start, old_end, new_start, new_end)``, for a diff."""
+    offsets: tuple[Edit, ...] | None
+    """Where each of ``edits`` starts and ends in the old and new bytes (updates made on the
+    bytes of a file without BOM); None: a diff finds them."""
+    applied: bool = False
+    """Every hunk is already in place: ``after`` is the file as it is, and nothing changes."""
+
+
+@record
+class Placed:
+    """A placer's answer on the file's lines."""
+
+    placements: list[Placement]
+    ends_with_newline: bool | None = None
+    """Whether the new file ends with a line break; None: as the old file does."""
+    reinserted: bool = False
+    """Some pure insertion's lines already stand where it puts them (a patch sent again?)."""
+
+
+@record
+class Placer:
+    """How one patch format places a file's hunks."""
+
+    on_lines: Callable[[TextFile, LineIndex, Sequence[Chunk], UpdateRule, str], Placed]
+    """Place the hunks on the decoded file (given with its index, and its display name for
+    errors); raise ``ContextNotFoundError`` or ``AmbiguousContextError``."""
+    on_bytes: bool = False
+    """Whether ``exact.update_exactly`` may settle the update on the bytes first (it implements
+    the content rule of ``matching``, nothing else)."""
+
+
+def _by_content(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+                display: str) -> Placed:
+    placements = Locator(original.texts, display, first_match=rule.first_match,
+                         index=index).place(chunks)
+    return Placed(placements, reinserted=insertion_in_place(original.texts, chunks, placements))
+
+
+def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chunk],
+                     rule: UpdateRule, display: str) -> Placed:
+    # (No reinsertion check: a unified diff's stated lines say where an insertion goes, and lines
+    # equal to it may stand there before, as `git apply --unidiff-zero` takes a -U0 diff.)
+    placements = place_at_stated_lines(original.texts, chunks, display)
+    return Placed(placements, final_newline(chunks, placements, len(original.texts)))
+
+
+PLACERS: dict[str, Placer] = {
+    "codex": Placer(_by_content, on_bytes=True),
+    "unified": Placer(_at_stated_lines),
+}
+"""Patch format -> how its hunks are placed."""
+
+
+def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names: FileNames, *,
+                check_applied: bool = True) -> FileUpdate:
+    """The file's new bytes once ``chunks`` are applied to ``content`` by ``rule``.
+
+    ``check_applied``: whether the hunks may be found already applied (not when an earlier
+    operation of the same patch changed the file: its text is then the patch's own). Raises
+    ``ContextNotFoundError``, ``AmbiguousContextError``, ``PartlyAppliedError``, and
+    ``BinaryFileError`` / ``EncodingPatchError`` for a file that is not UTF-8 text."""
+    if not chunks:  # a unified diff's pure rename, copy or mode change
+        return FileUpdate(content, (), ())
+    placer = PLACERS[rule.format]
+    update: FileUpdate | None = None
+    index: LineIndex | None = None
+    miss: ContextNotFoundError | None = None
+    exact = update_exactly(content, chunks, first_match=rule.first_match) if placer.on_bytes else None
+    if exact is not None:
+        update = FileUpdate(exact.after, tuple(exact.edits),
+                            None if exact.offsets is None else tuple(exact.offsets))
+        reinserted = exact.insertion_in_place
+    else:
+        original = decode(content, names.display)
+        index = LineIndex(original.texts, source=content)
+        try:
+            placed = placer.on_lines(original, index, chunks, rule, names.display)
+        except ContextNotFoundError as error:
+            miss, reinserted = error, False
+        else:
+            rewritten, edits = rewrite(original, placed.placements, placed.ends_with_newline)
+            update = FileUpdate(rewritten.encode(), tuple(edits), None)
+            reinserted = placed.reinserted
+    if check_applied and (miss is not None or reinserted):
+        applied = _already_applied(content, chunks, index, names)
+        if applied is not None:
+            return applied
+    if miss is not None:
+        raise miss
+    assert update is not None
+    return update
+
+
+def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex | None,
+                     names: FileNames) -> FileUpdate | None:
+    """THE already-applied question for an update whose hunks miss or re-insert lines that stand
+    (docs/format.md, "A patch sent again"): every hunk in place is an update that changes nothing;
+    some in place while the others would apply is refused; otherwise None (the update, or its
+    miss, stands)."""
+    verdicts = hunks_in_place(content, chunks, loose=index)
+    if verdicts is None:
+        return None
+    done = [chunk.line for chunk, verdict in zip(chunks, verdicts, strict=True) if verdict == "applied"]
+    if len(done) == len(chunks):
+        return FileUpdate(content, (), (), applied=True)
+    if done and "missing" not in verdicts:
+        raise PartlyAppliedError(
+            f"Refusing the patch: some hunks of {names.spelled} are already applied (patch lines "
+            f"{', '.join(map(str, done))}) and the others are not.",
+            hint="Send only the hunks that are not yet applied, or re-read the file first.",
+            path=names.path, line=done[0], details={"applied_lines": done})
+    return None
+
+
+def already_applied(content: bytes, chunks: Sequence[Chunk]) -> bool:
+    """Whether ``content`` holds every hunk of ``chunks`` applied (true of none): the question for
+    a file the update itself does not read, the destination of a move whose source is gone."""
+    verdicts = hunks_in_place(content, chunks) if chunks else []
+    return verdicts is not None and all(verdict == "applied" for verdict in verdicts)
