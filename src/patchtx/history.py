@@ -278,6 +278,9 @@ def _change(file: HistoryFile, current: _Current, record: HistoryRecord) -> str 
         return f"it is now {current}"
     if hashlib.sha256(current[0]).hexdigest() != file.after_sha256:
         return "its contents differ from what the transaction wrote"
+    if file.after_mode is not None and current[1] != file.after_mode:
+        # A chmod made since (the executable bit, say) is a change the undo would silently revert.
+        return f"its mode is now {current[1]:o}, not {file.after_mode:o} as the transaction left it"
     return None
 
 

@@ -358,6 +358,12 @@ class Stager:
                                  "is already applied")
             return
         after = update.after
+        if looks_binary(after):  # (as for an Add: the file was text, so the NUL is the patch's)
+            raise BinaryFileError(
+                f"Refusing to update {hunk.path}: the patch adds a NUL byte (patch line {hunk.line}),"
+                " which would make it a binary file patchtx could not edit afterwards.",
+                hint="patchtx writes UTF-8 text only; remove the NUL from the added lines.",
+                path=rel, line=hunk.line)
         mode = entry.mode if hunk.new_mode is None else git_permissions(hunk.new_mode, entry.mode)
         destination = None
         if hunk.move_to is not None:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
+    from .globs import GlobSet
     from .model import FileChange, PathTarget
 
 CONFIG_ENV = "PATCHTX_CONFIG"
@@ -117,6 +118,12 @@ def _values(table: dict[str, Any], where: str) -> dict[str, Any]:
         why = _problem(name, value)
         if why is not None:
             raise _invalid(where, f"'{key}' {why}")
+        if name == "protected":
+            from .globs import MAX_PATTERN_LENGTH, MAX_PATTERNS
+
+            if len(value) > MAX_PATTERNS or any(len(pattern) > MAX_PATTERN_LENGTH for pattern in value):
+                raise _invalid(where, f"'{key}' holds more than {MAX_PATTERNS} patterns, or one longer than"
+                                      f" {MAX_PATTERN_LENGTH} characters (each costs time on every patch)")
         values[name] = tuple(value) if name == "protected" else value
     return values
 
@@ -128,6 +135,8 @@ def _parse_toml(text: bytes, where: str) -> dict[str, Any]:
         parsed: dict[str, Any] = tomllib.loads(text.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise _invalid(where, str(exc)) from None
+    except RecursionError:  # (tomllib reads nested arrays and tables recursively)
+        raise _invalid(where, "its values are nested too deeply to read") from None
     return parsed
 
 
@@ -387,20 +396,38 @@ def check_changes(
                                    permission="allow_overwrite")
     names = names or {}
     extra = extra_policy_files if extra_policy_files is not None else {}
-    for target in targets:
-        _check_every_name(options, target, names.get(target.path, ()), extra)
-    if options.protected:
+    protection: GlobSet | None = None
+    exceeded: type[Exception] | tuple[()] = ()
+    if options.protected:  # (globs is loaded only then: not on a small edit's path)
+        from .globs import GlobSet, GlobWorkExceeded
+
+        protection, exceeded = GlobSet(options.protected), GlobWorkExceeded
+    try:
+        for target in targets:
+            _check_every_name(options, protection, target, names.get(target.path, ()), extra)
+        _check_copies(protection, changes)
+    except exceeded:
+        raise PolicyError(
+            f"Refusing the patch: checking its {len(targets)} files against the {len(options.protected)}"
+            " protected patterns in force costs too much (more than the bound patchtx sets on that"
+            " work).", hint="Use fewer or simpler protected patterns (one folder pattern covers"
+            " everything inside it), or split the patch.",
+            details={"patterns": len(options.protected), "files": len(targets)}) from None
+
+
+def _check_copies(protection: GlobSet | None, changes: Sequence[FileChange]) -> None:
+    if protection is not None:
         for change in changes:
             source = change.copied_from
-            pattern = None if source is None else protected_by(options, source)
+            pattern = None if source is None else protection.first_match(source)
             if pattern is not None:
                 raise _refused(change.path, f"it would be a copy of {source}, which is protected by the"
                                f" pattern '{pattern}'", "A copy would carry the protected file's contents;"
                                " leave it out of the patch.", pattern=pattern, copied_from=source)
 
 
-def _check_every_name(options: PlanOptions, target: PathTarget, others: Sequence[tuple[str, str]],
-                      extra: Mapping[str, str]) -> None:
+def _check_every_name(options: PlanOptions, protection: GlobSet | None, target: PathTarget,
+                      others: Sequence[tuple[str, str]], extra: Mapping[str, str]) -> None:
     path = target.path
     for name, how in ((path, ""), *others):
         alias = "" if not how else f" (the same file as {name}, through a {how})"
@@ -415,7 +442,7 @@ def _check_every_name(options: PlanOptions, target: PathTarget, others: Sequence
                     f"Refusing to change {path}: it is the same file as {name} (a {how}), and {why}.",
                     hint="patchtx never writes a file under a name it may not write; edit it with another"
                          " tool, or break the link.", path=path, details={"other_name": name})
-        pattern = protected_by(options, name)
+        pattern = None if protection is None else protection.first_match(name)
         if pattern is not None:
             raise _refused(path, f"it is protected by the pattern '{pattern}'{alias}",
                            "Protected paths are set by the workspace's [tool.patchtx] table or the "

@@ -158,6 +158,8 @@ class Workspace:
         self.given_root = given
         self.root = os.path.realpath(given)
         self._dir_fds: dict[str, int] = {}
+        self._capacity: int | None = None
+        """How many folder descriptors to keep (sized on first use, see _dir_fd)."""
         """Open descriptors of folders read from, by relative path ("" is the root); each was
         opened without following a link, so it stays the folder checked even if a link later
         takes its name. Closed by close() (or when the Workspace is collected)."""
@@ -180,24 +182,52 @@ class Workspace:
 
     def _dir_fd(self, rel: str) -> int:
         """A descriptor of the folder ``rel``, reached from the root without following links;
-        OSError (ELOOP for a link, ENOTDIR, ENOENT) otherwise."""
+        OSError (ELOOP for a link, ENOTDIR, ENOENT) otherwise.
+
+        Walked down from the nearest folder open already, one component at a time (no recursion:
+        a path may be a thousand folders deep); the folders on the way are not kept. At most half
+        the descriptors the process may still open are kept (``descriptor_budget``): a patch over
+        many folders plans under a small limit, as it commits."""
         fd = self._dir_fds.get(rel)
         if fd is not None:
             return fd
-        if len(self._dir_fds) >= _MAX_DIR_FDS:
+        if self._capacity is None:
+            from ._fd import descriptor_budget
+
+            self._capacity = max(1, min(_MAX_DIR_FDS, descriptor_budget() // 2))
+        if len(self._dir_fds) >= self._capacity:
             self.close()
         if not rel:
             fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        else:
-            parent, _, name = rel.rpartition("/")
-            parent_fd = self._dir_fd(parent)
-            try:
-                fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
-            except NotADirectoryError:
-                # O_DIRECTORY | O_NOFOLLOW on a link answers ENOTDIR: say ELOOP, it is a link.
-                if stat.S_ISLNK(os.stat(name, dir_fd=parent_fd, follow_symlinks=False).st_mode):
-                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), rel) from None
-                raise
+            self._dir_fds[rel] = fd
+            return fd
+        parts = rel.split("/")
+        depth, fd = 0, self._dir_fds.get("")
+        for above in range(len(parts) - 1, 0, -1):
+            found = self._dir_fds.get("/".join(parts[:above]))
+            if found is not None:
+                depth, fd = above, found
+                break
+        if fd is None:
+            fd = self._dir_fd("")
+        start = fd
+        try:
+            for index in range(depth, len(parts)):
+                name = parts[index]
+                try:
+                    child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except NotADirectoryError:
+                    # O_DIRECTORY | O_NOFOLLOW on a link answers ENOTDIR: say ELOOP, it is a link.
+                    if stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+                        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), "/".join(parts[:index + 1])) from None
+                    raise
+                if fd != start:
+                    os.close(fd)
+                fd = child
+        except BaseException:
+            if fd != start:
+                os.close(fd)
+            raise
         self._dir_fds[rel] = fd
         return fd
 

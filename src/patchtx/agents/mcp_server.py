@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Any
+from typing import IO, Annotated, Any, cast
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -292,17 +292,72 @@ def _malformed_answer(problem: Exception) -> Any:
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
 
 
+def _bad_id(line: str) -> str | None:
+    """What is wrong with the id of the request on ``line`` (None: nothing, or no request).
+
+    JSON-RPC ids are strings or integers here; the SDK reads a request with any other id (an
+    object, a list, a fraction, true, null) as a notification, which it never answers, leaving the
+    client waiting. Such a request is answered with an error instead (id null: its own cannot be
+    sent back)."""
+    if '"id"' not in line:
+        return None
+    import json
+
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return None  # not JSON: the SDK's reading fails, and that is answered (see _malformed_answer)
+    if not isinstance(message, dict) or "id" not in message or "method" not in message:
+        return None
+    request_id = message["id"]
+    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+        return None
+    return {dict: "an object", list: "an array", float: "a fraction", bool: "a boolean"}.get(
+        type(request_id), "null")
+
+
+def _bad_id_answer(why: str) -> Any:
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData
+
+    error = ErrorData(code=INVALID_REQUEST,
+                      message=f"Invalid Request: the id is {why}; a request's id is a string or an integer.")
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+
+
+class _CheckedLines:
+    """The client's input, a line at a time (as the SDK reads it), each looked at for an id the SDK
+    would not answer (``_bad_id``): what is found goes to ``verdicts``, one per line, in order."""
+
+    def __init__(self, raw: Any, verdicts: Any) -> None:
+        import io
+
+        self._text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+        self._verdicts = verdicts
+
+    def readline(self, *size: int) -> str:
+        line = self._text.readline(*size)
+        if line:
+            self._verdicts.append(_bad_id(line))
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._text, name)
+
+
 class _DrainingReader:
     """The client's messages; at their end, waits until every request read has been answered.
 
     A line that is not a JSON-RPC message reaches here as the exception that reading it raised;
     it is answered with a JSON-RPC error at once, and the next line read (the SDK would only log
-    it, leaving the client waiting)."""
+    it, leaving the client waiting). So is a request whose id the SDK would take for a
+    notification's (``verdicts``: one per line, from ``_CheckedLines``)."""
 
-    def __init__(self, inner: Any, in_flight: _InFlight, answers: Any = None) -> None:
+    def __init__(self, inner: Any, in_flight: _InFlight, answers: Any = None, verdicts: Any = None) -> None:
         self._inner = inner
         self._in_flight = in_flight
         self._answers = answers
+        self._verdicts = verdicts
 
     @property
     def last_context(self) -> Any:  # the SDK restores the sender's context from this
@@ -317,8 +372,12 @@ class _DrainingReader:
             except anyio.EndOfStream:
                 await self._in_flight.drained()
                 raise
+            bad_id = self._verdicts.popleft() if self._verdicts else None
             if isinstance(item, Exception) and self._answers is not None:
                 await self._answers.send(_malformed_answer(item))
+                continue
+            if bad_id is not None and self._answers is not None:
+                await self._answers.send(_bad_id_answer(bad_id))
                 continue
             self._in_flight.note_incoming(getattr(item, "message", None))
             return item
@@ -369,11 +428,35 @@ async def _serve_stdio(server: MCPServer) -> None:
     from mcp.server.stdio import stdio_server
 
     lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async uses it the same way
-    async with stdio_server() as (read_stream, write_stream):
-        in_flight = _InFlight()
-        await lowlevel.run(_DrainingReader(read_stream, in_flight, write_stream),
-                           _AnsweringWriter(write_stream, in_flight),
-                           lowlevel.create_initialization_options())
+    from collections import deque
+
+    import anyio
+
+    verdicts: deque[str | None] = deque()
+    with _claimed_stdin() as wire:
+        stdin = anyio.wrap_file(cast("IO[str]", _CheckedLines(wire, verdicts)))  # (the calls it makes)
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            in_flight = _InFlight()
+            await lowlevel.run(_DrainingReader(read_stream, in_flight, write_stream, verdicts),
+                               _AnsweringWriter(write_stream, in_flight),
+                               lowlevel.create_initialization_options())
+
+
+class _claimed_stdin:  # lower case: used as ``with _claimed_stdin() as wire``
+    """The client's input (descriptor 0) read through a duplicate, while descriptor 0 itself reads
+    the null device: nothing else in the process (a child it runs) can take the client's bytes.
+    (The SDK does the same for the input it opens itself; this input is given to it, to be
+    looked at on the way.)"""
+
+    def __enter__(self) -> Any:
+        self._wire = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        return os.fdopen(self._wire, "rb", closefd=False)
+
+    def __exit__(self, *exc_info: object) -> None:
+        os.dup2(self._wire, 0)  # (the duplicate stays open: a reader thread may still block on it)
 
 
 def run_mcp_server(root: str, host: dict[str, Any] | None = None) -> None:

@@ -110,7 +110,7 @@ def commit(
         root_fd = fs.open_root(plan.root)
     except OSError as exc:
         raise filesystem_error(exc, fs, doing="open the workspace") from exc
-    dirs = DirectoryHandles(fs, root_fd)
+    dirs = DirectoryHandles(fs, root_fd, root=plan.root)
     try:
         try:
             set_up = ensure_state_dir(fs, dirs, durable=durable)
@@ -450,7 +450,7 @@ class _Transaction:
             self.unpublished.append(pending)
             fd = self.fs.create(journal_fd, pending, 0o600)
             to_sync.append(fd)
-            self.fs.write(fd, self.journal.to_bytes())
+            self.fs.write(fd, self.journal.to_bytes(self.plan.root))
             syncer.barrier(to_sync)
         finally:
             for fd in to_sync:
@@ -491,6 +491,7 @@ class _Transaction:
             t.backup,
             t.backup_kind,
             t.temp,
+            original.st_ino if t.in_place and original is not None else None,
         )
 
     def _apply(self, syncer: Syncer) -> None:

@@ -48,9 +48,12 @@ _LINK_ROUNDS = 8
 
 def check_paths(plan: Plan) -> None:
     """Refuse, before anything is touched, a plan naming a path the one path rule refuses, or
-    naming a path twice."""
+    naming a path twice, or a workspace that holds the per-user secret."""
     if not os.path.isabs(plan.root):
         raise UnsafePathError(f"The workspace root {plan.root!r} is not an absolute path.")
+    from .provenance import check_outside
+
+    check_outside(plan.root)  # the secret that signs its journals may not lie inside it
     seen: set[str] = set()
     for target in plan.targets:
         _check_path(target.path)
