@@ -311,10 +311,7 @@ class _Undo:
                         f"the preserved original of {entry.path} is missing",
                     )
                 continue
-            if entry.written_in_place:
-                if self.foreign:
-                    self.conflicts.append(entry.path)  # never written into a file it did not make
-                    continue
+            if entry.written_in_place and not self.foreign:  # (foreign: never into a file it did not make)
                 self._restore_in_place(entry, parent_fd, name, journal_fd, target_st)
                 continue
             if target_st is not None:
