@@ -166,6 +166,8 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         _add_common_options(p)
         p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
         _add_output_options(p)
+        add_policy_options(p, f"A {name} is a change like a patch: checked against this ceiling, which"
+                              " the workspace's [tool.patchtx] table can only tighten.")
         add_commit_options(p)
         p.add_argument("--intent", help=f"why the {name} is made (default: '{name} ID...')")
     if only is None:
@@ -335,7 +337,7 @@ def _run_apply(args: argparse.Namespace) -> int:
                     declined.headline = "Not applied: you answered no."
                     declined.hint = ""
                     raise
-            result = apply_plan(plan, progress=progress, **commit_keywords(args))
+            result = apply_plan(plan, progress=progress, **commit_keywords(args), **policy_keywords(args))
     except PatchtxError as exc:
         if progress is not None:
             progress.close(success=False)
@@ -447,13 +449,14 @@ def _run_log(args: argparse.Namespace) -> int:
 
 def _run_undo(args: argparse.Namespace) -> int:
     """``patchtx undo [ID]`` and ``patchtx redo``."""
-    from .arguments import commit_keywords
+    from .arguments import commit_keywords, policy_keywords
     from .errors import PatchtxError
     from .history import redo, undo
     from .render import result_json
 
     progress = _terminal_progress(args)
-    options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args)}
+    options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args),
+               **policy_keywords(args)}
     try:
         if args.command == "redo":
             result = redo(args.root, **options)

@@ -84,12 +84,13 @@ class TextEditor:
     options, as the keywords of ``patchtx.apply_patch`` (``allow_overwrite`` lets ``create``
     replace a file; ``protected``, ``max_bytes``, ``durable``...): the ceiling that the
     workspace's ``[tool.patchtx]`` table can only tighten. ``intent`` is recorded with each
-    change."""
+    change; ``origin``, the surface in the undo history (``"mcp"``: see ``patchtx mcp --undo``)."""
 
     def __init__(self, root: str | os.PathLike[str] = ".", *, intent: str | None = None,
-                 **options: Any) -> None:
+                 origin: str | None = None, **options: Any) -> None:
         self.root = os.path.realpath(os.fspath(root))
         self.intent = intent
+        self.origin = origin
         self.options = options
 
     # -- the commands -----------------------------------------------------------------------------
@@ -240,7 +241,8 @@ class TextEditor:
 
         plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():")
         plan = plan_parsed([patch], self.root, plan_options, intent=self.intent)
-        return commit_plan(plan, commit_options)
+        # (the commit's gate checks it again)
+        return commit_plan(plan, commit_options, policy=plan_options, origin=self.origin)
 
     @staticmethod
     def _text_of(data: bytes | None) -> str:

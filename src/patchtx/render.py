@@ -494,9 +494,20 @@ def log_text(entries: Sequence[HistoryEntry]) -> str:
     lines = []
     for entry in entries:
         when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        intent = f"  {entry.intent}" if entry.intent else ""
-        lines.append(f"{entry.transaction_id}  {when}  {entry.summary}  {_size(entry.bytes):>9}{intent}\n")
+        intent = f"  {shown(entry.intent)}" if entry.intent else ""
+        lines.append(f"{entry.transaction_id}  {when}  {shown(entry.summary)}  {_size(entry.bytes):>9}{intent}\n")
     return "".join(lines)
+
+
+_INVISIBLE = {**{code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))},
+              **{code: f"\\u{code:04x}" for code in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}}
+"""Control characters (C0, DEL, C1), line separators and bidirectional overrides: what a text a
+model wrote (an intent) could use to rewrite a terminal's screen or disguise a line."""
+
+
+def shown(text: str) -> str:
+    """``text`` for a terminal line: its invisible and controlling characters escaped (``\\x1b``)."""
+    return text.translate(_INVISIBLE) if not text.isprintable() else text
 
 
 def _size(count: int) -> str:
