@@ -168,6 +168,11 @@ def all_appliers(codex: Path | None) -> list[Applier]:
                 "`patchtx apply --no-diff --root RUN patch.txt`: durable, printing the summary "
                 "without the unified diffs that `patchtx apply` prints by default (Codex prints "
                 "only a summary)", only=("many-files", "huge-file", "sweep-10", "sweep-100")),
+        Applier("patchtx-syntax", "patchtx --syntax warn", patchtx(True, "--syntax", "warn"),
+                "`patchtx apply --syntax warn --root RUN patch.txt`: durable, with the syntax guard "
+                "parsing every file written (the guard's cost, against `patchtx`; warn, since the "
+                "workload's source-like lines are not valid Python and refuse would refuse them)",
+                only=("many-files", "sweep-10", "sweep-100")),
         Applier("patchtx-diff", "patchtx, git diff input", patchtx_diff(True),
                 "`patchtx apply --root RUN patch.diff`: the same git-style unified diff that git "
                 "apply and GNU patch get, as one durable transaction"),

@@ -411,6 +411,7 @@ def evaluate_targets(results: dict[str, dict[str, Cell]], works: dict[str, wl.Wo
     ratio_target("many files, --no-fsync <= 0.6x Codex", "many-files", "patchtx-nofsync", "codex",
                  0.6)
     ratio_target("huge file <= 1.0x Codex", "huge-file", "patchtx", "codex", 1.0)
+    ratio_target("syntax guard on many files <= 1.2x patchtx", "many-files", "patchtx-syntax", "patchtx", 1.2)
     ratio_target("tiny edit <= 2.5x python -c pass", "tiny-edit", "patchtx", "python-pass", 2.5)
     codex_tiny = med("tiny-edit", "codex")
     for key, name in (("mcp", "tiny edit per call to a running patchtx mcp <= 0.5x Codex"),

@@ -10,8 +10,8 @@
 #   PATCHTX_CODEX_VERSION   npm version to install (default 0.169.0, the compatibility target)
 #   PATCHTX_CODEX_CACHE     cache folder (default ${XDG_CACHE_HOME:-$HOME/.cache}/patchtx-codex)
 #
-# Cost, measured on the development machine (2 cores, fresh npm cache): about 7 s, a 167 MB
-# download (the platform package @openai/codex-linux-x64), 404 MB on disk.
+# Cost, measured on the development machine (2 cores, fresh npm cache): about 50 s, a 160 MB
+# download (the platform package @openai/codex-linux-x64), 404 MB on disk; nothing once cached.
 set -euo pipefail
 
 version="${PATCHTX_CODEX_VERSION:-0.169.0}"

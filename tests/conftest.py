@@ -1,13 +1,30 @@
 """Session-wide isolation from the user running the tests: patchtx's per-user state (the secret
 that signs journals) and per-user policy config live in a temporary folder, exported to the
-environment so that every subprocess the tests start (CLI, MCP server) uses them too."""
+environment so that every subprocess the tests start (CLI, MCP server) uses them too. Each process
+that runs tests (each xdist worker) makes its own, so parallel workers share no per-user state.
+
+``--full-examples``: the property tests' full counts (tests/examples.py)."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 
+import pytest
+
 _STATE_HOME = tempfile.mkdtemp(prefix="patchtx-test-state-")
 os.environ["PATCHTX_STATE_HOME"] = _STATE_HOME
 os.environ["PATCHTX_CONFIG"] = os.path.join(_STATE_HOME, "config.toml")  # absent: no host policy
 os.environ.pop("PATCHTX_POLICY", None)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--full-examples", action="store_true",
+                     help="property tests draw their full count of examples (a nightly run), not a "
+                          "tenth of it (tests/examples.py)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Before the test modules are imported (their @settings read it), in every xdist worker too.
+    if config.getoption("--full-examples"):
+        os.environ["PATCHTX_FULL_EXAMPLES"] = "1"

@@ -7,7 +7,8 @@ source with ``exec`` (positional or keyword arguments, defaults, ``field(default
 ``__slots__``, ``__match_args__``, ``__repr__``, ``__eq__``, and for a frozen record (the default)
 ``__hash__`` and a ``__setattr__`` that refuses. Type checkers see a dataclass through
 ``dataclass_transform``. Not supported, as nothing needs it: inheritance between records,
-``__post_init__``, ``field`` options other than ``default_factory``.
+``__post_init__``, ``field`` options other than ``default``, ``default_factory`` and
+``metadata``.
 """
 
 from __future__ import annotations
@@ -35,9 +36,26 @@ class _Factory:
         return "<factory>"
 
 
-def field(*, default_factory: Callable[[], Any]) -> Any:
-    """A default built anew for every instance, as ``dataclasses.field(default_factory=...)``."""
-    return _Factory(default_factory)
+class _Field:
+    __slots__ = ("default", "metadata")
+
+    def __init__(self, default: Any, metadata: Any) -> None:
+        self.default, self.metadata = default, metadata
+
+
+def field(*, default: Any = None, default_factory: Callable[[], Any] | None = None,
+          metadata: Any = None) -> Any:
+    """A field's default, as ``dataclasses.field``: ``default_factory`` builds one anew for every
+    instance; ``metadata`` is kept for the class's users (``metadata(cls)``)."""
+    if default_factory is not None:
+        return _Factory(default_factory)
+    return _Field(default, metadata)
+
+
+def metadata(cls: type) -> dict[str, Any]:
+    """Each field's ``metadata`` (fields given one only), in field order."""
+    found: dict[str, Any] = getattr(cls, "__record_metadata__", {})
+    return found
 
 
 _MAKE = _Factory(object)  # the default of a field with a factory: "make one for this instance"
@@ -57,7 +75,10 @@ def record(cls: _C | None = None, *, frozen: bool = True) -> Any:
         names = tuple(cls.__dict__.get("__annotations__", {}))
         namespace = {k: v for k, v in cls.__dict__.items()
                      if k not in names and k not in ("__dict__", "__weakref__")}
-        namespace.update(__slots__=names, __match_args__=names, __record_fields__=names)
+        namespace.update(__slots__=names, __match_args__=names, __record_fields__=names,
+                         __record_metadata__={n: d.metadata for n in names
+                                              if isinstance(d := cls.__dict__.get(n), _Field)
+                                              and d.metadata is not None})
 
         def __repr__(self: Any) -> str:
             inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
@@ -100,7 +121,9 @@ def _make_init(cls: type, built: type, names: tuple[str, ...]) -> Callable[..., 
         value = name
         if name in cls.__dict__:
             default = cls.__dict__[name]
-            if isinstance(default, _Factory):
+            if isinstance(default, _Field):
+                default = default.default
+            elif isinstance(default, _Factory):
                 scope[f"__record_make_{name}__"] = default.make
                 value = f"__record_make_{name}__() if {name} is __record_make__ else {name}"
                 default = _MAKE

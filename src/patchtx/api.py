@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .options import CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
     from .txn.reports import CommitReport, RecoveryReport
+    from .verify import Verifier
 
     Patches = str | Patch | Sequence[str | Patch]
 
@@ -104,10 +105,21 @@ def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | Non
     from .txn.retention import KeepHistory
 
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes, origin=origin)
+    check = verifier_for(options)
     report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, retention=keep,
-                    progress=progress, policy=policy)
+                    progress=progress, check=check, policy=policy)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
-                  fsyncs=report.fsyncs, recovery=recovery_of(report))
+                  fsyncs=report.fsyncs, recovery=recovery_of(report),
+                  verify=None if check is None else check.outcome)
+
+
+def verifier_for(options: CommitOptions) -> Verifier | None:
+    """The verify step the options ask for (None: no ``verify`` command)."""
+    if options.verify is None:
+        return None
+    from .verify import Verifier
+
+    return Verifier(options.verify, options.verify_timeout)
 
 
 def recovery_of(report: CommitReport) -> RecoveryReport | None:

@@ -1,49 +1,20 @@
-"""The options of patchtx's command lines, declared once for argparse: the host's policy
-(``PlanOptions``) and how a commit is made (``CommitOptions``). ``patchtx apply``, ``check``,
-``undo``, ``redo`` (in ``commands``) and ``patchtx mcp`` (in ``agents.mcp_server``) take them from here.
+"""patchtx's command-line options, built for argparse from the one table of options
+(``options.OPTIONS``): the host's policy (``PlanOptions``), how a commit is made
+(``CommitOptions``) and what one call asks (``CallOptions``). ``patchtx apply``, ``check``,
+``undo``, ``redo`` (in ``commands``) and ``patchtx mcp`` (in ``agents.mcp_server``) take them from
+here.
 """
 
 from __future__ import annotations
+
+from .options import OPTIONS, CallOptions, CommitOptions, PlanOptions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-
-def add_policy_options(parser: argparse.ArgumentParser, description: str = "A ceiling that the workspace's"
-                       " [tool.patchtx] table can only tighten.") -> None:
-    """The host's policy (``PlanOptions``). ``patchtx apply``, ``check`` and ``mcp`` take these;
-    ``policy_keywords`` reads them."""
-    p = parser.add_argument_group("host policy", description)
-    p.add_argument("--allow-overwrite", action="store_true",
-                   help="let Add and Move replace existing files (as Codex does)")
-    p.add_argument("--no-delete", action="store_true", help="refuse patches that delete")
-    p.add_argument("--no-move", action="store_true", help="refuse patches that move")
-    p.add_argument("--first-match", action="store_true",
-                   help="take the first match of an ambiguous hunk (as Codex does)")
-    p.add_argument("--protect", action="append", default=[], metavar="GLOB",
-                   help="refuse patches touching paths that match GLOB (repeatable)")
-    p.add_argument("--max-files", type=count, metavar="N", help="refuse patches that change more than N files")
-    p.add_argument("--max-bytes", type=count, metavar="N", help="refuse patches that change more than N bytes")
-    p.add_argument("--max-patch-bytes", type=count, metavar="N", help="refuse patch texts longer than N bytes")
-    p.add_argument("--allow-policy-edit", action="store_true",
-                   help="let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)")
-
-
-def policy_keywords(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``PlanOptions`` keywords that ``add_policy_options`` parsed (None: not given)."""
-    return {
-        "allow_overwrite": args.allow_overwrite or None,
-        "allow_delete": False if args.no_delete else None,
-        "allow_move": False if args.no_move else None,
-        "first_match": args.first_match or None,
-        "protected": tuple(args.protect) or None,
-        "max_files": args.max_files,
-        "max_bytes": args.max_bytes,
-        "max_patch_bytes": args.max_patch_bytes,
-        "allow_policy_edit": args.allow_policy_edit or None,
-    }
+    from .options import Declared
 
 
 def count(value: str) -> int:
@@ -54,31 +25,64 @@ def count(value: str) -> int:
     return number
 
 
-def add_commit_options(parser: argparse.ArgumentParser) -> None:
-    """How a commit is made (``CommitOptions``): ``patchtx apply``, ``undo``, ``redo`` and ``mcp``
-    take these; ``commit_keywords`` reads them. Defaults (shown in --help) are those of
-    ``CommitOptions``; an option left out keeps the config's and the workspace's history limits."""
-    from .options import DEFAULT_COMMIT
+def _add(group: Any, row: Declared) -> None:
+    flags, surfaces = row.option.flag, row.option
+    dest = {"dest": row.name}
+    if row.type == "bool":
+        group.add_argument(*flags, action="store_true", help=surfaces.help, **dest)
+    elif row.type.startswith("tuple"):
+        group.add_argument(*flags, action="append", default=[], metavar=surfaces.metavar,
+                           help=surfaces.help, **dest)
+    else:
+        kind = {"float": float, "str | None": str, "str": str}.get(row.type, count)
+        group.add_argument(*flags, type=kind, metavar=surfaces.metavar, help=surfaces.help, **dest)
 
-    p = parser.add_argument_group("commit")
-    p.add_argument("--no-fsync", action="store_true",
-                   help="skip fsync (throw-away trees): keeps atomicity, drops durability")
-    p.add_argument("--lock-timeout", type=float, metavar="SECONDS",
-                   help="how long to wait for another transaction's lock "
-                        f"(default: {DEFAULT_COMMIT.lock_timeout:g})")
-    p.add_argument("--history-count", type=count, metavar="N",
-                   help="keep at most N transactions in the undo history, 0 for none "
-                        f"(default: the workspace's history-count, else {DEFAULT_COMMIT.history_count})")
-    p.add_argument("--history-bytes", type=count, metavar="N",
-                   help="keep at most N bytes of originals in the undo history (default: the "
-                        f"workspace's history-bytes, else {DEFAULT_COMMIT.history_bytes // 2**20} MiB)")
+
+def _given(args: argparse.Namespace, row: Declared) -> Any:
+    """The option's keyword as parsed: None when not given. A ``--no-`` flag gives False."""
+    value = getattr(args, row.name)
+    if row.type == "bool":
+        return (not row.default) if value else None
+    if row.type.startswith("tuple"):
+        return tuple(value) or None
+    return value
+
+
+def add_options(parser: argparse.ArgumentParser, owner: type, *, title: str | None = None,
+                description: str | None = None, names: tuple[str, ...] | None = None) -> None:
+    """The command-line flags of ``owner``'s options (``names`` only, if given), in a group."""
+    group = parser.add_argument_group(title, description) if title else parser
+    for row in OPTIONS:
+        if row.owner is owner and row.option.flag and (names is None or row.name in names):
+            _add(group, row)
+
+
+def keywords(args: argparse.Namespace, owner: type) -> dict[str, Any]:
+    """The keywords of ``owner``'s options that ``add_options`` parsed (None: not given)."""
+    return {row.name: _given(args, row) for row in OPTIONS
+            if row.owner is owner and row.option.flag and hasattr(args, row.name)}
+
+
+def add_policy_options(parser: argparse.ArgumentParser, description: str = "A ceiling that the workspace's"
+                       " [tool.patchtx] table can only tighten.") -> None:
+    """The host's policy (``PlanOptions``): ``patchtx apply``, ``check`` and ``mcp``."""
+    add_options(parser, PlanOptions, title="host policy", description=description)
+
+
+def policy_keywords(args: argparse.Namespace) -> dict[str, Any]:
+    return keywords(args, PlanOptions)
+
+
+def add_commit_options(parser: argparse.ArgumentParser) -> None:
+    """How a commit is made (``CommitOptions``): ``patchtx apply``, ``undo``, ``redo`` and ``mcp``.
+    An option left out keeps the config's and the workspace's history limits."""
+    add_options(parser, CommitOptions, title="commit")
 
 
 def commit_keywords(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``CommitOptions`` keywords that ``add_commit_options`` parsed (None: not given)."""
-    return {
-        "durable": False if args.no_fsync else None,
-        "lock_timeout": args.lock_timeout,
-        "history_count": args.history_count,
-        "history_bytes": args.history_bytes,
-    }
+    return keywords(args, CommitOptions)
+
+
+def add_call_options(parser: argparse.ArgumentParser, *names: str) -> None:
+    """What one call asks (``CallOptions``): the named ones."""
+    add_options(parser, CallOptions, names=names)

@@ -85,7 +85,7 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
     main to print as JSON, instead of argparse's text and exit."""
     import argparse
 
-    from .arguments import add_commit_options, add_policy_options
+    from .arguments import add_call_options, add_commit_options, add_policy_options
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
@@ -131,18 +131,12 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
                        help="patch files, applied in order as one transaction ('-' = stdin)")
         _add_common_options(p)
         add_policy_options(p)
-        p.add_argument("--skip-applied", action="store_true",
-                       help="succeed, changing nothing, when the patch is already applied (refused by default)")
         _add_output_options(p)
-        p.add_argument("--extract", action="store_true",
-                       help="take the patch out of a model's reply (code fences, prose around it) first")
-        p.add_argument("-p", "--strip", type=int, metavar="N",
-                       help="unified diffs: remove N leading path components (default: git's a/ b/, else 1)")
-        p.add_argument("-R", "--reverse", action="store_true", help="unified diffs: apply in reverse")
+        add_call_options(p, "extract", "strip", "reverse")
         if name == "apply":
-            p.add_argument("--dry-run", action="store_true", help="same as 'patchtx check'")
+            add_call_options(p, "dry_run")
             add_commit_options(p)
-            p.add_argument("--intent", help="why this edit is made (recorded with it)")
+            add_call_options(p, "intent")
             p.add_argument("--confirm", action="store_true",
                            help="show the summary and diffs on the terminal and ask before writing")
     if wanted("recover"):
@@ -164,12 +158,12 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         else:
             p = command("redo", help="put back what the last undo took, as a new transaction")
         _add_common_options(p)
-        p.add_argument("--dry-run", action="store_true", help="show what would be restored; write nothing")
+        add_call_options(p, "dry_run")
         _add_output_options(p)
         add_policy_options(p, f"A {name} is a change like a patch: checked against this ceiling, which"
                               " the workspace's [tool.patchtx] table can only tighten.")
         add_commit_options(p)
-        p.add_argument("--intent", help=f"why the {name} is made (default: '{name} ID...')")
+        add_call_options(p, "intent")
     if only is None:
         # Listed for --help only: main() hands their arguments to the agents package untouched.
         command("tool-spec", add_help=False,
@@ -226,8 +220,8 @@ def _ask_on_terminal(plan: Plan, reason: str) -> bool:
     """Show the plan with coloured diffs and ask; no terminal means no."""
     import os
 
-    from .render import coloured_diff, human_report
-    from .result import Result
+    from .render import coloured_diff
+    from .result import Result, human_report
 
     terminal = _terminal()
     if terminal is None:
@@ -277,7 +271,8 @@ def _use_colour(args: argparse.Namespace, stream: Any) -> bool:
 def _report(result: Result, args: argparse.Namespace) -> str:
     """A result as a person reads it: the summary line (-q); the files, capped, and the diffs
     (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal."""
-    from .render import diff_texts, diffstat, human_report, recovery_lines, summary_line
+    from .render import diff_texts, diffstat
+    from .result import human_report, recovery_lines, summary_line
 
     recovery = "".join(line + "\n" for line in recovery_lines(result))
     if args.quiet:
@@ -299,8 +294,7 @@ def _run_apply(args: argparse.Namespace) -> int:
     from .api import apply_plan, plan_patch
     from .arguments import commit_keywords, policy_keywords
     from .errors import FilesystemError, PatchtxError
-    from .render import result_json
-    from .result import Result
+    from .result import Result, result_json
 
     dry_run = args.command == "check" or getattr(args, "dry_run", False)
     if getattr(args, "confirm", False) and not dry_run and _terminal() is None:
@@ -320,9 +314,14 @@ def _run_apply(args: argparse.Namespace) -> int:
                 from None
         if args.extract:
             texts = _extracted(args.patches, texts)
+        keywords = policy_keywords(args)
+        if args.command == "check" and keywords["syntax"] is None:
+            # check shows what the guard would say: warn unless the host or workspace says more.
+            from .policy import options_for
+
+            keywords["syntax"] = options_for(args.root, {}, defaults={"syntax": "warn"})[0].syntax
         plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
-                          strip=args.strip, reverse=args.reverse, skip_applied=args.skip_applied or None,
-                          **policy_keywords(args))
+                          strip=args.strip, reverse=args.reverse, **keywords)
         if dry_run:
             result = Result(plan, committed=False, dry_run=True)
         else:
@@ -416,7 +415,7 @@ def _run_recover(args: argparse.Namespace) -> int:
     except PatchtxError as exc:
         return _fail(exc, args.json, args.root)
     if args.json:
-        _emit(report.to_json())
+        _emit({"ok": True, **report.to_json()})
     else:
         sys.stdout.write(report.summary + "\n")
     return 0
@@ -452,7 +451,7 @@ def _run_undo(args: argparse.Namespace) -> int:
     from .arguments import commit_keywords, policy_keywords
     from .errors import PatchtxError
     from .history import redo, undo
-    from .render import result_json
+    from .result import result_json
 
     progress = _terminal_progress(args)
     options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args),
@@ -473,6 +472,15 @@ def _run_undo(args: argparse.Namespace) -> int:
         _emit(result_json(result))
         return 0
     redone = result.redone
+    if args.quiet:  # the summary line only, as for apply: which undo (or redo), and what it did
+        from .result import recovery_lines
+
+        verb = (("Would redo" if result.dry_run else "Redid") if redone is not None
+                else ("Would undo" if result.dry_run else "Undid"))
+        done = "" if result.dry_run else f" as transaction {result.transaction_id}"
+        sys.stdout.write("".join(line + "\n" for line in recovery_lines(result))
+                         + f"{verb} transaction {redone or undone}{done}: {result.summary}\n")
+        return 0
     if redone is not None:
         sys.stdout.write(f"Would redo transaction {redone} (undoing undo {undone}).\n" if result.dry_run
                          else f"Redid transaction {redone} (undid undo {undone}) as transaction "

@@ -175,6 +175,20 @@ class LockTimeoutError(PatchtxError):
     kind = "lock_timeout"
 
 
+class SyntaxGuardError(PatchtxError):
+    """The patch would leave a file with syntax errors it did not have (the syntax guard, mode
+    ``refuse``); ``details["syntax"]`` is the guard's report on every file."""
+
+    kind = "syntax_error"
+
+
+class VerifyFailedError(PatchtxError):
+    """The host's verify command failed (or changed what the patch wrote): the change was rolled
+    back. ``details["verify"]`` holds the command, its exit status and the end of its output."""
+
+    kind = "verify_failed"
+
+
 class JournalError(PatchtxError):
     """A journal that cannot be trusted (damaged, unknown version): never acted on blindly."""
 

@@ -187,7 +187,7 @@ def undo(
         approve(plan)
     if dry_run:
         return Result(plan, committed=False, dry_run=True, undone=entry.transaction_id)
-    from .api import recovery_of
+    from .api import recovery_of, verifier_for
     from .txn import commit
 
     keep = KeepHistory(count=commit_options.history_count, max_bytes=commit_options.history_bytes,
@@ -201,6 +201,7 @@ def undo(
         progress=progress,
         dir_modes=dict(record.removed_dirs),
         policy=plan_options,
+        check=(check := verifier_for(commit_options)),
     )
     return Result(
         plan,
@@ -209,6 +210,7 @@ def undo(
         fsyncs=report.fsyncs,
         recovery=recovery_of(report),
         undone=entry.transaction_id,
+        verify=None if check is None else check.outcome,
     )
 
 

@@ -13,7 +13,9 @@ from ._record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Any, Literal
+
+    SyntaxStatus = Literal["ok", "errors", "unchanged_errors", "not_checked"]
 
     LineKind = Literal[" ", "-", "+"]
 
@@ -174,6 +176,60 @@ class PathTarget:
         return None if self.after is None else hashlib.sha256(self.after).hexdigest()
 
 
+# -- what the syntax guard (``syntax``) says of a Plan's files
+
+@record
+class SyntaxIssue:
+    """One syntax error of a file as the patch would leave it (line and column 1-based)."""
+
+    line: int
+    column: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "message": self.message}
+
+
+@record
+class FileSyntax:
+    path: str
+    status: SyntaxStatus
+    """ok: parses; errors: the patch introduces errors (``errors``); unchanged_errors: the file had
+    errors before and the patch adds none the guard can see; not_checked: see ``reason``."""
+    language: str | None = None
+    errors: tuple[SyntaxIssue, ...] = ()
+    """The errors the patch introduces (first few), in file order."""
+    reason: str | None = None
+    """Why a file was not checked."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "status": self.status, "language": self.language,
+                "errors": [e.to_json() for e in self.errors], "reason": self.reason}
+
+
+@record
+class SyntaxReport:
+    mode: str
+    files: tuple[FileSyntax, ...] = ()
+
+    @property
+    def introduced(self) -> tuple[FileSyntax, ...]:
+        return tuple(f for f in self.files if f.status == "errors")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode, "files": [f.to_json() for f in self.files]}
+
+    def lines(self) -> list[str]:
+        """For a person or a model: one line per file the patch leaves with new errors (mode warn;
+        files that parse, or were not checked, are in the JSON only)."""
+        out = []
+        for f in self.introduced:
+            first = f.errors[0]
+            out.append(f"Syntax: {f.path}: the patch leaves {len(f.errors)} error(s), the first at line"
+                       f" {first.line}, column {first.column} ({first.message}).")
+        return out
+
+
 @record
 class Plan:
     """Everything a commit needs, computed before anything is written."""
@@ -187,6 +243,8 @@ class Plan:
     """Directories the plan empties (deepest first); removed after the files, if still empty."""
     patch: Patch | None = None
     intent: str | None = None
+    syntax: SyntaxReport | None = None
+    """What the syntax guard said of each file written (None: the guard was off)."""
     notes: tuple[str, ...] = ()
     """What the plan took less literally than the patch says, each in a sentence (a SEARCH block
     matched with its indentation shifted, say): reported with the result."""

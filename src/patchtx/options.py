@@ -9,12 +9,46 @@ ceiling tightened by the workspace's policy (see ``policy``).
 
 from __future__ import annotations
 
-from ._record import record
+from ._record import field, metadata, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import TypedDict
+    from typing import Any, TypedDict
+
+PERMISSION, CAP, UNION, SETTING, STRICTER = "permission", "cap", "union", "setting", "stricter"
+SAME = "the field's default"
+"""``Option.tool_default`` when a tool call's default is the field's own."""
+
+
+@record
+class Option:
+    """How one option shows on every surface: the CLI, the policy files, tool calls and the MCP
+    server are built from these (``OPTIONS``); the library's keyword is the field itself."""
+
+    help: str
+    """One line: the command line's --help."""
+    flag: tuple[str, ...] = ()
+    """The command line's spellings; none: not on the command line. A ``--no-`` flag turns a
+    default-on option off."""
+    metavar: str | None = None
+    key: str | None = None
+    """The key in a policy table (the host's config, ``PATCHTX_POLICY``, ``[tool.patchtx]``);
+    None: not a policy."""
+    combine: str = SETTING
+    """How the workspace's policy meets the host's: ``PERMISSION`` (holds if both allow it),
+    ``CAP`` (the smaller), ``UNION`` (both lists), ``SETTING`` (the workspace's replaces the
+    host config's; an explicit argument replaces both), ``STRICTER`` (the stricter of the two
+    modes, ``syntax``)."""
+    tool: str | None = None
+    """What the argument does, for a model (function tools, MCP); None: not a tool-call argument.
+    A tool call narrows a permission of the host's; it never widens one."""
+    tool_default: Any = SAME
+
+
+def option(default: Any, help: str, **surfaces: Any) -> Any:
+    """A field of an options record, with its default and how each surface shows it."""
+    return field(default=default, metadata=Option(help, **surfaces))
 
 
 @record
@@ -22,38 +56,157 @@ class PlanOptions:
     """What a patch may do: permissions and caps (the host's ceiling, tightened by the workspace),
     and how an already applied patch is answered."""
 
-    allow_overwrite: bool = False
+    allow_overwrite: bool = option(
+        False, "let Add and Move replace existing files (as Codex does)", flag=("--allow-overwrite",),
+        key="allow-overwrite", combine=PERMISSION)
     """Let Add and Move replace an existing file (Codex's behaviour); refused by default."""
-    allow_delete: bool = True
-    allow_move: bool = True
-    first_match: bool = False
+    allow_delete: bool = option(
+        True, "refuse patches that delete", flag=("--no-delete",), key="allow-delete",
+        combine=PERMISSION, tool_default=False,
+        tool="Permit deleting files ('*** Delete File', or a diff's deleted file). Deleting is "
+             "refused unless this is true.")
+    allow_move: bool = option(
+        True, "refuse patches that move", flag=("--no-move",), key="allow-move", combine=PERMISSION,
+        tool="Permit renames ('*** Move to', or a diff's rename).")
+    first_match: bool = option(
+        False, "take the first match of an ambiguous hunk (as Codex does)", flag=("--first-match",),
+        key="first-match", combine=PERMISSION)
     """Take the first occurrence of an ambiguous hunk (Codex's behaviour) instead of refusing."""
-    skip_applied: bool = False
+    skip_applied: bool = option(
+        False, "succeed, changing nothing, when the patch is already applied (refused by default)",
+        flag=("--skip-applied",),
+        tool="If the patch is already applied as a whole (every change already in the files), "
+             "succeed changing nothing instead of refusing it as already_applied; a patch applied "
+             "only in part is still refused (partly_applied).")
     """A patch that is already applied as a whole succeeds, changing nothing (refused by default,
     with the kind ``already_applied``)."""
-    protected: tuple[str, ...] = ()
+    protected: tuple[str, ...] = option(
+        (), "refuse patches touching paths that match GLOB (repeatable)", flag=("--protect",),
+        metavar="GLOB", key="protected", combine=UNION)
     """Glob patterns of workspace paths no patch may touch (``**`` spans folders)."""
-    max_files: int | None = None
-    max_bytes: int | None = None
+    max_files: int | None = option(
+        None, "refuse patches that change more than N files", flag=("--max-files",), metavar="N",
+        key="max-files", combine=CAP)
+    max_bytes: int | None = option(
+        None, "refuse patches that change more than N bytes", flag=("--max-bytes",), metavar="N",
+        key="max-bytes", combine=CAP)
     """Cap on bytes changed: the size of every file written plus every file removed."""
-    max_patch_bytes: int | None = None
-    allow_policy_edit: bool = False
+    max_patch_bytes: int | None = option(
+        None, "refuse patch texts longer than N bytes", flag=("--max-patch-bytes",), metavar="N",
+        key="max-patch-bytes", combine=CAP)
+    allow_policy_edit: bool = option(
+        False, "let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)",
+        flag=("--allow-policy-edit",), key="allow-policy-edit", combine=PERMISSION)
     """Let a patch change the workspace's policy (``[tool.patchtx]``, ``.patchtx.toml``)."""
+    syntax: str = option(
+        "off", "the syntax guard: off, warn (apply and report new syntax errors) or refuse (refuse a"
+        " patch that leaves a file unparseable); default: the config's, else off for apply, warn for"
+        " check, refuse for mcp and tool calls", flag=("--syntax",), metavar="MODE", key="syntax",
+        combine=STRICTER)
+    """The syntax guard (``patchtx.syntax``): ``off``, ``warn`` (apply, report new syntax errors)
+    or ``refuse`` (refuse a patch that leaves a file with new syntax errors). Off by default for
+    the library and ``patchtx apply`` (a parse can cost more than the apply); the agent surfaces
+    (MCP, tool calls) default to ``refuse``. A workspace may only make it stricter."""
+
+
+_HISTORY_BYTES = 64 * 1024 * 1024
 
 
 @record
 class CommitOptions:
     """How a plan is committed, and how much of it the undo history keeps."""
 
-    durable: bool = True
+    durable: bool = option(
+        True, "skip fsync (throw-away trees): keeps atomicity, drops durability", flag=("--no-fsync",))
     """fsync every write; False keeps atomicity against a crashed process, not against power loss."""
-    lock_timeout: float = 30.0
+    lock_timeout: float = option(
+        30.0, "how long to wait for another transaction's lock (default: 30)", flag=("--lock-timeout",),
+        metavar="SECONDS")
     """Seconds to wait for the workspace lock held by another transaction."""
-    history_count: int = 20
+    history_count: int = option(
+        20, "keep at most N transactions in the undo history, 0 for none (default: the workspace's "
+            "history-count, else 20)", flag=("--history-count",), metavar="N", key="history-count")
     """Committed transactions whose before-images are kept for undo (0 turns history off)."""
-    history_bytes: int = 64 * 1024 * 1024
+    history_bytes: int = option(
+        _HISTORY_BYTES, "keep at most N bytes of originals in the undo history (default: the "
+        f"workspace's history-bytes, else {_HISTORY_BYTES // 2**20} MiB)", flag=("--history-bytes",),
+        metavar="N", key="history-bytes")
     """Cap on the before-image bytes the undo history keeps (oldest transactions go first)."""
+    verify: str | None = option(
+        None, "run CMD (a shell command, in the root) once the change is written, before it is"
+        " committed: keep the change only if CMD exits 0, else roll it back", flag=("--verify",),
+        metavar="CMD")
+    """A shell command run in the root before the commit point (``patchtx.verify``): the change is
+    kept only if it exits 0. The host's alone: no policy file or tool call can set it."""
+    verify_timeout: float = option(
+        600.0, "stop the verify command and roll back after SECONDS (default: 600)",
+        flag=("--verify-timeout",), metavar="SECONDS")
+    """Seconds the verify command may run before it is stopped (and the change rolled back)."""
 
+
+@record
+class CallOptions:
+    """What one call asks besides the host's options: a command line's, a tool call's. Not
+    values the library keeps: ``api`` and ``agents.tool_call`` take them as arguments."""
+
+    dry_run: bool = option(
+        False, "report what would change; write nothing", flag=("--dry-run",),
+        tool="Check the patch and report what it would change (summary and diffs) without writing "
+             "anything.")
+    workspace_root: str | None = option(
+        None, "", tool_default=".",
+        tool="Directory that the patch's paths are relative to, itself relative to the host's "
+             "workspace root (or absolute inside it). Default: the workspace root.")
+    intent: str | None = option(
+        None, "why this change is made (recorded with it)", flag=("--intent",),
+        tool="One sentence saying why this edit is made; recorded with the change.")
+    extract: bool = option(
+        False, "take the patch out of a model's reply (code fences, prose around it) first",
+        flag=("--extract",),
+        tool="Take the patch out of surrounding text first (code fences, prose before or after "
+             "it). Refused if the text holds two different patches.")
+    strip: int | None = option(
+        None, "unified diffs: remove N leading path components (default: git's a/ b/, else 1)",
+        flag=("-p", "--strip"), metavar="N",
+        tool="Unified diffs only: remove this many leading path components from the diff's paths "
+             "(as `patch -p N`). Default: git's a/ and b/ prefixes, else one component (a bare "
+             "file name is kept).")
+    reverse: bool = option(
+        False, "unified diffs: apply in reverse", flag=("-R", "--reverse"),
+        tool="Unified diffs only: apply the diff in reverse (as `git apply -R`), undoing it; "
+             "refused for a '*** Begin Patch' patch.")
+
+
+@record
+class Declared:
+    """One row of ``OPTIONS``: an options field and how it shows."""
+
+    name: str
+    owner: type
+    """``PlanOptions``, ``CommitOptions`` or ``CallOptions``."""
+    default: Any
+    type: str
+    """The field's annotation as written (``bool``, ``int | None``, ``tuple[str, ...]``...)."""
+    option: Option
+
+    @property
+    def tool_default(self) -> Any:
+        return self.default if self.option.tool_default == SAME else self.option.tool_default
+
+
+def _declared(owner: type) -> tuple[Declared, ...]:
+    defaults = owner()
+    return tuple(Declared(name, owner, getattr(defaults, name), owner.__annotations__[name], surfaces)
+                 for name, surfaces in metadata(owner).items())
+
+
+OPTIONS: tuple[Declared, ...] = _declared(PlanOptions) + _declared(CommitOptions) + _declared(CallOptions)
+"""Every option, declared once: the table the command lines (``arguments``), the policy files
+(``policy``), the tool declarations (``agents.toolspec``), the tool-call runner
+(``agents.tool_call``) and the MCP server are built from. Adding an option is adding a field to
+one of the three records above (and, for type checkers, a line to the keywords below)."""
+TOOL_OPTIONS = tuple(row for row in OPTIONS if row.option.tool is not None)
+"""A tool call's arguments besides the patch, in the order tools declare them."""
 
 DEFAULT_COMMIT = CommitOptions()
 """The defaults, for the layers below the API (``txn.commit``, ``recover``, ``KeepHistory``)."""
@@ -83,12 +236,15 @@ if TYPE_CHECKING:
         max_bytes: int | None
         max_patch_bytes: int | None
         allow_policy_edit: bool | None
+        syntax: str | None
 
     class CommitKeywords(TypedDict, total=False):
         durable: bool | None
         lock_timeout: float | None
         history_count: int | None
         history_bytes: int | None
+        verify: str | None
+        verify_timeout: float | None
 
     class OptionKeywords(PlanKeywords, CommitKeywords, total=False):
         pass

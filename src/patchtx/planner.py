@@ -553,7 +553,7 @@ class Stager:
     def build_plan(self, patch: Patch | None = None, intent: str | None = None) -> Plan:
         targets = self.targets()
         _check_policy(self, targets)
-        return Plan(
+        planned = Plan(
             root=self.view.root,
             changes=tuple(self.changes),
             targets=tuple(targets),
@@ -562,6 +562,12 @@ class Stager:
             intent=intent,
             notes=tuple(self.notes),
         )
+        if self.options.syntax == "off":
+            return planned
+        from ._record import replace
+        from .syntax import check_plan  # the guard: every file's after-bytes, in its language
+
+        return replace(planned, syntax=check_plan(planned, self.options.syntax))
 
     # -- the result -----------------------------------------------------------------------------
     def targets(self) -> list[PathTarget]:

@@ -37,7 +37,19 @@ import os
 
 from ._record import replace
 from .errors import PolicyError
-from .options import ALL_KEYWORDS, COMMIT_KEYWORDS, PLAN_KEYWORDS, CommitOptions, PlanOptions, check_keywords
+from .options import (
+    ALL_KEYWORDS,
+    CAP,
+    COMMIT_KEYWORDS,
+    OPTIONS,
+    PERMISSION,
+    PLAN_KEYWORDS,
+    STRICTER,
+    UNION,
+    CommitOptions,
+    PlanOptions,
+    check_keywords,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,22 +65,10 @@ PYPROJECT = "pyproject.toml"
 WORKSPACE_POLICY_FILE = ".patchtx.toml"
 POLICY_FILES = (PYPROJECT, WORKSPACE_POLICY_FILE)
 
-_KEYS = {
-    "allow-overwrite": "allow_overwrite",
-    "allow-delete": "allow_delete",
-    "allow-move": "allow_move",
-    "first-match": "first_match",
-    "protected": "protected",
-    "max-files": "max_files",
-    "max-bytes": "max_bytes",
-    "max-patch-bytes": "max_patch_bytes",
-    "history-count": "history_count",
-    "history-bytes": "history_bytes",
-    "allow-policy-edit": "allow_policy_edit",
-}
-_PERMISSIONS = ("allow_overwrite", "allow_delete", "allow_move", "first_match", "allow_policy_edit")
-_CAPS = ("max_files", "max_bytes", "max_patch_bytes")
-_TYPES: dict[str, str] = {**PlanOptions.__annotations__, **CommitOptions.__annotations__}
+_KEYS = {row.option.key: row.name for row in OPTIONS if row.option.key is not None}
+"""Policy-table key -> option name."""
+_COMBINE = {row.name: row.option.combine for row in OPTIONS}
+_TYPES = {row.name: row.type for row in OPTIONS}
 """Each option's annotation, as written (``bool``, ``int | None``, ``float``...)."""
 
 
@@ -95,6 +95,12 @@ def _problem(name: str, value: object) -> str | None:
     ``protected`` was read as one pattern per character (none of them the path meant), and a
     string cap failed inside planning with a TypeError."""
     kind = _TYPES[name]
+    if name == "syntax":
+        from .syntax import MODES
+
+        return None if value in MODES else f"must be one of {', '.join(MODES)}"
+    if kind.startswith("str"):
+        return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
     if name == "protected":
         if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
             return None
@@ -180,12 +186,17 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
     changes: dict[str, Any] = {}
     for name, value in _only(PLAN_KEYWORDS, workspace).items():
         current = getattr(host, name)
-        if name in _PERMISSIONS:
+        combine = _COMBINE[name]
+        if combine == PERMISSION:
             changes[name] = current and value
-        elif name == "protected":
+        elif combine == UNION:
             changes[name] = tuple(dict.fromkeys((*current, *value)))
-        elif name in _CAPS:
+        elif combine == CAP:
             changes[name] = value if current is None else min(current, value)
+        elif combine == STRICTER:
+            from .syntax import MODES
+
+            changes[name] = max(current, value, key=MODES.index)
     return replace(host, **changes) if changes else host
 
 
@@ -290,14 +301,17 @@ def options_for(
     *,
     accepted: frozenset[str] = ALL_KEYWORDS,
     caller: str = "options_for()",
+    defaults: Mapping[str, Any] | None = None,
 ) -> tuple[PlanOptions, CommitOptions]:
     """The options in force at ``root`` for a caller's keyword arguments (the fields of
     ``PlanOptions`` and ``CommitOptions``; None means not given): the host's ceiling (its config,
     ``PATCHTX_POLICY``, then the arguments) tightened by the workspace's policy, with the
     arguments' undo-history limits on top. A keyword outside ``accepted`` is a TypeError naming
-    ``caller``, as an unknown keyword argument of any function is."""
+    ``caller``, as an unknown keyword argument of any function is. ``defaults`` replace the
+    defaults of ``options`` for this caller, below the host's config (the agent surfaces' syntax
+    guard is ``refuse``)."""
     given = _given(keywords or {}, accepted, caller)
-    host = {**_host_values(), **given}
+    host = {**(defaults or {}), **_host_values(), **given}
     plan_options = PlanOptions(**_only(PLAN_KEYWORDS, host))
     commit_options = CommitOptions(**_only(COMMIT_KEYWORDS, host))
     for table in workspace_policy(root):

@@ -1,4 +1,5 @@
-"""Plans and results as text: our summary line, unified diffs, JSON. (Codex's success text is the
+"""Plans as text: unified diffs, the diffstat, each file's JSON entry, errors and the undo history
+as text and JSON. (A result's report and JSON are ``result``'s; Codex's success text is the
 drop-in's, in ``cli``.)"""
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ if TYPE_CHECKING:
 
     from .errors import PatchtxError
     from .model import FileChange, Plan
-    from .result import Result
     from .rewrite import Edit
     from .txn.kept import HistoryEntry
 
@@ -318,19 +318,7 @@ def file_entries(plan: Plan, *, with_diff: bool = True,
     return entries
 
 
-def summary_line(result: Result) -> str:
-    verb = "Would apply" if result.dry_run else "Applied"
-    return f"{verb}: {result.plan.summary}\n"
-
-
-def recovery_lines(result: Result) -> list[str]:
-    """What the recovery that ran before the patch did (none: no lines)."""
-    if result.recovery is None:
-        return []
-    return ["Before applying, " + line[0].lower() + line[1:] for line in result.recovery.summary.splitlines()]
-
-
-def _shown(path: str) -> str:
+def shown_path(path: str) -> str:
     """``path`` for a terminal: as it is when every character prints, else quoted as git quotes it
     (a CR, an escape sequence or a right-to-left override in a name a patch chose could otherwise
     overwrite or disguise the line that reports it)."""
@@ -339,30 +327,6 @@ def _shown(path: str) -> str:
     from .gitquote import quote
 
     return quote(path)
-
-
-def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] | None = None,
-                 max_files: int | None = None) -> str:
-    """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
-    when the caller has rendered them already. Past ``max_files`` files the list ends with a
-    count, so that the output stays proportional to what a person reads."""
-    plan = result.plan
-    lines = recovery_lines(result)
-    lines.append(summary_line(result).rstrip("\n"))
-    shown = plan.changes if max_files is None else plan.changes[:max_files]
-    for change in shown:
-        name = f"{_shown(change.source)} -> {_shown(change.path)}" if change.source else _shown(change.path)
-        if change.copied_from is not None:
-            name += f" (copy of {_shown(change.copied_from)})"
-        lines.append(f"  {change.kind.value} {name}")
-    if len(shown) < len(plan.changes):
-        rest = len(plan.changes) - len(shown)
-        lines.append(f"  ... and {rest:,} more file{'s' if rest != 1 else ''} (--stat or --json lists them all)")
-    lines += [f"Note: {note}" for note in plan.notes]
-    text = "\n".join(lines) + "\n"
-    if diffs:
-        text += "".join(rendered if rendered is not None else map(unified_diff, plan.changes))
-    return text
 
 
 _BOLD, _GREEN, _RED, _CYAN = "\033[1m", "\033[32m", "\033[31m", "\033[36m"
@@ -449,32 +413,6 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
     return "\n".join([*lines, totals]) + "\n"
 
 
-def result_json(result: Result, *, with_diff: bool = True,
-                rendered: Sequence[str] | None = None) -> dict[str, Any]:
-    """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
-    key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too, and a plan
-    with notes (``Plan.notes``: a loose match) ``notes``."""
-    plan = result.plan
-    out: dict[str, Any] = {
-        "ok": True,
-        "dry_run": result.dry_run,
-        "summary": plan.summary,
-        "counts": plan.summary_counts(),
-        "files": file_entries(plan, with_diff=with_diff, rendered=rendered),
-        "transaction": result.transaction_id,
-        "recovered": None if result.recovery is None else [t.to_json() for t in result.recovery.transactions],
-        "intent": plan.intent,
-        "error": None,
-    }
-    if plan.notes:
-        out["notes"] = list(plan.notes)
-    if result.undone is not None:
-        out["undone"] = result.undone
-    if result.redone is not None:
-        out["redone"] = result.redone
-    return out
-
-
 def result_schema() -> dict[str, Any]:
     """The JSON Schema of the result shape (``docs/result.schema.json``; shipped in the package)."""
     import json
@@ -486,7 +424,8 @@ def result_schema() -> dict[str, Any]:
 
 
 def log_text(entries: Sequence[HistoryEntry]) -> str:
-    """``patchtx log``'s lines: id, local time, summary, bytes of originals kept, intent."""
+    """``patchtx log``'s lines: id, local time, summary, bytes of originals kept, intent; then
+    the files it changed (the first few), indented."""
     if not entries:
         return "The undo history is empty.\n"
     from datetime import datetime
@@ -494,20 +433,17 @@ def log_text(entries: Sequence[HistoryEntry]) -> str:
     lines = []
     for entry in entries:
         when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        intent = f"  {shown(entry.intent)}" if entry.intent else ""
-        lines.append(f"{entry.transaction_id}  {when}  {shown(entry.summary)}  {_size(entry.bytes):>9}{intent}\n")
+        # (an intent is a model's text: a terminal escape in it is shown, as in a path, not obeyed)
+        intent = f"  {shown_path(entry.intent)}" if entry.intent else ""
+        lines.append(f"{entry.transaction_id}  {when}  {shown_path(entry.summary)}  {_size(entry.bytes):>9}{intent}\n")
+        named = ", ".join(shown_path(path) for path in entry.paths[:_LOGGED_PATHS])
+        more = len(entry.paths) - _LOGGED_PATHS
+        lines.append(f"    {named}{f' and {more:,} more' if more > 0 else ''}\n")
     return "".join(lines)
 
 
-_INVISIBLE = {**{code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))},
-              **{code: f"\\u{code:04x}" for code in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}}
-"""Control characters (C0, DEL, C1), line separators and bidirectional overrides: what a text a
-model wrote (an intent) could use to rewrite a terminal's screen or disguise a line."""
-
-
-def shown(text: str) -> str:
-    """``text`` for a terminal line: its invisible and controlling characters escaped (``\\x1b``)."""
-    return text.translate(_INVISIBLE) if not text.isprintable() else text
+_LOGGED_PATHS = 5
+"""Files named per transaction by ``log_text``."""
 
 
 def _size(count: int) -> str:
@@ -533,5 +469,7 @@ def error_json(error: PatchtxError, *, root: str | None = None, dry_run: bool = 
         "transaction": None,
         "recovered": None,
         "intent": None,
+        "syntax": error.details.get("syntax"),
+        "verify": error.details.get("verify"),
         "error": error.to_json(root),
     }

@@ -1,6 +1,7 @@
-"""``Result``: what an apply (or a dry run, an undo, a redo) came to, and its one JSON shape.
+"""``Result``: what an apply (or a dry run, an undo, a redo) came to, its one JSON shape and its
+report for a person.
 
-It sits above the renderer (result -> render -> model): ``to_json`` renders the plan's diffs.
+It sits above the renderer (result -> render -> model): its JSON and report hold the plan's diffs.
 """
 
 from __future__ import annotations
@@ -9,8 +10,12 @@ from ._record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
     from .model import Plan
     from .txn.reports import RecoveryReport
+    from .verify import VerifyOutcome
 
 
 @record
@@ -27,6 +32,8 @@ class Result:
     """For an undo (and a redo, which undoes an undo): the id of the transaction it undid."""
     redone: str | None = None
     """For a redo: the id of the transaction it put back (the one the undone undo had undone)."""
+    verify: VerifyOutcome | None = None
+    """What the host's verify command did before the change was kept (None: no verify command)."""
 
     @property
     def recovered(self) -> bool:
@@ -40,6 +47,76 @@ class Result:
     def to_json(self, *, with_diff: bool = True) -> dict[str, object]:
         """The one result shape of every surface (CLI ``--json``, MCP, tool calls), as
         ``docs/result.schema.json`` describes it."""
-        from .render import result_json  # (not for a drop-in apply_patch run, which prints no diff)
-
         return result_json(self, with_diff=with_diff)
+
+
+def summary_line(result: Result) -> str:
+    verb = "Would apply" if result.dry_run else "Applied"
+    return f"{verb}: {result.plan.summary}\n"
+
+
+def recovery_lines(result: Result) -> list[str]:
+    """What the recovery that ran before the patch did (none: no lines)."""
+    if result.recovery is None:
+        return []
+    return ["Before applying, " + line[0].lower() + line[1:] for line in result.recovery.summary.splitlines()]
+
+
+def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] | None = None,
+                 max_files: int | None = None) -> str:
+    """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
+    when the caller has rendered them already. Past ``max_files`` files the list ends with a
+    count, so that the output stays proportional to what a person reads."""
+    from .render import shown_path, unified_diff  # (not for a drop-in apply_patch run)
+
+    plan = result.plan
+    lines = recovery_lines(result)
+    lines.append(summary_line(result).rstrip("\n"))
+    shown = plan.changes if max_files is None else plan.changes[:max_files]
+    for change in shown:
+        name = f"{shown_path(change.source)} -> {shown_path(change.path)}" if change.source else shown_path(change.path)
+        if change.copied_from is not None:
+            name += f" (copy of {shown_path(change.copied_from)})"
+        lines.append(f"  {change.kind.value} {name}")
+    if len(shown) < len(plan.changes):
+        rest = len(plan.changes) - len(shown)
+        lines.append(f"  ... and {rest:,} more file{'s' if rest != 1 else ''} (--stat or --json lists them all)")
+    if plan.syntax is not None:
+        lines.extend(plan.syntax.lines())
+    if result.verify is not None:
+        lines.append(f"Verified: `{result.verify.command}` passed in {result.verify.seconds:.1f} s.")
+    lines += [f"Note: {note}" for note in plan.notes]
+    text = "\n".join(lines) + "\n"
+    if diffs:
+        text += "".join(rendered if rendered is not None else map(unified_diff, plan.changes))
+    return text
+
+
+def result_json(result: Result, *, with_diff: bool = True,
+                rendered: Sequence[str] | None = None) -> dict[str, Any]:
+    """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
+    key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too, and a plan
+    with notes (``Plan.notes``: a loose match) ``notes``."""
+    from .render import file_entries  # (not for a drop-in apply_patch run, which prints no diff)
+
+    plan = result.plan
+    out: dict[str, Any] = {
+        "ok": True,
+        "dry_run": result.dry_run,
+        "summary": plan.summary,
+        "counts": plan.summary_counts(),
+        "files": file_entries(plan, with_diff=with_diff, rendered=rendered),
+        "transaction": result.transaction_id,
+        "recovered": None if result.recovery is None else [t.to_json() for t in result.recovery.transactions],
+        "intent": plan.intent,
+        "syntax": None if plan.syntax is None else plan.syntax.to_json(),
+        "verify": None if result.verify is None else result.verify.to_json(),
+        "error": None,
+    }
+    if plan.notes:
+        out["notes"] = list(plan.notes)
+    if result.undone is not None:
+        out["undone"] = result.undone
+    if result.redone is not None:
+        out["redone"] = result.redone
+    return out

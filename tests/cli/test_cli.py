@@ -121,7 +121,8 @@ def test_no_delete_flag_refuses(tree: Path) -> None:
 def test_recover_with_nothing_to_do(tree: Path) -> None:
     done = run([PATCHTX, "recover", "--root", str(tree), "--json"], tree)
     assert done.returncode == 0
-    assert json.loads(done.stdout)["nothing_to_do"] is True
+    report = json.loads(done.stdout)
+    assert report["ok"] is True and report["nothing_to_do"] is True  # ok, as every --json result
 
 
 def _confirm_on_pty(tree: Path, answer: bytes) -> tuple[int, str]:

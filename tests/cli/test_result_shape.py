@@ -58,8 +58,9 @@ def test_the_schema_rejects_what_it_should() -> None:
 
 
 def test_every_surface_gives_the_same_keys_for_a_success(tree: Path) -> None:
-    code, cli = cli_json(tree, "check", "-", stdin=UPDATE)
-    api = patchtx.apply_patch(UPDATE, tree, dry_run=True).to_json()
+    # (The syntax guard's default differs by surface, by design: refuse for agents; set alike here.)
+    code, cli = cli_json(tree, "check", "--syntax", "refuse", "-", stdin=UPDATE)
+    api = patchtx.apply_patch(UPDATE, tree, dry_run=True, syntax="refuse").to_json()
     tool = apply_patch_call(UPDATE, str(tree), dry_run=True).payload
     function = run_tool_call({"input": UPDATE, "dry_run": True}, str(tree)).payload
     assert code == 0

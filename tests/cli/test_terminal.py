@@ -232,6 +232,8 @@ def test_a_file_name_that_would_disguise_its_report_line_is_quoted(tmp_path: Pat
     the report line show another name than the file written. (A CR, an escape sequence or another
     control character is refused in a path before anything is reported: tests/security.)"""
     patch = f"*** Begin Patch\n*** Add File: {name}\n+x\n*** End Patch\n"
-    report = patchtx.render.human_report(patchtx.Result(patchtx.plan_patch(patch, tmp_path), committed=False))
+    from patchtx.result import human_report
+
+    report = human_report(patchtx.Result(patchtx.plan_patch(patch, tmp_path), committed=False))
     listed = report.splitlines()[1]
     assert listed.isprintable() and listed.startswith('  A "') and "\\" in listed

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from patchtx.model import ChangeKind, FileChange
 from patchtx.render import unified_diff
 
+from ..examples import examples
 from ..unified.support import needs_git
 from .test_property import PROPERTY_SETTINGS, Document, Edit, cases, plan_in_temp_dir
 
@@ -143,7 +144,7 @@ def test_rendered_update_diff_applies_exactly(case: tuple[Document, list[Edit], 
     assert apply_unified(before, unified_diff(generic)) == after
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), st.sampled_from([0, 1, 3, 5]))
 def test_a_diff_applies_exactly_with_or_without_the_planners_ranges(data: st.DataObject,
                                                                     context: int) -> None:
@@ -158,7 +159,7 @@ def test_a_diff_applies_exactly_with_or_without_the_planners_ranges(data: st.Dat
     assert (diff == "") == (before == after)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), st.sampled_from([0, 1, 3, 5]))
 def test_a_diff_from_byte_offsets_is_the_diff_without_them(data: st.DataObject, context: int) -> None:
     """The planner's byte path (LF lines) hands over where its ranges are; the diff is the same as
@@ -205,7 +206,7 @@ def test_a_side_without_lines_is_one_hunk_of_the_whole_other_side(data: bytes, c
 INVALID = [b"\xff", b"\xe2\x82", b"\xf0\x9f", b"\xc3"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_invalid_utf8_is_shown_with_replacement_characters_line_for_line(data: st.DataObject) -> None:
     """Bytes that are not UTF-8 show as U+FFFD, as if each line had been decoded on its own: the

@@ -19,7 +19,7 @@ from patchtx.errors import AmbiguousContextError, ContextNotFoundError, InvalidA
 from patchtx.extract import extract_patch
 from patchtx.model import AddFile, Chunk, UpdateFile
 from patchtx.parser import detect_format, parse
-from patchtx.render import human_report
+from patchtx.result import human_report
 from patchtx.rewrite import rewrite
 from patchtx.search_replace import block_lines, parse_search_replace
 from patchtx.text_placement import place_text

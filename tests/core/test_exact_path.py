@@ -27,6 +27,8 @@ from patchtx.render import unified_diff
 from patchtx.rewrite import rewrite
 from patchtx.textfile import BOM_BYTES, decode
 
+from ..examples import examples
+
 if TYPE_CHECKING:
     from patchtx.model import LineKind
 
@@ -90,7 +92,7 @@ def line_starts(data: bytes) -> list[int]:
     return [*starts, len(data)] if data else [0]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), files(), st.booleans())
 def test_the_exact_path_answers_as_the_line_based_path(data: st.DataObject, before: bytes,
                                                       first_match: bool) -> None:

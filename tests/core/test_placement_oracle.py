@@ -23,6 +23,8 @@ from patchtx.exact import update_exactly
 from patchtx.matching import MAX_CANDIDATES, LineIndex, Locator
 from patchtx.model import Chunk
 
+from ..examples import examples
+
 FILE_LINES = ["a", "b", "c", "  a", "  b", "class T:", "  def f():", "x {", "}", ""]
 ANCHORS = ["a", "class T:", "  def f():", "x {"]
 OLD_LINES = ["a", "b", "c", "  a", "  b", "}", ""]
@@ -174,13 +176,13 @@ def _old(chunk: Chunk) -> list[str]:
     return [text for kind, text in chunk.lines if kind != "+"]
 
 
-@settings(max_examples=4000, deadline=None)
+@settings(max_examples=examples(4000), deadline=None)
 @given(cases())
 def test_patchtx_places_as_the_brute_force_oracle(case: tuple[list[str], list[Chunk]]) -> None:
     check_against_oracle(*case)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(block_cases())
 def test_the_block_rule_against_the_oracle(case: tuple[list[str], list[Chunk]]) -> None:
     check_against_oracle(*case)
@@ -226,7 +228,7 @@ def check_against_oracle(texts: list[str], chunks: list[Chunk]) -> None:
             assert settled, (texts, chunks, expected, got)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(cases(), st.booleans())
 def test_the_byte_path_rewrites_as_the_line_path(case: tuple[list[str], list[Chunk]],
                                                  first_match: bool) -> None:
@@ -243,7 +245,7 @@ def test_the_byte_path_rewrites_as_the_line_path(case: tuple[list[str], list[Chu
     assert exact.after == rewrite(original, placements)[0].encode()
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", ""]), max_size=30),
        st.lists(st.sampled_from(["a", "b", ""]), min_size=1, max_size=3),
        st.integers(0, 30), st.integers(0, 30))

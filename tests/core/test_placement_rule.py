@@ -16,6 +16,8 @@ from patchtx.errors import AmbiguousContextError, ContextNotFoundError
 from patchtx.matching import ByteIndex, LineIndex, Missing, NotExact, place
 from patchtx.model import Chunk
 
+from ..examples import examples
+
 
 def apply(root: Path, body: str, **options: bool) -> str:
     patchtx.apply_patch(f"*** Begin Patch\n*** Update File: f.py\n{body}\n*** End Patch", root, **options)
@@ -125,7 +127,7 @@ def chunks(draw: st.DrawFn) -> list[Chunk]:
     return out or [Chunk((), (("+", "N"),))]
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(LINES, chunks(), st.booleans())
 def test_the_byte_space_places_exactly_as_the_line_space(texts: list[str], hunks: list[Chunk],
                                                          first_match: bool) -> None:

@@ -14,8 +14,7 @@ the intended one. Some chunks use ``@@`` anchors (stacked or not), some insertio
 anchor alone, some chunks carry ``*** End of File``, the first chunk may omit ``@@``, and the patch
 itself may use CRLF.
 
-Runs 200 examples by default; a Hypothesis profile chosen with ``--hypothesis-profile`` (for a
-longer fuzz run) sets its own ``max_examples``.
+Runs 200 examples in a full run (``tests/examples.py``), fewer by default.
 """
 
 from __future__ import annotations
@@ -34,20 +33,16 @@ from patchtx.parser import parse
 from patchtx.planner import plan
 from patchtx.textfile import decode
 
+from ..examples import examples
+
 ALPHABET = ["a", "b", "c", "", " a", "a ", "\tb", "x y", "caf\u00e9", "\u2013", "@@", "+a", "-b"]
 INSERTABLE = ALPHABET + ["new", "\u201cq\u201d", "  "]
 ENDINGS = ["\n", "\r\n", "\r"]
 BOM = "\ufeff"
 
 
-def _examples(default: int) -> int:
-    """``default`` unless a profile loaded with --hypothesis-profile changed max_examples."""
-    current = settings.default.max_examples
-    return default if current == settings.get_profile("default").max_examples else current
-
-
 PROPERTY_SETTINGS = settings(
-    max_examples=_examples(200),
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -334,7 +329,7 @@ def test_crlf_patch_text_parses_like_lf(case: tuple[Document, list[Edit], str, b
     assert parse(lf.replace("\n", "\r\n")).hunks == parse(lf).hunks
 
 
-@settings(max_examples=_examples(200), deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.sampled_from([b"a", b"\r", b"\n", b"\r\n", b" ", b"\t", "\u00e9".encode(),
                                  "\ufeff".encode(), "\u2028".encode(), b"\x0c"]), max_size=30))
 def test_text_model_round_trips_any_text(parts: list[bytes]) -> None:
@@ -347,7 +342,7 @@ def test_text_model_round_trips_any_text(parts: list[bytes]) -> None:
     assert text.ends_with_newline == (rest == b"" or rest.endswith((b"\n", b"\r")))
 
 
-@settings(max_examples=_examples(200), deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(documents())
 def test_identity_patch_changes_nothing(doc: Document) -> None:
     """A chunk made only of context lines (the whole file) leaves every byte alone."""
@@ -369,7 +364,7 @@ def single_chunks(draw: st.DrawFn) -> tuple[Document, int, int, tuple[str, ...]]
     return doc, start, end, new
 
 
-@settings(max_examples=_examples(200), deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(single_chunks())
 def test_single_chunk_is_refused_exactly_when_ambiguous(case: tuple[Document, int, int, tuple[str, ...]]) -> None:
     """One chunk replacing file lines [start, end): applied iff those lines occur once (exactly)."""

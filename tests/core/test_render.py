@@ -9,14 +9,8 @@ import pytest
 from patchtx.cli import codex_summary
 from patchtx.errors import ContextNotFoundError, PatchtxError
 from patchtx.model import ChangeKind, FileChange
-from patchtx.render import (
-    error_json,
-    file_entries,
-    human_report,
-    result_json,
-    unified_diff,
-)
-from patchtx.result import Result
+from patchtx.render import error_json, file_entries, unified_diff
+from patchtx.result import Result, human_report, result_json
 
 SUCCESS = "Success. Updated the following files:\n"
 

@@ -11,6 +11,8 @@ from patchtx.errors import PatchtxError
 from patchtx.matching import LineIndex, Locator
 from patchtx.model import Chunk
 
+from ..examples import examples
+
 
 def test_python_strips_exactly_rusts_whitespace_plus_four_separators() -> None:
     from patchtx.normalise import PYTHON_ONLY_WHITESPACE as _PYTHON_ONLY_WHITESPACE
@@ -76,7 +78,7 @@ def _placed(texts: list[str], chunks: list[Chunk], index: LineIndex | None) -> o
         return type(error), error.message, error.details
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(st.lists(_FILE_LINES, max_size=14), _chunks())
 @example(["b", "b"], [Chunk((), ((" ", "b\t"),))])  # twice in the second pass only
 @example(["a-b", "x", "a-b", "x"], [Chunk(("a\u2013b",), ((" ", "x"),))])  # in the fourth
@@ -120,7 +122,7 @@ _FILE_TEXT = st.text(alphabet="ab \t\r\n\x1c\x1d\x1e\x1f\x85\u2028\u2029\ufeff\u
                      max_size=40)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(_FILE_TEXT, st.booleans(), _chunks())
 def test_an_index_given_the_files_bytes_answers_as_one_given_only_its_lines(
         text: str, bom: bool, chunks: list[Chunk]) -> None:

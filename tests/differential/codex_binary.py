@@ -24,12 +24,14 @@ from pathlib import Path
 CODEX_VERSION = os.environ.get("PATCHTX_CODEX_VERSION", "0.169.0")
 ENV_BINARY = "PATCHTX_CODEX_APPLY_PATCH"
 ENV_DISABLE = "PATCHTX_NO_CODEX"
+ENV_UNAVAILABLE = "PATCHTX_CODEX_UNAVAILABLE"
 INSTALL_SCRIPT = "scripts/install-codex-reference.sh"
 ARG0_NAMES = ("apply_patch", "applypatch")
 
 INSTALL_HELP = (
     f"The differential tests need the reference Codex binary (npm @openai/codex@{CODEX_VERSION}). "
-    f"Install it with `bash {INSTALL_SCRIPT}` (about 7 s and a 167 MB download; it prints the path) and, if "
+    f"Install it with `bash {INSTALL_SCRIPT}` (npm; a 160 MB download, 404 MB on disk, about 50 s "
+    "the first time; it prints the path) and, if "
     f"you installed it somewhere else, point {ENV_BINARY} at the printed `apply_patch` path. "
     f"To run the rest of the suite without it, set {ENV_DISABLE}=1 (the differential tests are then "
     "deselected, and say so)."

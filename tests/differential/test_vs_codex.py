@@ -16,9 +16,9 @@ deliberate. None is open.
 
 Environment: ``PATCHTX_CODEX_APPLY_PATCH`` (the reference binary; see codex_binary.py),
 ``PATCHTX_NO_CODEX=1`` (deselect this folder), ``PATCHTX_DIFF_EXAMPLES`` (hypothesis examples per
-generated test, default 500), ``PATCHTX_DIFF_RANDOM=1`` (fresh random examples instead of the fixed,
-derandomised ones CI runs: use it to hunt for new divergences), ``PATCHTX_DIFF_TMP`` (scratch folder;
-default /dev/shm when writable).
+generated test; default: ``tests/examples.py``'s share of 500), ``PATCHTX_DIFF_RANDOM=1`` (fresh
+random examples instead of the fixed, derandomised ones CI runs: use it to hunt for new
+divergences), ``PATCHTX_DIFF_TMP`` (scratch folder; default /dev/shm when writable).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, note, reject, settings
 from hypothesis import strategies as st
 
+from ..examples import examples
 from .codex_binary import CODEX_VERSION, codex_version
 from .harness import (
     OUTSIDE_TOKEN,
@@ -551,7 +552,7 @@ def single_file_cases(draw: st.DrawFn) -> Case:
 # Empty: X1…X12 were fixed in patchtx or declared deliberate.
 KNOWN_DIVERGENCES: list[Callable[[Case, Divergence], bool]] = []
 
-EXAMPLES = int(os.environ.get("PATCHTX_DIFF_EXAMPLES", "500"))
+EXAMPLES = int(os.environ.get("PATCHTX_DIFF_EXAMPLES") or examples(500))
 _SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -35,10 +35,13 @@ def test_log_lists_newest_first_with_intent_and_undo_restores(tmp_path: Path) ->
         ("A 0, M 1, D 0, R 0", "shout the first line", 4),
     ]
     assert all(t["time"].endswith("Z") and t["undoes"] is None for t in transactions)
+    assert [t["paths"] for t in transactions] == [["b.txt"], ["a.txt"]]
     human = run(["log"], tmp_path).stdout.splitlines()
-    assert len(human) == 2
+    assert len(human) == 4  # each transaction, then the files it changed
     assert human[0].startswith(transactions[0]["id"]) and "A 1, M 0, D 0, R 0" in human[0]
-    assert human[1].startswith(transactions[1]["id"]) and human[1].endswith("4 B  shout the first line")
+    assert human[1] == "    b.txt"
+    assert human[2].startswith(transactions[1]["id"]) and human[2].endswith("4 B  shout the first line")
+    assert human[3] == "    a.txt"
 
     undone = run(["undo", "--json"], tmp_path)
     payload = json.loads(undone.stdout)
@@ -193,3 +196,24 @@ def test_undo_twice_goes_further_back_and_redo_puts_back(tmp_path: Path) -> None
     again = run(["redo", "--no-diff"], tmp_path)
     assert again.stdout.startswith("Redid transaction ") and (tmp_path / "a.txt").read_text() == "2\n"
     assert run(["redo"], tmp_path).returncode == 1
+
+
+def test_quiet_undo_and_redo_print_one_summary_line(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    run(["apply"], tmp_path, _update("a.txt", "one", "two"))
+    applied = json.loads(run(["log", "--json"], tmp_path).stdout)["transactions"][0]["id"]
+    assert run(["undo", "-q", "--dry-run"], tmp_path).stdout == (
+        f"Would undo transaction {applied}: A 0, M 1, D 0, R 0\n")
+    undone = run(["undo", "-q"], tmp_path).stdout
+    assert undone.startswith(f"Undid transaction {applied} as transaction ") and undone.count("\n") == 1
+    assert undone.endswith(": A 0, M 1, D 0, R 0\n")
+    redone = run(["redo", "-q"], tmp_path).stdout
+    assert redone.startswith(f"Redid transaction {applied} as transaction ") and redone.count("\n") == 1
+    assert (tmp_path / "a.txt").read_text() == "two\n"
+
+
+def test_log_names_at_most_five_files_of_a_transaction(tmp_path: Path) -> None:
+    patch = "*** Begin Patch\n" + "".join(f"*** Add File: f{n}.txt\n+{n}\n" for n in range(7)) + "*** End Patch\n"
+    assert run(["apply"], tmp_path, patch).returncode == 0
+    lines = run(["log"], tmp_path).stdout.splitlines()
+    assert lines[1] == "    f0.txt, f1.txt, f2.txt, f3.txt, f4.txt and 2 more"

@@ -12,6 +12,7 @@ from agents_support import REPO, fenced_blocks
 from grammar_engines import lark_accepts, lark_parser, llg_accepts, llg_grammar, llg_tokenizer, parser_accepts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.examples import examples
 
 from patchtx.agents.toolspec import instructions, tool_spec
 from patchtx.parser import detect_format, parse
@@ -182,7 +183,7 @@ def left_out_on_purpose(lines: list[str]) -> bool:
     return False
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(begin=st.sampled_from(BEGINS),
        first=st.sampled_from(HEADERS + LINES),
        rest=st.lists(st.sampled_from(LINES + LIKELY), max_size=7),

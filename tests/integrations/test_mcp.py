@@ -256,7 +256,9 @@ async def test_log_and_undo_tools(tree: Path) -> None:
         validator.validate(applied)
         is_error, listed, text = await call(client, "log", {})
         assert [t["id"] for t in listed["transactions"]] == [applied["transaction"]]
-        assert text.startswith(applied["transaction"]) and text.rstrip().endswith("greet")
+        first, files_line = text.splitlines()  # the entry, then the files it changed
+        assert first.startswith(applied["transaction"]) and first.endswith("greet")
+        assert files_line.startswith("    ") and "pkg/new.py" in files_line
 
         before = files(tree)
         # Undoing it deletes pkg/new.py: gated as a patch's deletes are, dry run included.

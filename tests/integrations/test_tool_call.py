@@ -31,7 +31,11 @@ def test_apply_writes_and_reports_what_it_wrote(tree: Path) -> None:
     assert isinstance(transaction, str) and transaction in outcome.text
     assert outcome.payload == {
         "ok": True, "dry_run": False, "summary": "A 1, M 1, D 0, R 0",
-        "counts": {"A": 1, "M": 1, "D": 0, "R": 0}, "recovered": None, "intent": None, "error": None,
+        "counts": {"A": 1, "M": 1, "D": 0, "R": 0}, "recovered": None, "intent": None,
+        "syntax": {"mode": "refuse", "files": [  # the agent surfaces' default: refuse
+            {"path": "app.py", "status": "ok", "language": "python", "errors": [], "reason": None},
+            {"path": "pkg/new.py", "status": "ok", "language": "python", "errors": [], "reason": None}]},
+        "verify": None, "error": None,
         "files": [
             {"path": "app.py", "status": "modified",
              "diff": "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n"

@@ -1,7 +1,8 @@
 """Fuzzing: arbitrary patch text against arbitrary trees. Only patchtx's own errors may escape.
 
-The number of examples comes from PATCHTX_FUZZ_EXAMPLES (scripts/test.sh runs 10,000 through the
-planner, every one of which also goes through the parser);
+The number of examples comes from PATCHTX_FUZZ_EXAMPLES, else from ``tests/examples.py``
+(10,000 through the planner in a full run, a tenth of that by default, every one of which also goes
+through the parser);
 trees live in memory behind the planner's read-only FileView, so no example touches the disk.
 """
 
@@ -19,7 +20,9 @@ from patchtx.parser import parse
 from patchtx.planner import plan
 from patchtx.workspace import FileInfo, Workspace
 
-EXAMPLES = int(os.environ.get("PATCHTX_FUZZ_EXAMPLES", "300"))
+from ..examples import examples
+
+EXAMPLES = int(os.environ.get("PATCHTX_FUZZ_EXAMPLES") or examples(10_000))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

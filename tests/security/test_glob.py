@@ -12,6 +12,8 @@ from patchtx.globs import Glob
 from patchtx.options import PlanOptions
 from patchtx.policy import protected_by
 
+from ..examples import examples
+
 
 def reference_regex(pattern: str) -> re.Pattern[str]:
     """The translation patchtx used before (backtracking, so only for short inputs here), with
@@ -45,7 +47,7 @@ _PATTERN = st.text(st.sampled_from("ab/*?."), min_size=1, max_size=10)
 _PATH = st.lists(st.text(st.sampled_from("ab.*?"), min_size=1, max_size=4), min_size=1, max_size=4).map("/".join)
 
 
-@settings(max_examples=3000)
+@settings(max_examples=examples(3000))
 @given(_PATTERN, _PATH)
 def test_same_answers_as_the_regular_expression(pattern: str, path: str) -> None:
     assert Glob(pattern).matches(path) == bool(reference_regex(pattern).match(path)), (pattern, path)

@@ -247,7 +247,7 @@ def _interrupt_a_transaction(repo: Path) -> None:
 
 def test_a_real_interrupted_transaction_is_recovered_and_reported(repo: Path) -> None:
     """The result of the next patch says that recovery ran first (API, JSON, text, MCP, CLI)."""
-    from patchtx.render import human_report, result_json
+    from patchtx.result import human_report, result_json
 
     _interrupt_a_transaction(repo)
     result = patchtx.apply_patch(PATCH, repo)

@@ -12,6 +12,8 @@ from patchtx.api import plan_patch
 from patchtx.errors import PatchtxError
 from patchtx.parser import parse
 
+from ..examples import examples
+
 PIECES = st.sampled_from([
     "diff --git a/x b/x", 'diff --git "a/x y" "b/x\\303\\251"', "diff --git a/x y b/x y", 'diff --git a/x "b/y',
     "--- a/x", "+++ b/x", "--- /dev/null", "+++ /dev/null", '--- "a/q', "+++ b/../up",
@@ -24,7 +26,7 @@ PIECES = st.sampled_from([
 ])
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(PIECES, max_size=14), strip=st.sampled_from([None, 0, 1, 2]),
        reverse=st.booleans())
 def test_only_patchtx_errors(tmp_path_factory, lines: list[str], strip: int | None,  # type: ignore[no-untyped-def]

@@ -13,11 +13,13 @@ from hypothesis import strategies as st
 from patchtx.api import apply_patch, plan_patch
 from patchtx.render import diff_texts
 
+from ..examples import examples
+
 LINE = st.sampled_from(["a", "b", "", "  x", "def f():", "}"])
 TEXT = st.lists(LINE, max_size=30).map(lambda lines: "".join(line + "\n" for line in lines))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=TEXT, after=TEXT, context=st.integers(0, 4))
 def test_difflib_diffs_apply_both_ways(tmp_path_factory, before: str, after: str,  # type: ignore[no-untyped-def]
                                        context: int) -> None:

@@ -37,8 +37,8 @@ from typing import Any, Literal
 from ..approval import ApprovalHook, Decision, rejection
 from ..errors import PatchtxError
 from ..model import ChangeKind, Plan
-from ..render import error_json, result_json
-from ..result import Result
+from ..render import error_json
+from ..result import Result, result_json
 
 ToolCallStatus = Literal["pending", "in_progress", "completed", "failed"]
 ALLOW_ONCE = "allow_once"

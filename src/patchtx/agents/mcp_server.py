@@ -15,8 +15,10 @@ stdout belongs to the protocol: nothing else may ever be printed there.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
+from collections.abc import Callable
 from typing import IO, Annotated, Any, Literal, cast
 
 try:
@@ -43,6 +45,7 @@ except ImportError as _missing:
 
 from .. import __version__
 from ..errors import InvalidArgumentsError
+from ..options import TOOL_OPTIONS, Declared
 from ..render import result_schema
 from .edit_toolspec import (
     EDITOR,
@@ -100,22 +103,46 @@ UNDO_DESCRIPTION = (
     "`log` (undoing it puts the change back); `dry_run` shows the diffs without writing."
 )
 
-# Strict: JSON true is not the integer 1 (``strip: true`` would strip one component), nor is the
-# string "yes" a boolean; a value of the wrong JSON type is refused as run_tool_call refuses it.
 PatchText = Annotated[str, Field(description=PATCH_DESCRIPTION)]
-AllowDelete = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["allow_delete"])]
-AllowMove = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["allow_move"])]
-WorkspaceRoot = Annotated[str, Field(description=OPTION_DESCRIPTIONS["workspace_root"])]
 DryRun = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["dry_run"])]
-Extract = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["extract"])]
-SkipApplied = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["skip_applied"])]
-Strip = Annotated[int | None, Field(ge=0, strict=True, description=OPTION_DESCRIPTIONS["strip"])]
-Reverse = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["reverse"])]
+_Tool = Callable[..., "CallToolResult"]
 UNDO_OWN_ONLY = (
     " Only transactions made through this server can be undone (`log` shows each one's `origin`:"
     " \"mcp\"); the host decides that.")
 TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
                                                  "result shows it, or a unique prefix of it.")]
+
+
+def _annotation(row: Declared) -> Any:
+    """A tool option's type for the SDK's schema. Strict: JSON true is not the integer 1
+    (``strip: true`` would strip one component), nor is the string "yes" a boolean; a value of the
+    wrong JSON type is refused as run_tool_call refuses it."""
+    description = row.option.tool
+    if row.type == "bool":
+        return Annotated[bool, Field(strict=True, description=description)]
+    if row.type == "int | None":
+        return Annotated[int | None, Field(ge=0, strict=True, description=description)]
+    return Annotated[str if row.tool_default is not None else str | None, Field(description=description)]
+
+
+def _with_options(first: tuple[str, Any], *names: str) -> Callable[[_Tool], _Tool]:
+    """A decorator giving a tool's function the signature the SDK reads its schema from: ``first``
+    (name, annotation) and the named tool options of ``options.TOOL_OPTIONS``, with their tool
+    defaults, in the table's order."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [inspect.Parameter(first[0], keyword, annotation=first[1])]
+    parameters += [inspect.Parameter(row.name, keyword, annotation=_annotation(row), default=row.tool_default)
+                   for row in TOOL_OPTIONS if row.name in names]
+
+    def decorate(function: _Tool) -> _Tool:
+        function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            parameters, return_annotation=CallToolResult)
+        return function
+
+    return decorate
+
+
+_PREVIEW_OPTIONS = tuple(row.name for row in TOOL_OPTIONS if row.name not in ("dry_run", "intent"))
 
 
 def _described(schema: dict[str, Any], name: str, **extra: Any) -> Any:
@@ -205,49 +232,22 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
 
     @server.tool(name="apply_patch", description=APPLY_DESCRIPTION + instructions(),
                  annotations=writes("Apply patch"))
-    def apply_patch(
-        patch: PatchText,
-        dry_run: DryRun = False,
-        allow_delete: AllowDelete = False,
-        allow_move: AllowMove = True,
-        workspace_root: WorkspaceRoot = ".",
-        intent: Annotated[str | None, Field(description=OPTION_DESCRIPTIONS["intent"])] = None,
-        extract: Extract = False,
-        skip_applied: SkipApplied = False,
-        strip: Strip = None,
-        reverse: Reverse = False,
-    ) -> CallToolResult:
-        return _result(apply_patch_call(patch, root, dry_run=dry_run, allow_delete=allow_delete,
-                                        allow_move=allow_move, workspace_root=workspace_root,
-                                        intent=intent, extract=extract, skip_applied=skip_applied,
-                                        strip=strip, reverse=reverse, host=host, origin="mcp"))
+    @_with_options(("patch", PatchText), *(row.name for row in TOOL_OPTIONS))
+    def apply_patch(patch: str, **options: Any) -> CallToolResult:
+        return _result(apply_patch_call(patch, root, host=host, origin="mcp", **options))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
-    def preview_patch(
-        patch: PatchText,
-        allow_delete: AllowDelete = False,
-        allow_move: AllowMove = True,
-        workspace_root: WorkspaceRoot = ".",
-        extract: Extract = False,
-        skip_applied: SkipApplied = False,
-        strip: Strip = None,
-        reverse: Reverse = False,
-    ) -> CallToolResult:
-        return _result(apply_patch_call(patch, root, dry_run=True, allow_delete=allow_delete,
-                                        allow_move=allow_move, workspace_root=workspace_root,
-                                        extract=extract, skip_applied=skip_applied, strip=strip,
-                                        reverse=reverse, host=host))
+    @_with_options(("patch", PatchText), *_PREVIEW_OPTIONS)
+    def preview_patch(patch: str, **options: Any) -> CallToolResult:
+        return _result(apply_patch_call(patch, root, host=host, **options, dry_run=True))
 
     @server.tool(name="log", description=LOG_DESCRIPTION, annotations=reads("Undo history"))
     def log() -> CallToolResult:
         return _result(log_call(root))
 
-    def undo(
-        transaction: TransactionId,
-        dry_run: DryRun = False,
-        allow_delete: AllowDelete = False,
-    ) -> CallToolResult:
+    @_with_options(("transaction", TransactionId), "dry_run", "allow_delete")
+    def undo(transaction: str, dry_run: bool, allow_delete: bool) -> CallToolResult:
         return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host,
                                  scope=undo_scope))
 

@@ -9,7 +9,7 @@ agent cannot grant itself what the workspace's owner refused.
 
 Results are plain JSON-ready dicts in the one result shape of every surface
 (``docs/result.schema.json``: ok, dry_run, summary, counts, files, transaction, recovered, intent,
-error), with a text for the model: the summary and plain unified diffs, or the error message.
+syntax, verify, error), with a text for the model: the summary and plain unified diffs, or the error message.
 """
 
 from __future__ import annotations
@@ -24,12 +24,18 @@ from .._record import replace
 from ..api import commit_plan, parse_patches, plan_parsed
 from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
 from ..model import Hunk, Patch, Plan, UpdateFile
-from ..options import CommitOptions, PlanOptions
+from ..options import TOOL_OPTIONS, CommitOptions, PlanOptions
 from ..policy import options_for
-from ..render import diff_texts, error_json, human_report, log_text, result_json
-from ..result import Result
+from ..render import diff_texts, error_json, log_text
+from ..result import Result, human_report, result_json
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
+AGENT_DEFAULTS = {"syntax": "refuse"}
+"""Where an agent's call differs from the library's defaults (below the host's config and
+options): a patch that breaks a file's syntax is refused, and the model sees where."""
+_TOOL_TYPES: dict[str, type] = {row.name: {"bool": bool, "str | None": str, "int | None": int}[row.type]
+                                for row in TOOL_OPTIONS}
+"""Each tool option's JSON value type (``toolspec.JSON_TYPES``, as Python types)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,28 +83,40 @@ def _rebased(hunk: Hunk, prefix: str) -> Hunk:
     return replace(hunk, path=join(hunk.path))
 
 
-def _plan(text: str | Patch, root: str, *, allow_delete: bool, allow_move: bool,
-          workspace_root: str | None, intent: str | None, extract: bool, skip_applied: bool,
-          strip: int | None, reverse: bool, host: Mapping[str, Any]) -> tuple[Plan, PlanOptions, CommitOptions]:
-    """The call's plan, the policy it was planned under (the commit checks it again), and the
-    host's commit options (the call cannot change them)."""
+def call_arguments(given: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool call's options (``options.TOOL_OPTIONS``), each as given or its default: JSON null
+    means "not given" (it must never read as a permission)."""
+    unknown = sorted(set(given) - set(_TOOL_TYPES))
+    if unknown:
+        raise TypeError(f"apply_patch_call() got an unexpected keyword argument '{unknown[0]}'")
+    return {row.name: row.tool_default if given.get(row.name) is None else given[row.name]
+            for row in TOOL_OPTIONS}
+
+
+def _plan(text: str | Patch, root: str, call: Mapping[str, Any],
+          host: Mapping[str, Any]) -> tuple[Plan, PlanOptions, CommitOptions]:
+    """The call's plan, the policy it was planned under (the commit's gate checks it again), and
+    the host's commit options (the call cannot change them)."""
+    workspace_root: str | None = call["workspace_root"]
     if "\0" in root or (workspace_root is not None and "\0" in workspace_root):
         raise UnsafePathError(f"Refusing workspace_root {workspace_root!r}: it contains a NUL byte.",
                               hint="Pass a directory inside the workspace root, or leave workspace_root out.",
                               path=workspace_root)
     real_root = os.path.realpath(root)
     base = resolve_workspace_root(real_root, workspace_root)
-    host_options, commit_options = options_for(real_root, host, caller="the host's options:")
+    host_options, commit_options = options_for(real_root, host, caller="the host's options:",
+                                               defaults=AGENT_DEFAULTS)
     # The call narrows the permissions it is given; skip_applied is the caller's choice, not a
     # permission: the call may turn it on.
-    options = replace(host_options, allow_delete=allow_delete and host_options.allow_delete,
-                      allow_move=allow_move and host_options.allow_move,
-                      skip_applied=skip_applied or host_options.skip_applied)
-    (patch,) = parse_patches(text, options, extract=extract, strip=strip, reverse=reverse)
+    options = replace(host_options, allow_delete=call["allow_delete"] and host_options.allow_delete,
+                      allow_move=call["allow_move"] and host_options.allow_move,
+                      skip_applied=call["skip_applied"] or host_options.skip_applied)
+    (patch,) = parse_patches(text, options, extract=call["extract"], strip=call["strip"],
+                             reverse=call["reverse"])
     if base != real_root:
         prefix = os.path.relpath(base, real_root).replace(os.sep, "/")
         patch = replace(patch, hunks=tuple(_rebased(hunk, prefix) for hunk in patch.hunks))
-    return plan_parsed([patch], real_root, options, intent=intent), options, commit_options
+    return plan_parsed([patch], real_root, options, intent=call["intent"]), options, commit_options
 
 
 def success_outcome(result: Result) -> ToolOutcome:
@@ -118,26 +136,12 @@ def failure_outcome(error: PatchtxError, root: str | None = None, *, dry_run: bo
     return ToolOutcome(payload, f"Error [{error.kind}]: {error.message}")
 
 
-def apply_patch_call(
-    patch: str | Patch,
-    root: str,
-    *,
-    dry_run: bool = False,
-    allow_delete: bool = False,
-    allow_move: bool = True,
-    workspace_root: str | None = None,
-    intent: str | None = None,
-    extract: bool = False,
-    skip_applied: bool = False,
-    strip: int | None = None,
-    reverse: bool = False,
-    host: Mapping[str, Any] | None = None,
-    origin: str | None = None,
-) -> ToolOutcome:
-    """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction
-    (``extract``: take it out of surrounding text first; ``skip_applied``: a patch that is already
-    applied as a whole succeeds, changing nothing, instead of being refused as already_applied;
-    ``strip`` and ``reverse``: ``-p N`` and ``-R`` for a unified diff).
+def apply_patch_call(patch: str | Patch, root: str, *, host: Mapping[str, Any] | None = None,
+                     origin: str | None = None, **arguments: Any) -> ToolOutcome:
+    """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction.
+    ``arguments`` are the tool's options (``options.TOOL_OPTIONS``, as ``toolspec`` declares them:
+    ``dry_run``, ``allow_delete``, ``extract``, ``skip_applied``, ``strip``, ``reverse``...);
+    one left out, or None, takes the tool's default.
 
     ``host`` is the host's options as ``patchtx.apply_patch`` keywords (``protected``,
     ``allow_delete``, ``max_files``, ``durable``...): the ceiling that the workspace's policy and
@@ -145,11 +149,10 @@ def apply_patch_call(
     (``"mcp"``: the MCP server, whose undo tool may be limited to its own transactions). Never
     raises for a refused patch: the refusal is the outcome (``ok`` false, nothing written).
     """
+    call = call_arguments(arguments)
+    dry_run: bool = call["dry_run"]
     try:
-        plan, options, commit_options = _plan(
-            patch, root, allow_delete=allow_delete, allow_move=allow_move, workspace_root=workspace_root,
-            intent=intent, extract=extract, skip_applied=skip_applied, strip=strip, reverse=reverse,
-            host=host or {})
+        plan, options, commit_options = _plan(patch, root, call, host or {})
         result = (Result(plan, committed=False, dry_run=True) if dry_run
                   else commit_plan(plan, commit_options, policy=options, origin=origin))
     except PatchtxError as error:
@@ -227,10 +230,7 @@ def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, An
     if len(given) != 1 or not isinstance(arguments[given[0]], str):
         return _argument_error("The call needs the patch text as one string argument "
                                f"(one of: {', '.join(PATCH_ARGUMENT_NAMES)}).")
-    option_types = {"dry_run": bool, "allow_delete": bool, "allow_move": bool,
-                    "workspace_root": str, "intent": str, "extract": bool, "skip_applied": bool,
-                    "strip": int, "reverse": bool}
-    unknown = sorted(set(arguments) - {given[0], *option_types})
+    unknown = sorted(set(arguments) - {given[0], *_TOOL_TYPES})
     if unknown:
         return _argument_error(f"Unknown argument(s): {', '.join(unknown)}.")
 
@@ -240,23 +240,13 @@ def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, An
             return isinstance(value, int) and not isinstance(value, bool) and value >= 0
         return isinstance(value, kind)
 
-    wrong = [name for name, kind in option_types.items()
+    wrong = [name for name, kind in _TOOL_TYPES.items()
              if arguments.get(name) is not None and not fits(arguments[name], kind)]
     if wrong:
         return _argument_error(f"Argument(s) of the wrong type: {', '.join(wrong)} "
                                "(booleans are true/false, strip a non-negative integer, the others strings).")
-
-    def flag(name: str, default: bool) -> bool:
-        # JSON null means "not given": it must never read as a permission.
-        value = arguments.get(name)
-        return default if value is None else bool(value)
-
-    return apply_patch_call(
-        arguments[given[0]], root, dry_run=flag("dry_run", False),
-        allow_delete=flag("allow_delete", False), allow_move=flag("allow_move", True),
-        workspace_root=arguments.get("workspace_root"), intent=arguments.get("intent"),
-        extract=flag("extract", False), skip_applied=flag("skip_applied", False),
-        strip=arguments.get("strip"), reverse=flag("reverse", False), host=host)
+    options = {name: value for name, value in arguments.items() if name != given[0]}
+    return apply_patch_call(arguments[given[0]], root, host=host, **options)
 
 
 def _host_split(root: str, host: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -268,7 +258,8 @@ def _host_split(root: str, host: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, Any] | None = None,
-                intent: str | None = None, origin: str | None = None) -> ToolOutcome:
+                origin: str | None = None,
+                intent: str | None = None) -> ToolOutcome:
     """Run one ``str_replace_based_edit_tool`` call (its decoded JSON arguments: ``command``,
     ``path``, ``old_str``...) against ``root`` under the host's policy ``host`` (``allow_overwrite``
     lets ``create`` replace a file). The text is the reference tool's (a ``cat -n`` view, the
@@ -303,7 +294,7 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
         patch = parse_edits(edits, path=file_path)
         real_root = os.path.realpath(root)
         options, commit_options = options_for(real_root, _host_split(root, host),
-                                              caller="the host's options:")
+                                              caller="the host's options:", defaults=AGENT_DEFAULTS)
         plan = plan_parsed([patch], real_root, options, intent=intent)
         result = (Result(plan, committed=False, dry_run=True) if dry_run
                   else commit_plan(plan, commit_options, policy=options, origin=origin))

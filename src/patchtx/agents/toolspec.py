@@ -6,9 +6,9 @@ Formats (``tool_spec(format)`` and ``patchtx tool-spec --format FORMAT``):
   grammar; the model sends the raw patch text.
 - ``function``: a JSON-schema function tool whose patch parameter is ``input`` (Codex's name);
   ``function-patchText`` and ``function-patch`` name it ``patchText`` or ``patch`` for hosts that
-  use those names. All three take the same options (``dry_run``, ``allow_delete``, ``allow_move``,
-  ``workspace_root``, ``intent``, ``extract``, ``skip_applied``, ``strip``, ``reverse``), which
-  ``patchtx.agents.tool_call.run_tool_call`` executes.
+  use those names. All three take the same options (``options.TOOL_OPTIONS``: ``allow_delete``,
+  ``allow_move``, ``skip_applied``, ``dry_run``, ``workspace_root``, ``intent``, ``extract``,
+  ``strip``, ``reverse``), which ``patchtx.agents.tool_call.run_tool_call`` executes.
 - ``chat-completions``: the same function tool in the Chat Completions API's shape
   (``{"type": "function", "function": {...}}``).
 - ``anthropic``: the same tool as an Anthropic Messages API tool definition
@@ -27,6 +27,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..options import TOOL_OPTIONS
+
 TOOL_NAME = "apply_patch"
 GRAMMAR_RESOURCE = "apply_patch.lark"
 INSTRUCTIONS_RESOURCE = "apply_patch_instructions.md"
@@ -43,28 +45,10 @@ FREEFORM_NOTE = (
     "'*** End Patch', not JSON.\n\n"
 )
 
-# What the host does with each option; shared by the function tools and the MCP server so that
-# a model sees the same words whichever way the tool reaches it.
-OPTION_DESCRIPTIONS = {
-    "dry_run": "Check the patch and report what it would change (summary and diffs) without "
-               "writing anything.",
-    "allow_delete": "Permit deleting files ('*** Delete File', or a diff's deleted file). "
-                    "Deleting is refused unless this is true.",
-    "allow_move": "Permit renames ('*** Move to', or a diff's rename).",
-    "workspace_root": "Directory that the patch's paths are relative to, itself relative to the "
-                      "host's workspace root (or absolute inside it). Default: the workspace root.",
-    "intent": "One sentence saying why this edit is made; recorded with the change.",
-    "extract": "Take the patch out of surrounding text first (code fences, prose before or after "
-               "it). Refused if the text holds two different patches.",
-    "skip_applied": "If the patch is already applied as a whole (every change already in the files), "
-                    "succeed changing nothing instead of refusing it as already_applied; a patch "
-                    "applied only in part is still refused (partly_applied).",
-    "strip": "Unified diffs only: remove this many leading path components from the diff's "
-             "paths (as `patch -p N`). Default: git's a/ and b/ prefixes, else one component "
-             "(a bare file name is kept).",
-    "reverse": "Unified diffs only: apply the diff in reverse (as `git apply -R`), undoing it; "
-               "refused for a '*** Begin Patch' patch.",
-}
+# What the host does with each option (``options.TOOL_OPTIONS``: the one table of options);
+# shared by the function tools and the MCP server so that a model sees the same words whichever
+# way the tool reaches it.
+OPTION_DESCRIPTIONS = {row.name: row.option.tool for row in TOOL_OPTIONS}
 PATCH_DESCRIPTION = ("The whole patch, from '*** Begin Patch' to '*** End Patch'; or a unified "
                      "diff as `git diff` writes it (the format is detected).")
 
@@ -104,26 +88,22 @@ def custom_tool() -> dict[str, Any]:
     }
 
 
+JSON_TYPES = {"bool": "boolean", "str | None": "string", "int | None": "integer"}
+"""An option's annotation -> its JSON type (an integer is never negative)."""
+
+
 def option_properties() -> dict[str, dict[str, Any]]:
     """JSON-schema properties of the options every JSON-argument form of the tool accepts."""
-    return {
-        "dry_run": {"type": "boolean", "default": False,
-                    "description": OPTION_DESCRIPTIONS["dry_run"]},
-        "allow_delete": {"type": "boolean", "default": False,
-                         "description": OPTION_DESCRIPTIONS["allow_delete"]},
-        "allow_move": {"type": "boolean", "default": True,
-                       "description": OPTION_DESCRIPTIONS["allow_move"]},
-        "workspace_root": {"type": "string", "default": ".",
-                           "description": OPTION_DESCRIPTIONS["workspace_root"]},
-        "intent": {"type": "string", "description": OPTION_DESCRIPTIONS["intent"]},
-        "extract": {"type": "boolean", "default": False,
-                    "description": OPTION_DESCRIPTIONS["extract"]},
-        "skip_applied": {"type": "boolean", "default": False,
-                         "description": OPTION_DESCRIPTIONS["skip_applied"]},
-        "strip": {"type": "integer", "minimum": 0, "description": OPTION_DESCRIPTIONS["strip"]},
-        "reverse": {"type": "boolean", "default": False,
-                    "description": OPTION_DESCRIPTIONS["reverse"]},
-    }
+    properties: dict[str, dict[str, Any]] = {}
+    for row in TOOL_OPTIONS:
+        schema: dict[str, Any] = {"type": JSON_TYPES[row.type]}
+        if schema["type"] == "integer":
+            schema["minimum"] = 0
+        if row.tool_default is not None:
+            schema["default"] = row.tool_default
+        schema["description"] = row.option.tool
+        properties[row.name] = schema
+    return properties
 
 
 def function_tool(patch_parameter: str = "input") -> dict[str, Any]:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from .commit import commit
 from .fsops import Call, FileSystemOps
-from .reports import CommitReport, RecoveryReport
+from .reports import CommitReport, RecoveredTransaction, RecoveryReport
 from .retention import Retention, RetentionContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .recovery import RecoveredTransaction, recover
+    from .recovery import recover
 
 __all__ = [
     "Call",
@@ -32,7 +32,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     # recovery loads on first use: a commit imports it only when there is something to recover.
-    if name in ("recover", "RecoveredTransaction"):
+    if name == "recover":
         from . import recovery
 
         return getattr(recovery, name)

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
     from ..options import PlanOptions
     from .journal import BackupKind
-    from .recovery import RecoveredTransaction
+    from .reports import RecoveredTransaction
 else:
     Protocol = object
 
@@ -72,6 +72,7 @@ _COMMIT_BARRIERS = 5
 
 if TYPE_CHECKING:
     Progress = Callable[[str, int, int], None]
+    Check = Callable[[FileSystemOps, DirectoryHandles, Plan], None]
 """``Progress`` is called as ``progress(phase, done, total)`` while a commit works through its files; phases are
 "checking" (verifying every target against the plan) and "writing" (new contents and deletions)."""
 
@@ -86,6 +87,7 @@ def commit(
     progress: Progress | None = None,
     dir_modes: Mapping[str, int] | None = None,
     policy: PlanOptions | None = None,
+    check: Check | None = None,
 ) -> CommitReport:
     """Apply ``plan.targets`` and ``plan.remove_dirs`` to ``plan.root``: all of it, or none of it.
 
@@ -96,6 +98,8 @@ def commit(
     a power cut. ``retention`` keeps the before-images as part of the transaction (undo history);
     ``progress`` is told how far the commit is; ``dir_modes`` gives the mode of directories the
     commit creates (default: 0o777 less the umask), so that an undo can recreate them exactly.
+    ``check`` runs once every change is in place and durable, before the commit point (the verify
+    step, ``patchtx.verify``): if it raises, the commit rolls back.
 
     Every plan passes the gate (``gate``): its paths by the one path rule, and what it does
     against ``policy`` (the host's ceiling as the caller has it; None: the host's config and
@@ -142,6 +146,7 @@ def commit(
                 dir_modes=dir_modes,
                 listing=listing,
                 policy=policy,
+                check=check,
             )
             try:
                 transaction.verify()
@@ -215,6 +220,7 @@ class _Transaction:
         dir_modes: Mapping[str, int] | None = None,
         listing: JournalListing | None = None,
         policy: PlanOptions | None = None,
+        check: Check | None = None,
     ):
         self.fs = fs
         self.dirs = dirs
@@ -233,6 +239,7 @@ class _Transaction:
         self.journal: Journal | None = None
         self.listing = listing
         self.policy = policy
+        self.check = check
         # What exists so far, for an abort: names in the journal folder before it is published,
         # then whether the journal is published / marked committed.
         self.unpublished: list[str] = []
@@ -424,6 +431,10 @@ class _Transaction:
         )
         self._write_journal(syncer)
         self._apply(syncer)
+        if self.check is not None:
+            # The tree is as after, the journal still says "roll back": a failed check, or a
+            # crash while it runs, ends before the patch.
+            self.check(self.fs, self.dirs, self.plan)
         self._mark_committed(syncer)
 
     def _write_journal(self, syncer: Syncer) -> None:

@@ -80,6 +80,8 @@ class HistoryEntry:
     origin: str | None = None
     """The surface it was made through when that was recorded: ``"mcp"`` for the MCP server
     (whose undo tool may be limited to these); None for the library and the CLI."""
+    paths: tuple[str, ...] = ()
+    """The paths the transaction changed (a move: both), in the journal's order."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,6 +91,7 @@ class HistoryEntry:
             "counts": dict(self.counts),
             "bytes": self.bytes,
             "files": self.file_count,
+            "paths": list(self.paths),
             "intent": self.intent,
             "undoes": self.undoes,
             "origin": self.origin,
@@ -333,6 +336,7 @@ def _entry(kept: _Kept, journal: Journal) -> HistoryEntry:
         undoes=optional_str_field(history["undoes"]),
         bytes=kept.bytes,
         file_count=len(journal.entries),
+        paths=tuple(entry.path for entry in journal.entries),
         before_images=len(journal.backup_names()),
         journal_name=kept.name,
         origin=optional_str_field(history.get("origin")),

@@ -83,6 +83,9 @@ class workspace_lock:  # lower case: it was (and reads as) a function, ``with wo
             return
         except BlockingIOError:
             pass
+        from ..verify import refuse_inside_own_check
+
+        refuse_inside_own_check(self._root, os.path.join(self._root, STATE_DIR, LOCK_NAME))
         import time
 
         deadline = time.monotonic() + self._timeout

@@ -24,7 +24,7 @@ import hashlib
 import os
 import stat
 
-from .._record import as_dict, field, record
+from .._record import field, record
 from ..errors import UntrustedStateError
 from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles
@@ -43,41 +43,9 @@ from .layout import (
     unpublished_journal_name,
 )
 from .lock import workspace_lock
-from .reports import RecoveryReport
+from .reports import RecoveredTransaction, RecoveryReport
 from .statedir import check_state_folder, tidy_state_dir
 from .sync import Syncer
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Literal
-
-    Outcome = Literal["rolled_back", "rolled_forward", "discarded"]
-
-
-@record
-class RecoveredTransaction:
-    """One interrupted transaction found in the journal folder, and what recovery did with it."""
-
-    transaction_id: str
-    outcome: Outcome
-    """rolled_back: it had not committed, its originals were put back. rolled_forward: it had
-    committed, only its journal was cleaned up. discarded: its journal was never published, so the
-    tree was never touched."""
-    restored: tuple[str, ...] = ()
-    """Paths whose original was put back."""
-    removed: tuple[str, ...] = ()
-    """Paths the transaction had added, removed again."""
-    removed_dirs: tuple[str, ...] = ()
-    """Directories the transaction had created, removed again."""
-    recreated_dirs: tuple[str, ...] = ()
-    """Directories the transaction had removed, created again."""
-    conflicts: tuple[str, ...] = ()
-    """Paths left as found because something else changed them after the interruption."""
-
-    def to_json(self) -> dict[str, Any]:
-        """As JSON values (lists, not tuples): one item of a result's ``recovered``."""
-        return {name: list(value) if isinstance(value, tuple) else value
-                for name, value in as_dict(self).items()}
 
 
 def recover(

@@ -1,16 +1,40 @@
-"""What a commit or a recovery did, as plain values. (What recovery did with each transaction it
-found, ``RecoveredTransaction``, is recovery's own, in ``recovery``: a commit with nothing to
-recover never loads it.)"""
+"""What a commit or a recovery did, as plain values."""
 
 from __future__ import annotations
 
-from .._record import record
+from .._record import as_dict, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
 
-    from .recovery import RecoveredTransaction
+    Outcome = Literal["rolled_back", "rolled_forward", "discarded"]
+
+
+@record
+class RecoveredTransaction:
+    """One interrupted transaction found in the journal folder, and what recovery did with it."""
+
+    transaction_id: str
+    outcome: Outcome
+    """rolled_back: it had not committed, its originals were put back. rolled_forward: it had
+    committed, only its journal was cleaned up. discarded: its journal was never published, so the
+    tree was never touched."""
+    restored: tuple[str, ...] = ()
+    """Paths whose original was put back."""
+    removed: tuple[str, ...] = ()
+    """Paths the transaction had added, removed again."""
+    removed_dirs: tuple[str, ...] = ()
+    """Directories the transaction had created, removed again."""
+    recreated_dirs: tuple[str, ...] = ()
+    """Directories the transaction had removed, created again."""
+    conflicts: tuple[str, ...] = ()
+    """Paths left as found because something else changed them after the interruption."""
+
+    def to_json(self) -> dict[str, Any]:
+        """As JSON values (lists, not tuples): one item of a result's ``recovered``."""
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in as_dict(self).items()}
 
 
 @record
