@@ -32,9 +32,11 @@ PathLike = str | os.PathLike[str]
 
 
 def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = False,
-                  strip: int | None = None, reverse: bool = False) -> list[Patch]:
-    """Each patch text parsed (taken out of a model's reply first with ``extract``; ``strip`` and
-    ``reverse`` are ``-p N`` and ``-R`` for unified diffs), the texts together (a parsed patch's
+                  strip: int | None = None, reverse: bool = False,
+                  unidiff_zero: bool = False) -> list[Patch]:
+    """Each patch text parsed (taken out of a model's reply first with ``extract``; ``strip``,
+    ``reverse`` and ``unidiff_zero`` are ``-p N``, ``-R`` and git apply's ``--unidiff-zero`` for
+    unified diffs), the texts together (a parsed patch's
     own text included) no longer than ``options.max_patch_bytes``."""
     if isinstance(patches, str | Patch):
         patches = [patches]
@@ -49,7 +51,8 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
             raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
                               f"{limit}.", hint="Split it into smaller patches.",
                               details={"bytes": size, "limit": limit})
-    return [parse(p, strip=strip, reverse=reverse) if isinstance(p, str) else p for p in patches]
+    return [parse(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero) if isinstance(p, str)
+            else p for p in patches]
 
 
 def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, intent: str | None = None,
@@ -67,11 +70,12 @@ def plan_patch(
     extract: bool = False,
     strip: int | None = None,
     reverse: bool = False,
+    unidiff_zero: bool = False,
     **options: Unpack[PlanKeywords],
 ) -> Plan:
     """Parse and plan without writing. Several patches are planned in order as one; each text may
-    be a Codex patch or a unified diff (``strip`` is ``-p N`` and ``reverse`` is ``-R`` for
-    unified diffs).
+    be a Codex patch or a unified diff (``strip`` is ``-p N``, ``reverse`` is ``-R`` and
+    ``unidiff_zero`` is git apply's ``--unidiff-zero`` for unified diffs).
 
     ``options`` are the fields of ``PlanOptions`` (``allow_delete``, ``protected``, ``max_files``...):
     the host's ceiling (None or left out: the per-user config, then ``PATCHTX_POLICY``, then the
@@ -80,7 +84,8 @@ def plan_patch(
     model's reply first (see ``patchtx.extract``).
     """
     plan_options, _ = options_for(root, options, accepted=PLAN_KEYWORDS, caller="plan_patch()")
-    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse)
+    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse,
+                           unidiff_zero=unidiff_zero)
     return plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
 
 
@@ -140,6 +145,7 @@ def apply_patch(
     extract: bool = False,
     strip: int | None = None,
     reverse: bool = False,
+    unidiff_zero: bool = False,
     **options: Unpack[OptionKeywords],
 ) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
@@ -147,7 +153,8 @@ def apply_patch(
     ``CommitOptions`` (see ``plan_patch`` and ``apply_plan``). ``extract`` takes each patch out of
     a model's reply first (code fences, prose around it)."""
     plan_options, commit_options = options_for(root, options, caller="apply_patch()")
-    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse)
+    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse,
+                           unidiff_zero=unidiff_zero)
     planned = plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)

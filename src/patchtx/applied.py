@@ -35,14 +35,22 @@ def _reversed(chunk: Chunk) -> Chunk:
 
 def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
                         placements: Sequence[Placement]) -> bool:
-    """Whether some pure insertion's lines already stand where it inserts them: right after its
-    anchor, or, with none, at the end of the file (``ExactUpdate.insertion_in_place`` on lines)."""
+    """Whether some chunk's new side already stands where it would be placed: a pure insertion's
+    lines right after its anchor (or, with none, at the end of the file), a chunk that keeps
+    lines and adds others (``Chunk.only_adds``) starting or ending where its kept lines are found
+    (``ExactUpdate.insertion_in_place`` on lines). Applied, it would stand there twice."""
     for placement in placements:
         chunk = chunks[placement.chunk_index]
         if chunk.inserts_text:
             added = [text for _, text in placement.lines]
             at = placement.start if chunk.anchors else len(texts) - len(added)
             if at >= 0 and list(texts[at : at + len(added)]) == added:
+                return True
+        elif chunk.only_adds:
+            new = [text for _, text in placement.lines]
+            start, end = placement.start, placement.start + placement.length
+            if list(texts[start : start + len(new)]) == new or (
+                    end >= len(new) and list(texts[end - len(new) : end]) == new):
                 return True
     return False
 
@@ -70,14 +78,16 @@ def _rewritten(texts: Sequence[str], placements: list[Placement]) -> list[str]:
 
 
 def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
-                   loose: LineIndex | None = None) -> list[str] | None:
+                   loose: LineIndex | None = None, reverse: bool = False) -> list[str] | None:
     """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a
     file that is not text.
 
     A chunk is applied when it adds some text, its new side stands in the file exactly (what an
     earlier run left is the patch's own text, not a look-alike) and its old side is found in no
     pass; a pure insertion, whose old side is always found, when its lines already stand where it
-    would put them. When the chunks undone together place, every chunk is applied."""
+    would put them. When the chunks undone together place, every chunk is applied. For a diff
+    read backwards (``reverse``), the text its chunks remove shows the change as well (it is
+    what the diff forwards added): such a diff "applied" is a diff not applied forwards."""
     if loose is None:  # (the caller's index of the decoded file, when it has one)
         try:
             loose = LineIndex(decode(content, "").texts, source=content)
@@ -95,7 +105,9 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
     def shows_its_change(chunk: Chunk) -> bool:
         # A chunk that only deletes (or adds blank lines) would be "in place" wherever its old
         # lines are absent, a typo included.
-        return any(kind == "+" and text.strip() for kind, text in chunk.lines)
+        return any(kind in shown and text.strip() for kind, text in chunk.lines)
+
+    shown = ("+", "-") if reverse else ("+",)
 
     if all(map(shows_its_change, chunks)) and _redoes(exact, chunks):
         return ["applied"] * len(chunks)

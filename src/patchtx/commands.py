@@ -133,8 +133,16 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         add_policy_options(p)
         _add_output_options(p)
         add_call_options(p, "extract", "strip", "reverse")
+        _refuse_git_options(p)
+        p.add_argument("--unidiff-zero", action="store_true",
+                       help="unified diffs: '@@ -0,0' without context inserts at the top of the file"
+                            " (a -U0 diff), as git apply --unidiff-zero; by default it fills an"
+                            " empty file")
         if name == "apply":
             add_call_options(p, "dry_run")
+            p.add_argument("--check", action="store_true",
+                           help="same as --dry-run, as git apply --check: exit 0 if the patch "
+                                "applies, else 1 with the error; write nothing")
             add_commit_options(p)
             add_call_options(p, "intent")
             p.add_argument("--confirm", action="store_true",
@@ -290,13 +298,58 @@ def _report(result: Result, args: argparse.Namespace) -> str:
     return text + diffs
 
 
+_GIT_ONLY_OPTIONS = {
+    ("-3", "--3way"): ("git apply's three-way merge",
+                       "patchtx applies a patch exactly or not at all; merge with git apply -3"),
+    ("--index", "--cached"): ("git apply's update of git's index",
+                              "patchtx changes the work tree only; stage the files with git add"),
+    ("--whitespace",): ("git apply's whitespace fixing",
+                        "patchtx applies the lines as the diff gives them"),
+    ("--reject",): ("git apply's rejected hunks",
+                    "patchtx applies every hunk or none and writes no .rej files"),
+}
+"""git apply's options that patchtx does not have, each refused with the reason in one line."""
+
+
+def _refuse_git_options(parser: argparse.ArgumentParser) -> None:
+    import argparse
+
+    class Refuse(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                     values: object, option_string: str | None = None) -> None:
+            from .errors import UsageError
+
+            what, why = next(v for names, v in _GIT_ONLY_OPTIONS.items() if option_string in names)
+            raise UsageError(f"{parser.prog}: {option_string} ({what}) is not a patchtx option: "
+                             f"{why}.", hint="")
+
+    for names in _GIT_ONLY_OPTIONS:
+        # (-3 is looked for before parsing: an option that looks like a negative number would
+        # make argparse read every negative number as an option.)
+        parser.add_argument(*(name for name in names if name != "-3"), action=Refuse,
+                            nargs="?" if names == ("--whitespace",) else 0, help=argparse.SUPPRESS)
+
+
+def _refuse_minus_three(given: list[str], as_json: bool) -> int | None:
+    """``-3`` (git apply's three-way merge) among an apply's or a check's arguments: refused."""
+    arguments = given[1 : given.index("--")] if "--" in given else given[1:]
+    if given[:1] not in (["apply"], ["check"]) or "-3" not in arguments:
+        return None
+    from .errors import UsageError
+
+    what, why = _GIT_ONLY_OPTIONS[("-3", "--3way")]
+    _fail(UsageError(f"patchtx {given[0]}: -3 ({what}) is not a patchtx option: {why}.", hint=""),
+          as_json)
+    return 2
+
+
 def _run_apply(args: argparse.Namespace) -> int:
     from .api import apply_plan, plan_patch
     from .arguments import commit_keywords, policy_keywords
     from .errors import FilesystemError, PatchtxError
     from .result import Result, result_json
 
-    dry_run = args.command == "check" or getattr(args, "dry_run", False)
+    dry_run = args.command == "check" or getattr(args, "dry_run", False) or getattr(args, "check", False)
     if getattr(args, "confirm", False) and not dry_run and _terminal() is None:
         sys.stderr.write("patchtx apply: --confirm needs a terminal to ask on, and there is none "
                          "(no terminal on standard input, no controlling terminal). Nothing was "
@@ -321,7 +374,8 @@ def _run_apply(args: argparse.Namespace) -> int:
 
             keywords["syntax"] = options_for(args.root, {}, defaults={"syntax": "warn"})[0].syntax
         plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
-                          strip=args.strip, reverse=args.reverse, **keywords)
+                          strip=args.strip, reverse=args.reverse, unidiff_zero=args.unidiff_zero,
+                          **keywords)
         if dry_run:
             result = Result(plan, committed=False, dry_run=True)
         else:
@@ -522,6 +576,9 @@ def _dispatch(given: list[str]) -> int:
     if given[:1] in (["--version"], ["-V"]):
         return print_version("patchtx")
     as_json = "--json" in given
+    refused = _refuse_minus_three(given, as_json)
+    if refused is not None:
+        return refused
     try:
         args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None,
                        json_errors=as_json).parse_args(given)

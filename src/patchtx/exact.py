@@ -80,11 +80,16 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
     edits, offsets = _edits_and_offsets(
         index.line_of(starts), [lines for _, _, _, lines in placed], starts,
         [ascii_file and replacement.isascii() for replacement in replacements])
-    # Only a pure insertion (no old lines: placed where it ends) can insert lines already there.
+    # A pure insertion (no old lines: placed where it ends) whose lines stand already, or a chunk
+    # that keeps lines and adds others whose new side starts or ends where its kept lines are
+    # (``applied.insertion_in_place`` on lines).
     insertion_in_place = any(
         body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
         for number, at, end, lines in placed if at == end and chunks[number].inserts_text
-        for added in [_framed_or_nothing([text for _, text in lines])])
+        for added in [_framed_or_nothing([text for _, text in lines])]) or any(
+        body.startswith(new, at) or (end >= len(new) and body.startswith(new, end - len(new)))
+        for (number, at, end, _), new in zip(placed, replacements, strict=True)
+        if at != end and chunks[number].only_adds)
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
     return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
 

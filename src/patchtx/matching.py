@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
         end: int
         """The position after the last line."""
+        passes: int
+        """How many of the four passes it searches (1: exact only)."""
 
         def pattern(self, lines: Sequence[str], tier: int) -> Any: ...
         def span(self, pattern: Any) -> int: ...
@@ -145,6 +147,34 @@ def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int,
         hunk.start = hunk.end = low if chunk.anchors else space.end
         return hunk
     hunk.eof = chunk.is_end_of_file
+    found = _find_hunk(space, hunk, chunk, old, low, window)
+    if found is None and chunk.anchors:
+        # The anchor's first match in its earliest pass left the hunk without a place: an
+        # earlier line that only a looser pass takes for the anchor (trailing white space, say)
+        # counts too. An anchor narrows; it is not bound to the pass of its first match.
+        for tier in range(hunk.anchor_tier + 1, space.passes):
+            pattern = space.pattern([chunk.anchors[-1]], tier)
+            earlier = space.starts(pattern, tier, hunk.anchor_low, hunk.anchor_at, 1)
+            if not earlier:
+                continue
+            at = earlier[0]
+            low = at if hunk.repeats else at + space.span(pattern)
+            found = _find_hunk(space, hunk, chunk, old, low, window)
+            if found is not None:
+                hunk.anchor_tier, hunk.anchor_at, hunk.anchor_pattern = tier, at, pattern
+                break
+    if found is None:
+        raise Missing(number, old, low if window is None else max(low, window[0]), None)
+    hunk.tier, hunk.start, hunk.pattern = found
+    hunk.end = hunk.start + space.span(hunk.pattern)
+    return hunk
+
+
+def _find_hunk(space: SearchSpace, hunk: _Placed, chunk: Chunk, old: list[str], low: int,
+               window: tuple[int, int] | None) -> tuple[int, int, Any] | None:
+    """(pass, start, pattern) of the hunk's first match from ``low`` (in its window), trying
+    Codex's retry without a trailing blank line (then ``hunk.lines`` is the retry's); None if it
+    matches nowhere there."""
     if window is not None:
         low = max(low, window[0])
     search = space.ending_any if hunk.eof else space.first_any
@@ -155,12 +185,10 @@ def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int,
             retry_old = [text for kind, text in retry if kind != "+"]
             tier, start, pattern = search(retry_old, low)
             if start >= 0:
-                hunk.lines, old = retry, retry_old
+                hunk.lines = retry
     if start < 0 or (window is not None and start + space.span(pattern) > window[1]):
-        raise Missing(number, old, low, None)
-    hunk.tier, hunk.start, hunk.pattern = tier, start, pattern
-    hunk.end = start + space.span(pattern)
-    return hunk
+        return None
+    return tier, start, pattern
 
 
 def _check_latest(space: SearchSpace, placed: list[_Placed],
@@ -557,6 +585,7 @@ class ByteIndex:
     def __init__(self, body: bytes) -> None:
         self.body = body
         self.end = len(body)
+        self.passes = 1
 
     def pattern(self, lines: Sequence[str], tier: int) -> bytes:
         return framed(lines)

@@ -42,6 +42,9 @@ class Chunk:
     """``\\ No newline at end of file`` follows the old side's last line (it must be the file's end)."""
     new_unterminated: bool = False
     """``\\ No newline at end of file`` follows the new side's last line."""
+    is_start_of_file: bool = False
+    """A unified hunk with less context before its change than after it: it must start at the
+    file's first line (``is_end_of_file`` pins one with less context after it to the end)."""
     every: bool = False
     """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
     replace every occurrence of the old text (an edit's ``replace_all``), at least one."""
@@ -53,6 +56,14 @@ class Chunk:
         ``applied``); blank lines alone are too common to tell anything."""
         return (all(kind == "+" for kind, _ in self.lines)
                 and any(text.strip() for _, text in self.lines))
+
+    @property
+    def only_adds(self) -> bool:
+        """Whether the chunk adds some text and removes nothing: applied once, its new side (its
+        kept lines with the added ones) stands where it was placed, so a chunk whose new side
+        already stands there would add its lines a second time (see ``applied``)."""
+        return (all(kind != "-" for kind, _ in self.lines)
+                and any(kind == "+" and text.strip() for kind, text in self.lines))
 
     @property
     def old_lines(self) -> list[str]:
@@ -70,6 +81,9 @@ class AddFile:
     line: int = 0
     mode: int | None = None
     """A unified diff's ``new file mode`` (git's octal, e.g. ``0o100755``); None: the default."""
+    fills_empty: bool = False
+    """A unified diff's addition to an empty old side (``@@ -0,0``) that does not say the file is
+    new: it creates the file, or fills it when it exists and is empty."""
 
 
 @record
@@ -105,6 +119,8 @@ class Patch:
     """``"codex"`` (the ``*** Begin Patch`` envelope), ``"unified"`` (a unified diff),
     ``"search-replace"`` (SEARCH/REPLACE blocks) or ``"text"`` (exact text replacements: the text
     editor's commands, edit lists)."""
+    reverse: bool = False
+    """A unified diff read backwards (``-R``): "already applied" then means "not applied"."""
 
 
 class ChangeKind(StrEnum):

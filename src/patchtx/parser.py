@@ -369,15 +369,16 @@ def detect_format(text: str) -> str:
     return "search-replace" if looks_search_replace(text, indented=True) else "codex"
 
 
-def parse(text: str, *, strip: int | None = None, reverse: bool = False) -> Patch:
+def parse(text: str, *, strip: int | None = None, reverse: bool = False,
+          unidiff_zero: bool = False) -> Patch:
     """Parse patch text in any of its formats (``detect_format``); raise ``ParseError`` (with the
-    patch line number) if it is malformed. ``strip`` (``-p N``) and ``reverse`` (``-R``) apply to
-    unified diffs."""
+    patch line number) if it is malformed. ``strip`` (``-p N``), ``reverse`` (``-R``) and
+    ``unidiff_zero`` (git apply's ``--unidiff-zero``) apply to unified diffs."""
     detected = detect_format(text)
     if detected == "unified":
         from .unified import parse_unified
 
-        return parse_unified(text, strip=strip, reverse=reverse)
+        return parse_unified(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
     if detected == "search-replace":
         if strip is not None or reverse:
             raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "

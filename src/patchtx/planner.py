@@ -85,7 +85,7 @@ def git_permissions(git_mode: int, current: int | None) -> int:
     """The permission bits a unified diff's mode (``100644`` or ``100755``) gives a file whose
     bits are ``current``: the executable bits follow the read bits, as ``git apply`` sets them."""
     base = default_file_mode() if current is None else current
-    if git_mode & 0o111:
+    if git_mode & 0o100:  # (git canonicalises every mode to 100755 or 100644 by the owner's bit)
         return base | ((base & 0o444) >> 2)
     return base & ~0o111
 
@@ -116,6 +116,13 @@ class Stager:
         """Path → the operation of the patch being staged that last changed it (for messages)."""
         self.rule = UpdateRule()
         """How the patch being staged places its updates (its format; its errors' hints say it)."""
+        self.before_patch: dict[str, _Entry] = {}
+        """The overlay as it was before the patch being staged (a unified diff's renames and
+        copies read their source from it)."""
+        self.staging: tuple[AddFile | DeleteFile | UpdateFile, ...] = ()
+        """The operations of the patch being staged."""
+        self.moved_into: set[str] = set()
+        """Paths a rename or copy of the patch being staged wrote."""
         self.notes: list[str] = []
         """What the patches staged so far were taken less literally than they say (``Plan.notes``)."""
         self.in_place: list[str] = []
@@ -142,6 +149,27 @@ class Stager:
         if entry.content is not None:
             self._count_in_folders(rel, 1)
         return entry
+
+    def as_before(self, rel: str) -> _Entry:
+        """``rel`` as it was before the patch being staged."""
+        entry = self.before_patch.get(rel)
+        if entry is None:
+            self.current(rel)
+            entry = self.original[rel]
+        return entry
+
+    def renamed_away(self, rel: str, after: int) -> bool:
+        """Whether a unified diff's rename later in the patch being staged (after patch line
+        ``after``) moves ``rel`` away: then a rename may move another file onto it first."""
+        for hunk in self.staging:
+            if (self.rule.format == "unified" and isinstance(hunk, UpdateFile)
+                    and hunk.move_to is not None and not hunk.copy and hunk.line > after):
+                try:
+                    if self.view.resolve(hunk.path, line=hunk.line).rel == rel:
+                        return True
+                except PatchtxError:
+                    continue  # (refused when its turn comes)
+        return False
 
     def set(self, rel: str, content: bytes | None, mode: int | None) -> None:
         had_content = self.current(rel).content is not None
@@ -250,11 +278,15 @@ class Stager:
             self.in_place.append(f"Add File: {hunk.path} (patch line {hunk.line}): the file "
                                  "already has exactly that content")
             return
-        if entry.content is not None and not self.options.allow_overwrite:
+        if (entry.content is not None and not self.options.allow_overwrite
+                and not (hunk.fills_empty and entry.content == b"")):
             raise FileExistsPatchError(
                 f"Refusing to add {hunk.path}: the file already exists "
                 f"(patch line {hunk.line}).",
-                hint="Use '*** Update File:' to change it, or allow overwriting explicitly "
+                hint="The diff's one hunk ('@@ -0,0') adds to an empty file. If it is a -U0 diff "
+                     "that inserts at the top of the file, pass --unidiff-zero "
+                     "(unidiff_zero=True), as git apply needs it." if hunk.fills_empty else
+                     "Use '*** Update File:' to change it, or allow overwriting explicitly "
                      "(--allow-overwrite).",
                 path=rel, line=hunk.line)
         self.check_parents(rel, hunk.path, hunk.line)
@@ -318,6 +350,11 @@ class Stager:
         resolved = self.resolve(hunk.path, hunk.line)
         rel = resolved.rel
         entry = self.current(rel)
+        if self.rule.format == "unified" and hunk.move_to is not None:
+            # A rename or copy reads its source as it was before the diff, as git apply does
+            # ("git patches do not depend on the order"): a copy of a file the diff also edits
+            # is a copy of the original, and names may be swapped.
+            entry = self.as_before(rel)
         display = self.display_spelled(hunk.path)
         if (entry.content is None and hunk.move_to is not None and not hunk.copy
                 and rel not in self.last_operation):
@@ -358,7 +395,7 @@ class Stager:
         self.notes += update.notes
         if update.applied:
             self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): every hunk "
-                                 "is already applied")
+                                 + ("is undone already" if self.rule.reverse else "is already applied"))
             return
         after = update.after
         if looks_binary(after):  # (as for an Add: the file was text, so the NUL is the patch's)
@@ -409,21 +446,29 @@ class Stager:
                 f"Failed to write file {self.display_spelled(spelled)}",
                 hint=f"The move destination '{spelled}' is a directory or special file.",
                 path=destination.rel, line=line)
-        if target.content is not None and not self.options.allow_overwrite:
+        if (target.content is not None and not self.options.allow_overwrite
+                and not self.renamed_away(destination.rel, line)):
             raise FileExistsPatchError(
                 f"Refusing to move {spelled_source} to {spelled}: the destination already exists "
                 f"(patch line {line}).",
                 hint="Delete the destination first in the same patch, or allow overwriting "
                      "explicitly (--allow-overwrite).",
                 path=destination.rel, line=line)
+        if destination.rel.startswith(source.rel + "/") and (
+                self.rule.format != "unified" or source.rel not in self.moved_into):
+            self.set(source.rel, None, None)  # (foo moved to foo/bar: the file makes way)
         self.check_parents(destination.rel, spelled, line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
                                        after, source=source.rel, overwrote=target.content,
                                        edits=edits, edit_offsets=edit_offsets,
                                        old_mode=entry.mode,
                                        new_mode=entry.mode if mode is None else mode))
-        self.set(source.rel, None, None)
+        # (A unified diff's rename reads its source as before the diff: where an earlier rename
+        # of the diff moved another file in, that file stays: names swapped.)
+        if self.rule.format != "unified" or source.rel not in self.moved_into:
+            self.set(source.rel, None, None)
         self.set(destination.rel, after, entry.mode if mode is None else mode)
+        self.moved_into.add(destination.rel)
         operation = f"Update File: {spelled_source} moved to {spelled} (patch line {line})"
         self.last_operation[source.rel] = self.last_operation[destination.rel] = operation
 
@@ -453,7 +498,7 @@ class Stager:
             return False
         if hunk.new_mode is not None and git_permissions(hunk.new_mode, target.mode) != target.mode:
             return False
-        if not already_applied(target.content, hunk.chunks):
+        if not already_applied(target.content, hunk.chunks, reverse=self.rule.reverse):
             return False
         self.in_place.append(f"Update File: {hunk.path} moved to {hunk.move_to} (patch line "
                              f"{hunk.line}): the source is gone and the destination holds the "
@@ -477,7 +522,8 @@ class Stager:
             self.named = len(self.resolved) + len(named)
         try:
             for patch in patches:
-                self.rule = UpdateRule(patch.format, self.options.first_match)
+                self.rule = UpdateRule(patch.format, self.options.first_match, patch.reverse)
+                self.before_patch, self.staging, self.moved_into = dict(self.overlay), patch.hunks, set()
                 for hunk in patch.hunks:
                     try:
                         if isinstance(hunk, AddFile):
@@ -506,6 +552,12 @@ class Stager:
         if len(self.in_place) == operations:
             if self.options.skip_applied:
                 return
+            if self.rule.reverse:
+                raise AlreadyAppliedError(
+                    "Refusing to reverse the diff: it is not applied (the files already are what "
+                    f"reversing it makes them: {listing}).",
+                    hint="There is nothing to undo. To treat this as success, pass --skip-applied "
+                         "(skip_applied=True).", details={"applied": list(self.in_place)})
             raise AlreadyAppliedError(
                 "Refusing the patch: it is already applied (every operation is in place: "
                 f"{listing}).",

@@ -38,6 +38,7 @@ class TextIndex:
     def __init__(self, text: str) -> None:
         self.text = text
         self.end = len(text)
+        self.passes = 1  # (the exact text only)
 
     def pattern(self, lines: Sequence[str], tier: int) -> str:
         return lines[0]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import BinaryFileError, ParseError, UnsupportedChangeError
+from .errors import BinaryFileError, ParseError, UnsafePathError, UnsupportedChangeError
 from .gitquote import QuotingError
 from .gitquote import unquote as _unquote
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from .model import Hunk, LineKind
 
 DEV_NULL = "/dev/null"
+# A timestamp after a traditional name, as GNU diff and POSIX diff write it, separated from the
+# name by a tab or (whitespace-damaged, as git apply also reads it) by spaces.
+_TIMESTAMP = re.compile(r"(?:\t|(?<=\S) +)((?:\d\d)?\d\d-\d\d-\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?"
+                        r"(?: ([-+])(\d\d):?(\d\d))?\s*$")
 _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _SYMLINK, _SUBMODULE, _TYPE_BITS = 0o120000, 0o160000, 0o170000
 
@@ -44,6 +48,12 @@ def unquote(text: str, line: int) -> tuple[str, str]:
 
 
 def _strip_components(name: str, count: int, line: int) -> str:
+    if not count and name.startswith("/"):
+        raise UnsafePathError(
+            f"Refusing the patch: it names the absolute path {name} (patch line {line}).",
+            hint="A diff names files relative to the tree it applies to; give a -p (path strip) "
+                 "that leaves a relative name, or make the diff again from the tree.",
+            path=name, line=line)
     parts = [part for part in name.split("/") if part]
     if count and len(parts) <= count:
         raise _error(f"cannot strip {count} leading component{'s' if count > 1 else ''} from "
@@ -202,8 +212,14 @@ class _Reader:
 
     def names(self, section: _FileDiff) -> None:
         old, new = self.lines[self.at], self.lines[self.at + 1]
-        section.old_name = _name(old[4:], self.at + 1, traditional=True)
-        section.new_name = _name(new[4:], self.at + 2, traditional=True)
+        section.old_name, old_epoch = _traditional_name(old[4:], self.at + 1)
+        section.new_name, new_epoch = _traditional_name(new[4:], self.at + 2)
+        if not section.git and DEV_NULL not in (section.old_name, section.new_name):
+            # (A side dated the epoch does not exist: GNU diff -N's creations and deletions.)
+            if old_epoch:
+                section.old_name = DEV_NULL
+            elif new_epoch:
+                section.new_name = DEV_NULL
         self.at += 2
 
     def hunks(self, section: _FileDiff) -> None:
@@ -294,15 +310,46 @@ def _mode(line: str, number: int) -> int:
         raise _error(f"'{line}' does not give an octal mode", number) from None
 
 
-def _name(field: str, number: int, *, traditional: bool = False) -> str:
-    """A file name field: quoted, or up to a tab (a timestamp may follow, as GNU diff writes)."""
+def _name(field: str, number: int) -> str:
+    """A file name field of a git header line: quoted, or the whole field."""
     if field.startswith('"'):
         return unquote(field, number)[0]
-    if traditional:
-        field = field.split("\t", 1)[0]
-        if field.startswith(DEV_NULL) and field[len(DEV_NULL):].strip() == "":
-            return DEV_NULL
-    return field.rstrip("\t") if not traditional else field.rstrip()
+    return field.rstrip("\t")
+
+
+def _traditional_name(field: str, number: int) -> tuple[str, bool]:
+    """The name of a ``---``/``+++`` line and whether its timestamp is the epoch (GNU
+    ``diff -N`` writes the epoch for a side where the file does not exist). The name is quoted,
+    or runs up to a timestamp that ends the line (after a tab or spaces, so names may hold
+    spaces and tabs), or else up to the first tab, as ``git apply`` reads it."""
+    if field.startswith('"'):
+        name, rest = unquote(field, number)
+        if rest[:1] not in ("", " ", "\t"):  # partly quoted ("a/"sub/file1), as git reads it
+            more, epoch = _traditional_name(rest, number)
+            return name + more, epoch
+        stamp = _TIMESTAMP.match(rest) if rest.strip() else None
+        return name, stamp is not None and _is_epoch(stamp)
+    stamp = _TIMESTAMP.search(field)
+    if stamp is not None:
+        return field[: stamp.start()], _is_epoch(stamp)
+    name = field.split("\t", 1)[0]
+    if name.startswith(DEV_NULL) and name[len(DEV_NULL):].strip() == "":
+        return DEV_NULL, False
+    return name.rstrip(), False
+
+
+def _is_epoch(stamp: re.Match[str]) -> bool:
+    """1970-01-01 00:00:00 UTC, in whatever zone it is written (never with a non-zero fraction)."""
+    date, hour, minute, second, fraction, sign, zone_hours, zone_minutes = stamp.groups()
+    if date not in ("1969-12-31", "1970-01-01") or second != "00":
+        return False
+    if fraction is not None and fraction.strip(".0"):
+        return False
+    if sign is None:  # (no zone: UTC, as GNU patch reads it)
+        return date == "1970-01-01" and hour == minute == "00"
+    zone = (int(zone_hours) * 60 + int(zone_minutes)) * (-1 if sign == "-" else 1)
+    day = 24 * 60 if date == "1969-12-31" else 0
+    return int(hour) * 60 + int(minute) - zone == day
 
 
 def _git_header_names(rest: str, number: int) -> tuple[str, str] | None:
@@ -351,7 +398,7 @@ class _Paths:
         return name
 
 
-def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool) -> Hunk:
+def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_zero: bool) -> Hunk:
     """One file's section as a hunk; ``crs`` says whether the diff holds a CR at all (without
     one, no body line has one to lose)."""
     number = section.line
@@ -359,9 +406,20 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool) -> Hunk:
                          + list(section.git_names or ()))
     old = paths(section.old_name, number, prefixed=prefixed)
     new = paths(section.new_name, number, prefixed=prefixed)
+    moved = section.rename or section.copy
+    if section.new_file and moved is not None:
+        raise _error(f"'new file mode' together with '{'rename' if section.rename else 'copy'} "
+                     "from' (a new file cannot be renamed or copied from another)", number)
     if section.git and section.git_names is not None:
         git_old = paths(section.git_names[0], number, prefixed=prefixed)
         git_new = paths(section.git_names[1], number, prefixed=prefixed)
+        # git's rule: the ---/+++ names must be the diff --git line's (unless a rename or copy
+        # line names them), never a third file.
+        for side, named, expected in (("old", old, git_old), ("new", new, git_new)):
+            if named is not None and moved is None and named != expected:
+                raise _error(f"inconsistent {side} file name: the diff --git line names "
+                             f"'{expected}', the {'---' if side == 'old' else '+++'} line "
+                             f"'{named}'", number)
         if old is None and section.old_name != DEV_NULL and not section.new_file:
             old = git_old
         if new is None and section.new_name != DEV_NULL and not section.deleted_file:
@@ -371,7 +429,6 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool) -> Hunk:
         if section.deleted_file and old is None:
             old = git_old
     # Rename and copy lines name full paths (git strips one component less from them).
-    moved = section.rename or section.copy
     if moved is not None:
         inner = _Paths(None if paths.strip is None else max(paths.strip - 1, 0))
         old = inner(moved[0], number, prefixed=False) if paths.strip else moved[0]
@@ -438,15 +495,43 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool) -> Hunk:
         previous_end = previous.old_start + sum(kind != "+" for kind, _ in previous.lines)
         if hunk.old_start < previous_end:
             hunk.recounted = True
-    chunks = tuple(
-        Chunk((), tuple((kind, _without_cr(text)) for kind, text in hunk.lines) if crs
-              else tuple(hunk.lines), hunk.old_open,
-              hunk.line, hunk.old_start, hunk.recounted,
-              hunk.old_open, hunk.new_open)
-        for hunk in hunks)
+    for hunk in hunks:
+        if all(kind == " " for kind, _ in hunk.lines):
+            raise _error("a hunk changes nothing (it has context lines only)", hunk.line,
+                         "Leave the hunk out, or add its '-' and '+' lines.")
+    if (not unidiff_zero and not reverse and len(hunks) == 1 and moved is None and old == new
+            and hunks[0].old_start == 0
+            and all(kind == "+" for kind, _ in hunks[0].lines)):
+        # "@@ -0,0" adds to an empty old side without saying the file is new (a traditional
+        # diff, or a git diff without 'new file mode'): it creates the file or fills it if it is
+        # empty, as git apply reads it (without --unidiff-zero). (Reversed, it came from a hunk
+        # that removed the file's first lines: an insertion at the top.)
+        filled = "".join(text + "\n" for _, text in hunks[0].lines)
+        if hunks[0].new_open:
+            filled = filled[:-1]
+        return AddFile(new, filled, number, None, fills_empty=True)
+    chunks = tuple(_chunk(hunk, crs) for hunk in hunks)
     changed_mode = new_mode if new_mode is not None and new_mode != old_mode else None
     return UpdateFile(old, chunks, new if new != old else None, number, changed_mode,
                       section.copy is not None)
+
+
+def _chunk(hunk: _Hunk, crs: bool) -> Chunk:
+    """A hunk as a Chunk. One with context before its change and none after it is pinned to the
+    end of the file, one with context after and none before to the start, as git apply places
+    them (diff tools write no context past the file's ends): the same hunk sent again then cannot
+    apply on top of itself. A hunk without any context (``-U0``) is placed by its stated line,
+    and one whose header was wrong (``recounted``: written by hand or by a model, its context as
+    it came) by its content alone. (git also pins a hunk stated at line 1 to the start; models
+    write ``@@ -1`` for any hunk.)"""
+    kinds = [kind for kind, _ in hunk.lines]
+    leading = next((at for at, kind in enumerate(kinds) if kind != " "), len(kinds))
+    trailing = next((at for at, kind in enumerate(reversed(kinds)) if kind != " "), len(kinds))
+    lines = tuple((kind, _without_cr(text)) for kind, text in hunk.lines) if crs else tuple(hunk.lines)
+    pinned = not hunk.recounted  # (wrong counts: hand- or model-written, context as it came)
+    return Chunk((), lines, hunk.old_open or pinned and trailing == 0 < leading, hunk.line,
+                 hunk.old_start, hunk.recounted, hunk.old_open, hunk.new_open,
+                 pinned and leading == 0 < trailing)
 
 
 def looks_unified(text: str) -> bool:
@@ -458,8 +543,11 @@ def looks_unified(text: str) -> bool:
     return "+++ " in text and re.search(r"^--- [^\n]*\r?\n\+\+\+ ", text, re.MULTILINE) is not None
 
 
-def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False) -> Patch:
-    """Parse a unified diff; ``strip`` is ``-p N``; ``reverse`` swaps old and new (``-R``)."""
+def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False,
+                  unidiff_zero: bool = False) -> Patch:
+    """Parse a unified diff; ``strip`` is ``-p N``; ``reverse`` swaps old and new (``-R``);
+    ``unidiff_zero`` reads ``@@ -0,0`` without context as an insertion at the top of the file
+    (git apply's ``--unidiff-zero``), not as filling an empty file."""
     if strip is not None and strip < 0:
         raise ParseError("Invalid option: the path strip count (-p) cannot be negative.",
                          hint="Give -p 0 or more.")
@@ -473,5 +561,7 @@ def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False)
                          hint="A unified diff names each file with '--- a/path' and '+++ b/path' "
                               "(or a 'diff --git' line) before its '@@' hunks.")
     paths = _Paths(strip)
-    return Patch(tuple(_build(section, paths, reverse, crs) for section in files), text,
-                 format="unified")
+    if reverse:  # (undone last first, as git apply -R takes them: later sections build on earlier)
+        files.reverse()
+    return Patch(tuple(_build(section, paths, reverse, crs, unidiff_zero) for section in files), text,
+                 format="unified", reverse=reverse)

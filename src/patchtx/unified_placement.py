@@ -50,7 +50,11 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk],
         # An empty old side states the line it goes after; otherwise its first line.
         wanted = (stated if not old else max(stated - 1, 0)) + offset
         last = size - len(old)  # the last start at which the old lines fit
-        lower = last if chunk.old_unterminated else cursor  # "\ No newline": at the file's end
+        # Pinned to the file's end ("\ No newline", or less context after the change than
+        # before) or start (less context before).
+        lower = last if chunk.is_end_of_file else cursor
+        if chunk.is_start_of_file:
+            last = min(last, 0) if cursor == 0 else -1
         if not old:
             start = min(max(wanted, cursor), size)
         elif chunk.recounted:
@@ -96,11 +100,19 @@ def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
     from .hints import describe_miss
 
     hint = describe_miss(texts, old, cursor)
-    where = "at the file's end " if chunk.old_unterminated else ""
+    where = ("at the file's end " if chunk.is_end_of_file else
+             "at the file's start " if chunk.is_start_of_file else "")
+    pinned = ""
+    if chunk.is_end_of_file and not chunk.old_unterminated:
+        pinned = (" The hunk has less context after its change than before it, so it must end at "
+                  "the file's last line, as git apply places it.")
+    elif chunk.is_start_of_file:
+        pinned = (" The hunk has less context before its change than after it, so it must start "
+                  "at the file's first line, as git apply places it.")
     return ContextNotFoundError(
         f"Failed to find expected lines {where}in {display_path} for the hunk "
         f"'@@ -{chunk.stated_line}' (patch line {chunk.line}):\n" + "\n".join(old),
-        hint=hint.text + " A unified hunk's old lines must match the file exactly (no fuzz).",
+        hint=hint.text + pinned + " A unified hunk's old lines must match the file exactly (no fuzz).",
         path=display_path, line=chunk.line, details={"closest_line": hint.closest_line})
 
 

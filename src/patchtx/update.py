@@ -50,6 +50,9 @@ class UpdateRule:
     """The patch's format (``Patch.format``): a key of ``PLACERS``."""
     first_match: bool = False
     """Codex's first-occurrence placement instead of refusing an ambiguous hunk."""
+    reverse: bool = False
+    """A unified diff read backwards (``-R``): its hunks "already applied" are hunks not applied
+    forwards, and the text its hunks remove shows their change as well (``applied``)."""
 
 
 @record
@@ -119,10 +122,16 @@ def _by_content(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], r
 
 def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chunk],
                      rule: UpdateRule, display: str) -> Placed:
-    # (No reinsertion check: a unified diff's stated lines say where an insertion goes, and lines
-    # equal to it may stand there before, as `git apply --unidiff-zero` takes a -U0 diff.)
+    # A hunk placed by its content alone (its header counts were wrong: hand- or model-written)
+    # is checked for its new side standing where it goes, as a Codex hunk is. Not the others:
+    # one with context on one side only is pinned to the file's end or start (unified.py), and a
+    # stated line says where an insertion without context goes, where lines equal to it may stand
+    # before, as `git apply --unidiff-zero` takes a -U0 diff.
     placements = place_at_stated_lines(original.texts, chunks, display)
-    return Placed(placements, final_newline(chunks, placements, len(original.texts)))
+    by_content = [p for p in placements if p.length and chunks[p.chunk_index].recounted]
+    return Placed(placements, final_newline(chunks, placements, len(original.texts)),
+                  reinserted=bool(by_content) and insertion_in_place(original.texts, chunks,
+                                                                      by_content))
 
 
 def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
@@ -182,7 +191,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
                 f"{names.spelled}: {note}" for note in placed.notes))
             reinserted = placed.reinserted
     if placer.asks_applied and check_applied and (miss is not None or reinserted):
-        applied = _already_applied(content, chunks, index, names)
+        applied = _already_applied(content, chunks, index, names, rule.reverse)
         if applied is not None:
             return applied
     if miss is not None:
@@ -192,12 +201,12 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
 
 
 def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex | None,
-                     names: FileNames) -> FileUpdate | None:
+                     names: FileNames, reverse: bool) -> FileUpdate | None:
     """THE already-applied question for an update whose hunks miss or re-insert lines that stand
     (docs/format.md, "A patch sent again"): every hunk in place is an update that changes nothing;
     some in place while the others would apply is refused; otherwise None (the update, or its
     miss, stands)."""
-    verdicts = hunks_in_place(content, chunks, loose=index)
+    verdicts = hunks_in_place(content, chunks, loose=index, reverse=reverse)
     if verdicts is None:
         return None
     done = [chunk.line for chunk, verdict in zip(chunks, verdicts, strict=True) if verdict == "applied"]
@@ -212,8 +221,8 @@ def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex |
     return None
 
 
-def already_applied(content: bytes, chunks: Sequence[Chunk]) -> bool:
+def already_applied(content: bytes, chunks: Sequence[Chunk], *, reverse: bool = False) -> bool:
     """Whether ``content`` holds every hunk of ``chunks`` applied (true of none): the question for
     a file the update itself does not read, the destination of a move whose source is gone."""
-    verdicts = hunks_in_place(content, chunks) if chunks else []
+    verdicts = hunks_in_place(content, chunks, reverse=reverse) if chunks else []
     return verdicts is not None and all(verdict == "applied" for verdict in verdicts)

@@ -160,3 +160,23 @@ def test_an_anchored_insertion_marked_end_of_file_is_not_inserted_twice(tmp_path
     with pytest.raises(AlreadyAppliedError):
         patchtx.apply_patch(patch, tmp_path)
     assert (tmp_path / "f.py").read_text() == "a\nnew\nb\n"
+
+
+# -- a section whose new side already stands where it would be placed --------------------------
+
+@pytest.mark.parametrize("section", ["@@\n b\n c\n+d", "@@\n+z\n a\n b", "@@ a\n b\n+b2\n c"],
+                         ids=["appends", "prepends", "inserts-after-anchor"])
+def test_a_section_sent_twice_is_never_applied_on_top_of_itself(tmp_path: Path, section: str) -> None:
+    from patchtx import apply_patch
+    from patchtx.errors import AlreadyAppliedError
+
+    patch = f"*** Begin Patch\n*** Update File: f\n{section}\n*** End Patch\n"
+    for name, text in (("LF", "a\nb\nc\n"), ("CRLF", "a\r\nb\r\nc\r\n")):  # (bytes path, lines path)
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "f").write_bytes(text.encode())
+        apply_patch(patch, tmp_path / name, durable=False)
+        once = (tmp_path / name / "f").read_bytes()
+        with pytest.raises(AlreadyAppliedError):
+            apply_patch(patch, tmp_path / name, durable=False)
+        assert not apply_patch(patch, tmp_path / name, durable=False, skip_applied=True).plan.changes
+        assert (tmp_path / name / "f").read_bytes() == once

@@ -203,3 +203,19 @@ def test_an_exact_match_is_preferred_to_places_only_a_looser_pass_finds(
     # looser pass finds are no candidates (as in Codex): docs/format.md, "Where a hunk goes".
     (tmp_path / "f.py").write_text(source)
     assert apply(tmp_path, body) == after
+
+
+def test_an_anchor_found_only_loosely_counts_when_the_exact_one_leaves_no_place(tmp_path: Path) -> None:
+    # (Real history, issue 25.) The anchor stands exactly once below the hunk and, with trailing
+    # white space, once above it, where the hunk is: the looser pass's occurrence counts too.
+    source = "def f(): \n    x = 1\n    return x\n\n\ndef g():\n    pass\n\n\ndef f():\n    y = 2\n"
+    (tmp_path / "f.py").write_text(source)
+    assert apply(tmp_path, "@@ def f():\n-    x = 1\n+    x = 2") == source.replace("x = 1", "x = 2")
+
+
+def test_a_loose_anchor_still_never_chooses_between_two_matches(tmp_path: Path) -> None:
+    source = "def f(): \n    x = 1\n\ndef h():\n    x = 1\n\ndef f():\n    y = 2\n"
+    (tmp_path / "f.py").write_text(source)
+    with pytest.raises(AmbiguousContextError):
+        apply(tmp_path, "@@ def f():\n-    x = 1\n+    x = 2")
+    assert (tmp_path / "f.py").read_text() == source

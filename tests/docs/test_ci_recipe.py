@@ -1,6 +1,6 @@
-"""docs/ci.md: the CI step is run as written, in a real git repository, for the three outcomes a
-bot meets: the patch applies (committed), the code moved on (warning, nothing changed), the patch is
-broken (error, nothing changed)."""
+"""docs/ci.md: the CI step is run as written, in a real git repository, for the outcomes a bot
+meets: the patch applies (only the change is committed), the job runs again (a no-op), the code
+moved on (warning, nothing changed), the patch is broken (error, nothing changed)."""
 
 from __future__ import annotations
 
@@ -60,8 +60,32 @@ def test_a_fix_that_applies_is_committed_with_its_transaction(repo: Path) -> Non
     assert (repo / "app.py").read_text() == "def answer():\n    return 2\n"
     assert git(repo, "show", "--stat", "--format=", "HEAD").split("|")[0].strip() == "app.py"
     committed = git(repo, "ls-files")
-    assert ".patchtx" not in committed and "fix.patch" in committed
-    assert git(repo, "status", "--porcelain") == ""  # .patchtx/ excluded, nothing left over
+    assert ".patchtx" not in committed and "fix.patch" not in committed
+    # Only the patch file is left untracked (.patchtx/ is excluded, the change committed).
+    assert git(repo, "status", "--porcelain") == "?? fix.patch\n"
+
+
+def test_a_rerun_of_the_job_is_a_no_op(repo: Path) -> None:
+    (repo / "notes.txt").write_text("a file of someone else's\n")
+    done, _ = run_step(repo, FIX)
+    assert done.returncode == 0, done.stderr
+    head = git(repo, "rev-parse", "HEAD")
+    assert "notes.txt" not in git(repo, "show", "--stat", "--format=", "HEAD")
+    again, outputs = run_step(repo, FIX)
+    assert again.returncode == 0, again.stderr
+    assert outputs == "applied=already\n"
+    assert "::notice title=patch already applied::" in again.stdout
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert (repo / "app.py").read_text() == "def answer():\n    return 2\n"
+
+
+def test_a_renamed_file_is_committed_under_both_names(repo: Path) -> None:
+    move = FIX.replace("*** Update File: app.py\n", "*** Update File: app.py\n*** Move to: lib/app.py\n")
+    done, outputs = run_step(repo, move)
+    assert done.returncode == 0, done.stderr
+    assert outputs == "applied=true\n"
+    assert git(repo, "ls-files").split() == ["lib/app.py"]
+    assert git(repo, "status", "--porcelain") == "?? fix.patch\n"
 
 
 def test_a_stale_fix_is_a_warning_and_changes_nothing(repo: Path) -> None:

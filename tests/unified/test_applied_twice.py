@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from patchtx.api import apply_patch
-from patchtx.errors import AlreadyAppliedError, FileNotFoundPatchError, PartlyAppliedError
+from patchtx.errors import AlreadyAppliedError, ContextNotFoundError, FileNotFoundPatchError, PartlyAppliedError
 
 from .support import AFTER, BEFORE, EVERY_OPERATION, read_tree, write_tree
 
@@ -67,3 +67,68 @@ def test_a_context_free_insertion_is_placed_by_its_line_not_taken_as_applied(tmp
     write_tree(tmp_path, {"f": ("a\n", "100644")})
     apply_patch("--- a/f\n+++ b/f\n@@ -1,0 +2 @@\n+a\n", tmp_path, durable=False)
     assert (tmp_path / "f").read_text() == "a\na\n"
+
+
+# -- sent twice: a hunk pinned to the file's end or start, as git apply places it ------------------
+
+APPEND = "--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n a\n b\n c\n+d\n"
+PREPEND = "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n+z\n a\n b\n"
+
+
+@pytest.mark.parametrize("diff", [APPEND, PREPEND], ids=["append", "prepend"])
+def test_an_append_or_prepend_sent_twice_is_already_applied(tmp_path: Path, diff: str) -> None:
+    write_tree(tmp_path, {"f": ("a\nb\nc\n", "100644")})
+    apply_patch(diff, tmp_path, durable=False)
+    once = read_tree(tmp_path)
+    with pytest.raises(AlreadyAppliedError):
+        apply_patch(diff, tmp_path, durable=False)
+    assert read_tree(tmp_path) == once
+    assert not apply_patch(diff, tmp_path, durable=False, skip_applied=True).plan.changes
+    assert read_tree(tmp_path) == once
+
+
+def test_a_hunk_without_trailing_context_must_end_the_file(tmp_path: Path) -> None:
+    # (t4113: git refuses it where the file goes on past its context.)
+    write_tree(tmp_path, {"f": ("a\nb\nx\ny\n", "100644")})
+    with pytest.raises(ContextNotFoundError, match="at the file's end") as caught:
+        apply_patch("--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+c\n", tmp_path, durable=False)
+    assert "less context after its change" in caught.value.hint
+    assert read_tree(tmp_path) == {"f": ("a\nb\nx\ny\n", "100644")}
+
+
+def test_a_model_written_hunk_with_wrong_counts_is_not_pinned(tmp_path: Path) -> None:
+    # Its counts are wrong (recounted): its context is as the model wrote it, so it is placed by
+    # content; sent again, its new side standing where it goes makes it already applied.
+    write_tree(tmp_path, {"f": ("a\nb\nc\nx\n", "100644")})
+    model = "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n b\n c\n+d\n"
+    apply_patch(model, tmp_path, durable=False)
+    assert read_tree(tmp_path)["f"][0] == "a\nb\nc\nd\nx\n"
+    with pytest.raises(AlreadyAppliedError):
+        apply_patch(model, tmp_path, durable=False)
+
+
+def test_a_whole_git_diff_applied_is_already_applied_not_partly(tmp_path: Path) -> None:
+    base = "".join(f"l{i}\n" for i in range(1, 21))
+    write_tree(tmp_path, {"x": (base, "100644")})
+    diff = ("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,6 +1,6 @@\n l1\n l2\n-l3\n+L3\n l4\n l5\n l6\n"
+            "@@ -18,3 +18,4 @@ l17\n l18\n l19\n l20\n+end\n")
+    apply_patch(diff, tmp_path, durable=False)
+    with pytest.raises(AlreadyAppliedError):
+        apply_patch(diff, tmp_path, durable=False)
+
+
+def test_reversing_a_diff_that_is_not_applied_says_so(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"f": ("a\nb\n", "100644")})
+    with pytest.raises(AlreadyAppliedError, match="it is not applied") as caught:
+        apply_patch("--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+c\n", tmp_path, durable=False,
+                    reverse=True)
+    assert "already applied" not in caught.value.message
+    assert read_tree(tmp_path) == {"f": ("a\nb\n", "100644")}
+
+
+def test_reversing_several_diffs_that_are_not_applied_says_so(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"f": ("a\nb\n", "100644"), "g": ("x\ny\n", "100644")})
+    diffs = ["--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+c\n",
+             "--- a/g\n+++ b/g\n@@ -1,2 +1,3 @@\n x\n y\n+z\n"]
+    with pytest.raises(AlreadyAppliedError, match="it is not applied"):
+        apply_patch(diffs, tmp_path, durable=False, reverse=True)

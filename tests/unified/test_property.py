@@ -29,8 +29,9 @@ def test_difflib_diffs_apply_both_ways(tmp_path_factory, before: str, after: str
                                         after.splitlines(keepends=True), "a/f", "b/f", n=context))
     if not diff:
         return
-    printed = "".join(diff_texts(plan_patch(diff, root)))
-    apply_patch(diff, root, durable=False)
+    # (A -U0 diff's '@@ -0,0' inserts at the top only with --unidiff-zero, as in git apply.)
+    printed = "".join(diff_texts(plan_patch(diff, root, unidiff_zero=context == 0)))
+    apply_patch(diff, root, durable=False, unidiff_zero=context == 0)
     assert (root / "f").read_text() == after
     apply_patch(diff, root, durable=False, reverse=True)
     assert (root / "f").read_text() == before

@@ -188,19 +188,19 @@ def test_the_nearest_match_wins_when_the_stated_line_is_off(tmp_path: Path) -> N
 
 
 def test_two_matches_equally_near_are_ambiguous(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"x": ("a\nb\nz\nz\na\nb\n", "100644")})
+    write_tree(tmp_path, {"x": ("a\nb\nc\nz\na\nb\nc\n", "100644")})
     with pytest.raises(AmbiguousContextError, match="file lines 1, 5, and they are equally near") as caught:
-        apply(tmp_path, diff("x", "@@ -3,2 +3,2 @@\n a\n-b\n+B\n"))
+        apply(tmp_path, diff("x", "@@ -3,3 +3,3 @@\n a\n-b\n+B\n c\n"))
     assert caught.value.details["candidate_lines"] == [1, 5]
-    assert content(tmp_path, "x") == "a\nb\nz\nz\na\nb\n"
+    assert content(tmp_path, "x") == "a\nb\nc\nz\na\nb\nc\n"
 
 
 def test_earlier_hunks_shift_later_ones(tmp_path: Path) -> None:
-    # The file has 5 lines more at the top than the diff's: the second hunk's stated line is
+    # The file has 4 lines more at the top than the diff's: the second hunk's stated line is
     # shifted by the first hunk's offset, which picks the right copy of "k".
     text = "".join(f"top {i}\n" for i in range(5)) + "a\nb\nc\nk\nk\nk\nk\nk\n"
     write_tree(tmp_path, {"x": (text, "100644")})
-    apply(tmp_path, diff("x", "@@ -1,2 +1,2 @@\n-a\n+A\n b\n", "@@ -5 +5 @@\n-k\n+K\n"))
+    apply(tmp_path, diff("x", "@@ -1,3 +1,3 @@\n top 4\n-a\n+A\n b\n", "@@ -6 +6 @@\n-k\n+K\n"))
     assert content(tmp_path, "x").endswith("A\nb\nc\nk\nK\nk\nk\nk\n")
 
 
@@ -367,7 +367,7 @@ def test_a_hunk_stated_inside_the_previous_one_is_placed_by_content(tmp_path: Pa
     # Right counts, but both hunks say line 1: the second must match once after the first.
     text = "a\nb\nc\n" + "x\n" * 5 + "a\nb\nc\n" + "y\n" * 5 + "a\nb\nc\n"
     write_tree(tmp_path, {"x": (text, "100644")})
-    two = diff("x", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n")
+    two = diff("x", "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
     with pytest.raises(AmbiguousContextError, match="file lines 9, 17") as caught:
         apply(tmp_path, two)
     assert caught.value.details["candidate_lines"] == [9, 17]
