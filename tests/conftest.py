@@ -3,7 +3,11 @@ that signs journals) and per-user policy config live in a temporary folder, expo
 environment so that every subprocess the tests start (CLI, MCP server) uses them too. Each process
 that runs tests (each xdist worker) makes its own, so parallel workers share no per-user state.
 
-``--full-examples``: the property tests' full counts (tests/examples.py)."""
+``--full-examples``: the property tests' full counts (tests/examples.py).
+
+Hypothesis runs without its per-example deadline and without the "input generation is slow"
+health check: both measure wall time, and CI shares its two cores with whatever else runs, so
+they failed tests for the machine's load rather than for patchtx (speed lives in benchmarks/)."""
 
 from __future__ import annotations
 
@@ -11,6 +15,10 @@ import os
 import tempfile
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("patchtx", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "patchtx"))
 
 _STATE_HOME = tempfile.mkdtemp(prefix="patchtx-test-state-")
 os.environ["PATCHTX_STATE_HOME"] = _STATE_HOME
