@@ -390,7 +390,11 @@ def check_changes(
     from .model import ChangeKind
 
     if not (options.allow_delete and options.allow_move and options.allow_overwrite):
-        moved = {c.source for c in changes if c.kind is ChangeKind.MOVE and c.source is not None}
+        written = {t.path for t in targets if t.after is not None}
+        # A source counts as moved only when its destination is written (a hand-built plan could
+        # call a plain delete a move).
+        moved = {c.source for c in changes
+                 if c.kind is ChangeKind.MOVE and c.source is not None and c.path in written}
         for target in targets:
             if target.before is None or target.after is not None:
                 continue
@@ -403,8 +407,12 @@ def check_changes(
                                "Resend with allow_delete set to true if the user agrees to the deletion.",
                                permission="allow_delete")
         if not options.allow_overwrite:
+            # Not an overwrite: filling an empty file (a diff's '@@ -0,0'), nor a rename onto a
+            # file the same plan renames away (names that swap or rotate): nothing is lost.
+            renamed_away = {c.source for c in changes if c.kind is ChangeKind.MOVE}
             for change in changes:
-                if change.kind in (ChangeKind.ADD, ChangeKind.MOVE) and change.overwrote is not None:
+                if (change.kind in (ChangeKind.ADD, ChangeKind.MOVE) and change.overwrote
+                        and change.path not in renamed_away):
                     raise _refused(change.path, "the change replaces an existing file, which is not allowed"
                                    " here", "Allow overwriting explicitly (--allow-overwrite).",
                                    permission="allow_overwrite")

@@ -213,3 +213,17 @@ def test_a_copy_from_a_protected_file_is_refused(repo: Path) -> None:
 
     kind, out = cli(repo, "check", "--protect", "secret/**", patch=copy)
     assert kind == "policy_violation" and "the key" not in str(out)
+
+
+def test_a_hand_built_plan_cannot_call_a_delete_a_move(repo: Path) -> None:
+    """allow_delete off, allow_move on: a plan whose changes say 'move' but which writes no
+    destination is a delete, and refused as one."""
+    from patchtx.model import ChangeKind, FileChange
+
+    before = files(repo)
+    lie = FileChange(ChangeKind.MOVE, "elsewhere.txt", "elsewhere.txt", b"notes\n", b"notes\n", source="notes.txt")
+    plan = Plan(root=str(repo), changes=(lie,), targets=(PathTarget("notes.txt", b"notes\n", None, 0o644, None),))
+    with pytest.raises(PatchtxError) as caught:
+        patchtx.apply_plan(plan, allow_delete=False)
+    assert caught.value.kind == "policy_violation" and "deleting" in caught.value.message
+    assert files(repo) == before
