@@ -2,8 +2,10 @@
 Codex's binary doing the same one-line edit: the MCP guard (≤ 0.75× one Codex process) for the text
 editor, edit lists and SEARCH/REPLACE blocks.
 
-In one run, on copies of the tiny-edit workload's tree (50 small modules, and a counter file each
-call edits), after ``warm.WARM_UP`` untimed calls:
+In one run, on the tiny-edit workload's tree (50 small modules, and one counter file per tool that
+its calls edit), after ``warm.WARM_UP`` untimed rounds; each round makes one call of every tool to
+one running server and runs Codex's binary once, in turn, so that a change in the machine's load
+touches all of them alike:
 
 - ``codex``: one run of Codex's ``apply_patch`` per edit (a patch changing the counter's line);
 - ``apply_patch``: the ``apply_patch`` tool with the same patch (for comparison);
@@ -14,7 +16,7 @@ call edits), after ``warm.WARM_UP`` untimed calls:
 - ``replace_in_file``: one SEARCH/REPLACE block on the counter.
 
 Every writing call is a durable transaction (journal, fsyncs, undo history), checked afterwards
-(the counter went through every call). ``python benchmarks/edit_tools.py [CALLS]`` prints the
+(each counter went through every call). ``python benchmarks/edit_tools.py [CALLS]`` prints the
 medians and each tool's ratio to Codex as JSON (Codex from ``--codex`` or
 ``$PATCHTX_CODEX_APPLY_PATCH``, else scripts/install-codex-reference.sh's cache).
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -40,25 +43,11 @@ import appliers  # noqa: E402
 import warm  # noqa: E402
 import workloads as wl  # noqa: E402
 
-COUNTER = warm.COUNTER
 GUARD = 0.75
 
 
-def tree_copy(base: Path, into: Path) -> Path:
-    tree = into / f"tree-{len(list(into.iterdir()))}"
-    shutil.copytree(base, tree)
-    warm.prepare(tree)
-    return tree
-
-
-def codex_per_run(tree: Path, runs: int, codex: Path) -> list[float]:
-    times = []
-    for i in range(runs + warm.WARM_UP):
-        started = time.perf_counter()
-        subprocess.run([str(codex), warm.edit(i)], cwd=tree, check=True, capture_output=True)
-        if i >= warm.WARM_UP:
-            times.append(time.perf_counter() - started)
-    return times
+def counter(name: str) -> str:
+    return f"counter_{name}.txt"
 
 
 def _value(i: int) -> str:
@@ -66,74 +55,90 @@ def _value(i: int) -> str:
 
 
 TOOLS: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
-    "apply_patch": ("apply_patch", lambda i: {"patch": warm.edit(i)}),
+    "apply_patch": ("apply_patch", lambda i: {"patch": (
+        f"*** Begin Patch\n*** Update File: {counter('apply_patch')}\n@@\n-{_value(i)}\n+{_value(i + 1)}\n"
+        "*** End Patch\n")}),
     "str_replace": ("str_replace_based_edit_tool", lambda i: {
-        "command": "str_replace", "path": COUNTER, "old_str": _value(i), "new_str": _value(i + 1)}),
+        "command": "str_replace", "path": counter("str_replace"), "old_str": _value(i),
+        "new_str": _value(i + 1)}),
     "insert": ("str_replace_based_edit_tool", lambda i: {
-        "command": "insert", "path": COUNTER, "insert_line": 1, "insert_text": f"# call {i}"}),
+        "command": "insert", "path": counter("insert"), "insert_line": 1, "insert_text": f"# call {i}"}),
     "view": ("str_replace_based_edit_tool", lambda i: {
         "command": "view", "path": "app/module_007.py"}),
     "edit_files": ("edit_files", lambda i: {"edits": [
-        {"path": COUNTER, "old_string": _value(i), "new_string": _value(i + 1)}]}),
+        {"path": counter("edit_files"), "old_string": _value(i), "new_string": _value(i + 1)}]}),
     "replace_in_file": ("replace_in_file", lambda i: {
-        "path": COUNTER, "diff": f"------- SEARCH\n{_value(i)}\n=======\n{_value(i + 1)}\n+++++++ REPLACE\n"}),
+        "path": counter("replace_in_file"),
+        "diff": f"------- SEARCH\n{_value(i)}\n=======\n{_value(i + 1)}\n+++++++ REPLACE\n"}),
 }
 
 
-async def _calls(tree: Path, calls: int, patchtx: str, tool: str,
-                 arguments: Callable[[int], dict[str, Any]]) -> list[float]:
+def codex_run(tree: Path, codex: Path, i: int) -> float:
+    patch = (f"*** Begin Patch\n*** Update File: {counter('codex')}\n@@\n-{_value(i)}\n+{_value(i + 1)}\n"
+             "*** End Patch\n")
+    started = time.perf_counter()
+    subprocess.run([str(codex), patch], cwd=tree, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+async def _interleaved(tree: Path, calls: int, patchtx: str, codex: Path | None) -> dict[str, list[float]]:
+    """Each round: one call of every tool to the running server, and one Codex process, in turn,
+    so that a change in the machine's load touches all of them alike."""
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(command=patchtx, args=["mcp", "--root", str(tree)], cwd=str(tree))
-    times = []
+    samples: dict[str, list[float]] = {name: [] for name in ("codex", *TOOLS)}
     async with Client(params) as client:
         for i in range(calls + warm.WARM_UP):
-            started = time.perf_counter()
-            result = await client.call_tool(tool, arguments(i))
-            elapsed = time.perf_counter() - started
-            if result.is_error:
-                raise RuntimeError(f"{tool} call {i} failed: {result.content}")
-            if i >= warm.WARM_UP:
-                times.append(elapsed)
-    return times
+            for name, (tool, arguments) in TOOLS.items():
+                started = time.perf_counter()
+                result = await client.call_tool(tool, arguments(i))
+                elapsed = time.perf_counter() - started
+                if result.is_error:
+                    raise RuntimeError(f"{name} call {i} failed: {result.content}")
+                if i >= warm.WARM_UP:
+                    samples[name].append(elapsed)
+            if codex is not None:
+                elapsed = codex_run(tree, codex, i)
+                if i >= warm.WARM_UP:
+                    samples["codex"].append(elapsed)
+    return samples
+
+
+def check(tree: Path, calls: int, codex: bool) -> None:
+    """Every writing call was a real transaction: each counter went through every call."""
+    total = calls + warm.WARM_UP
+    for name in ("apply_patch", "str_replace", "edit_files", "replace_in_file", *(["codex"] * codex)):
+        text = (tree / counter(name)).read_text()
+        if text != f"value = {total}\n":
+            raise RuntimeError(f"{name}: wrong result {text[:80]!r}")
+    inserted = "value = 0\n" + "".join(f"# call {i}\n" for i in reversed(range(total)))
+    if (tree / counter("insert")).read_text() != inserted:
+        raise RuntimeError("insert: wrong result")
 
 
 def measure(calls: int, codex: Path | None, patchtx: str) -> dict[str, Any]:
-    work = wl.tiny()
-    scratch = Path(tempfile.mkdtemp(prefix="patchtx-edit-tools-"))
+    tree = Path(tempfile.mkdtemp(prefix="patchtx-edit-tools-")) / "tree"
     try:
-        base = scratch / "base"
-        wl.write_tree(base, {path: "".join(line + "\n" for line in lines).encode()
-                             for path, lines in work.tree.items()})
-        trees = scratch / "trees"
-        trees.mkdir()
-        out: dict[str, Any] = {"calls": calls}
-        # Round-robin twice over the tools, so that a change in the machine's load touches all.
-        samples: dict[str, list[float]] = {name: [] for name in ("codex", *TOOLS)}
-        for _round in range(2):
-            if codex is not None:
-                samples["codex"] += codex_per_run(tree_copy(base, trees), calls, codex)
-            for name, (tool, arguments) in TOOLS.items():
-                tree = tree_copy(base, trees)
-                samples[name] += asyncio.run(_calls(tree, calls, patchtx, tool, arguments))
-                text = (tree / COUNTER).read_text()
-                expected = {"insert": "value = 0\n" + "".join(
-                    f"# call {i}\n" for i in reversed(range(calls + warm.WARM_UP))), "view": "value = 0\n"}
-                if text != expected.get(name, f"value = {calls + warm.WARM_UP}\n"):
-                    raise RuntimeError(f"{name}: wrong result {text[:80]!r}")
+        wl.write_tree(tree, wl.tiny().input)
+        for name in ("codex", *TOOLS):
+            (tree / counter(name)).write_text("value = 0\n")
+        os.sync()
+        samples = asyncio.run(_interleaved(tree, calls, patchtx, codex))
+        check(tree, calls, codex is not None)
         codex_median = statistics.median(samples["codex"]) if samples["codex"] else None
+        out: dict[str, Any] = {"calls": calls}
         for name, times in samples.items():
-            if not times:
-                continue
-            median = statistics.median(times)
-            out[name] = {"median_s": median,
-                         "ratio_to_codex": None if codex_median is None else median / codex_median}
+            if times:
+                median = statistics.median(times)
+                out[name] = {"median_ms": round(median * 1000, 2), "ratio_to_codex": None
+                             if codex_median is None else round(median / codex_median, 3)}
         out["guard"] = GUARD
         out["met"] = None if codex_median is None else all(
             out[name]["ratio_to_codex"] <= GUARD for name in TOOLS)
         return out
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(tree.parent, ignore_errors=True)
 
 
 def main(argv: list[str]) -> int:

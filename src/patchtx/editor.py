@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 
+from ._record import record
+from .edits import as_text
 from .errors import (
     FileExistsPatchError,
     FileNotFoundPatchError,
@@ -27,13 +29,14 @@ from .errors import (
     NotARegularFileError,
 )
 from .model import Chunk, Patch, UpdateFile
-from .text_placement import FORMAT, file_text, line_of
+from .text_placement import FORMAT, line_of, text_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
+    from typing import Any, Unpack
 
+    from .options import OptionKeywords, PlanOptions
     from .result import Result
     from .workspace import Workspace
 
@@ -51,15 +54,13 @@ LISTING_CLIPPED = ("<response clipped><NOTE>Only part of this directory has been
                    "View its subdirectories one by one to see the rest.</NOTE>")
 
 
+@record
 class EditorReply:
     """What one command came to: ``text`` for the model (the reference's wording), and for a
     writing command the ``result`` of its transaction."""
 
-    __slots__ = ("text", "result")
-
-    def __init__(self, text: str, result: Result | None = None) -> None:
-        self.text = text
-        self.result = result
+    text: str
+    result: Result | None = None
 
 
 def _invalid(message: str, hint: str = "") -> InvalidArgumentsError:
@@ -87,10 +88,14 @@ class TextEditor:
     change; ``origin``, the surface in the undo history (``"mcp"``: see ``patchtx mcp --undo``)."""
 
     def __init__(self, root: str | os.PathLike[str] = ".", *, intent: str | None = None,
-                 origin: str | None = None, **options: Any) -> None:
+                 origin: str | None = None, defaults: Mapping[str, Any] | None = None,
+                 **options: Unpack[OptionKeywords]) -> None:
         self.root = os.path.realpath(os.fspath(root))
         self.intent = intent
         self.origin = origin
+        self.defaults = defaults
+        """Defaults under the host's config (``policy.options_for``): the agent surfaces' (the
+        syntax guard refusing) when the editor serves a model's tool calls."""
         self.options = options
 
     # -- the commands -----------------------------------------------------------------------------
@@ -152,7 +157,8 @@ class TextEditor:
         from .model import AddFile
 
         self._check_target(path, "create")
-        result = self._commit(Patch((AddFile(path, file_text, 1),), format=FORMAT))
+        result = self._commit(Patch((AddFile(path, file_text, 1),), as_text(
+            {"command": "create", "path": path, "file_text": file_text}), format=FORMAT))
         return EditorReply(f"File created successfully at: {path}", result)
 
     def str_replace(self, path: str, old_str: str, new_str: str | None = None) -> EditorReply:
@@ -166,7 +172,9 @@ class TextEditor:
         self._check_target(path, "str_replace")
         from .edits import text_edit
 
-        result = self._commit(Patch((text_edit(path, old_str, new, line=1),), format=FORMAT))
+        result = self._commit(Patch((text_edit(path, old_str, new, line=1),), as_text(
+            {"command": "str_replace", "path": path, "old_str": old_str, "new_str": new}),
+            format=FORMAT))
         change = result.plan.changes[0]
         before = self._text_of(change.before)
         at = before.find(old_str.replace("\r\n", "\n"))
@@ -186,7 +194,9 @@ class TextEditor:
         self._check_target(path, "insert")
         chunk = Chunk((), (("+", insert_text.replace("\r\n", "\n")),), line=1,
                       stated_line=insert_line)
-        result = self._commit(Patch((UpdateFile(path, (chunk,), line=1),), format=FORMAT))
+        result = self._commit(Patch((UpdateFile(path, (chunk,), line=1),), as_text(
+            {"command": "insert", "path": path, "insert_line": insert_line,
+             "insert_text": insert_text}), format=FORMAT))
         inserted = chunk.lines[0][1]
         count = len(inserted[:-1].split("\n") if inserted.endswith("\n") else inserted.split("\n"))
         start = max(0, insert_line - SNIPPET_LINES)
@@ -230,17 +240,19 @@ class TextEditor:
         elif info is None:
             raise self._absent(path)
 
-    def _plan_options(self) -> Any:
+    def _plan_options(self) -> PlanOptions:
         from .policy import options_for
 
-        return options_for(self.root, self.options, caller="TextEditor():")[0]
+        return options_for(self.root, self.options, caller="TextEditor():", defaults=self.defaults)[0]
 
     def _commit(self, patch: Patch) -> Result:
-        from .api import commit_plan, plan_parsed
+        from .api import commit_plan, parse_patches, plan_parsed
         from .policy import options_for
 
-        plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():")
-        plan = plan_parsed([patch], self.root, plan_options, intent=self.intent)
+        plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():",
+                                                   defaults=self.defaults)
+        plan = plan_parsed(parse_patches(patch, plan_options), self.root, plan_options,
+                           intent=self.intent)
         # (the commit's gate checks it again)
         return commit_plan(plan, commit_options, policy=plan_options, origin=self.origin)
 
@@ -248,7 +260,7 @@ class TextEditor:
     def _text_of(data: bytes | None) -> str:
         from .textfile import decode
 
-        return file_text(decode(data or b"", ""))
+        return text_of(decode(data or b"", ""))
 
     @staticmethod
     def _lines_of(data: bytes | None) -> list[str]:
@@ -316,9 +328,12 @@ class TextEditor:
 
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,
-               intent: str | None = None, **options: Any) -> EditorReply:
+               intent: str | None = None, origin: str | None = None,
+               defaults: Mapping[str, Any] | None = None,
+               **options: Unpack[OptionKeywords]) -> EditorReply:
     """Run one editor call's decoded JSON arguments (``command``, ``path``, ...) against
-    ``root``; raise ``PatchtxError`` when it cannot be done (nothing changed)."""
+    ``root`` (``origin``, ``defaults``: see ``TextEditor``); raise ``PatchtxError`` when it cannot be done
+    (nothing changed)."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
     if unknown:
         raise _invalid(f"Unknown argument(s) for {TOOL_NAME}: {', '.join(unknown)}.")
@@ -329,7 +344,7 @@ def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".",
     command = arguments.get("command")
     if command is None:
         raise _invalid("Parameter `command` is required: one of " + ", ".join(COMMANDS) + ".")
-    return TextEditor(root, intent=intent, **options).run(
+    return TextEditor(root, intent=intent, origin=origin, defaults=defaults, **options).run(
         command, arguments.get("path") or "", file_text=arguments.get("file_text"),
         view_range=arguments.get("view_range"), old_str=arguments.get("old_str"),
         new_str=arguments.get("new_str"), insert_line=arguments.get("insert_line"),

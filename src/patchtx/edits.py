@@ -79,7 +79,15 @@ def parse_edits(edits: Sequence[Mapping[str, Any]], *, path: str | None = None) 
             raise _invalid(number, total, "`replace_all` needs a non-empty old_string (an empty "
                                           "one creates the file).")
         hunks.append(text_edit(paths[0], old, new, replace_all=bool(replace_all), line=number))
-    return Patch(tuple(hunks), format=FORMAT)
+    return Patch(tuple(hunks), as_text(edits), format=FORMAT)
+
+
+def as_text(arguments: object) -> str:
+    """Edits (or an editor call's arguments) as the text of their patch: what the host's
+    ``max_patch_bytes`` counts, and what a plan records as the patch."""
+    import json
+
+    return json.dumps(arguments, ensure_ascii=False, default=str)
 
 
 def name_the_edit(error: PatchtxError, patch: Patch) -> PatchtxError:

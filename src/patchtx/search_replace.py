@@ -17,8 +17,9 @@ space, the word; a trailing ``>`` and white space around the line are allowed). 
 on the line before the block, or before the code fence that holds it (``# app.py``, ``app.py:``
 and ```` ```app.py ```` are read as aider reads them); a block without one belongs to the file of
 the block before it, or to the ``path`` the caller gives (Cline's ``replace_in_file`` tool carries
-the path apart from the blocks). Text outside the blocks (prose, code fences) is ignored, so a
-model's whole reply parses.
+the path apart from the blocks; in a reply that writes its tool call out, ``<path>src/a.ts</path>``
+names the file of the blocks after it). Text outside the blocks (prose, code fences, the tool
+call's tags) is ignored, so a model's whole reply parses.
 
 What the blocks become: the blocks of one file are the hunks of one ``*** Update File`` (the
 SEARCH lines are the hunk's old lines, the REPLACE lines its new ones, and lines the two share are
@@ -49,6 +50,10 @@ SEARCH_MARKER = re.compile(r"(?:<{3,}|-{3,}) SEARCH>?")
 DIVIDER = re.compile(r"={5,}")
 REPLACE_MARKER = re.compile(r"(?:>{3,}|\+{3,}) REPLACE>?")
 FENCES = ("```", "~~~")
+_TAG = re.compile(r"</?[A-Za-z_][\w-]*>")
+_PATH_ELEMENT = re.compile(r"<path>(.+)</path>")
+"""Cline's tool call as a model writes it: ``<replace_in_file>``, ``<path>src/a.ts</path>``,
+``<diff>`` and the blocks, ``</diff>``: the path element names the file of the blocks after it."""
 
 FORMAT_HINT = ("A block is: the file's path alone on a line, then '<<<<<<< SEARCH', the lines to "
                "find, '=======', the lines to put in their place, '>>>>>>> REPLACE' (or Cline's "
@@ -98,7 +103,7 @@ def _filename_on(line: str) -> str | None:
     looks like a path (```` ```src/app.py ````), else the line without ``#``, ``:``, backticks and
     asterisks around it; None for a fence with a language only, ``...`` or a blank line."""
     text = line.strip()
-    if text == "..." or _is_marker(text):
+    if text == "..." or _is_marker(text) or _TAG.fullmatch(text):
         return None
     for fence in FENCES:
         if text.startswith(fence):
@@ -144,7 +149,10 @@ def blocks(text: str, path: str | None = None) -> list[_Block]:
     for index, line in enumerate(lines):
         number = index + 1
         if state == "outside":
-            if _marker(SEARCH_MARKER, line):
+            element = _PATH_ELEMENT.fullmatch(line.strip()) if path is None else None
+            if element is not None:
+                previous_path = element.group(1).strip()
+            elif _marker(SEARCH_MARKER, line):
                 named = None if path is not None else find_filename(lines[max(0, index - 3):index])
                 block_path = named or previous_path
                 if block_path is None:
@@ -194,9 +202,10 @@ def blocks(text: str, path: str | None = None) -> list[_Block]:
 
 
 def block_lines(search: list[str], replace: list[str]) -> tuple[tuple[LineKind, str], ...]:
-    """A block as a hunk's body: the lines SEARCH and REPLACE share, in order, are context (so a
-    diff shows what changed, and the placed file keeps those lines exactly as it has them);
-    the others are removed and added lines."""
+    """Old lines and the new lines in their place as a hunk's body (a block's SEARCH and REPLACE
+    lines, the lines a text replacement touches): the lines both share, in order, are context (so
+    a diff shows what changed, and the placed file keeps those lines exactly as it has them); the
+    others are removed and added lines."""
     from difflib import SequenceMatcher  # (only for a block's lines)
 
     out: list[tuple[LineKind, str]] = []

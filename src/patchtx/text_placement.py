@@ -20,6 +20,7 @@ from bisect import bisect_right
 
 from .errors import AmbiguousContextError, ContextNotFoundError
 from .matching import MAX_CANDIDATES, Ambiguous, Missing, Placement, place
+from .search_replace import block_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ class TextIndex:
         return found
 
 
-def file_text(original: TextFile) -> str:
+def text_of(original: TextFile) -> str:
     """The file's text as a replacement sees it: its lines joined by LF, a final LF if it ends
     with a line break."""
     text = "\n".join(original.texts)
@@ -84,7 +85,7 @@ def place_text(original: TextFile, chunks: Sequence[Chunk], display: str, *,
     """The placements of an update's text replacements, and whether the new file ends with a line
     break (None: as the old one does). Raise ``ContextNotFoundError`` (the old text is nowhere,
     an insertion's line is past the end) or ``AmbiguousContextError`` (it stands more than once)."""
-    text = file_text(original)
+    text = text_of(original)
     if len(chunks) == 1 and chunks[0].stated_line is not None:
         return _insertion(original, chunks[0], display), None
     if len(chunks) == 1 and chunks[0].every:
@@ -204,7 +205,7 @@ def _line_placements(original: TextFile, text: str, spans: list[tuple[int, int, 
         new_lines = new_text[:-1].split("\n") if new_text.endswith("\n") else (
             new_text.split("\n") if new_text else [])
         placements.append(Placement(len(placements), first, last + 1 - first,
-                                    _as_hunk(texts[first:last + 1], new_lines)))
+                                    block_lines(texts[first:last + 1], new_lines)))
     final = _spliced(text, 0, len(text), spans)
     return placements, (final.endswith("\n") if final else None)
 
@@ -219,19 +220,3 @@ def _spliced(text: str, low: int, high: int, spans: Sequence[tuple[int, int, str
         position = end
     pieces.append(text[position:high])
     return "".join(pieces)
-
-
-def _as_hunk(old: list[str], new: list[str]) -> tuple[tuple[LineKind, str], ...]:
-    """Old lines replaced by new ones, the lines both begin and end with as context (they keep
-    their bytes and endings; the diff shows only what changed)."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    lines: list[tuple[LineKind, str]] = [(" ", line) for line in old[:head]]
-    lines += [("-", line) for line in old[head:len(old) - tail]]
-    lines += [("+", line) for line in new[head:len(new) - tail]]
-    lines += [(" ", line) for line in old[len(old) - tail:]]
-    return tuple(lines)

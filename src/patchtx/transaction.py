@@ -11,7 +11,7 @@ import os
 from types import TracebackType
 
 from .api import commit_plan, parse_patches
-from .errors import EncodingPatchError, TransactionClosedError
+from .errors import EncodingPatchError, PatchtxError, TransactionClosedError
 from .model import Patch, Plan
 from .planner import Stager
 from .policy import options_for
@@ -20,7 +20,8 @@ from .workspace import Workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Unpack
+    from collections.abc import Mapping, Sequence
+    from typing import Any, Unpack
 
     from .options import OptionKeywords
     from .txn.commit import Progress
@@ -69,6 +70,17 @@ class Transaction:
         stager = self._open()
         (parsed,) = parse_patches(patch, self._plan_options, extract=extract, strip=strip, reverse=reverse)
         stager.stage_patch(parsed)
+
+    def apply_edits(self, edits: Sequence[Mapping[str, Any]], *, file_path: str | None = None) -> None:
+        """Stage an edit list (``patchtx.apply_edits``'s edits, in order; all of them, or none if
+        one fails)."""
+        from .edits import name_the_edit, parse_edits
+
+        patch = parse_edits(edits, path=file_path)
+        try:
+            self.apply_patch(patch)
+        except PatchtxError as error:
+            raise name_the_edit(error, patch) from None
 
     def write_bytes(self, path: str, data: bytes, *, mode: int | None = None) -> None:
         self._open().stage_write(path, data, mode)

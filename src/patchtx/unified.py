@@ -397,6 +397,11 @@ class _Paths:
             return _strip_components(name, 1, number)
         return name
 
+    def strips_away(self, name: str | None) -> bool:
+        """Whether the ``-p N`` given leaves nothing of ``name`` (a real name, not /dev/null)."""
+        return (self.strip is not None and name is not None and name != DEV_NULL
+                and len([part for part in name.split("/") if part]) <= self.strip)
+
 
 def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_zero: bool) -> Hunk:
     """One file's section as a hunk; ``crs`` says whether the diff holds a CR at all (without
@@ -404,8 +409,17 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_
     number = section.line
     prefixed = _prefixed([n for n in (section.old_name, section.new_name) if n is not None]
                          + list(section.git_names or ()))
-    old = paths(section.old_name, number, prefixed=prefixed)
-    new = paths(section.new_name, number, prefixed=prefixed)
+    old_name, new_name = section.old_name, section.new_name
+    if not section.git and DEV_NULL not in (old_name, new_name):
+        # A -p N that leaves nothing of one of a traditional diff's two names: the other one
+        # names the file, as git apply and GNU patch take it (both gone: refused below).
+        old_gone, new_gone = paths.strips_away(old_name), paths.strips_away(new_name)
+        if old_gone and not new_gone:
+            old_name = new_name
+        elif new_gone and not old_gone:
+            new_name = old_name
+    old = paths(old_name, number, prefixed=prefixed)
+    new = paths(new_name, number, prefixed=prefixed)
     moved = section.rename or section.copy
     if section.new_file and moved is not None:
         raise _error(f"'new file mode' together with '{'rename' if section.rename else 'copy'} "

@@ -254,3 +254,14 @@ def test_edit_lists_are_checked_before_anything_is_read() -> None:
                          ([{"path": "a", "old_string": "x", "new_string": "y", "extra": 1}], "unknown")):
         with pytest.raises(InvalidArgumentsError, match=words):
             parse_edits(edits)  # type: ignore[arg-type]
+
+
+def test_a_cline_tool_call_written_out_in_a_reply(tmp_path: Path) -> None:
+    reply = ("I'll fix both.\n\n<replace_in_file>\n<path>src/a.ts</path>\n<diff>\n------- SEARCH\n"
+             "let a = 1;\n=======\nconst a = 1;\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n\n"
+             "<replace_in_file>\n<path>src/b.ts</path>\n<diff>\n------- SEARCH\nlet b = 2;\n=======\n"
+             "const b = 2;\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n")
+    assert [h.path for h in parse(reply).hunks] == ["src/a.ts", "src/b.ts"]
+    apply(tmp_path, {"src/a.ts": b"let a = 1;\n", "src/b.ts": b"let b = 2;\n"}, reply)
+    assert (tmp_path / "src/a.ts").read_bytes() == b"const a = 1;\n"
+    assert (tmp_path / "src/b.ts").read_bytes() == b"const b = 2;\n"

@@ -113,3 +113,28 @@ def test_tool_spec_prints_the_edit_tools(capsys: pytest.CaptureFixture[str]) -> 
     assert json.loads(capsys.readouterr().out)["name"] == "replace_in_file"
     with pytest.raises(SystemExit):
         tool_spec_main(["--tool", "edit_files", "--format", "lark"])
+
+
+def test_the_hosts_patch_size_cap_counts_edits_and_editor_calls(tree: Path) -> None:
+    host = {"max_patch_bytes": 200}
+    big = "x" * 300
+    for outcome in (editor_call({"command": "create", "path": "big.txt", "file_text": big}, str(tree), host=host),
+                    edits_call([{"path": "big.txt", "old_string": "", "new_string": big}], str(tree), host=host),
+                    replace_in_file_call("big.txt", f"------- SEARCH\n=======\n{big}\n+++++++ REPLACE\n",
+                                         str(tree), host=host)):
+        assert not outcome.ok and outcome.payload["error"]["kind"] == "policy_violation", outcome.text
+    assert not (tree / "big.txt").exists()
+    assert editor_call({"command": "create", "path": "small.txt", "file_text": "ok\n"}, str(tree), host=host).ok
+
+
+def test_the_editor_tool_refuses_an_edit_that_breaks_the_syntax(tree: Path) -> None:
+    """The agent surfaces' default: the syntax guard refuses; the library's editor does not."""
+    from patchtx.editor import TextEditor
+
+    broken = {"command": "str_replace", "path": "app.py", "old_str": "print('hello')",
+              "new_str": "print('hello'"}
+    outcome = editor_call(broken, str(tree))
+    assert not outcome.ok and outcome.payload["error"]["kind"] == "syntax_error", outcome.text
+    assert (tree / "app.py").read_text() == "def main():\n    print('hello')\n"
+    reply = TextEditor(tree).run("str_replace", "app.py", old_str="print('hello')", new_str="print('hello'")
+    assert reply.result is not None and (tree / "app.py").read_text() == "def main():\n    print('hello'\n"

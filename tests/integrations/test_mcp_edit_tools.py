@@ -4,41 +4,17 @@ and SEARCH/REPLACE blocks, each call one transaction that the ``undo`` tool reve
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agents_support import snapshot
-from mcp import Client, StdioServerParameters
+from test_mcp import anyio_backend, call, connect  # noqa: F401 - the fixture is used by name
 
 from patchtx.agents.edit_toolspec import edit_tool_spec
 from patchtx.render import result_schema
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@asynccontextmanager
-async def connect(root: Path) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "patchtx.agents.mcp_server", "--root", str(root)],
-                                   cwd=str(root.parent))
-    async with Client(params) as client:
-        yield client
-
-
-async def call(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any], str]:
-    result = await client.call_tool(tool, arguments)
-    assert len(result.content) == 1 and result.content[0].type == "text"
-    assert isinstance(result.structured_content, dict)
-    return bool(result.is_error), result.structured_content, result.content[0].text
 
 
 def files(root: Path) -> dict[str, bytes | None]:

@@ -249,14 +249,6 @@ def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, An
     return apply_patch_call(arguments[given[0]], root, host=host, **options)
 
 
-def _host_split(root: str, host: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The host's options as keywords (checked by name now, so that a wrong one is the host's
-    error, not the model's)."""
-    host = dict(host or {})
-    options_for(os.path.realpath(root), host, caller="the host's options:")
-    return host
-
-
 def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, Any] | None = None,
                 origin: str | None = None,
                 intent: str | None = None) -> ToolOutcome:
@@ -268,7 +260,8 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
     from ..editor import run_editor
 
     try:
-        reply = run_editor(arguments, root, intent=intent, origin=origin, **_host_split(root, host))
+        reply = run_editor(arguments, root, intent=intent, origin=origin, defaults=AGENT_DEFAULTS,
+                           **dict(host or {}))
     except PatchtxError as error:
         return failure_outcome(error, root)
     except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
@@ -293,9 +286,9 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
     try:
         patch = parse_edits(edits, path=file_path)
         real_root = os.path.realpath(root)
-        options, commit_options = options_for(real_root, _host_split(root, host),
-                                              caller="the host's options:", defaults=AGENT_DEFAULTS)
-        plan = plan_parsed([patch], real_root, options, intent=intent)
+        options, commit_options = options_for(real_root, host or {}, caller="the host's options:",
+                                              defaults=AGENT_DEFAULTS)
+        plan = plan_parsed(parse_patches(patch, options), real_root, options, intent=intent)
         result = (Result(plan, committed=False, dry_run=True) if dry_run
                   else commit_plan(plan, commit_options, policy=options, origin=origin))
     except PatchtxError as error:
