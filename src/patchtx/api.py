@@ -51,8 +51,13 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
             raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
                               f"{limit}.", hint="Split it into smaller patches.",
                               details={"bytes": size, "limit": limit})
-    return [parse(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero) if isinstance(p, str)
-            else p for p in patches]
+    if options.strict:
+        return [parse(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
+                if isinstance(p, str) else p for p in patches]
+    from .repair import parse_repaired
+
+    return [parse_repaired(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
+            if isinstance(p, str) else p for p in patches]
 
 
 def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, intent: str | None = None,

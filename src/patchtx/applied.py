@@ -102,6 +102,16 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
             return False
         return True
 
+    def old_side_found(chunk: Chunk) -> bool:
+        # As written: a chunk found only by Codex's retry without its trailing blank line, whose
+        # whole new side (that blank included) stands in the file, is in place, not pending (the
+        # retry would insert its lines a second time).
+        try:
+            placed = place(loose, [chunk], first_match=True)
+        except Missing:
+            return False
+        return placed[0][3] == chunk.lines
+
     def shows_its_change(chunk: Chunk) -> bool:
         # A chunk that only deletes (or adds blank lines) would be "in place" wherever its old
         # lines are absent, a typo included.
@@ -114,7 +124,7 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
     verdicts = []
     for chunk in chunks:
         if (shows_its_change(chunk) and places(exact, [_reversed(chunk)])
-                and (chunk.inserts_text or not places(loose, [chunk]))):
+                and (chunk.inserts_text or not old_side_found(chunk))):
             verdicts.append("applied")
         else:
             verdicts.append("pending" if places(loose, [chunk]) else "missing")

@@ -81,6 +81,10 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         sys.stderr.write(InternalError.wrapping(exc).message + "\n")
         return 1
     sys.stdout.write(codex_summary(result.plan))
+    if result.plan.repairs:  # (standard output stays Codex's text)
+        from .result import repair_lines
+
+        sys.stderr.write("".join(line + "\n" for line in repair_lines(result)))
     leave_for_the_exit(result)
     return 0
 

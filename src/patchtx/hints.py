@@ -95,7 +95,9 @@ def _closest_start(normalised: Sequence[str], pattern: Sequence[str]) -> tuple[i
     if not votes:
         return 0, 0
     best = max(votes.values())
-    return min(s for s, v in votes.items() if v == best), best
+    ties = [s for s, v in votes.items() if v == best]
+    inside = [s for s in ties if 0 <= s <= len(lines) - len(pattern)]
+    return min(inside or ties), best
 
 
 def _most_similar_line(texts: Sequence[str], wanted: str) -> int | None:
@@ -134,6 +136,14 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
                 + code_points_apart(texts[number], pattern[0]) + " "
                 + ("An @@ anchor must equal a whole line of the file." if whole_line else ""),
                 number + 1)
+        for j, wanted in enumerate(pattern[:3] if len(pattern) > 1 else ()):
+            near = _most_similar_line(texts, wanted)
+            if near is not None:
+                return MissHint(
+                    "No line of the file equals a line of the hunk: has the file changed since it "
+                    f'was read? Line {j + 1} of the hunk ("{visible(wanted)}") is most like file '
+                    f'line {near + 1}: "{visible(texts[near])}". Re-read the file and write the '
+                    "hunk from its current text.", near + 1)
         return MissHint(
             "No line of the file resembles the hunk's lines: check the file path, or re-read the "
             "file before writing the patch.", None)
@@ -165,3 +175,4 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
         f"region:\n{listing}",
         first + 1,
     )
+

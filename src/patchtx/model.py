@@ -48,6 +48,9 @@ class Chunk:
     every: bool = False
     """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
     replace every occurrence of the old text (an edit's ``replace_all``), at least one."""
+    unprefixed: tuple[tuple[int, int], ...] = ()
+    """Body lines written without a prefix, read as context for the repair step to check against
+    the file: (index in ``lines``, patch line). Empty for a patch as the grammar reads it."""
 
     @property
     def inserts_text(self) -> bool:
@@ -110,6 +113,23 @@ Hunk = AddFile | DeleteFile | UpdateFile
 
 
 @record
+class Repair:
+    """A malformed shape patchtx turned into a patch, because it had exactly one meaning (see
+    ``repair``): reported with every result, so that a host can log it and a model learn the
+    right shape."""
+
+    kind: str
+    """Stable name of the repair (``json_wrapper``, ``line_number_prefixes``...: docs/format.md)."""
+    where: str
+    """Where in the patch: ``patch line 1``, ``greet.py, patch lines 4-7``."""
+    detail: str
+    """What was done, in one sentence."""
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "where": self.where, "detail": self.detail}
+
+
+@record
 class Patch:
     hunks: tuple[Hunk, ...]
     text: str = ""
@@ -119,6 +139,8 @@ class Patch:
     """``"codex"`` (the ``*** Begin Patch`` envelope), ``"unified"`` (a unified diff),
     ``"search-replace"`` (SEARCH/REPLACE blocks) or ``"text"`` (exact text replacements: the text
     editor's commands, edit lists)."""
+    repairs: tuple[Repair, ...] = ()
+    """What the front door repaired to read the text as this patch (``repair``)."""
     reverse: bool = False
     """A unified diff read backwards (``-R``): "already applied" then means "not applied"."""
 
@@ -259,6 +281,8 @@ class Plan:
     """Directories the plan empties (deepest first); removed after the files, if still empty."""
     patch: Patch | None = None
     intent: str | None = None
+    repairs: tuple[Repair, ...] = ()
+    """Every repair made to plan the patch: the front door's, then those made against the files."""
     syntax: SyntaxReport | None = None
     """What the syntax guard said of each file written (None: the guard was off)."""
     notes: tuple[str, ...] = ()

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from typing import Any, TypedDict
 
 PERMISSION, CAP, UNION, SETTING, STRICTER = "permission", "cap", "union", "setting", "stricter"
+REQUIREMENT = "requirement"
+"""``Option.combine`` of a restriction the host or the workspace may ask for (``strict``): it
+holds if either asks."""
 SAME = "the field's default"
 """``Option.tool_default`` when a tool call's default is the field's own."""
 
@@ -98,6 +101,11 @@ class PlanOptions:
         False, "let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)",
         flag=("--allow-policy-edit",), key="allow-policy-edit", combine=PERMISSION)
     """Let a patch change the workspace's policy (``[tool.patchtx]``, ``.patchtx.toml``)."""
+    strict: bool = option(
+        False, "read patches as Codex does: refuse malformed shapes instead of repairing them",
+        flag=("--strict",), key="strict", combine=REQUIREMENT)
+    """Read patches exactly as Codex's grammar does: no repair of malformed shapes (a JSON
+    wrapper, line-number prefixes...: docs/format.md, "Repairs"), which are refused instead."""
     syntax: str = option(
         "off", "the syntax guard: off, warn (apply and report new syntax errors) or refuse (refuse a"
         " patch that leaves a file unparseable); default: the config's, else off for apply, warn for"
@@ -236,6 +244,7 @@ if TYPE_CHECKING:
         max_bytes: int | None
         max_patch_bytes: int | None
         allow_policy_edit: bool | None
+        strict: bool | None
         syntax: str | None
 
     class CommitKeywords(TypedDict, total=False):

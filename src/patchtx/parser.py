@@ -130,16 +130,22 @@ class _PendingUpdate:
 
 
 class _PendingChunk:
-    __slots__ = ("anchors", "line", "lines", "is_end_of_file")
+    __slots__ = ("anchors", "line", "lines", "is_end_of_file", "unprefixed")
 
     def __init__(self, anchors: list[str], line: int) -> None:
         self.anchors = anchors
         self.line = line
         self.lines: list[tuple[LineKind, str]] = []
         self.is_end_of_file = False
+        self.unprefixed: list[tuple[int, int]] = []
 
     def freeze(self) -> Chunk:
-        return Chunk(tuple(self.anchors), tuple(self.lines), self.is_end_of_file, self.line)
+        chunk = Chunk(tuple(self.anchors), tuple(self.lines), self.is_end_of_file, self.line)
+        if self.unprefixed:
+            from ._record import replace
+
+            chunk = replace(chunk, unprefixed=tuple(self.unprefixed))
+        return chunk
 
 
 def _header(line: str) -> tuple[str, str] | None:
@@ -152,7 +158,10 @@ def _header(line: str) -> tuple[str, str] | None:
 class _StreamParser:
     """Codex's state machine: NotStarted → StartedPatch → (Add|Delete|Update)* → Ended."""
 
-    def __init__(self) -> None:
+    def __init__(self, unprefixed_context: bool = False) -> None:
+        self.unprefixed_context = unprefixed_context
+        """Read an Update's body line without a prefix as context, marked on its chunk for the
+        repair step to check against the file (``repair_update``), instead of refusing it."""
         self.hunks: list[Hunk] = []
         self.state = "started"
         self.environment_id: str | None = None
@@ -287,7 +296,15 @@ class _StreamParser:
                 raise _hunk_error(number, NO_LINES_ERROR)
             current.is_end_of_file = True
             return
-        # Not a body line (take_body took those): an error.
+        # Not a body line (take_body took those): an error, or, for the repair step, a context
+        # line it checks against the file (Chunk.unprefixed).
+        if self.unprefixed_context and not line.startswith(("\\", "***")):
+            if current is None:
+                current = _PendingChunk([], number)
+                chunks.append(current)
+            current.unprefixed.append((len(current.lines), number))
+            current.lines.append((" ", line))
+            return
         if current is not None and current.lines:
             raise _hunk_error(number, _expected_marker(line), _line_prefix_hint(line))
         raise _hunk_error(number, _unexpected_line(line), _line_prefix_hint(line))
@@ -370,10 +387,12 @@ def detect_format(text: str) -> str:
 
 
 def parse(text: str, *, strip: int | None = None, reverse: bool = False,
-          unidiff_zero: bool = False) -> Patch:
+          unidiff_zero: bool = False, unprefixed_context: bool = False) -> Patch:
     """Parse patch text in any of its formats (``detect_format``); raise ``ParseError`` (with the
     patch line number) if it is malformed. ``strip`` (``-p N``), ``reverse`` (``-R``) and
-    ``unidiff_zero`` (git apply's ``--unidiff-zero``) apply to unified diffs."""
+    ``unidiff_zero`` (git apply's ``--unidiff-zero``) apply to unified diffs;
+    ``unprefixed_context`` reads an Update's body line that has no prefix as a context line for
+    the repair step to check (``Chunk.unprefixed``)."""
     detected = detect_format(text)
     if detected == "unified":
         from .unified import parse_unified
@@ -396,10 +415,10 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
         from .unified import mixed_formats_error
 
         raise mixed_formats_error(text.count("\n", 0, mixed) + 2)
-    return _parse_codex(text)
+    return _parse_codex(text, unprefixed_context)
 
 
-def _parse_codex(text: str) -> Patch:
+def _parse_codex(text: str, unprefixed_context: bool = False) -> Patch:
     try:
         if not text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
             text.encode("utf-8")
@@ -415,7 +434,7 @@ def _parse_codex(text: str) -> Patch:
         # Codex trims a CR left at the end of a line once more (a CR CR LF line loses both),
         # every line alike: done here once, so the loops below never look for one.
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    parser = _StreamParser()
+    parser = _StreamParser(unprefixed_context)
     last_index = len(lines) - 1
     index = 1
     while index <= last_index:

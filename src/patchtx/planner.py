@@ -33,6 +33,7 @@ from .model import (
     Patch,
     PathTarget,
     Plan,
+    Repair,
     UpdateFile,
 )
 from .options import PlanOptions
@@ -131,6 +132,8 @@ class Stager:
         """Deletes of the patch being staged whose file is already gone, with their error."""
         self.aliases: dict[str, set[str]] = {}
         """Workspace path -> the other names (through symbolic links) the patches reached it by."""
+        self.repairs: list[Repair] = []
+        """Every repair made to read and place the patches staged (``repair``, ``repair_update``)."""
 
     # -- the overlay ----------------------------------------------------------------------------
     def current(self, rel: str) -> _Entry:
@@ -398,6 +401,7 @@ class Stager:
                                  + ("is undone already" if self.rule.reverse else "is already applied"))
             return
         after = update.after
+        self.repairs.extend(update.repairs)
         if looks_binary(after):  # (as for an Add: the file was text, so the NUL is the patch's)
             raise BinaryFileError(
                 f"Refusing to update {hunk.path}: the patch adds a NUL byte (patch line {hunk.line}),"
@@ -513,7 +517,7 @@ class Stager:
         A patch whose every operation is already in place is refused as ``already_applied``
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
-                 dict(self.last_operation), list(self.notes))
+                 dict(self.last_operation), list(self.repairs), list(self.notes))
         self.in_place, self.gone = [], []
         hunks = [hunk for patch in patches for hunk in patch.hunks]
         if self.progress is not None:
@@ -522,7 +526,9 @@ class Stager:
             self.named = len(self.resolved) + len(named)
         try:
             for patch in patches:
-                self.rule = UpdateRule(patch.format, self.options.first_match, patch.reverse)
+                self.rule = UpdateRule(patch.format, self.options.first_match, patch.reverse,
+                                       repair=not self.options.strict)
+                self.repairs.extend(patch.repairs)
                 self.before_patch, self.staging, self.moved_into = dict(self.overlay), patch.hunks, set()
                 for hunk in patch.hunks:
                     try:
@@ -539,7 +545,8 @@ class Stager:
             if self.in_place or self.gone:
                 self._refuse_applied(len(hunks))
         except BaseException:
-            self.overlay, self.changes, self.files_under, self.last_operation, self.notes = saved
+            (self.overlay, self.changes, self.files_under, self.last_operation, self.repairs,
+             self.notes) = saved
             raise
 
     def _refuse_applied(self, operations: int) -> None:
@@ -612,6 +619,7 @@ class Stager:
             remove_dirs=tuple(self.emptied_dirs(targets)),
             patch=patch,
             intent=intent,
+            repairs=tuple(self.repairs),
             notes=tuple(self.notes),
         )
         if self.options.syntax == "off":

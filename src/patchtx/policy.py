@@ -21,11 +21,11 @@ keys), for example::
     history-bytes = 67_108_864  # ... and bytes of before-images kept
 
 Tightening: an ``allow-*`` or ``first-match`` holds only if host and workspace both allow it;
-``protected`` globs add up; caps take the smaller. The undo-history limits are settings, not
-permissions: the workspace's replace the host config's, explicit arguments replace both. The workspace's policy
-itself (the ``[tool.patchtx]`` table, the whole ``.patchtx.toml``) is protected from patches unless
-the host sets ``allow-policy-edit``: otherwise a patch could lift the policy that refuses the next
-one.
+``strict`` holds if either asks for it; ``protected`` globs add up; caps take the smaller. The
+undo-history limits are settings, not permissions: the workspace's replace the host config's,
+explicit arguments replace both. The workspace's policy itself (the ``[tool.patchtx]`` table, the
+whole ``.patchtx.toml``) is protected from patches unless the host sets ``allow-policy-edit``:
+otherwise a patch could lift the policy that refuses the next one.
 
 ``options_for`` is the one place where a caller's keyword arguments, the host's settings and the
 workspace's policy become the ``PlanOptions`` and ``CommitOptions`` values (``patchtx.options``).
@@ -44,6 +44,7 @@ from .options import (
     OPTIONS,
     PERMISSION,
     PLAN_KEYWORDS,
+    REQUIREMENT,
     STRICTER,
     UNION,
     CommitOptions,
@@ -193,6 +194,8 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
             changes[name] = tuple(dict.fromkeys((*current, *value)))
         elif combine == CAP:
             changes[name] = value if current is None else min(current, value)
+        elif combine == REQUIREMENT:
+            changes[name] = current or value
         elif combine == STRICTER:
             from .syntax import MODES
 

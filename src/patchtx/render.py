@@ -469,6 +469,7 @@ def error_json(error: PatchtxError, *, root: str | None = None, dry_run: bool = 
         "transaction": None,
         "recovered": None,
         "intent": None,
+        "repairs": [],
         "syntax": error.details.get("syntax"),
         "verify": error.details.get("verify"),
         "error": error.to_json(root),

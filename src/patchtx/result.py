@@ -55,6 +55,12 @@ def summary_line(result: Result) -> str:
     return f"{verb}: {result.plan.summary}\n"
 
 
+def repair_lines(result: Result) -> list[str]:
+    """One line per repair made to read the patch (none: no lines)."""
+    return [f"Repaired ({repair.kind}, {repair.where}): {repair.detail}."
+            for repair in result.plan.repairs]
+
+
 def recovery_lines(result: Result) -> list[str]:
     """What the recovery that ran before the patch did (none: no lines)."""
     if result.recovery is None:
@@ -72,6 +78,7 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     plan = result.plan
     lines = recovery_lines(result)
     lines.append(summary_line(result).rstrip("\n"))
+    lines.extend(repair_lines(result))
     shown = plan.changes if max_files is None else plan.changes[:max_files]
     for change in shown:
         name = f"{shown_path(change.source)} -> {shown_path(change.path)}" if change.source else shown_path(change.path)
@@ -109,6 +116,7 @@ def result_json(result: Result, *, with_diff: bool = True,
         "transaction": result.transaction_id,
         "recovered": None if result.recovery is None else [t.to_json() for t in result.recovery.transactions],
         "intent": plan.intent,
+        "repairs": [repair.to_json() for repair in plan.repairs],
         "syntax": None if plan.syntax is None else plan.syntax.to_json(),
         "verify": None if result.verify is None else result.verify.to_json(),
         "error": None,

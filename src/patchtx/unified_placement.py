@@ -112,7 +112,8 @@ def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
     return ContextNotFoundError(
         f"Failed to find expected lines {where}in {display_path} for the hunk "
         f"'@@ -{chunk.stated_line}' (patch line {chunk.line}):\n" + "\n".join(old),
-        hint=hint.text + pinned + " A unified hunk's old lines must match the file exactly (no fuzz).",
+        # (The rule first: the hint ends with the quoted region, whose last line is the file's.)
+        hint="A unified hunk's old lines must match the file exactly (no fuzz)." + pinned + " " + hint.text,
         path=display_path, line=chunk.line, details={"closest_line": hint.closest_line})
 
 

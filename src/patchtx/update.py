@@ -14,7 +14,12 @@ operation of the patch did). Its steps, in order:
    decoded (``textfile``) and placed on its lines.
 3. **Already applied?** asked once, in ``_already_applied``: when a hunk does not match, or when a
    pure insertion's lines already stand where it would put them (``applied`` holds the rule).
-4. **Rewrite** in one place (``rewrite``): the new bytes and the changed line ranges a diff shows.
+4. **Repairs** (``repair_update``, unless ``rule.repair`` is off): hunks that match nowhere as
+   written are tried as the shapes models write (line-number prefixes, unified file headers,
+   hunks out of order), hunks partly in place lose the hunks that are, lines written without a
+   prefix are checked against the file, and added lines take the file's indentation where the
+   hunk shows the model's differs; every repair placed by the placer above, and reported.
+5. **Rewrite** in one place (``rewrite``): the new bytes and the changed line ranges a diff shows.
 
 The contract (docs/architecture.md, "The update unit"): given the file's bytes, the hunks, the
 patch's rule and the file's names, it returns a ``FileUpdate`` (new bytes, changed ranges, or
@@ -37,7 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from .matching import Placement
-    from .model import Chunk
+    from .model import Chunk, Repair
     from .rewrite import Edit
     from .textfile import TextFile
 
@@ -53,6 +58,9 @@ class UpdateRule:
     reverse: bool = False
     """A unified diff read backwards (``-R``): its hunks "already applied" are hunks not applied
     forwards, and the text its hunks remove shows their change as well (``applied``)."""
+    repair: bool = True
+    """Whether the repair step may read malformed hunks as the one edit they mean (off with
+    ``strict``)."""
 
 
 @record
@@ -79,6 +87,8 @@ class FileUpdate:
     bytes of a file without BOM); None: a diff finds them."""
     applied: bool = False
     """Every hunk is already in place: ``after`` is the file as it is, and nothing changes."""
+    repairs: tuple[Repair, ...] = ()
+    """What the repair step did to the hunks to place them (``repair_update``)."""
     notes: tuple[str, ...] = ()
     """What the placement took less literally than the hunks say, each a sentence naming the file
     (``Plan.notes``)."""
@@ -175,8 +185,10 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     miss: ContextNotFoundError | None = None
     exact = update_exactly(content, chunks, first_match=rule.first_match) if placer.on_bytes else None
     if exact is not None:
+        # (Placed exactly: a line written without a prefix equals its file line.)
         update = FileUpdate(exact.after, tuple(exact.edits),
-                            None if exact.offsets is None else tuple(exact.offsets))
+                            None if exact.offsets is None else tuple(exact.offsets),
+                            repairs=_unprefixed(chunks, names))
         reinserted = exact.insertion_in_place
     else:
         original = decode(content, names.display)
@@ -186,18 +198,86 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         except ContextNotFoundError as error:
             miss, reinserted = error, False
         else:
-            rewritten, edits = rewrite(original, placed.placements, placed.ends_with_newline)
-            update = FileUpdate(rewritten.encode(), tuple(edits), None, notes=tuple(
-                f"{names.spelled}: {note}" for note in placed.notes))
+            update = _rewritten(original, chunks, placed, rule, names, ())
             reinserted = placed.reinserted
     if placer.asks_applied and check_applied and (miss is not None or reinserted):
-        applied = _already_applied(content, chunks, index, names, rule.reverse)
+        try:
+            applied = _already_applied(content, chunks, index, names, rule.reverse)
+        except PartlyAppliedError as partly:
+            if not _repairs(rule):
+                raise
+            return _without_applied_hunks(content, chunks, rule, names, partly)
         if applied is not None:
             return applied
     if miss is not None:
-        raise miss
+        if not _repairs(rule):
+            raise miss
+        from .repair_update import after_miss
+
+        assert index is not None
+        original = decode(content, names.display)
+
+        def place(some: Sequence[Chunk]) -> list[Placement]:
+            return placer.on_lines(original, index, some, rule, names.display).placements
+
+        repaired, _, repairs = after_miss(original.texts, chunks, place, names.spelled, miss)
+        placed = placer.on_lines(original, index, repaired, rule, names.display)
+        return _rewritten(original, repaired, placed, rule, names, tuple(repairs))
     assert update is not None
     return update
+
+
+def _repairs(rule: UpdateRule) -> bool:
+    """Whether the repair step (``repair_update``) looks at this rule's hunks: a Codex patch's
+    and a unified diff's (SEARCH/REPLACE blocks and text replacements have their own rules)."""
+    return rule.repair and rule.format in ("codex", "unified")
+
+
+def _rewritten(original: TextFile, chunks: Sequence[Chunk], placed: Placed, rule: UpdateRule,
+               names: FileNames, repairs: tuple[Repair, ...]) -> FileUpdate:
+    """The rewrite of placed hunks, after the repair step's last look at them (lines written
+    without a prefix, added lines' indentation)."""
+    placements = placed.placements
+    if _repairs(rule):
+        from .repair_update import settle
+
+        placements, settled = settle(original.texts, chunks, placements, names.spelled,
+                                     adjust=rule.format == "codex")
+        repairs += tuple(settled)
+    rewritten, edits = rewrite(original, placements, placed.ends_with_newline)
+    return FileUpdate(rewritten.encode(), tuple(edits), None, repairs=repairs, notes=tuple(
+        f"{names.spelled}: {note}" for note in placed.notes))
+
+
+def _unprefixed(chunks: Sequence[Chunk], names: FileNames) -> tuple[Repair, ...]:
+    if not any(chunk.unprefixed for chunk in chunks):
+        return ()
+    from .repair_update import unprefixed_repair
+
+    return (unprefixed_repair(chunks, names.spelled),)
+
+
+def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule,
+                           names: FileNames, partly: PartlyAppliedError) -> FileUpdate:
+    """The repair of a patch sent again after part of it was applied: the hunks in place (by the
+    already-applied rule: their old lines found nowhere, their new lines standing in the file)
+    left out, the others placed and applied as any hunks are. Not for a pure insertion in place,
+    whose old side says nothing."""
+    from .model import Repair
+
+    done = set(partly.details.get("applied_lines", ()))
+    if any(chunk.line in done and chunk.inserts_text for chunk in chunks):
+        # A pure insertion counts as in place when its lines merely stand where it would put
+        # them: enough to refuse a patch sent again, too little to leave it out and write the rest.
+        raise partly
+    rest = [chunk for chunk in chunks if chunk.line not in done]
+    update = update_file(content, rest, rule, names, check_applied=False)
+    shown = ", ".join(map(str, sorted(done)))
+    skipped = Repair(
+        "applied_hunk_skipped", f"{names.spelled}, patch line{'s' if len(done) > 1 else ''} {shown}",
+        "left out the hunks already in place (their new lines stand in the file and their old "
+        "lines do not) and applied the others")
+    return FileUpdate(update.after, update.edits, update.offsets, repairs=(skipped, *update.repairs))
 
 
 def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex | None,

@@ -1,5 +1,7 @@
 """A patch sent again: refused as ``already_applied`` (a no-op success with ``skip_applied``),
-partly applied patches refused naming what is in place, never a duplicated insertion."""
+partly applied patches refused naming what is in place (within one file, with repairs on, the
+hunks in place are left out and the others applied: docs/format.md, "Repairs"), never a
+duplicated insertion."""
 
 from __future__ import annotations
 
@@ -85,10 +87,14 @@ def test_partly_applied_hunks_of_one_file_are_named(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(SOURCE.replace("import os\n", "import os\nimport sys\n"))
     patch = PATCH.split("*** Add File")[0] + "*** End Patch"
     with pytest.raises(PartlyAppliedError) as info:
-        patchtx.apply_patch(patch, tmp_path)
+        patchtx.apply_patch(patch, tmp_path, strict=True)
     assert info.value.kind == "partly_applied"
     assert info.value.details["applied_lines"] == [3]  # the '@@ import os' hunk
     assert "patch lines 3" in info.value.message
+    # Not strict either: a pure insertion whose lines merely stand after its anchor is too weak a
+    # sign to leave it out and write the rest (repair_update's applied_hunk_skipped).
+    with pytest.raises(PartlyAppliedError):
+        patchtx.apply_patch(patch, tmp_path)
 
 
 def test_partly_applied_operations_are_named(root: Path) -> None:
@@ -146,9 +152,13 @@ def test_new_lines_standing_elsewhere_do_not_make_a_pending_hunk_applied(tmp_pat
              "@@ def three():\n-    y = 1\n+    y = 2\n*** End Patch")
     for skip_applied in (False, True):
         with pytest.raises(PartlyAppliedError) as info:
-            patchtx.apply_patch(patch, tmp_path, skip_applied=skip_applied)
+            patchtx.apply_patch(patch, tmp_path, skip_applied=skip_applied, strict=True)
         assert info.value.details["applied_lines"] == [6]
     assert (tmp_path / "f.py").read_text() == source
+    # Not strict: the hunk in place is left out and the pending one applied, in one().
+    result = patchtx.apply_patch(patch, tmp_path)
+    assert [r.kind for r in result.plan.repairs] == ["applied_hunk_skipped"]
+    assert (tmp_path / "f.py").read_text() == source.replace("x = 1", "x = 2")
 
 
 def test_an_anchored_insertion_marked_end_of_file_is_not_inserted_twice(tmp_path: Path) -> None:

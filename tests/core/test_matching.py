@@ -14,6 +14,8 @@ from patchtx.matching import MAX_CANDIDATES, LineIndex, Locator
 from patchtx.model import Chunk
 from patchtx.normalise import normalise
 
+from .conftest import result_of
+
 
 def update(body: str, path: str = "f.txt") -> str:
     return f"*** Update File: {path}\n{body}"
@@ -271,7 +273,11 @@ class TestEndOfFile:
 
     def test_chunk_after_an_eof_chunk_searches_after_it(self, tree) -> None:  # [R: 30]
         tree.write("f.txt", "a\nb\n")
-        miss(tree, "@@\n-b\n+B\n*** End of File\n@@\n-a\n+A")
+        miss(tree, "@@\n-b\n+B\n*** End of File\n@@\n-a\n+A", strict=True)
+        # (Each hunk matches in one place only: the repair step places them in file order.)
+        planned = tree.plan(update("@@\n-b\n+B\n*** End of File\n@@\n-a\n+A"))
+        assert [r.kind for r in planned.repairs] == ["hunks_reordered"]
+        assert result_of(planned, tree, "f.txt") == b"A\nB\n"
 
     def test_eof_chunk_is_not_checked_for_ambiguity(self, tree) -> None:
         tree.write("f.txt", "x\nx\n")
@@ -285,11 +291,18 @@ class TestChunkOrder:
 
     def test_out_of_order_chunks_fail(self, tree) -> None:  # 4.2.4, [R: 27]
         tree.write("f.txt", lines("a", "b", "c", "d"))
-        exc = miss(tree, "@@\n-c\n+C\n@@\n-a\n+A")
+        exc = miss(tree, "@@\n-c\n+C\n@@\n-a\n+A", strict=True)
         assert exc.headline == f"Failed to find expected lines in {tree.path('f.txt')}:\na"
         assert exc.line == 6
         assert "file order" in exc.hint
         assert exc.details["closest_line"] == 1
+        # Not strict: each hunk matches in one place only, so the repair step reorders them.
+        assert tree.after(update("@@\n-c\n+C\n@@\n-a\n+A")) == b"A\nb\nC\nd\n"
+
+    def test_out_of_order_chunks_with_several_places_are_refused(self, tree) -> None:
+        tree.write("f.txt", lines("a", "b", "a", "c", "d"))
+        exc = miss(tree, "@@\n-c\n+C\n@@\n-a\n+A")
+        assert "file order" in exc.hint
 
     def test_interleaved_changes(self, tree) -> None:  # test_update_file_hunk_interleaved_changes
         tree.write("f.txt", lines("a", "b", "c", "d", "e", "f"))

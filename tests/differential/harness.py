@@ -83,6 +83,8 @@ class Allowed:
     EOF_ORDER = ("pure insertion at end of file goes after a later chunk's lines added at the end "
                  "(Codex: chunk order)")
     APPLIED = "a patch already (or partly) in place refused (Codex applies it again)"
+    REPAIRED = ("a malformed shape with one meaning repaired and reported (Codex refuses it, or "
+                "applies its loose reading); --strict restores Codex's grammar")
 
 
 # Rules of patchtx's rewrite that can be switched to Codex's, for the counterfactual predicates.
@@ -222,6 +224,8 @@ class Counterfactual:
     """patchtx's explicit option: an ambiguous hunk takes its first match."""
     move_to_self_deletes: bool = False
     """A Move onto its own path is planned as Codex executes it: write, then delete the path."""
+    strict: bool = False
+    """patchtx's explicit option: no repairs (docs/format.md, "Repairs"), Codex's grammar."""
 
     def names(self) -> list[str]:
         return [name for name, value in vars(self).items() if value]
@@ -314,7 +318,8 @@ def run_patchtx_case(case: Case, dirs: Workdirs, how: Counterfactual = Counterfa
         if patch is None and how.move_to_self_deletes:
             patch = move_to_self_as_delete(parse(case.text_for(root)), root)
         outcome.plan = plan_patch(patch if patch is not None else case.text_for(root), root,
-                                  allow_overwrite=how.allow_overwrite, first_match=how.first_match)
+                                  allow_overwrite=how.allow_overwrite, first_match=how.first_match,
+                                  strict=how.strict)
     except PatchtxError as exc:
         outcome.error = exc
         return outcome
@@ -503,6 +508,10 @@ def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
     error = px.error
     # Where patchtx refuses or differs by design and has an explicit option (or a plain rewrite
     # of the patch) that restores Codex's behaviour, it must then agree with Codex.
+    if px.plan is not None and px.plan.repairs and not how.strict:
+        verdict.add(Allowed.REPAIRED)
+        _classify(case, codex, dirs, verdict, replace(how, strict=True))
+        return
     if not how.move_to_self_deletes and _parses_with_move_to_self(case, px.root):
         verdict.add(Allowed.MOVE_TO_SELF)
         _classify(case, codex, dirs, verdict, replace(how, move_to_self_deletes=True))
@@ -832,7 +841,7 @@ def _codex_prefix_explains(case: Case, codex: CodexOutcome, px: PatchtxOutcome, 
     except PatchtxError:
         return False
     hunks = move_to_self_as_delete(parsed, px.root).hunks if px.how.move_to_self_deletes else parsed.hunks
-    codexlike = replace(px.how, allow_overwrite=True, first_match=True)
+    codexlike = replace(px.how, allow_overwrite=True, first_match=True, strict=True)
     for k in range(len(hunks) - 1, 0, -1):
         prefix = run_patchtx_case(case, dirs, codexlike, patch=Patch(hunks=tuple(hunks[:k])))
         if not prefix.ok:

@@ -31,7 +31,7 @@ def test_apply_writes_and_reports_what_it_wrote(tree: Path) -> None:
     assert isinstance(transaction, str) and transaction in outcome.text
     assert outcome.payload == {
         "ok": True, "dry_run": False, "summary": "A 1, M 1, D 0, R 0",
-        "counts": {"A": 1, "M": 1, "D": 0, "R": 0}, "recovered": None, "intent": None,
+        "counts": {"A": 1, "M": 1, "D": 0, "R": 0}, "recovered": None, "intent": None, "repairs": [],
         "syntax": {"mode": "refuse", "files": [  # the agent surfaces' default: refuse
             {"path": "app.py", "status": "ok", "language": "python", "errors": [], "reason": None},
             {"path": "pkg/new.py", "status": "ok", "language": "python", "errors": [], "reason": None}]},

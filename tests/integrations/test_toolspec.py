@@ -64,7 +64,7 @@ def test_a_call_filled_from_the_schema_runs(format: str, tree: Path) -> None:
     outcome = run_tool_call(arguments, str(tree))
     assert outcome.payload == {"ok": True, "dry_run": True, "summary": "A 0, M 1, D 0, R 0",
                                "counts": {"A": 0, "M": 1, "D": 0, "R": 0}, "transaction": None,
-                               "recovered": None, "intent": "pkg", "verify": None, "error": None,
+                               "recovered": None, "intent": "pkg", "repairs": [], "verify": None, "error": None,
                                "syntax": {"mode": "refuse", "files": [{
                                    "path": "pkg/util.py", "status": "ok", "language": "python",
                                    "errors": [], "reason": None}]},

@@ -48,8 +48,12 @@ def test_a_git_diff_half_applied_is_refused_as_partly_applied(tmp_path: Path) ->
     (tmp_path / "x").write_text((tmp_path / "x").read_text().replace("l3\n", "L3\n"))
     before = read_tree(tmp_path)
     with pytest.raises(PartlyAppliedError):
-        apply_patch(two_hunks, tmp_path, durable=False)
+        apply_patch(two_hunks, tmp_path, durable=False, strict=True)
     assert read_tree(tmp_path) == before
+    # Not strict: the hunk in place is left out and the other applied (a repair, reported).
+    result = apply_patch(two_hunks, tmp_path, durable=False)
+    assert [r.kind for r in result.plan.repairs] == ["applied_hunk_skipped"]
+    assert "L18\n" in (tmp_path / "x").read_text()
 
 
 def test_a_mode_change_the_file_lacks_is_not_applied(tmp_path: Path) -> None:

@@ -131,9 +131,33 @@ def success_outcome(result: Result) -> ToolOutcome:
     return ToolOutcome(payload, text + "".join(rendered))
 
 
+TOOL_WORDING = (
+    ("pass --skip-applied (skip_applied=True)", "resend with skip_applied: true"),
+    ("use --extract (extract=true in the tools)", "resend with extract: true"),
+    ("(--extract, or extract=true)", "(resend with extract: true)"),
+    ("give -p 0 (strip=0)", "resend with strip: 0"),
+    ("(--allow-overwrite)", "(the host's allow-overwrite setting: a tool call cannot set it)"),
+    ("pass --unidiff-zero (unidiff_zero=True), as git apply needs it",
+     "send it as '*** Update File:' (a tool call cannot pass git apply's --unidiff-zero)"),
+)
+"""The command line's option spellings in error hints, and the arguments this tool takes for them
+(a model calling the tool cannot pass a command-line flag)."""
+
+
+def tool_wording(text: str) -> str:
+    """An error's text with each command-line option named as this tool's argument."""
+    for cli, tool in TOOL_WORDING:
+        text = text.replace(cli, tool)
+    return text
+
+
 def failure_outcome(error: PatchtxError, root: str | None = None, *, dry_run: bool = False) -> ToolOutcome:
     payload = error_json(error, root=root, dry_run=dry_run)
-    return ToolOutcome(payload, f"Error [{error.kind}]: {error.message}")
+    worded = payload["error"]
+    for key in ("message", "hint"):
+        if isinstance(worded.get(key), str):
+            worded[key] = tool_wording(worded[key])
+    return ToolOutcome(payload, f"Error [{error.kind}]: {tool_wording(error.message)}")
 
 
 def apply_patch_call(patch: str | Patch, root: str, *, host: Mapping[str, Any] | None = None,

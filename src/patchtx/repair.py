@@ -1,0 +1,362 @@
+"""The front door's repair step: a patch text in a shape models often send, read as the patch it
+means when it means exactly one (docs/format.md, "Repairs").
+
+The rule: a text that parses as sent is never changed. A text that does not is tried against the
+repairs below, in order, each at most once, each a rule over the text alone whose result has one
+meaning: the patch inside a JSON wrapper or a code fence, a leading byte-order mark, PowerShell's
+`` `n `` newlines, decorated or missing envelope markers, an empty section ('@@' twice), a unified
+diff inside the envelope. The
+first text that parses is the patch, and every repair made on the way is reported with it
+(``Patch.repairs``). Repairs that need a file's content (line-number prefixes, a context line
+without its space, indentation...) are made where the file is read (``repair_update``); the parse
+here only marks the lines they will check (``parse(unprefixed_context=True)``).
+
+A text none of them turns into a patch is refused with the error of the last text tried, whose
+hint names the repairs already made (so that one retry fixes everything). ``strict`` (the
+``--strict`` option) skips this module: Codex's grammar, nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._record import replace
+from .errors import HunkParseError, ParseError
+from .model import Repair
+from .normalise import WHITESPACE
+from .parser import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_PATCH, HEREDOC_OPENERS, UPDATE_FILE, parse
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .model import Patch
+
+_HEADERS = (ADD_FILE.rstrip(), DELETE_FILE.rstrip(), UPDATE_FILE.rstrip())
+_DECORATED = re.compile(r"\*{2,}\s*(begin|end)[ _-]?patch\b[\s*:=-]*", re.IGNORECASE)
+_DECORATED_PATH = re.compile(r"[ \t]+\*{2,}[ \t]*$")
+_SHELL_HEREDOC = re.compile(
+    r"(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\1[ \t]*\n(.*?)\n?\2[ \t]*",
+    re.DOTALL)
+_DIRECTORY_KEYS = ("workdir", "cwd", "workspace_root", "working_directory", "directory", "dir")
+
+
+def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False,
+                   unidiff_zero: bool = False) -> Patch:
+    """``parser.parse``, with the front door's repairs tried when the text does not parse."""
+    try:
+        return parse(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
+    except ParseError as error:
+        last = error
+    repairs: list[Repair] = []
+    current = text
+    tried: set[str] = set()
+    while True:
+        step = _next_repair(current, tried)
+        if step is None:
+            break
+        current, repair = step
+        tried.add(repair.kind)
+        repairs.append(repair)
+        try:
+            patch = parse(current, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
+        except ParseError as error:
+            last = error
+            continue
+        return replace(patch, repairs=tuple(repairs))
+    if isinstance(last, HunkParseError) and str(last.details.get("codex_message", "")).startswith(
+            ("Unexpected line found in update hunk", "Expected update hunk to start")):
+        # A body line without its prefix: read as context, for the update to check it stands in
+        # the file there (repair_update); refused there, with this error, when it does not.
+        try:
+            patch = parse(current, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero,
+                          unprefixed_context=True)
+        except ParseError:
+            pass
+        else:
+            return replace(patch, repairs=tuple(repairs))
+    why = _why_not(current)
+    if why:
+        last.hint = f"{why} {last.hint}".rstrip()
+    if repairs:
+        made = "; ".join(f"{r.detail} ({r.where})" for r in repairs)
+        last.hint = (f"{last.hint} Before this error patchtx repaired the text: {made}; line "
+                     "numbers count in the text so repaired. Send the corrected patch itself."
+                     ).lstrip()
+    raise last
+
+
+def _next_repair(text: str, tried: set[str]) -> tuple[str, Repair] | None:
+    for kind, rule in _RULES:
+        if kind in tried:
+            continue
+        found = rule(text)
+        if found is not None and found[0] != text:
+            return found
+    return None
+
+
+# -- the rules, in the order they are tried ---------------------------------------------------
+def _byte_order_mark(text: str) -> tuple[str, Repair] | None:
+    stripped = text.lstrip(WHITESPACE)
+    if not stripped.startswith("\ufeff"):
+        return None
+    return stripped.lstrip("\ufeff"), Repair(
+        "byte_order_mark", "patch line 1",
+        "removed a byte-order mark (U+FEFF) before the first line")
+
+
+def _json_wrapper(text: str) -> tuple[str, Repair] | None:
+    stripped = text.strip(WHITESPACE)
+    if not stripped or stripped[0] not in "{[\"":
+        return None
+    import json
+
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    if _names_a_directory(value):
+        return None  # the patch's paths would start elsewhere than the root
+    found: list[str] = []
+    _patch_strings(value, found, 0)
+    distinct = list(dict.fromkeys(found))
+    if len(distinct) != 1:
+        return None
+    shape = ("a JSON string" if isinstance(value, str) else
+             "a JSON array" if isinstance(value, list) else "a JSON object")
+    return distinct[0], Repair(
+        "json_wrapper", "the whole text",
+        f"took the patch out of {shape} (send the patch text itself, not the call's JSON)")
+
+
+def _patch_strings(value: object, found: list[str], depth: int) -> None:
+    """Every string inside a JSON value that is a patch (or a shell heredoc calling apply_patch
+    with one), looking into strings that are JSON themselves (a tool call's ``arguments``)."""
+    if depth > 4:
+        return
+    if isinstance(value, dict):
+        for item in value.values():
+            _patch_strings(item, found, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _patch_strings(item, found, depth + 1)
+    elif isinstance(value, str):
+        stripped = value.strip(WHITESPACE)
+        heredoc = _SHELL_HEREDOC.fullmatch(stripped)
+        if heredoc is not None:
+            found.append(heredoc.group(3))
+        elif _looks_like_patch(stripped):
+            found.append(value)
+        elif stripped[:1] in ("{", "[", '"'):
+            import json
+
+            try:
+                inner = json.loads(stripped)
+            except ValueError:
+                return
+            _patch_strings(inner, found, depth + 1)
+
+
+def _names_a_directory(value: object) -> bool:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _DIRECTORY_KEYS and item not in (None, "", ".", "./"):
+                return True
+            if _names_a_directory(item):
+                return True
+    elif isinstance(value, list):
+        return any(_names_a_directory(item) for item in value)
+    return False
+
+
+def _looks_like_patch(text: str) -> bool:
+    first = text.split("\n", 1)[0].strip(WHITESPACE)
+    if first in HEREDOC_OPENERS or _DECORATED.fullmatch(first) or first.startswith(_HEADERS):
+        return "\n" in text
+    from .unified import looks_unified
+
+    return looks_unified(text)
+
+
+def _code_fence(text: str) -> tuple[str, Repair] | None:
+    stripped = text.strip(WHITESPACE)
+    match = re.fullmatch(r"(`{3,}|~{3,})[^\n`]*\n(.*?)\n?\1[ \t]*", stripped, re.DOTALL)
+    if match is None:
+        return None
+    return match.group(2) + "\n", Repair(
+        "code_fence", "patch lines 1 and last",
+        "removed the markdown code fence around the patch")
+
+
+def _powershell_newlines(text: str) -> tuple[str, Repair] | None:
+    # One line, every backtick an escape PowerShell's double quotes would have turned into a
+    # newline, a CR or a tab: the text went through a quoting that kept them literal.
+    text = text.strip(WHITESPACE)
+    if "\n" in text or "`n" not in text or re.search(r"`(?![nrt])", text):
+        return None
+    decoded = text.replace("`r`n", "\n").replace("`n", "\n").replace("`t", "\t").replace("`r", "\r")
+    if not _looks_like_patch(decoded.strip(WHITESPACE)):
+        return None
+    return decoded, Repair(
+        "powershell_newlines", "the whole text",
+        "read PowerShell's `n (and `r, `t) escapes as the line breaks (and CRs, tabs) they stand "
+        "for (send real line breaks)")
+
+
+def _decorated_markers(text: str) -> tuple[str, Repair] | None:
+    lines = text.split("\n")
+    filled = [i for i, line in enumerate(lines) if line.strip(WHITESPACE)]
+    if not filled:
+        return None
+    changed = []
+    for index, marker in ((filled[0], BEGIN_PATCH), (filled[-1], END_PATCH)):
+        line = lines[index].strip(WHITESPACE)
+        match = _DECORATED.fullmatch(line)
+        if (line != marker and match is not None
+                and match.group(1).lower() == marker.split()[1].lower()):
+            changed.append(f"patch line {index + 1}: '{line}'")
+            lines[index] = marker
+    last = lines[filled[-1]].rstrip(WHITESPACE)
+    if (last.endswith("\\n" + END_PATCH) and not changed
+            and not any(line.strip(WHITESPACE) == END_PATCH for line in lines)):
+        # The End line glued to the last line by an escaped line break (a JSON string's \n
+        # written out): no line of a file ends with '\n*** End Patch'.
+        lines[filled[-1]] = last[: -len("\\n" + END_PATCH)]
+        lines.insert(filled[-1] + 1, END_PATCH)
+        changed.append(f"patch line {filled[-1] + 1}: '\\n{END_PATCH}' at the end of a line")
+    for index, line in enumerate(lines):
+        # A file header with stars after its path (grok's '*** Update File: a.py ***'): no file
+        # name ends in a space and stars.
+        stripped = line.strip(WHITESPACE)
+        if stripped.startswith(_HEADERS) and _DECORATED_PATH.search(stripped):
+            lines[index] = _DECORATED_PATH.sub("", stripped)
+            changed.append(f"patch line {index + 1}: '{stripped}'")
+    if not changed:
+        return None
+    numbers = [c.split(":")[0].split()[-1] for c in changed]
+    return "\n".join(lines), Repair(
+        "decorated_marker", f"patch line{'s' if len(numbers) > 1 else ''} {', '.join(numbers)}",
+        f"read {' and '.join(c.split(': ', 1)[1] for c in changed)} without the stars around "
+        f"(a marker is '{BEGIN_PATCH}', '{END_PATCH}' or '*** Update File: PATH', nothing else "
+        "on the line)")
+
+
+def _empty_sections(text: str) -> tuple[str, Repair] | None:
+    """A bare '@@' line right after another: an empty section, which Codex's grammar refuses
+    ('Unexpected line found in update hunk: '@@''); the second opens the same section."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    dropped: list[int] = []
+    for number, line in enumerate(lines, 1):
+        if line.rstrip(WHITESPACE) == "@@" and kept and kept[-1].rstrip(WHITESPACE) == "@@":
+            dropped.append(number)
+            continue
+        kept.append(line)
+    if not dropped:
+        return None
+    return "\n".join(kept), Repair(
+        "empty_section", f"patch line{'s' if len(dropped) > 1 else ''} "
+        + ", ".join(map(str, dropped)),
+        "dropped a bare '@@' line right after another (an empty section; one '@@' opens a section)")
+
+
+def _missing_begin(text: str) -> tuple[str, Repair] | None:
+    stripped = text.lstrip(WHITESPACE)
+    first = stripped.split("\n", 1)[0].strip(WHITESPACE)
+    if not first.startswith(_HEADERS):
+        return None
+    if any(line.strip(WHITESPACE) == BEGIN_PATCH for line in stripped.split("\n")):
+        return None
+    return f"{BEGIN_PATCH}\n{stripped}", Repair(
+        "missing_begin_marker", "patch line 1",
+        f"added the missing '{BEGIN_PATCH}' line before '{first[:60]}'")
+
+
+def _missing_end(text: str) -> tuple[str, Repair] | None:
+    """A patch without its End Patch line is closed when its last operation is evidently whole:
+    a Delete, or an Update whose last section ends with a context line or ``*** End of File``.
+    One that ends in added or removed lines may have been cut off, and is not."""
+    lines = text.rstrip(WHITESPACE).split("\n")
+    if not lines or lines[0].strip(WHITESPACE) != BEGIN_PATCH:
+        return None
+    if any(line.strip(WHITESPACE) == END_PATCH for line in lines):
+        return None
+    closed = "\n".join(lines) + f"\n{END_PATCH}\n"
+    try:
+        patch = parse(closed, unprefixed_context=True)
+    except ParseError:
+        return None
+    if not patch.hunks:
+        return None
+    from .model import DeleteFile, UpdateFile
+
+    last = patch.hunks[-1]
+    whole = isinstance(last, DeleteFile) or (
+        isinstance(last, UpdateFile) and bool(last.chunks)
+        and (last.chunks[-1].is_end_of_file or last.chunks[-1].lines[-1][0] == " "))
+    if not whole:
+        return None
+    return closed, Repair(
+        "missing_end_marker", f"patch line {len(lines) + 1}",
+        f"added the missing '{END_PATCH}' line after the last section")
+
+
+def _unified_in_envelope(text: str) -> tuple[str, Repair] | None:
+    lines = text.strip(WHITESPACE).split("\n")
+    if len(lines) < 3 or lines[0].strip(WHITESPACE) != BEGIN_PATCH:
+        return None
+    if lines[-1].strip(WHITESPACE) != END_PATCH:
+        return None
+    inner = "\n".join(lines[1:-1]) + "\n"
+    if any(line.strip(WHITESPACE).startswith(_HEADERS) for line in lines[1:-1]):
+        return None  # both formats in one text: which lines belong to which is not determined
+    from .unified import looks_unified
+
+    if not looks_unified(inner):
+        return None
+    return inner, Repair(
+        "unified_in_envelope", f"patch lines 1 and {len(lines)}",
+        "read the unified diff inside the '*** Begin Patch' envelope as a unified diff (send "
+        "either format alone)")
+
+
+_RULES: list[tuple[str, Callable[[str], tuple[str, Repair] | None]]] = [
+    ("byte_order_mark", _byte_order_mark),
+    ("json_wrapper", _json_wrapper),
+    ("code_fence", _code_fence),
+    ("powershell_newlines", _powershell_newlines),
+    ("decorated_marker", _decorated_markers),
+    ("empty_section", _empty_sections),
+    ("missing_begin_marker", _missing_begin),
+    ("unified_in_envelope", _unified_in_envelope),
+    ("missing_end_marker", _missing_end),
+]
+
+
+# -- what a refusal says of a shape not repaired -------------------------------------------------
+def _why_not(text: str) -> str:
+    """The cause of a text's refusal when it has a shape the rules above leave alone (its
+    meaning is not determined), in a sentence the model can act on; "" otherwise."""
+    stripped = text.strip(WHITESPACE)
+    if stripped[:1] in ("{", "[") or stripped.startswith('"*** '):
+        return ("The text is JSON, not a patch (a tool call's arguments sent as the patch?); "
+                "patchtx takes the patch out of JSON only when the JSON holds exactly one and names "
+                "no other working directory. Send the patch text itself, starting with "
+                "'*** Begin Patch'.")
+    if "\n" not in stripped and "`n" in stripped:
+        return ("The text is one line with PowerShell's `n where line breaks belong; patchtx reads "
+                "`n as a line break only when every backtick in the text is `n, `r or `t. Send the "
+                "patch with real line breaks.")
+    first = stripped.split("\n", 1)[0].strip(WHITESPACE)
+    if first.startswith("@@ ") or first == "@@":
+        return ("The text starts with a hunk but names no file: write the file's header first "
+                "('--- a/PATH' and '+++ b/PATH' before a unified hunk, or the envelope with "
+                "'*** Update File: PATH').")
+    lines = stripped.split("\n")
+    if (first == BEGIN_PATCH and not any(line.strip(WHITESPACE) == END_PATCH for line in lines)
+            and len(lines) > 1 and lines[-1][:1] in ("+", "-")):
+        return ("The patch has no '*** End Patch' line and its last line is an added or removed "
+                "one, so it may have been cut off: patchtx closes a patch itself only when its last "
+                "section ends with a context line.")
+    return ""

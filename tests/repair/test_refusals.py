@@ -1,0 +1,185 @@
+"""Every refusal names its cause and the way out in one paragraph a model can act on: the shapes
+that are not repaired say what the patch looks like it got wrong; a quoted region of the file
+ends the message (no hint on the line of a quoted file line); over tool calls, the options are
+named as the tool's arguments."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import patchtx
+from patchtx.agents.tool_call import run_tool_call
+from patchtx.errors import PatchtxError
+
+from .shapes import BY_NAME, ROOT, envelope
+from .test_shapes import tree
+
+CAUSES = {
+    # shape: words its refusal must hold (the cause, and the way out)
+    "bare_unified_body_no_file": ["names no file", "'--- a/PATH'", "'*** Update File: PATH'"],
+    "end_marker_missing_truncated": ["no '*** End Patch' line", "cut off", "Close the patch"],
+    "line_numbers_disagree": [],  # (applies as written)
+    "context_without_space_not_in_file": ["Prefix the line with '+'", "as an added line"],
+    "added_line_without_plus_indented": ["its '+' is missing"],
+    "stale_context": ["has the file changed", "Re-read the file"],
+    "doubled_prefixes": ["A doubled prefix?", "\"keep the primary\" (line 2)"],
+}
+
+
+def refusal(name: str, root: Path, **options: object) -> PatchtxError:
+    shape = BY_NAME[name]
+    tree(root, shape.files)
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(shape.patch.replace(ROOT, str(root)), root, durable=False, **options)
+    return info.value
+
+
+@pytest.mark.parametrize("name", [n for n, words in CAUSES.items() if words])
+def test_a_refused_shape_names_its_cause(name: str, tmp_path: Path) -> None:
+    message = refusal(name, tmp_path.resolve()).message
+    assert "Nothing was changed." in message
+    for words in CAUSES[name]:
+        assert words in message, message
+
+
+def test_json_that_holds_two_patches_says_it_is_json(tmp_path: Path) -> None:
+    shape = BY_NAME["json_input_wrapper"]
+    tree(tmp_path, shape.files)
+    text = json.dumps({"input": shape.patch, "patch": shape.patch.replace("hello", "hey")})
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(text, tmp_path)
+    assert "The text is JSON" in info.value.message and "exactly one" in info.value.message
+
+
+def test_json_naming_a_working_directory_is_not_unwrapped(tmp_path: Path) -> None:
+    shape = BY_NAME["json_command_wrapper"]
+    tree(tmp_path, shape.files)
+    text = json.dumps({"command": ["apply_patch", shape.patch], "workdir": "src"})
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(text, tmp_path)
+    assert "names no other working directory" in info.value.message
+
+
+def test_powershell_text_with_another_backtick_is_refused_saying_why(tmp_path: Path) -> None:
+    shape = BY_NAME["powershell_newlines"]
+    tree(tmp_path, shape.files)
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(shape.patch.replace("return message", "return `message`"), tmp_path)
+    assert "PowerShell" in info.value.message and "real line breaks" in info.value.message
+
+
+def test_line_numbers_that_disagree_with_the_file_are_named(tmp_path: Path) -> None:
+    (tmp_path / "greet.py").write_bytes(BY_NAME["line_numbers_colon"].files["greet.py"])
+    patch = envelope("*** Update File: greet.py", "@@", " 7: def greet(name):",
+                     "-8:     message = 'hi ' + name", "+8:     message = 'hello ' + name")
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(patch, tmp_path)
+    message = info.value.message
+    assert "starts with a line number ('12: text')" in message
+    assert "closest region is file line 1" in message
+    assert "No line of the file resembles" not in message  # (the misleading hint of the issue)
+
+
+def _last_line_is_a_quoted_file_line(message: str, file_lines: list[str]) -> None:
+    last = message.rstrip("\n").split("\n")[-1]
+    match = re.fullmatch(r" *(\d+) \| (.*)", last)
+    assert match is not None, f"the message does not end with a quoted line: {last!r}"
+    assert match.group(2) == file_lines[int(match.group(1)) - 1]
+
+
+def test_no_hint_on_the_line_of_a_quoted_file_line(tmp_path: Path) -> None:
+    lines = [f"line {i}" for i in range(1, 9)]
+    (tmp_path / "f.txt").write_text("\n".join(lines) + "\n")
+    codex = envelope("*** Update File: f.txt", "@@", " line 2", "-line 3x", "+LINE 3", " line 4")
+    unified = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n line 2\n-line 3x\n+LINE 3\n line 4\n"
+    for patch in (codex, unified):
+        for strict in (False, True):
+            with pytest.raises(PatchtxError) as info:
+                patchtx.apply_patch(patch, tmp_path, strict=strict)
+            _last_line_is_a_quoted_file_line(info.value.message, lines)
+
+
+def test_tool_calls_name_the_tools_arguments_not_command_line_flags(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 2\n")
+    sent = envelope("*** Update File: a.py", "@@", "-x = 1", "+x = 2")
+    outcome = run_tool_call({"input": sent}, str(tmp_path))
+    assert outcome.payload["error"]["kind"] == "already_applied"
+    for text in (outcome.text, outcome.payload["error"]["message"], outcome.payload["error"]["hint"]):
+        assert "skip_applied: true" in text
+        assert "--skip-applied" not in text and "skip_applied=True" not in text
+    prose = "Here you go:\n" + envelope("*** Update File: a.py", "@@", "-x = 2", "+x = 3")
+    outcome = run_tool_call({"input": prose}, str(tmp_path))
+    assert "extract: true" in outcome.text and "--extract" not in outcome.text
+    filled = "--- a/a.py\n+++ b/a.py\n@@ -0,0 +1 @@\n+import os\n"  # (a -U0 diff: git's flag)
+    outcome = run_tool_call({"input": filled}, str(tmp_path))
+    assert outcome.payload["error"]["kind"] == "file_exists", outcome.text
+    assert "'*** Update File:'" in outcome.text and "unidiff_zero=True" not in outcome.text
+
+
+def test_repairs_are_in_every_surfaces_result(tmp_path: Path) -> None:
+    shape = BY_NAME["json_input_wrapper"]
+    tree(tmp_path, shape.files)
+    outcome = run_tool_call({"input": shape.patch}, str(tmp_path))  # (MCP's tools run this too)
+    assert outcome.ok, outcome.text
+    assert [r["kind"] for r in outcome.payload["repairs"]] == ["json_wrapper"]
+    assert "Repaired (json_wrapper, the whole text)" in outcome.text
+    assert (tmp_path / "greet.py").read_bytes() == shape.intended["greet.py"]  # type: ignore[index]
+
+
+def _cli(*args: str, cwd: Path, stdin: str) -> subprocess.CompletedProcess[str]:
+    bin_dir = Path(sys.executable).parent
+    return subprocess.run([str(bin_dir / args[0]), *args[1:]], cwd=cwd, input=stdin, text=True,
+                          capture_output=True, check=False)
+
+
+def test_the_command_lines_report_repairs_and_strict_turns_them_off(tmp_path: Path) -> None:
+    shape = BY_NAME["begin_marker_decorated"]
+    tree(tmp_path, shape.files)
+    checked = _cli("patchtx", "check", "--json", "-", cwd=tmp_path, stdin=shape.patch)
+    assert checked.returncode == 0, checked.stderr
+    assert [r["kind"] for r in json.loads(checked.stdout)["repairs"]] == ["decorated_marker"]
+    text = _cli("patchtx", "check", "--no-diff", "-", cwd=tmp_path, stdin=shape.patch)
+    assert "Repaired (decorated_marker, patch lines 1, 7)" in text.stdout
+    strict = _cli("patchtx", "check", "--strict", "-", cwd=tmp_path, stdin=shape.patch)
+    assert strict.returncode == 1 and "must be '*** Begin Patch'" in strict.stderr
+    dropin = _cli("apply_patch", cwd=tmp_path, stdin=shape.patch)
+    assert dropin.returncode == 0, dropin.stderr
+    assert dropin.stdout == "Success. Updated the following files:\nM greet.py\n"  # Codex's text
+    assert "Repaired (decorated_marker" in dropin.stderr
+    assert (tmp_path / "greet.py").read_bytes() == shape.intended["greet.py"]  # type: ignore[index]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_mcp_server_reports_repairs_and_its_strict_option_turns_them_off(
+        tmp_path: Path, anyio_backend: str) -> None:
+    from mcp import Client, StdioServerParameters
+
+    shape = BY_NAME["begin_marker_decorated"]
+    for strict in (False, True):
+        root = tmp_path / ("strict" if strict else "host")
+        root.mkdir()
+        tree(root, shape.files)
+        params = StdioServerParameters(
+            command=sys.executable, cwd=str(tmp_path),
+            args=["-m", "patchtx.agents.mcp_server", "--root", str(root),
+                  *(["--strict"] if strict else [])])
+        async with Client(params) as client:
+            result = await client.call_tool("apply_patch", {"patch": shape.patch})
+        payload = result.structured_content
+        assert isinstance(payload, dict)
+        text = result.content[0].text  # type: ignore[union-attr]
+        if strict:
+            assert result.is_error and payload["error"]["kind"] == "parse_error"
+            assert (root / "greet.py").read_bytes() == shape.files["greet.py"]
+        else:
+            assert not result.is_error, text
+            assert [r["kind"] for r in payload["repairs"]] == ["decorated_marker"]
+            assert "Repaired (decorated_marker" in text
+            assert (root / "greet.py").read_bytes() == shape.intended["greet.py"]  # type: ignore[index]

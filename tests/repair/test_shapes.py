@@ -1,0 +1,85 @@
+"""Every shape of the issue's table (tests/repair/shapes.py): the determined ones apply to what
+they mean, reporting their repairs; the others are refused with nothing written; ``strict`` (the
+host's ``--strict``) refuses every shape that needs a repair, as Codex does."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import patchtx
+from patchtx.errors import PatchtxError
+
+from .shapes import ROOT, SHAPES, Shape
+
+
+def tree(root: Path, files: dict[str, bytes]) -> None:
+    for path, data in files.items():
+        full = root / path
+        full.parent.mkdir(parents=True, exist_ok=True)
+        full.write_bytes(data)
+
+
+def contents(root: Path) -> dict[str, bytes]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".patchtx"]
+        for name in filenames:
+            full = Path(dirpath, name)
+            out[str(full.relative_to(root))] = full.read_bytes()
+    return out
+
+
+def expected(shape: Shape) -> dict[str, bytes]:
+    assert shape.intended is not None
+    merged = {**shape.files, **shape.intended}
+    return {path: data for path, data in merged.items() if data is not None}
+
+
+def run(shape: Shape, root: Path, **options: object) -> patchtx.Result | PatchtxError:
+    tree(root, shape.files)
+    patch = shape.patch.replace(ROOT, str(root))
+    try:
+        return patchtx.apply_patch(patch, root, durable=False, **{**shape.options, **options})
+    except PatchtxError as error:
+        return error
+
+
+def _marked(shapes: list[Shape]) -> list[object]:
+    return [pytest.param(s, id=s.name, marks=pytest.mark.xfail(strict=True, reason=s.xfail))
+            if s.xfail else pytest.param(s, id=s.name) for s in shapes]
+
+
+@pytest.mark.parametrize("shape", _marked(SHAPES))
+def test_shape(shape: Shape, tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    outcome = run(shape, root)
+    if shape.intended is None:
+        assert isinstance(outcome, PatchtxError), f"applied a patch with no one meaning ({shape.why})"
+        assert contents(root) == shape.files
+        assert "Nothing was changed" in outcome.message
+        return
+    assert not isinstance(outcome, PatchtxError), outcome.message
+    assert contents(root) == expected(shape)
+    assert [repair.kind for repair in outcome.plan.repairs] == list(shape.repairs)
+
+
+@pytest.mark.parametrize("shape", [s for s in SHAPES if s.repairs], ids=[s.name for s in SHAPES if s.repairs])
+def test_strict_refuses_what_needs_a_repair(shape: Shape, tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    outcome = run(shape, root, strict=True)
+    if isinstance(outcome, PatchtxError):
+        assert contents(root) == shape.files
+    else:  # (Codex's reading, where it applies at all: never the repair's)
+        assert outcome.plan.repairs == ()
+
+
+@pytest.mark.parametrize("shape", [s for s in SHAPES if s.intended is not None and not s.repairs],
+                         ids=[s.name for s in SHAPES if s.intended is not None and not s.repairs])
+def test_strict_applies_what_needs_none(shape: Shape, tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    outcome = run(shape, root, strict=True)
+    assert not isinstance(outcome, PatchtxError), outcome.message
+    assert contents(root) == expected(shape)
