@@ -48,7 +48,8 @@ class Applier:
     unavailable: str | None = None
 
     def runs_on(self, work: Workload) -> bool:
-        return self.only is None or work.name in self.only
+        return ((self.only is None or work.name in self.only)
+                and (work.appliers is None or self.key in work.appliers))
 
 
 def _venv_bin(name: str) -> Path:
@@ -167,7 +168,7 @@ def all_appliers(codex: Path | None) -> list[Applier]:
         Applier("patchtx-nodiff", "patchtx --no-diff", patchtx(True, "--no-diff"),
                 "`patchtx apply --no-diff --root RUN patch.txt`: durable, printing the summary "
                 "without the unified diffs that `patchtx apply` prints by default (Codex prints "
-                "only a summary)", only=("many-files", "huge-file", "sweep-10", "sweep-100")),
+                "only a summary)", only=("many-files", "huge-file", "codemod", "sweep-10", "sweep-100")),
         Applier("patchtx-syntax", "patchtx --syntax warn", patchtx(True, "--syntax", "warn"),
                 "`patchtx apply --syntax warn --root RUN patch.txt`: durable, with the syntax guard "
                 "parsing every file written (the guard's cost, against `patchtx`; warn, since the "

@@ -49,6 +49,14 @@ def _file(repo: Path, commit: str, path: str) -> tuple[str, str] | None:
 
 
 def case(repo: Path, commit: str) -> dict[str, object] | None:
+    """The commit as a case; None for a merge, a binary change or a text that is not UTF-8."""
+    try:
+        return _case(repo, commit)
+    except UnicodeDecodeError:  # (a diff, a path or a subject in another encoding)
+        return None
+
+
+def _case(repo: Path, commit: str) -> dict[str, object] | None:
     parents = _git(repo, "rev-list", "--parents", "-n", "1", commit).decode().split()[1:]
     if len(parents) != 1:
         return None
@@ -68,7 +76,7 @@ def case(repo: Path, commit: str) -> dict[str, object] | None:
     try:
         before = {p: _file(repo, parent, p) for p in sorted(touched)}
         after = {p: _file(repo, commit, p) for p in sorted(touched)}
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:
         return None
     subject = _git(repo, "log", "-1", "--format=%s", commit).decode("utf-8")
     return {"commit": commit, "subject": subject, "patch": patch,

@@ -76,6 +76,8 @@ class Workload:
     """Pass the Codex patch as the one command-line argument (the agent case) instead of a file."""
     group: str = "main"
     """"main" workloads are in the table and the targets; "sweep" ones feed the plot."""
+    appliers: tuple[str, ...] | None = None
+    """The keys of the appliers timed on it (None: every applier)."""
 
     @property
     def files_touched(self) -> int:
@@ -359,16 +361,18 @@ def _check_no_emptied_dirs(before: dict[str, list[str]], after: dict[str, list[s
 
 def many_files(tree_files: int = 2000, updates: int = 1000, adds: int = 50, deletes: int = 50,
                moves: int = 20, hunks_per_file: int = 3, seed: int = 7, name: str = "many-files",
-               group: str = "main") -> Workload:
-    """A tree of ~8 KB source files in 20-file packages; one patch updating ``updates`` of them
-    (``hunks_per_file`` hunks each), adding, deleting, and moving files with one edit each."""
+               group: str = "main", file_lines: tuple[int, int] = (120, 200),
+               title: str | None = None) -> Workload:
+    """A tree of source files (``file_lines`` lines each: ~8 KB by default) in 20-file packages;
+    one patch updating ``updates`` of them (``hunks_per_file`` hunks each), adding, deleting, and
+    moving files with one edit each."""
     rng = random.Random(seed)
     gen = _Lines(rng, "m")
     per_dir = 20
     tree: dict[str, list[str]] = {}
     for i in range(tree_files):
         path = f"src/pkg_{i // per_dir:03d}/module_{i:05d}.py"
-        tree[path] = gen.body(rng.randrange(120, 200))
+        tree[path] = gen.body(rng.randrange(*file_lines))
     paths = sorted(tree)
     assert updates + deletes + moves <= tree_files
     chosen = rng.sample(paths, updates + deletes + moves)
@@ -390,7 +394,7 @@ def many_files(tree_files: int = 2000, updates: int = 1000, adds: int = 50, dele
         ops.append(FileOp("update", p, move_to=dest, edits=_pick_edits(rng, tree[p], 1, gen)))
     _keep_dirs_nonempty(tree, ops)
     return _finish(
-        name, f"many files ({updates} updated)",
+        name, title or f"many files ({updates} updated)",
         f"{tree_files}-file tree; the patch updates {updates} files ({hunks_per_file} hunks each), "
         f"adds {adds}, deletes {deletes}, moves {moves} with one edit each",
         {"tree_files": tree_files, "updates": updates, "adds": adds, "deletes": deletes,
@@ -399,12 +403,24 @@ def many_files(tree_files: int = 2000, updates: int = 1000, adds: int = 50, dele
     )
 
 
+def codemod(tree_files: int = 20_000, updates: int = 10_000, seed: int = 13,
+            name: str = "codemod") -> Workload:
+    """A codemod: a 20,000-file tree of small files (~2 KB), one hunk in each of 10,000 of them,
+    nothing added, deleted or moved."""
+    work = many_files(tree_files=tree_files, updates=updates, adds=0, deletes=0, moves=0,
+                      hunks_per_file=1, seed=seed, name=name, file_lines=(30, 70),
+                      title=f"codemod ({tree_files:,} files, {updates:,} updated)")
+    # The goal compares patchtx with Codex (time and peak memory) and git apply (the moonshot);
+    # every copy of the tree is 20,000 files, so the other appliers are left out.
+    work.appliers = ("patchtx", "patchtx-nodiff", "patchtx-nofsync", "codex", "git-apply")
+    return work
+
+
 def _keep_dirs_nonempty(tree: dict[str, list[str]], ops: list[FileOp]) -> None:
     leaving = {op.path for op in ops if op.kind == "delete" or op.move_to}
-    for d in _dirs_of(tree):
-        members = [p for p in tree if p.rsplit("/", 1)[0] == d]
-        if members and all(p in leaving for p in members):
-            raise AssertionError(f"seed empties {d}; choose another seed")
+    staying = {p.rsplit("/", 1)[0] for p in tree if p not in leaving}
+    for d in {p.rsplit("/", 1)[0] for p in tree} - staying:
+        raise AssertionError(f"seed empties {d}; choose another seed")
 
 
 def huge_file(lines: int = 200_000, hunks: int = 2000, seed: int = 11,
@@ -500,9 +516,10 @@ def suite(quick: bool = False) -> list[Workload]:
             drifted_file(lines=20_000, hunks=200),
             tiny(),
             miss(lines=20_000),
+            codemod(tree_files=2_000, updates=1_000),
             *sweep((10,)),
         ]
-    return [many_files(), huge_file(), drifted_file(), tiny(), miss(), *sweep((10, 100))]
+    return [many_files(), huge_file(), drifted_file(), tiny(), miss(), codemod(), *sweep((10, 100))]
 
 
 # -- on disk --------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .errors import UnsupportedPlatformError
+
 # POSIX flags; looked up with a default so that every module imports everywhere, and a platform
 # without them (Windows) gets UnsupportedPlatformError from require_posix instead of a traceback.
 O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -120,8 +122,6 @@ def require_posix() -> None:
         return
     missing = missing_posix_features()
     if missing:
-        from .errors import UnsupportedPlatformError
-
         raise UnsupportedPlatformError(
             f"patchtx cannot change files on this platform ({sys.platform}): its transactions"
             f" need POSIX directory descriptors, and this Python lacks {', '.join(missing)}.",

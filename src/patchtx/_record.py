@@ -13,10 +13,10 @@ source with ``exec`` (positional or keyword arguments, defaults, ``field(default
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING, Any, TypeVar, dataclass_transform
+
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, TypeVar, dataclass_transform
 
     _C = TypeVar("_C", bound=type)
     _T = TypeVar("_T")

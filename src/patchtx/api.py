@@ -7,6 +7,7 @@ The options are the keyword arguments of ``patchtx.options`` (``PlanOptions`` fo
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Unpack
 
 from .errors import PolicyError
 from .model import Patch, Plan
@@ -14,12 +15,13 @@ from .options import ALL_KEYWORDS, PLAN_KEYWORDS
 from .parser import parse
 from .planner import plan
 from .policy import options_for
+from .repair import parse_repaired
 from .result import Result
+from .txn import commit
+from .txn.retention import KeepHistory
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Unpack
 
     from .options import CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
@@ -41,7 +43,7 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     if isinstance(patches, str | Patch):
         patches = [patches]
     if extract:
-        from .extract import extract_patch
+        from .extract import extract_patch  # (off a one-line edit's path)
 
         patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
     limit = options.max_patch_bytes
@@ -54,8 +56,6 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     if options.strict:
         return [parse(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
                 if isinstance(p, str) else p for p in patches]
-    from .repair import parse_repaired
-
     return [parse_repaired(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
             if isinstance(p, str) else p for p in patches]
 
@@ -111,9 +111,6 @@ def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | Non
     """Commit a Plan with the options in force (see ``apply_plan``); ``policy`` is the host's
     ceiling the commit's gate checks it against, ``origin`` the surface it came through (recorded
     in its undo-history entry: ``mcp`` for the MCP server, see ``patchtx mcp --undo``)."""
-    from .txn import commit
-    from .txn.retention import KeepHistory
-
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes, origin=origin)
     check = verifier_for(options)
     report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, retention=keep,
@@ -127,7 +124,7 @@ def verifier_for(options: CommitOptions) -> Verifier | None:
     """The verify step the options ask for (None: no ``verify`` command)."""
     if options.verify is None:
         return None
-    from .verify import Verifier
+    from .verify import Verifier  # (off a one-line edit's path)
 
     return Verifier(options.verify, options.verify_timeout)
 

@@ -6,13 +6,14 @@ sent again", states the rule these functions decide.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .errors import PatchtxError
 from .matching import LineIndex, Locator, Missing, Placement, place
 from .model import Chunk
 from .rewrite import rewrite
 from .textfile import TextFile, decode
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -7,12 +7,12 @@ here.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .options import OPTIONS, CallOptions, CommitOptions, PlanOptions
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
 
     from .options import Declared
 

@@ -19,11 +19,13 @@ be indented. A block matched in pass 1 or 2 is reported (``notes``) as well as p
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .errors import AmbiguousContextError, ContextNotFoundError
+from .hints import describe_miss
 from .matching import MAX_CANDIDATES, Ambiguous, LineIndex, Missing, Placement, place
 from .normalise import strip
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
@@ -189,8 +191,6 @@ def _spell(indent: str) -> str:
 
 def _missing(texts: Sequence[str], chunks: Sequence[Chunk], miss: Missing, space: LineIndex,
              display: str) -> ContextNotFoundError:
-    from .hints import describe_miss
-
     chunk = chunks[miss.number]
     hint = describe_miss(texts, miss.lines, miss.low, normalised=space.keys(3))
     text = hint.text

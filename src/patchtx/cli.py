@@ -9,14 +9,16 @@ output as Codex prints it, its exit codes) and imports only what a run needs, la
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import TYPE_CHECKING, NoReturn
 
+from .api import apply_patch
+from .errors import InternalError, PatchtxError
+from .model import ChangeKind
 from .oneshot import leave_for_the_exit, one_shot
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NoReturn
-
     from .model import Plan
 
 
@@ -37,7 +39,7 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
     """Codex's ``apply_patch`` contract: the patch as the one argument or on stdin."""
     args = sys.argv[1:] if argv is None else argv
     if args == ["--version"]:  # no patch starts with it, so Codex's contract is not narrowed
-        from .commands import print_version
+        from .commands import print_version  # (off a one-line edit's path)
 
         return print_version("apply_patch")
     if len(args) > 1:
@@ -59,16 +61,11 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         if not text:
             sys.stderr.write(APPLY_PATCH_USAGE + "\n")
             return 2
-    import os
-
     try:
         os.getcwd()
     except OSError as exc:
         sys.stderr.write(f"Error: Failed to determine current directory.\n{exc}\n")
         return 1
-    from .api import apply_patch
-    from .errors import PatchtxError
-
     try:
         result = apply_patch(text, ".")
     except PatchtxError as exc:
@@ -76,8 +73,6 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         leave_for_the_exit(exc)
         return 1
     except Exception as exc:  # noqa: BLE001 - never a traceback
-        from .errors import InternalError
-
         sys.stderr.write(InternalError.wrapping(exc).message + "\n")
         return 1
     sys.stdout.write(codex_summary(result.plan))
@@ -91,8 +86,6 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
 
 def codex_summary(plan: Plan) -> str:
     """Codex's stdout on success: adds, then updates (moves by destination), then deletes."""
-    from .model import ChangeKind
-
     groups: dict[str, list[str]] = {"A": [], "M": [], "D": []}
     for change in plan.changes:
         letter = "M" if change.kind in (ChangeKind.UPDATE, ChangeKind.MOVE) else change.kind.value
@@ -112,14 +105,12 @@ def script() -> NoReturn:
     """The ``patchtx`` console script (``commands.main``). The MCP server is long-lived: it keeps
     the collector and the normal exit."""
     if sys.argv[1:2] == ["mcp"]:
-        from .commands import main
-
-        sys.exit(main())
+        sys.exit(_run_patchtx())
     one_shot(_run_patchtx)
 
 
 def _run_patchtx() -> int:
-    from .commands import main  # (loaded once the collector is off, as the rest of the run)
+    from .commands import main  # (off a one-line edit's path)
 
     return main()
 

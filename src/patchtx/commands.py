@@ -5,19 +5,40 @@ JSON. ``cli.script`` runs ``main`` as the console script.
 
 from __future__ import annotations
 
+import argparse
+import errno
+import json
+import os
+import posixpath
 import sys
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from . import __version__
+from .agents.toolspec import tool_spec_main
+from .api import apply_plan, plan_patch
+from .approval import Decision, Verdict, enforce
+from .arguments import add_call_options, add_commit_options, add_policy_options, commit_keywords, policy_keywords
+from .errors import (
+    FilesystemError,
+    InternalError,
+    MissingExtraError,
+    ParseError,
+    PatchtxError,
+    UsageError,
+    workspace_relative,
+)
+from .extract import extract_patch
+from .history import log, redo, undo, untrusted
 from .oneshot import leave_for_the_exit
+from .parser import parse
+from .policy import options_for
+from .progress import TerminalProgress
+from .render import coloured_diff, diff_texts, diffstat, error_json, log_json, log_text
+from .result import Result, human_report, recovery_lines, result_json, summary_line
+from .txn import recover
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
-    from typing import Any, NoReturn
-
-    from .errors import PatchtxError
     from .model import Plan
-    from .progress import TerminalProgress
-    from .result import Result
 
 
 _COMMANDS = ("apply", "check", "recover", "log", "undo", "redo")
@@ -27,8 +48,6 @@ EXIT_MISSING_EXTRA = 3
 
 def print_version(prog: str) -> int:
     """``PROG VERSION`` on standard output (``--version`` of patchtx and of the drop-in)."""
-    from . import __version__
-
     sys.stdout.write(f"{prog} {__version__}\n")
     return 0
 
@@ -43,8 +62,6 @@ _AGENT_COMMANDS = ("tool-spec", "mcp")
 def _terminal_columns() -> int:
     """The help text's width, as shutil.get_terminal_size decides it: $COLUMNS, else the
     terminal's, else 80."""
-    import os
-
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:
@@ -83,16 +100,10 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
     message translations for every option it adds, and a run of one command never shows the
     others). With ``json_errors`` (``--json`` was given), a usage error raises UsageError, for
     main to print as JSON, instead of argparse's text and exit."""
-    import argparse
-
-    from .arguments import add_call_options, add_commit_options, add_policy_options
-
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
             if not json_errors:
                 super().error(message)
-            from .errors import UsageError
-
             raise UsageError(f"{self.prog}: {message}.", hint=f"See `{self.prog} --help`.")
 
     class Formatter(argparse.HelpFormatter):
@@ -110,8 +121,6 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         # With one command built, its errors still show every command, as the whole parser does.
         usage=None if only is None else "%(prog)s [-h] [-V] {" + ",".join((*_COMMANDS, *_AGENT_COMMANDS)) + "} ...",
     )
-    from . import __version__
-
     top.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}",
                      help="print the version and exit")
     sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -185,8 +194,6 @@ def _read_patches(names: list[str]) -> list[str]:
     for name in names:
         if name == "-":
             if sys.stdin is None:  # (Python started with descriptor 0 closed)
-                import errno
-
                 raise OSError(errno.EBADF, "standard input is closed")
             texts.append(sys.stdin.buffer.read().decode("utf-8"))
         else:
@@ -196,16 +203,12 @@ def _read_patches(names: list[str]) -> list[str]:
 
 
 def _emit(payload: dict[str, Any]) -> None:
-    import json
-
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
 def _fail(error: PatchtxError, as_json: bool, root: str | None = None, *, dry_run: bool = False) -> int:
     leave_for_the_exit(error)
     if as_json:
-        from .render import error_json
-
         _emit(error_json(error, root=root, dry_run=dry_run))
     else:
         sys.stderr.write(f"patchtx: error [{error.kind}]: {_for_a_person(error).message}\n")
@@ -226,11 +229,6 @@ def _terminal() -> tuple[Any, Any] | None:
 
 def _ask_on_terminal(plan: Plan, reason: str) -> bool:
     """Show the plan with coloured diffs and ask; no terminal means no."""
-    import os
-
-    from .render import coloured_diff
-    from .result import Result, human_report
-
     terminal = _terminal()
     if terminal is None:
         return False
@@ -261,14 +259,10 @@ def _terminal_progress(args: argparse.Namespace) -> TerminalProgress | None:
     """A progress display on standard error if it is a terminal and --quiet was not given."""
     if args.quiet or not sys.stderr.isatty():
         return None
-    from .progress import TerminalProgress
-
     return TerminalProgress(sys.stderr)
 
 
 def _use_colour(args: argparse.Namespace, stream: Any) -> bool:
-    import os
-
     if args.color == "always":
         return True
     if args.color == "never" or os.environ.get("NO_COLOR"):
@@ -279,9 +273,6 @@ def _use_colour(args: argparse.Namespace, stream: Any) -> bool:
 def _report(result: Result, args: argparse.Namespace) -> str:
     """A result as a person reads it: the summary line (-q); the files, capped, and the diffs
     (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal."""
-    from .render import diff_texts, diffstat
-    from .result import human_report, recovery_lines, summary_line
-
     recovery = "".join(line + "\n" for line in recovery_lines(result))
     if args.quiet:
         return recovery + summary_line(result)
@@ -292,8 +283,6 @@ def _report(result: Result, args: argparse.Namespace) -> str:
         return text
     diffs = "".join(diff_texts(result.plan))
     if _use_colour(args, sys.stdout):
-        from .render import coloured_diff
-
         diffs = coloured_diff(diffs)
     return text + diffs
 
@@ -312,13 +301,9 @@ _GIT_ONLY_OPTIONS = {
 
 
 def _refuse_git_options(parser: argparse.ArgumentParser) -> None:
-    import argparse
-
     class Refuse(argparse.Action):
         def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                      values: object, option_string: str | None = None) -> None:
-            from .errors import UsageError
-
             what, why = next(v for names, v in _GIT_ONLY_OPTIONS.items() if option_string in names)
             raise UsageError(f"{parser.prog}: {option_string} ({what}) is not a patchtx option: "
                              f"{why}.", hint="")
@@ -335,8 +320,6 @@ def _refuse_minus_three(given: list[str], as_json: bool) -> int | None:
     arguments = given[1 : given.index("--")] if "--" in given else given[1:]
     if given[:1] not in (["apply"], ["check"]) or "-3" not in arguments:
         return None
-    from .errors import UsageError
-
     what, why = _GIT_ONLY_OPTIONS[("-3", "--3way")]
     _fail(UsageError(f"patchtx {given[0]}: -3 ({what}) is not a patchtx option: {why}.", hint=""),
           as_json)
@@ -344,11 +327,6 @@ def _refuse_minus_three(given: list[str], as_json: bool) -> int | None:
 
 
 def _run_apply(args: argparse.Namespace) -> int:
-    from .api import apply_plan, plan_patch
-    from .arguments import commit_keywords, policy_keywords
-    from .errors import FilesystemError, PatchtxError
-    from .result import Result, result_json
-
     dry_run = args.command == "check" or getattr(args, "dry_run", False) or getattr(args, "check", False)
     if getattr(args, "confirm", False) and not dry_run and _terminal() is None:
         sys.stderr.write("patchtx apply: --confirm needs a terminal to ask on, and there is none "
@@ -370,8 +348,6 @@ def _run_apply(args: argparse.Namespace) -> int:
         keywords = policy_keywords(args)
         if args.command == "check" and keywords["syntax"] is None:
             # check shows what the guard would say: warn unless the host or workspace says more.
-            from .policy import options_for
-
             keywords["syntax"] = options_for(args.root, {}, defaults={"syntax": "warn"})[0].syntax
         plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
                           strip=args.strip, reverse=args.reverse, unidiff_zero=args.unidiff_zero,
@@ -380,8 +356,6 @@ def _run_apply(args: argparse.Namespace) -> int:
             result = Result(plan, committed=False, dry_run=True)
         else:
             if getattr(args, "confirm", False):
-                from .approval import Decision, Verdict, enforce
-
                 if progress is not None:
                     progress.close()  # the question goes to the terminal too
                 try:
@@ -408,9 +382,6 @@ def _run_apply(args: argparse.Namespace) -> int:
 
 
 def _extracted(names: list[str], texts: list[str]) -> list[str]:
-    from .errors import PatchtxError
-    from .extract import extract_patch
-
     out = []
     for name, text in zip(names, texts, strict=True):
         try:
@@ -430,9 +401,6 @@ def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root
     named = [None if name == "-" else name for name in names]
     if len(texts) == 1:
         return named[0]
-    from .errors import ParseError
-    from .parser import parse
-
     found: list[str | None] = []
     for name, text in zip(named, texts, strict=True):
         try:
@@ -443,10 +411,6 @@ def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root
             continue
         if isinstance(error, ParseError) or error.line is None or error.path is None:
             continue
-        import posixpath
-
-        from .errors import workspace_relative
-
         def relative(path: str) -> str:
             return posixpath.normpath(workspace_relative(path, root) or "")
 
@@ -461,9 +425,6 @@ def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root
 
 
 def _run_recover(args: argparse.Namespace) -> int:
-    from .errors import PatchtxError
-    from .txn import recover
-
     try:
         report = recover(args.root, trust_foreign=args.trust_foreign)
     except PatchtxError as exc:
@@ -476,37 +437,24 @@ def _run_recover(args: argparse.Namespace) -> int:
 
 
 def _run_log(args: argparse.Namespace) -> int:
-    from .errors import PatchtxError
-    from .history import log, untrusted
-
     try:
         entries = log(args.root)
         foreign = untrusted(args.root)
     except PatchtxError as exc:
         return _fail(exc, args.json, args.root)
     if args.json:
-        payload: dict[str, Any] = {"ok": True, "transactions": [entry.to_json() for entry in entries]}
-        if foreign:
-            payload["untrusted"] = foreign  # kept journals not signed by this user: never undone
-        _emit(payload)
+        _emit(log_json(entries, foreign))
         return 0
     if foreign:
         sys.stderr.write(f"patchtx: {len(foreign)} undo-history entr{'y' if len(foreign) == 1 else 'ies'} in"
                          " .patchtx/journal not written by this user's patchtx, not listed and never undone: "
                          + ", ".join(foreign) + "\n")
-    from .render import log_text
-
     sys.stdout.write(log_text(entries))
     return 0
 
 
 def _run_undo(args: argparse.Namespace) -> int:
     """``patchtx undo [ID]`` and ``patchtx redo``."""
-    from .arguments import commit_keywords, policy_keywords
-    from .errors import PatchtxError
-    from .history import redo, undo
-    from .result import result_json
-
     progress = _terminal_progress(args)
     options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args),
                **policy_keywords(args)}
@@ -527,8 +475,6 @@ def _run_undo(args: argparse.Namespace) -> int:
         return 0
     redone = result.redone
     if args.quiet:  # the summary line only, as for apply: which undo (or redo), and what it did
-        from .result import recovery_lines
-
         verb = (("Would redo" if result.dry_run else "Redid") if redone is not None
                 else ("Would undo" if result.dry_run else "Undid"))
         done = "" if result.dry_run else f" as transaction {result.transaction_id}"
@@ -553,21 +499,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(given)
     except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
-        from .errors import InternalError
-
         return _fail(InternalError.wrapping(exc), "--json" in given)
 
 
 def _dispatch(given: list[str]) -> int:
-    from .errors import PatchtxError
-
     if given[:1] == ["tool-spec"]:
-        from .agents.toolspec import tool_spec_main
-
         return tool_spec_main(given[1:])
     if given[:1] == ["mcp"]:
-        from .errors import MissingExtraError
-
         try:
             from .agents.mcp_server import mcp_main
         except MissingExtraError as missing:

@@ -19,26 +19,29 @@ from the root; ``create`` of an existing file is refused unless the host allows 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from ._record import record
-from .edits import as_text
+from .api import commit_plan, parse_patches, plan_parsed
+from .edits import as_text, text_edit
 from .errors import (
     FileExistsPatchError,
     FileNotFoundPatchError,
     InvalidArgumentsError,
     NotARegularFileError,
 )
-from .model import Chunk, Patch, UpdateFile
+from .model import AddFile, Chunk, Patch, UpdateFile
+from .policy import options_for
 from .text_placement import FORMAT, line_of, text_of
+from .textfile import decode
+from .workspace import STATE_DIR, Workspace
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, Unpack
 
     from .options import OptionKeywords, PlanOptions
     from .result import Result
-    from .workspace import Workspace
 
 TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
@@ -154,8 +157,6 @@ class TextEditor:
             workspace.close()
 
     def create(self, path: str, file_text: str) -> EditorReply:
-        from .model import AddFile
-
         self._check_target(path, "create")
         result = self._commit(Patch((AddFile(path, file_text, 1),), as_text(
             {"command": "create", "path": path, "file_text": file_text}), format=FORMAT))
@@ -170,8 +171,6 @@ class TextEditor:
                            "stands everywhere in the file.",
                            "Give the exact text to replace (use `create` for a new file).")
         self._check_target(path, "str_replace")
-        from .edits import text_edit
-
         result = self._commit(Patch((text_edit(path, old_str, new, line=1),), as_text(
             {"command": "str_replace", "path": path, "old_str": old_str, "new_str": new}),
             format=FORMAT))
@@ -209,8 +208,6 @@ class TextEditor:
 
     # -- helpers ------------------------------------------------------------------------------------
     def _workspace(self) -> Workspace:
-        from .workspace import Workspace
-
         return Workspace(self.root)
 
     @staticmethod
@@ -241,14 +238,9 @@ class TextEditor:
             raise self._absent(path)
 
     def _plan_options(self) -> PlanOptions:
-        from .policy import options_for
-
         return options_for(self.root, self.options, caller="TextEditor():", defaults=self.defaults)[0]
 
     def _commit(self, patch: Patch) -> Result:
-        from .api import commit_plan, parse_patches, plan_parsed
-        from .policy import options_for
-
         plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():",
                                                    defaults=self.defaults)
         plan = plan_parsed(parse_patches(patch, plan_options), self.root, plan_options,
@@ -258,19 +250,13 @@ class TextEditor:
 
     @staticmethod
     def _text_of(data: bytes | None) -> str:
-        from .textfile import decode
-
         return text_of(decode(data or b"", ""))
 
     @staticmethod
     def _lines_of(data: bytes | None) -> list[str]:
-        from .textfile import decode
-
         return decode(data or b"", "").texts
 
     def _file_view(self, data: bytes, path: str, view_range: list[int] | None, limit: int) -> str:
-        from .textfile import decode
-
         lines = decode(data, path).texts or [""]
         first, note = 1, ""
         if view_range:
@@ -297,8 +283,6 @@ class TextEditor:
         return f"{note}Here's the result of running `cat -n` on {path}:\n{numbered(shown, first)}\n"
 
     def _listing(self, workspace: Workspace, rel: str, path: str, limit: int) -> str:
-        from .workspace import STATE_DIR
-
         base = path.rstrip("/") or "/"
         entries = [f"{base}/"]
         hidden = 0

@@ -13,15 +13,16 @@ it); line breaks written CR LF in the strings are read as LF (the file keeps its
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Unpack
+
+from .api import apply_patch
 from .errors import InvalidArgumentsError, PatchtxError
 from .model import AddFile, Chunk, Patch, UpdateFile
 from .text_placement import FORMAT
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
     from collections.abc import Mapping, Sequence
-    from typing import Any, Unpack
 
     from .model import Hunk
     from .options import OptionKeywords
@@ -107,8 +108,6 @@ def apply_edits(edits: Sequence[Mapping[str, Any]], root: str | os.PathLike[str]
     ``PatchtxError`` if any edit fails, in which case nothing was changed. ``file_path`` is the
     file of the edits that name none; ``options`` are those of ``patchtx.apply_patch`` (the
     host's policy and commit options)."""
-    from .api import apply_patch
-
     patch = parse_edits(edits, path=file_path)
     try:
         return apply_patch(patch, root, dry_run=dry_run, intent=intent, **options)

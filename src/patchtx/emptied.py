@@ -4,7 +4,8 @@ emptied by two contending commits, each deleting part of it, is removed by the s
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
@@ -22,7 +23,7 @@ def emptied_folders(removed: set[str], kept: Iterable[str], list_dir: Callable[[
             candidates.add("/".join(parts[:depth]))
     if not candidates:
         return []
-    from bisect import bisect_left  # (only here: a one-file edit deletes nothing)
+    from bisect import bisect_left  # (off a one-line edit's path)
 
     # Sorted, the kept paths inside a folder start where its prefix would be inserted: one
     # bisection per folder instead of a scan of every kept path (1,000 updates, 50 deletes).

@@ -7,9 +7,8 @@ trained on Codex see what they expect); ``hint`` adds what an agent needs to fix
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+import os
+from typing import Any
 
 NOTHING_CHANGED = "Nothing was changed."
 
@@ -77,8 +76,6 @@ class PatchtxError(Exception):
 def workspace_relative(path: str | None, root: str | None) -> str | None:
     if path is None or root is None or not path.startswith("/"):
         return path
-    import os
-
     real_root = os.path.realpath(root)
     candidate = os.path.normpath(path)
     if candidate == real_root:

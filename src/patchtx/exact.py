@@ -6,10 +6,11 @@ hands the file to the line path whenever it cannot decide; tests hold the two to
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .matching import ByteIndex, NotExact, framed, place
 from .textfile import BOM_BYTES, looks_binary
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

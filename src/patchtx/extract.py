@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from .errors import NoPatchFoundError, SeveralPatchesError
 from .parser import BEGIN_PATCH, END_PATCH, split_lines
+from .search_replace import looks_search_replace
+from .unified import looks_unified
 
 _FILE_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
 
@@ -76,9 +78,6 @@ def extract_patch(text: str) -> str:
     if len(distinct) == 1:
         return distinct[0].text
     if not distinct:
-        from .search_replace import looks_search_replace
-        from .unified import looks_unified
-
         if looks_unified(text) or looks_search_replace(text, indented=True):
             return text  # (both parsers skip the prose around the diff or blocks themselves)
         raise NoPatchFoundError(

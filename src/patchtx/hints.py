@@ -8,11 +8,11 @@ miss in a 200,000-line file is reported in milliseconds, and the output is cappe
 from __future__ import annotations
 
 import difflib
+from typing import TYPE_CHECKING
 
 from ._record import record
 from .normalise import normalise
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -24,14 +24,15 @@ exact pass cannot settle the file (a pattern it cannot find, or several placemen
 
 from __future__ import annotations
 
+from operator import methodcaller
+from typing import TYPE_CHECKING, Any, Protocol
+
 from ._record import record
 from .errors import AmbiguousContextError, ContextNotFoundError
-from .normalise import PASSES, PYTHON_ONLY_WHITESPACE, matches_in_some_pass, unicode_key
+from .normalise import PASSES, PYTHON_ONLY_WHITESPACE, WHITESPACE, matches_in_some_pass, unicode_key
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
-    from typing import Any, Protocol
 
     from .model import Chunk, LineKind
 
@@ -288,10 +289,6 @@ class LineIndex:
         if self._plain_trim:
             trim: Callable[[str], str] = getattr(str, method)
             return trim
-        from operator import methodcaller
-
-        from .normalise import WHITESPACE
-
         return methodcaller(method, WHITESPACE)
 
     def _ascii(self) -> bool:
@@ -520,7 +517,7 @@ class Locator:
             return None
 
     def _missing(self, chunk: Chunk, miss: Missing) -> ContextNotFoundError:
-        from .hints import describe_miss
+        from .hints import describe_miss  # (off a one-line edit's path)
 
         hint = describe_miss(self.texts, miss.lines, miss.low, whole_line=miss.anchor is not None,
                              normalised=self.index.keys(3))

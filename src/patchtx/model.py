@@ -7,16 +7,14 @@ the patch wrote it, for Codex-style summaries.
 
 from __future__ import annotations
 
+import hashlib
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._record import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Literal
-
     SyntaxStatus = Literal["ok", "errors", "unchanged_errors", "not_checked"]
-
     LineKind = Literal[" ", "-", "+"]
 
 
@@ -203,14 +201,10 @@ class PathTarget:
 
     @property
     def before_sha256(self) -> str | None:
-        import hashlib
-
         return None if self.before is None else hashlib.sha256(self.before).hexdigest()
 
     @property
     def after_sha256(self) -> str | None:
-        import hashlib
-
         return None if self.after is None else hashlib.sha256(self.after).hexdigest()
 
 

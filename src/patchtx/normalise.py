@@ -9,7 +9,8 @@ equal. The parser, the matcher and the miss hints all compare lines through this
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -45,7 +46,7 @@ def unicode_key(stripped: str) -> str:
     """The last pass's key of an already stripped line: NFC, then punctuation folded."""
     if stripped.isascii():
         return stripped
-    from unicodedata import normalize  # (only for non-ASCII text)
+    from unicodedata import normalize  # (off a one-line edit's path)
 
     return normalize("NFC", stripped).translate(PUNCTUATION)
 

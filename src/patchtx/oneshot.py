@@ -6,13 +6,17 @@ the interpreter's teardown. ``cli`` runs its console scripts through ``one_shot`
 
 from __future__ import annotations
 
+import errno
+import gc
 import os
 import sys
+from typing import TYPE_CHECKING, Any, NoReturn
 
-TYPE_CHECKING = False
+from .errors import OutputError
+from .txn.failures import describe_errno
+
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, NoReturn
 
 
 _left_for_the_exit: list[object] | None = None
@@ -62,9 +66,6 @@ def finish_process(code: int) -> NoReturn:
 
 
 def _report_output_failure(failure: OSError) -> None:
-    from .errors import OutputError
-    from .txn.failures import describe_errno
-
     name, description = describe_errno(failure.errno)
     error = OutputError(f"Could not write the command's output to standard output: {description} ({name}).")
     if sys.stderr is not None:
@@ -76,8 +77,6 @@ def one_shot(run: Callable[[], int], *, program: str = "patchtx") -> NoReturn:
     its own output failing can cause."""
     # A one-shot run allocates many tuples and lists and frees few cycles: the collector's passes
     # over them would find little, and the memory comes back when the process ends moments later.
-    import gc
-
     global _left_for_the_exit, _program
     gc.disable()
     _left_for_the_exit = []
@@ -115,8 +114,6 @@ class _ReaderMayLeave:
 
     def write(self, text: str) -> int:
         if self._closed and text and self.failure is None:
-            import errno
-
             self.failure = OSError(errno.EBADF, "standard output is closed")
         try:
             return int(self._stream.write(text))

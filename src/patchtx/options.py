@@ -9,12 +9,12 @@ ceiling tightened by the workspace's policy (see ``policy``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypedDict
+
 from ._record import field, metadata, record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import Any, TypedDict
 
 PERMISSION, CAP, UNION, SETTING, STRICTER = "permission", "cap", "union", "setting", "stricter"
 REQUIREMENT = "requirement"

@@ -7,11 +7,13 @@ anchors (Codex's own instructions teach them, its parser rejects them).
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 from .errors import HunkParseError, ParseError
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 from .normalise import WHITESPACE
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .model import Hunk, LineKind
 
@@ -210,6 +212,17 @@ class _StreamParser:
         self._close(number, trimmed, at_end=True)
         self.state = "ended"
 
+    def _boundary(self, marker_line: str, ends: bool, number: int, trimmed: str) -> bool:
+        """Whether the line is the End Patch (``ends``) or a file's header (``marker_line``), which
+        ends what came before; then it is taken."""
+        if ends:
+            self._end(number, trimmed)
+            return True
+        header = _header(marker_line)
+        if header is not None:
+            self._start(header, number, trimmed)
+        return header is not None
+
     # -- one line ------------------------------------------------------------------------------
     def feed(self, line: str, number: int, last: bool) -> None:
         trimmed = line.strip(WHITESPACE)
@@ -224,12 +237,7 @@ class _StreamParser:
         if state == "update":
             self._feed_update(line, number, trimmed, last)
             return
-        if trimmed == END_PATCH:
-            self._end(number, trimmed)
-            return
-        header = _header(trimmed)
-        if header is not None:
-            self._start(header, number, trimmed)
+        if self._boundary(trimmed, trimmed == END_PATCH, number, trimmed):
             return
         if state == "started":
             if trimmed.startswith(ENVIRONMENT_ID):
@@ -255,12 +263,8 @@ class _StreamParser:
         update_line = line.rstrip(WHITESPACE)
         # The final line is always the End Patch marker (the envelope check made sure), even when
         # indented; elsewhere an indented marker inside an Update is a context line, as in Codex.
-        if update_line == END_PATCH or (last and trimmed == END_PATCH):
-            self._end(number, trimmed)
-            return
-        header = _header(update_line)
-        if header is not None:
-            self._start(header, number, trimmed)
+        if self._boundary(update_line, update_line == END_PATCH or (last and trimmed == END_PATCH),
+                          number, trimmed):
             return
         chunks = update.chunks
         current = chunks[-1] if chunks else None
@@ -353,8 +357,6 @@ class _StreamParser:
 
 def _is_range_header(line: str) -> bool:
     """A unified diff's hunk header, with or without git's function text after it."""
-    import re  # (only here: most patches have none)
-
     return re.fullmatch(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@(?: .*)?", line) is not None
 
 
@@ -375,12 +377,11 @@ def detect_format(text: str) -> str:
     first = text[:4096].lstrip(WHITESPACE).split("\n", 1)[0].strip(WHITESPACE)
     if first == BEGIN_PATCH or first in HEREDOC_OPENERS:
         return "codex"
-    from .search_replace import looks_search_replace
+    from .search_replace import looks_search_replace  # (off a one-line edit's path)
+    from .unified import looks_unified
 
     if looks_search_replace(text):  # (a diff's lines start with ' ', '+' or '-' and a marker's char)
         return "search-replace"
-    from .unified import looks_unified
-
     if looks_unified(text):
         return "unified"
     return "search-replace" if looks_search_replace(text, indented=True) else "codex"
@@ -395,7 +396,7 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
     the repair step to check (``Chunk.unprefixed``)."""
     detected = detect_format(text)
     if detected == "unified":
-        from .unified import parse_unified
+        from .unified import parse_unified  # (off a one-line edit's path)
 
         return parse_unified(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
     if detected == "search-replace":
@@ -403,7 +404,7 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
             raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "
                              "this text holds SEARCH/REPLACE blocks.",
                              hint="Leave the option out.")
-        from .search_replace import parse_search_replace
+        from .search_replace import parse_search_replace  # (off a one-line edit's path)
 
         return parse_search_replace(text)
     if reverse:
@@ -412,7 +413,7 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
                          hint="Undo an applied patch with 'patchtx undo', or write the inverse patch.")
     mixed = text.find("\ndiff --git ")
     if mixed >= 0:
-        from .unified import mixed_formats_error
+        from .unified import mixed_formats_error  # (off a one-line edit's path)
 
         raise mixed_formats_error(text.count("\n", 0, mixed) + 2)
     return _parse_codex(text, unprefixed_context)

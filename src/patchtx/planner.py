@@ -8,8 +8,9 @@ single byte is written.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from ._record import record
+from ._record import record, replace
 from .emptied import emptied_folders
 from .errors import (
     AlreadyAppliedError,
@@ -42,7 +43,6 @@ from .textfile import decode, looks_binary
 from .update import FileNames, UpdateRule, already_applied, update_file
 from .workspace import FileView, ResolvedPath, Workspace
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -89,6 +89,9 @@ def git_permissions(git_mode: int, current: int | None) -> int:
     if git_mode & 0o100:  # (git canonicalises every mode to 100755 or 100644 by the owner's bit)
         return base | ((base & 0o444) >> 2)
     return base & ~0o111
+
+
+_OR_OVERWRITE = "or allow overwriting explicitly (--allow-overwrite)."
 
 
 class Stager:
@@ -201,6 +204,13 @@ class Stager:
         return self.display("" if normal == "." else normal)
 
     # -- checks ---------------------------------------------------------------------------------
+    def refuse_overwrite(self, rel: str, line: int, refused: str, hint: str) -> None:
+        """The file at ``rel`` exists: refused unless overwriting is allowed (``refused`` says
+        what, up to "already exists"; ``hint`` what to do instead)."""
+        if not self.options.allow_overwrite:
+            raise FileExistsPatchError(f"Refusing to {refused} already exists (patch line {line}).",
+                                       hint=hint, path=rel, line=line)
+
     def check_parents(self, rel: str, spelled: str, line: int) -> None:
         parts = rel.split("/")
         for depth in range(1, len(parts)):
@@ -281,17 +291,12 @@ class Stager:
             self.in_place.append(f"Add File: {hunk.path} (patch line {hunk.line}): the file "
                                  "already has exactly that content")
             return
-        if (entry.content is not None and not self.options.allow_overwrite
-                and not (hunk.fills_empty and entry.content == b"")):
-            raise FileExistsPatchError(
-                f"Refusing to add {hunk.path}: the file already exists "
-                f"(patch line {hunk.line}).",
-                hint="The diff's one hunk ('@@ -0,0') adds to an empty file. If it is a -U0 diff "
-                     "that inserts at the top of the file, pass --unidiff-zero "
-                     "(unidiff_zero=True), as git apply needs it." if hunk.fills_empty else
-                     "Use '*** Update File:' to change it, or allow overwriting explicitly "
-                     "(--allow-overwrite).",
-                path=rel, line=hunk.line)
+        if entry.content is not None and not (hunk.fills_empty and entry.content == b""):
+            self.refuse_overwrite(
+                rel, hunk.line, f"add {hunk.path}: the file",
+                "The diff's one hunk ('@@ -0,0') adds to an empty file. If it is a -U0 diff that "
+                "inserts at the top of the file, pass --unidiff-zero (unidiff_zero=True), as git "
+                "apply needs it." if hunk.fills_empty else f"Use '*** Update File:' to change it, {_OR_OVERWRITE}")
         self.check_parents(rel, hunk.path, hunk.line)
         if looks_binary(after):
             # Written, it would be a file patchtx then refuses to edit (textfile.decode).
@@ -450,14 +455,10 @@ class Stager:
                 f"Failed to write file {self.display_spelled(spelled)}",
                 hint=f"The move destination '{spelled}' is a directory or special file.",
                 path=destination.rel, line=line)
-        if (target.content is not None and not self.options.allow_overwrite
-                and not self.renamed_away(destination.rel, line)):
-            raise FileExistsPatchError(
-                f"Refusing to move {spelled_source} to {spelled}: the destination already exists "
-                f"(patch line {line}).",
-                hint="Delete the destination first in the same patch, or allow overwriting "
-                     "explicitly (--allow-overwrite).",
-                path=destination.rel, line=line)
+        if target.content is not None and not self.renamed_away(destination.rel, line):
+            self.refuse_overwrite(destination.rel, line,
+                                  f"move {spelled_source} to {spelled}: the destination",
+                                  f"Delete the destination first in the same patch, {_OR_OVERWRITE}")
         if destination.rel.startswith(source.rel + "/") and (
                 self.rule.format != "unified" or source.rel not in self.moved_into):
             self.set(source.rel, None, None)  # (foo moved to foo/bar: the file makes way)
@@ -624,8 +625,7 @@ class Stager:
         )
         if self.options.syntax == "off":
             return planned
-        from ._record import replace
-        from .syntax import check_plan  # the guard: every file's after-bytes, in its language
+        from .syntax import check_plan  # (off a one-line edit's path)
 
         return replace(planned, syntax=check_plan(planned, self.options.syntax))
 

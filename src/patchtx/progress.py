@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import TextIO
+from typing import TextIO
 
 DEFAULT_DELAY = 0.5
 # Redrawing on every file would make a 10,000-file commit spend its time in the terminal.

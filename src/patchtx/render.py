@@ -4,12 +4,19 @@ drop-in's, in ``cli``.)"""
 
 from __future__ import annotations
 
-from .model import ChangeKind
+import difflib
+import json
+from datetime import datetime
+from importlib import resources
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False
+from ._record import replace
+from .gitquote import quote
+from .model import ChangeKind
+from .rewrite import common_ends
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
     from .errors import PatchtxError
     from .model import FileChange, Plan
@@ -124,19 +131,12 @@ def _computed_edits(old: list[bytes], new: list[bytes]) -> list[Edit]:
     """Changed ranges of two line lists: difflib's when affordable, else the middle between the
     common prefix and suffix (linear, never slow, maybe not minimal)."""
     if len(old) * len(new) <= _DIFFLIB_BUDGET:
-        import difflib
-
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
         return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
-    prefix = 0
-    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
-        suffix += 1
-    if prefix == len(old) == len(new):
+    head, tail = common_ends(old, new)
+    if head == len(old) == len(new):
         return []
-    return [(prefix, len(old) - suffix, prefix, len(new) - suffix)]
+    return [(head, len(old) - tail, head, len(new) - tail)]
 
 
 def _locate(old: _Side, new: _Side, edits: Sequence[Edit]) -> list[Edit] | None:
@@ -242,8 +242,6 @@ def _git_mode(permissions: int | None) -> str:
 def _name_line(marker: str, name: str) -> str:
     """A ``---``/``+++`` line; git ends a name holding a space with a tab, so that a reader knows
     where it ends."""
-    from .gitquote import quote
-
     quoted = quote(name)
     return f"{marker} {quoted}\t\n" if " " in quoted and not quoted.startswith('"') else f"{marker} {quoted}\n"
 
@@ -251,8 +249,6 @@ def _name_line(marker: str, name: str) -> str:
 def git_header(change: FileChange) -> str:
     """The ``diff --git`` line and git's extended headers of one operation: new and deleted file
     modes, a mode change, a rename."""
-    from .gitquote import quote
-
     old_path = change.source or change.copied_from or change.path
     lines = [f"diff --git {quote('a/' + old_path)} {quote('b/' + change.path)}"]
     if change.kind is ChangeKind.ADD and change.overwrote is None and change.copied_from is None:
@@ -277,8 +273,6 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     change they are found in the bytes."""
     if change.copied_from is not None and change.overwrote is None:
         # Shown as git shows a copy: the edits made to the copied file.
-        from ._record import replace
-
         change = replace(change, before=change.copied, source=change.copied_from)
     old_name = f"a/{change.source or change.path}" if change.before is not None else "/dev/null"
     new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
@@ -324,8 +318,6 @@ def shown_path(path: str) -> str:
     overwrite or disguise the line that reports it)."""
     if path.isprintable():
         return path
-    from .gitquote import quote
-
     return quote(path)
 
 
@@ -378,8 +370,6 @@ def _line_counts(diff: str) -> tuple[int, int]:
 def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
     """What ``git apply --stat`` prints for the same change: `` name | count +++--`` per
     operation (names and bars scaled as git scales them for 80 columns), then the totals line."""
-    from .gitquote import quote
-
     texts = rendered if rendered is not None else diff_texts(plan)
     counts = [_line_counts(text) for text in texts]
     names = [quote(change.path) for change in plan.changes]
@@ -415,12 +405,19 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
 
 def result_schema() -> dict[str, Any]:
     """The JSON Schema of the result shape (``docs/result.schema.json``; shipped in the package)."""
-    import json
-    from importlib import resources
-
     schema: dict[str, Any] = json.loads(
         resources.files("patchtx").joinpath("result.schema.json").read_text(encoding="utf-8"))
     return schema
+
+
+def log_json(entries: Sequence[HistoryEntry], untrusted: Sequence[str]) -> dict[str, Any]:
+    """``patchtx log --json`` and the MCP ``log`` tool's JSON: ``{"ok": true, "transactions":
+    [...]}``, each with the ``paths`` it changed, and ``untrusted``: kept journals this user's
+    patchtx did not sign (never undone), when there are any."""
+    payload: dict[str, Any] = {"ok": True, "transactions": [entry.to_json() for entry in entries]}
+    if untrusted:
+        payload["untrusted"] = list(untrusted)
+    return payload
 
 
 def log_text(entries: Sequence[HistoryEntry]) -> str:
@@ -428,8 +425,6 @@ def log_text(entries: Sequence[HistoryEntry]) -> str:
     the files it changed (the first few), indented."""
     if not entries:
         return "The undo history is empty.\n"
-    from datetime import datetime
-
     lines = []
     for entry in entries:
         when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")

@@ -6,12 +6,12 @@ It sits above the renderer (result -> render -> model): its JSON and report hold
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._record import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
     from .model import Plan
     from .txn.reports import RecoveryReport
@@ -73,7 +73,7 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     """The summary line, one line per file, then (``diffs``) the diffs, taken from ``rendered``
     when the caller has rendered them already. Past ``max_files`` files the list ends with a
     count, so that the output stays proportional to what a person reads."""
-    from .render import shown_path, unified_diff  # (not for a drop-in apply_patch run)
+    from .render import shown_path, unified_diff  # (off a one-line edit's path)
 
     plan = result.plan
     lines = recovery_lines(result)
@@ -104,7 +104,7 @@ def result_json(result: Result, *, with_diff: bool = True,
     """The one machine-readable result shape (``docs/result.schema.json``) for a success: every
     key always present, ``error`` null; an undo adds ``undone``, a redo ``redone`` too, and a plan
     with notes (``Plan.notes``: a loose match) ``notes``."""
-    from .render import file_entries  # (not for a drop-in apply_patch run, which prints no diff)
+    from .render import file_entries  # (off a one-line edit's path)
 
     plan = result.plan
     out: dict[str, Any] = {

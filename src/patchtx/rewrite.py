@@ -6,10 +6,13 @@ dominant ending, and the final-newline state is kept.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .textfile import TextFile
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .matching import Placement
 
 Edit = tuple[int, int, int, int]
@@ -73,6 +76,19 @@ def rewrite(original: TextFile, placements: list[Placement],
     if texts and out_texts and not (endings[-1] and out_endings[-1]):
         edits = _with_ending_changes(edits, endings, out_endings)
     return TextFile(out_texts, out_endings, original.bom), edits
+
+
+def common_ends(old: Sequence[object], new: Sequence[object]) -> tuple[int, int]:
+    """How many lines ``old`` and ``new`` begin with alike, and how many of the rest they end
+    with alike: what is between is the one changed range (linear, maybe not minimal)."""
+    shorter = min(len(old), len(new))
+    head = 0
+    while head < shorter and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < shorter - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail
 
 
 def _unchanged_counterpart(edits: list[Edit], index: int, *, from_new: bool) -> int | None:

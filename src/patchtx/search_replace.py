@@ -35,12 +35,13 @@ in one block (aider ends the block there, Cline starts another: the text has no 
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
 
 from .errors import ParseError
 from .model import AddFile, Chunk, Patch, UpdateFile
 from .textfile import split_text
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .model import Hunk, LineKind
 
@@ -206,8 +207,6 @@ def block_lines(search: list[str], replace: list[str]) -> tuple[tuple[LineKind, 
     lines, the lines a text replacement touches): the lines both share, in order, are context (so
     a diff shows what changed, and the placed file keeps those lines exactly as it has them); the
     others are removed and added lines."""
-    from difflib import SequenceMatcher  # (only for a block's lines)
-
     out: list[tuple[LineKind, str]] = []
     matcher = SequenceMatcher(None, search, replace, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():

@@ -17,12 +17,12 @@ and the file's final newline is what the replaced text makes of it.
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from .errors import AmbiguousContextError, ContextNotFoundError
 from .matching import MAX_CANDIDATES, Ambiguous, Missing, Placement, place
 from .search_replace import block_lines
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -6,6 +6,8 @@ the bytes it was decoded from.
 
 from __future__ import annotations
 
+import re
+
 from ._record import record
 from .errors import BinaryFileError, EncodingPatchError
 
@@ -65,8 +67,6 @@ def split_text(text: str) -> tuple[list[str], list[str]]:
         else:
             endings[-1] = ""
         return texts, endings
-    import re
-
     texts = []
     endings = []
     for match in re.finditer(r"([^\r\n]*)(\r\n|\r|\n|$)", text):

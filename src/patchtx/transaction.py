@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import os
 from types import TracebackType
+from typing import TYPE_CHECKING, Unpack
 
 from .api import commit_plan, parse_patches
 from .errors import EncodingPatchError, PatchtxError, TransactionClosedError
-from .model import Patch, Plan
+from .model import DeleteFile, Patch, Plan
 from .planner import Stager
 from .policy import options_for
 from .result import Result
 from .workspace import Workspace
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from typing import Any, Unpack
+    from typing import Any
 
     from .options import OptionKeywords
     from .txn.commit import Progress
@@ -93,8 +93,6 @@ class Transaction:
         self.write_bytes(path, data)
 
     def delete(self, path: str) -> None:
-        from .model import DeleteFile
-
         self._open().delete(DeleteFile(path))
 
     def move(self, source: str, destination: str) -> None:

@@ -16,13 +16,13 @@ Refused with an error naming the file: binary patches, symbolic links (mode 1200
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .errors import BinaryFileError, ParseError, UnsafePathError, UnsupportedChangeError
 from .gitquote import QuotingError
 from .gitquote import unquote as _unquote
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .model import Hunk, LineKind
 

@@ -11,10 +11,11 @@ aside). Hunks stay in order and never overlap.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .errors import AmbiguousContextError, ContextNotFoundError
 from .matching import MAX_CANDIDATES, Placement
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -97,7 +98,7 @@ def final_newline(chunks: Sequence[Chunk], placements: Sequence[Placement],
 
 def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
           display_path: str) -> ContextNotFoundError:
-    from .hints import describe_miss
+    from .hints import describe_miss  # (off a one-line edit's path)
 
     hint = describe_miss(texts, old, cursor)
     where = ("at the file's end " if chunk.is_end_of_file else

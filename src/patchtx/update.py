@@ -28,6 +28,8 @@ patch's rule and the file's names, it returns a ``FileUpdate`` (new bytes, chang
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._record import record
 from .applied import hunks_in_place, insertion_in_place
 from .errors import ContextNotFoundError, PartlyAppliedError
@@ -37,7 +39,6 @@ from .rewrite import rewrite
 from .textfile import decode
 from .unified_placement import final_newline, place_at_stated_lines
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
@@ -146,7 +147,7 @@ def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chun
 
 def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
                display: str) -> Placed:
-    from .block_placement import place_blocks
+    from .block_placement import place_blocks  # (off a one-line edit's path)
 
     placements, notes = place_blocks(original, chunks, display, first_match=rule.first_match)
     return Placed(placements, notes=tuple(notes))
@@ -154,7 +155,7 @@ def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], ru
 
 def _by_text(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
              display: str) -> Placed:
-    from .text_placement import place_text
+    from .text_placement import place_text  # (off a one-line edit's path)
 
     placements, ends_with_newline = place_text(original, chunks, display, first_match=rule.first_match)
     return Placed(placements, ends_with_newline)
@@ -212,7 +213,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     if miss is not None:
         if not _repairs(rule):
             raise miss
-        from .repair_update import after_miss
+        from .repair_update import after_miss  # (off a one-line edit's path)
 
         assert index is not None
         original = decode(content, names.display)
@@ -239,7 +240,7 @@ def _rewritten(original: TextFile, chunks: Sequence[Chunk], placed: Placed, rule
     without a prefix, added lines' indentation)."""
     placements = placed.placements
     if _repairs(rule):
-        from .repair_update import settle
+        from .repair_update import settle  # (off a one-line edit's path)
 
         placements, settled = settle(original.texts, chunks, placements, names.spelled,
                                      adjust=rule.format == "codex")
@@ -252,7 +253,7 @@ def _rewritten(original: TextFile, chunks: Sequence[Chunk], placed: Placed, rule
 def _unprefixed(chunks: Sequence[Chunk], names: FileNames) -> tuple[Repair, ...]:
     if not any(chunk.unprefixed for chunk in chunks):
         return ()
-    from .repair_update import unprefixed_repair
+    from .repair_update import unprefixed_repair  # (off a one-line edit's path)
 
     return (unprefixed_repair(chunks, names.spelled),)
 

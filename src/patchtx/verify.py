@@ -21,12 +21,19 @@ same workspace fails at once with a clear error instead of waiting for the lock 
 
 from __future__ import annotations
 
+import ctypes
 import os
+import select
+import signal
+import stat
+import subprocess
+import sys
+import time
+from typing import TYPE_CHECKING
 
-from ._record import record
+from ._record import record, replace
 from .errors import LockTimeoutError, VerifyFailedError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -95,8 +102,6 @@ class Verifier:
         outcome = run_command(self.command, plan.root, self.timeout)
         changed = changed_by_check(fs, dirs, plan)
         if changed:
-            from ._record import replace
-
             outcome = replace(outcome, changed=changed)
         self.outcome = outcome
         if not outcome.passed:
@@ -129,10 +134,6 @@ def verify_failed(outcome: VerifyOutcome) -> VerifyFailedError:
 def run_command(command: str, root: str, timeout: float) -> VerifyOutcome:
     """Run ``/bin/sh -c command`` in ``root`` as described above; never raises for what the
     command does (a shell that cannot start is an OSError)."""
-    import signal
-    import subprocess
-    import time
-
     env = dict(os.environ)
     env[VERIFYING_ENV] = root
     started = time.monotonic()
@@ -184,16 +185,12 @@ class _Tail:
         """Whether the pipe has something to read (or is closed) within ``seconds``. poll, not
         select: select cannot watch a descriptor numbered 1024 or more, which a process with many
         files open hands out."""
-        import select
-
         poller = select.poll()
         poller.register(self.fd, select.POLLIN)
         return bool(poller.poll(max(0, int(seconds * 1000))))
 
     def read_for(self, seconds: float) -> None:
         if not self.open:
-            import time
-
             time.sleep(seconds)  # output closed (by a command that still runs): just wait
             return
         if self._ready(seconds):
@@ -211,8 +208,6 @@ class _Tail:
     def drain(self, seconds: float) -> None:
         """What is left in the pipe, for at most ``seconds`` (a process that escaped the group may
         hold it open)."""
-        import time
-
         deadline = time.monotonic() + seconds
         while self.open:
             left = deadline - time.monotonic()
@@ -240,13 +235,8 @@ def _die_with_parent() -> Any:
     """A preexec function that asks Linux to send TERM to the command's guard shell (``_GUARD``)
     when patchtx dies (None elsewhere): a crashed transaction must not leave its check running on
     a tree that recovery rolls back."""
-    import sys
-
     if not sys.platform.startswith("linux"):
         return None
-    import ctypes
-    import signal
-
     try:
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
@@ -264,8 +254,6 @@ def _die_with_parent() -> Any:
 
 def changed_by_check(fs: FileSystemOps, dirs: DirectoryHandles, plan: Plan) -> tuple[str, ...]:
     """The plan's paths that no longer hold what the commit made of them (bytes, mode, presence)."""
-    import stat
-
     changed = []
     for target in plan.targets:
         parent, _, name = target.path.rpartition("/")

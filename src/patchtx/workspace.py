@@ -15,18 +15,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import Protocol
 
 from ._fd import DIR_FLAGS as _DIR_FLAGS
 from ._fd import READ_FLAGS as _READ_FLAGS
 from ._fd import read_whole, require_posix
 from ._record import record
 from .errors import FilesystemError, NotARegularFileError, UnsafePathError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Protocol
-else:
-    Protocol = object
 
 STATE_DIR = ".patchtx"
 

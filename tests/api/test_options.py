@@ -252,6 +252,7 @@ def test_the_agents_editor_records_its_intent(tmp_path: Path) -> None:
 @pytest.fixture
 def commits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, Any]]]:
     """What every commit was asked for: durable, lock_timeout and the history limits."""
+    import patchtx.api
     import patchtx.txn
 
     seen: list[dict[str, Any]] = []
@@ -264,7 +265,8 @@ def commits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, Any]]]:
                      "history_count": keep.count, "history_bytes": keep.max_bytes})
         return real(plan, **keywords)
 
-    monkeypatch.setattr(patchtx.txn, "commit", spy)
+    for module in (patchtx.txn, patchtx.api):  # (api binds the name when it is imported)
+        monkeypatch.setattr(module, "commit", spy)
     yield seen
 
 

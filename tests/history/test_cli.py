@@ -161,22 +161,6 @@ def test_no_progress_when_quiet_or_when_stderr_is_not_a_terminal(tmp_path: Path)
     assert (tmp_path / "f0.txt").read_text() == "line 0\n"
 
 
-def test_progress_costs_no_import_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("one\n")
-    code = (
-        "import sys\n"
-        "from patchtx.commands import main\n"
-        f"main(['apply', '--root', {str(tmp_path)!r}, '--no-diff', '-'])\n"
-        "print(sorted(m for m in ('patchtx.progress', 'patchtx.history', 'datetime') if m in sys.modules),"
-        " file=sys.stderr)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], input=_update("a.txt", "one", "two"), capture_output=True,
-                          text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.strip() == "[]"
-    assert (tmp_path / "a.txt").read_text() == "two\n"
-
-
 def test_undo_twice_goes_further_back_and_redo_puts_back(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("0\n")
     for old, new in (("0", "1"), ("1", "2")):

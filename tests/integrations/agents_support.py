@@ -10,6 +10,12 @@ REPO = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```\s*$", re.S | re.M)
 
 
+def server_environment() -> dict[str, str]:
+    """The PATCHTX_* variables (the tests' own per-user state, tests/conftest.py) for an MCP
+    server: the SDK's client starts a server with only a few safe variables of its own."""
+    return {name: value for name, value in os.environ.items() if name.startswith("PATCHTX_")}
+
+
 def snapshot(root: Path) -> dict[str, bytes | None]:
     """Every file (content) and directory (None) under ``root``, by relative path."""
     out: dict[str, bytes | None] = {}

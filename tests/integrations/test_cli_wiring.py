@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from agents_support import server_environment
 from mcp import Client, StdioServerParameters
 
 from patchtx.agents.toolspec import tool_spec
@@ -41,7 +42,8 @@ def test_patchtx_help_lists_the_agent_commands() -> None:
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_patchtx_mcp_serves_the_tools(tmp_path: Path, anyio_backend: str) -> None:
     (tmp_path / "a.txt").write_text("one\n")
-    params = StdioServerParameters(command=str(PATCHTX), args=["mcp", "--root", "."], cwd=str(tmp_path))
+    params = StdioServerParameters(command=str(PATCHTX), args=["mcp", "--root", "."], cwd=str(tmp_path),
+                                   env=server_environment())
     async with Client(params) as client:
         names = sorted(tool.name for tool in (await client.list_tools()).tools)
         result = await client.call_tool("apply_patch", {

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents_support import REPO, fenced_blocks
+from agents_support import REPO, fenced_blocks, server_environment
 from mcp import Client, StdioServerParameters
 
 from patchtx.agents.tool_call import apply_patch_call
@@ -124,7 +124,8 @@ async def test_the_python_module_config_starts_a_server(tree: Path, anyio_backen
     configs = [block["mcpServers"]["patchtx"] for block in JSON_BLOCKS if "mcpServers" in block]
     config = configs[1]
     assert config["command"] == "python"
-    params = StdioServerParameters(command=sys.executable, args=config["args"], cwd=str(tree))
+    params = StdioServerParameters(command=sys.executable, args=config["args"], cwd=str(tree),
+                                   env=server_environment())
     async with Client(params) as client:
         names = sorted(tool.name for tool in (await client.list_tools()).tools)
         result = await client.call_tool("preview_patch", {"patch": EDIT})

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents_support import snapshot
+from agents_support import server_environment, snapshot
 from mcp import Client, StdioServerParameters
 
 from patchtx.render import result_schema
@@ -31,7 +33,7 @@ def anyio_backend() -> str:
 async def connect(root: Path) -> AsyncIterator[Client]:
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "patchtx.agents.mcp_server", "--root", str(root)],
-                                   cwd=str(root.parent))
+                                   cwd=str(root.parent), env=server_environment())
     async with Client(params) as client:
         yield client
 
@@ -256,6 +258,11 @@ async def test_log_and_undo_tools(tree: Path) -> None:
         validator.validate(applied)
         is_error, listed, text = await call(client, "log", {})
         assert [t["id"] for t in listed["transactions"]] == [applied["transaction"]]
+        # The one shape: the tool's JSON is `patchtx log --json`'s, the changed paths included.
+        cli = subprocess.run([sys.executable, "-m", "patchtx.cli", "log", "--json", "--root", str(tree)],
+                             capture_output=True, text=True, check=True)
+        assert listed == json.loads(cli.stdout)
+        assert listed["transactions"][0]["paths"] == ["app.py", "pkg/new.py"]
         first, files_line = text.splitlines()  # the entry, then the files it changed
         assert first.startswith(applied["transaction"]) and first.endswith("greet")
         assert files_line.startswith("    ") and "pkg/new.py" in files_line

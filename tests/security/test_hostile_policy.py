@@ -182,12 +182,12 @@ def test_mcp_answers_every_malformed_line_and_keeps_serving(repo: Path) -> None:
 
 def test_an_unforeseen_failure_is_an_error_with_a_kind(repo: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from patchtx import api, commands
+    from patchtx import commands
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(api, "plan_patch", broken)
+    monkeypatch.setattr(commands, "plan_patch", broken)
     (repo / "p.patch").write_text(CI_EDIT)
     assert commands.main(["apply", "--json", "--root", str(repo), str(repo / "p.patch")]) == 1
     out = json.loads(capsys.readouterr().out)

@@ -33,7 +33,7 @@ try:
         TextContent,
         ToolAnnotations,
     )
-    from pydantic import BaseModel, ConfigDict, Field, ValidationError
+    from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 except ImportError as _missing:
     from ..errors import MissingExtraError
 
@@ -109,6 +109,22 @@ _Tool = Callable[..., "CallToolResult"]
 UNDO_OWN_ONLY = (
     " Only transactions made through this server can be undone (`log` shows each one's `origin`:"
     " \"mcp\"); the host decides that.")
+
+
+def _as_the_result_schema(schema: dict[str, Any]) -> None:
+    schema.clear()
+    schema.update(result_schema())
+
+
+class ResultShape(RootModel[dict[str, Any]]):
+    """The one result shape (``docs/result.schema.json``) as a tool's output model: a tool returning
+    ``Annotated[CallToolResult, ResultShape]`` publishes it as its outputSchema (the SDK's public way
+    to give a CallToolResult a schema; it checks only that the structured content is an object)."""
+
+    model_config = ConfigDict(json_schema_extra=_as_the_result_schema)
+
+
+Shaped = Annotated[CallToolResult, ResultShape]
 TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
                                                  "result shows it, or a unique prefix of it.")]
 
@@ -136,7 +152,7 @@ def _with_options(first: tuple[str, Any], *names: str) -> Callable[[_Tool], _Too
 
     def decorate(function: _Tool) -> _Tool:
         function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-            parameters, return_annotation=CallToolResult)
+            parameters, return_annotation=Shaped)
         return function
 
     return decorate
@@ -233,13 +249,13 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
     @server.tool(name="apply_patch", description=APPLY_DESCRIPTION + instructions(),
                  annotations=writes("Apply patch"))
     @_with_options(("patch", PatchText), *(row.name for row in TOOL_OPTIONS))
-    def apply_patch(patch: str, **options: Any) -> CallToolResult:
+    def apply_patch(patch: str, **options: Any) -> Shaped:
         return _result(apply_patch_call(patch, root, host=host, origin="mcp", **options))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
     @_with_options(("patch", PatchText), *_PREVIEW_OPTIONS)
-    def preview_patch(patch: str, **options: Any) -> CallToolResult:
+    def preview_patch(patch: str, **options: Any) -> Shaped:
         return _result(apply_patch_call(patch, root, host=host, **options, dry_run=True))
 
     @server.tool(name="log", description=LOG_DESCRIPTION, annotations=reads("Undo history"))
@@ -247,7 +263,7 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
         return _result(log_call(root))
 
     @_with_options(("transaction", TransactionId), "dry_run", "allow_delete")
-    def undo(transaction: str, dry_run: bool, allow_delete: bool) -> CallToolResult:
+    def undo(transaction: str, dry_run: bool, allow_delete: bool) -> Shaped:
         return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host,
                                  scope=undo_scope))
 
@@ -279,7 +295,7 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
         file_path: Annotated[str | None, _described(_EDITS, "file_path")] = None,
         dry_run: DryRun = False,
         intent: Annotated[str | None, _described(_EDITS, "intent")] = None,
-    ) -> CallToolResult:
+    ) -> Shaped:
         items = [edit.model_dump(exclude_none=True) for edit in edits]
         return _result(edits_call(items, root, file_path=file_path, dry_run=dry_run, intent=intent,
                                   host=host, origin="mcp"))
@@ -289,16 +305,9 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
     def replace_in_file(
         path: Annotated[str, _described(_REPLACE, "path")],
         diff: Annotated[str, _described(_REPLACE, "diff")],
-    ) -> CallToolResult:
+    ) -> Shaped:
         return _result(replace_in_file_call(path, diff, root, host=host, origin="mcp"))
 
-    # The SDK derives no schema from a CallToolResult return; publish the one result shape (the
-    # SDK advertises a schema set this way and leaves validating it to the client).
-    undo_tool = ("undo",) if undo_scope != "none" else ()
-    for name in ("apply_patch", "preview_patch", *undo_tool, EDITS, REPLACE_IN_FILE):
-        tool = server._tool_manager.get_tool(name)
-        assert tool is not None
-        tool.fn_metadata.output_schema = result_schema()
     return server
 
 
@@ -505,7 +514,10 @@ class _AnsweringWriter:
 async def _serve_stdio(server: MCPServer) -> None:
     from mcp.server.stdio import stdio_server
 
-    lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async uses it the same way
+    # A private attribute of the SDK, as its own run_stdio_async uses it: MCPServer has no public
+    # way to run over streams other than its own, and its own end the session at end of input with
+    # calls still running (modelcontextprotocol/python-sdk#2678, open), so the streams are wrapped.
+    lowlevel = server._lowlevel_server
     from collections import deque
 
     import anyio

@@ -26,7 +26,7 @@ from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyE
 from ..model import Hunk, Patch, Plan, UpdateFile
 from ..options import TOOL_OPTIONS, CommitOptions, PlanOptions
 from ..policy import options_for
-from ..render import diff_texts, error_json, log_text
+from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
@@ -197,13 +197,11 @@ def log_call(root: str) -> ToolOutcome:
         foreign = untrusted(root)
     except PatchtxError as error:
         return failure_outcome(error, root)
-    payload: dict[str, Any] = {"ok": True, "transactions": [entry.to_json() for entry in entries]}
     text = log_text(entries)
     if foreign:
-        payload["untrusted"] = foreign
         text += (f"Not listed, never undone: {len(foreign)} entr{'y' if len(foreign) == 1 else 'ies'} not"
                  " written by this user's patchtx (" + ", ".join(foreign) + ").\n")
-    return ToolOutcome(payload, text)
+    return ToolOutcome(log_json(entries, foreign), text)
 
 
 UNDO_SCOPES = ("any", "own", "none")

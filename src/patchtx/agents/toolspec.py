@@ -22,12 +22,16 @@ tool needs nothing else in its system prompt.
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from ..options import TOOL_OPTIONS
+from .edit_toolspec import FORMATS as EDIT_FORMATS
+from .edit_toolspec import TOOLS, edit_tool_spec
 
 TOOL_NAME = "apply_patch"
 GRAMMAR_RESOURCE = "apply_patch.lark"
@@ -159,12 +163,6 @@ def tool_spec(format: str = "custom") -> dict[str, Any] | str:
 
 def tool_spec_main(argv: list[str] | None = None) -> int:
     """``patchtx tool-spec [--format FORMAT]``: print a declaration (JSON or text) on stdout."""
-    import argparse
-    import json
-
-    from .edit_toolspec import FORMATS as EDIT_FORMATS
-    from .edit_toolspec import TOOLS, edit_tool_spec
-
     parser = argparse.ArgumentParser(
         prog="patchtx tool-spec",
         description="Print a tool declaration for a model host: apply_patch (the default), or an "
