@@ -37,8 +37,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 import patchtx  # noqa: E402
+import replay  # noqa: E402
 from patchtx.errors import PatchtxError  # noqa: E402
 
 
@@ -56,21 +58,8 @@ def load(path: Path) -> dict:
     return case
 
 
-def tree(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        full = root / name
-        full.parent.mkdir(parents=True, exist_ok=True)
-        full.write_bytes(text.encode("utf-8"))
-
-
 def snapshot(root: Path) -> dict[str, str]:
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".patchtx"]
-        for name in filenames:
-            full = Path(dirpath, name)
-            out[str(full.relative_to(root))] = full.read_bytes().decode("utf-8", "replace")
-    return out
+    return {name: data.decode("utf-8", "replace") for name, data in replay.snapshot(root).items()}
 
 
 def verdict(case: dict, ok: bool, after: dict[str, str]) -> str:
@@ -86,7 +75,7 @@ def verdict(case: dict, ok: bool, after: dict[str, str]) -> str:
 def run_patchtx(case: dict, strict: bool) -> tuple[str, str]:
     root = Path(tempfile.mkdtemp(prefix="model-patch-")).resolve()
     try:
-        tree(root, case["files"])
+        replay.write_tree(root, case["files"])
         try:
             result = patchtx.apply_patch(case["patch"].replace("/WORKSPACE", str(root)), root,
                                          durable=False, strict=strict)
@@ -109,7 +98,7 @@ def codex_binary() -> str:
 def run_codex(case: dict, binary: str) -> str:
     root = Path(tempfile.mkdtemp(prefix="model-patch-codex-")).resolve()
     try:
-        tree(root, case["files"])
+        replay.write_tree(root, case["files"])
         env = {"PATH": "/usr/bin:/bin", "HOME": str(root), "LC_ALL": "C.UTF-8",
                "CODEX_APPLY_PATCH_PRESERVE_LINE_ENDINGS": "1"}
         run = subprocess.run([binary, case["patch"].replace("/WORKSPACE", str(root))], cwd=root,

@@ -144,6 +144,12 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
                     f'was read? Line {j + 1} of the hunk ("{visible(wanted)}") is most like file '
                     f'line {near + 1}: "{visible(texts[near])}". Re-read the file and write the '
                     "hunk from its current text.", near + 1)
+        if whole_line:
+            return MissHint(
+                f'No line of the file equals or resembles the @@ line "{visible(pattern[0])}". An '
+                "@@ anchor must equal a whole line of the file above the change (a 'def' or "
+                "'class' line, copied as the file has it); write one that does, or leave it out "
+                "('@@' alone).", None)
         return MissHint(
             "No line of the file resembles the hunk's lines: check the file path, or re-read the "
             "file before writing the patch.", None)

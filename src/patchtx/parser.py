@@ -302,7 +302,7 @@ class _StreamParser:
             return
         # Not a body line (take_body took those): an error, or, for the repair step, a context
         # line it checks against the file (Chunk.unprefixed).
-        if self.unprefixed_context and not line.startswith(("\\", "***")):
+        if self.unprefixed_context and not line.startswith(("\\", "***", "@@")):
             if current is None:
                 current = _PendingChunk([], number)
                 chunks.append(current)
@@ -366,6 +366,9 @@ def _line_prefix_hint(line: str) -> str:
                 "line: patchtx keeps a file's final-newline state by itself.")
     if line.startswith("\t"):
         return "A context line starts with one space before its text (here the line starts with a tab)."
+    if line.startswith("@@"):  # ('@@@ -1,1 +1,3 @@@', '@@-1,2': a marker of another format)
+        return (f"A section starts with a line '@@' alone, or '@@ ' and the line of the file it "
+                f"follows (a def or class line); '{line[:60]}' is neither: write '@@'.")
     return "Prefix every body line with ' ', '+' or '-', or start a new section with '@@'."
 
 

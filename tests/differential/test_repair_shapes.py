@@ -62,6 +62,9 @@ CODEX = {
     "homoglyph_in_removed_line": "refused",
     "end_of_file_last_occurrence": "right",
     "triple_at_header_and_bare_line": "refused",
+    "blank_context_line_without_space": "right",
+    "anchor_scopes_identical_bodies": "right",
+    "anchor_only_insertion_in_scope": "wrong",
     "double_bare_section_marker": "refused",
 }
 

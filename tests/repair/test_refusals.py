@@ -29,6 +29,8 @@ CAUSES = {
     "added_line_without_plus_indented": ["its '+' is missing"],
     "stale_context": ["has the file changed", "Re-read the file"],
     "doubled_prefixes": ["A doubled prefix?", "\"keep the primary\" (line 2)"],
+    # (a marker of another format: never "prefix it with '+'", which would write it to the file)
+    "triple_at_header_and_bare_line": ["'@@@ -1,1 +1,3 @@@' is neither: write '@@'"],
 }
 
 
@@ -46,6 +48,8 @@ def test_a_refused_shape_names_its_cause(name: str, tmp_path: Path) -> None:
     assert "Nothing was changed." in message
     for words in CAUSES[name]:
         assert words in message, message
+    if name == "triple_at_header_and_bare_line":
+        assert "prefix it with '+'" not in message
 
 
 def test_json_that_holds_two_patches_says_it_is_json(tmp_path: Path) -> None:
@@ -120,6 +124,15 @@ def test_tool_calls_name_the_tools_arguments_not_command_line_flags(tmp_path: Pa
     outcome = run_tool_call({"input": filled}, str(tmp_path))
     assert outcome.payload["error"]["kind"] == "file_exists", outcome.text
     assert "'*** Update File:'" in outcome.text and "unidiff_zero=True" not in outcome.text
+    for call, words in (
+            ({"input": sent, "reverse": True}, "Invalid argument: reverse applies"),
+            ({"input": "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 2\n+x = 3\n", "strip": 2},
+             "Resend with a smaller strip."),
+            ({"input": "--- /abs/a.py\n+++ /abs/a.py\n@@ -1 +1 @@\n-x = 2\n+x = 3\n", "strip": 0},
+             "resend with the strip that leaves")):
+        outcome = run_tool_call(call, str(tmp_path))
+        assert not outcome.ok and words in outcome.text, outcome.text
+        assert not re.search(r"(?<![\w-])-(-[a-z]|p\b)", outcome.text), outcome.text
 
 
 def test_repairs_are_in_every_surfaces_result(tmp_path: Path) -> None:
@@ -183,3 +196,14 @@ async def test_the_mcp_server_reports_repairs_and_its_strict_option_turns_them_o
             assert [r["kind"] for r in payload["repairs"]] == ["decorated_marker"]
             assert "Repaired (decorated_marker" in text
             assert (root / "greet.py").read_bytes() == shape.intended["greet.py"]  # type: ignore[index]
+
+
+def test_a_missing_anchor_is_named_not_the_hunks_lines(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("a\nx\nb\n")
+    patch = envelope("*** Update File: f.txt", "@@ def nowhere():", "-x", "+y")
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(patch, tmp_path)
+    message = info.value.message
+    assert 'No line of the file equals or resembles the @@ line "def nowhere():"' in message
+    assert "leave it out ('@@' alone)" in message
+    assert "resembles the hunk's lines" not in message  # (they stand in the file)

@@ -4,7 +4,7 @@ host's ``--strict``) refuses every shape that needs a repair, as Codex does."""
 
 from __future__ import annotations
 
-import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,10 @@ import patchtx
 from patchtx.errors import PatchtxError
 
 from .shapes import ROOT, SHAPES, Shape
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+import replay  # noqa: E402
 
 
 def tree(root: Path, files: dict[str, bytes]) -> None:
@@ -23,13 +27,8 @@ def tree(root: Path, files: dict[str, bytes]) -> None:
 
 
 def contents(root: Path) -> dict[str, bytes]:
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".patchtx"]
-        for name in filenames:
-            full = Path(dirpath, name)
-            out[str(full.relative_to(root))] = full.read_bytes()
-    return out
+    """Every file under ``root`` but patchtx's own state, as the replay harness reads a tree."""
+    return replay.snapshot(root)
 
 
 def expected(shape: Shape) -> dict[str, bytes]:

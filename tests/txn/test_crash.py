@@ -13,6 +13,7 @@ everything, is test_power_loss.py.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,7 +199,8 @@ def test_crashing_twice_in_a_row_then_committing_again(tmp_path: Path) -> None:
 
 
 # Every edit protocol plans into the one Plan and is committed by the one commit: the same crash
-# guarantee, checked on the plans they make (several files, a new one, an edit inside a line).
+# guarantee, checked on the plans they make (several files, a new one, an edit inside a line), and
+# on a patch that the repair step read (a JSON wrapper, decorated markers, line numbers).
 EDIT_TREE = {"src/app.py": b"class App:\n    def run(self):\n        return 1\n",
              "notes.txt": b"alpha\r\nbeta\r\n", "keep.txt": b"untouched\n"}
 EDIT_PROTOCOLS = {
@@ -212,6 +214,10 @@ EDIT_PROTOCOLS = {
         {"path": "new/made.txt", "old_string": "", "new_string": "made\n"}]), root),
     "editor-insert": lambda root: patchtx.plan_patch(Patch((UpdateFile("notes.txt", (Chunk(
         (), (("+", "inserted"),), stated_line=1),)),), format="text"), root),
+    "repaired-patch": lambda root: patchtx.plan_patch(json.dumps({"input": (
+        "*** Begin Patch ***\n*** Update File: src/app.py\n@@\n 2:     def run(self):\n"
+        "-3:         return 1\n+3:         return 4\n*** Update File: notes.txt\n@@\n-beta\n+BETA\n"
+        "*** Add File: new/made.txt\n+made\n*** End Patch ***\n")}), root),
 }
 
 
@@ -221,6 +227,7 @@ def test_crash_at_every_call_of_an_edit_protocol_commit_then_recover(scratch: Pa
     make_tree(root, EDIT_TREE)
     before = snapshot(root)
     plan = EDIT_PROTOCOLS[protocol](str(root))
+    assert bool(plan.repairs) == (protocol == "repaired-patch")
     recording = Case(MIXED).recording()
     commit(plan, fs=recording)
     after = snapshot(root)

@@ -139,6 +139,10 @@ TOOL_WORDING = (
     ("(--allow-overwrite)", "(the host's allow-overwrite setting: a tool call cannot set it)"),
     ("pass --unidiff-zero (unidiff_zero=True), as git apply needs it",
      "send it as '*** Update File:' (a tool call cannot pass git apply's --unidiff-zero)"),
+    ("give a -p (path strip) that leaves", "resend with the strip that leaves"),
+    ("Give a smaller -p (path strip) value.", "Resend with a smaller strip."),
+    ("Invalid option: --strip and --reverse apply", "Invalid arguments: strip and reverse apply"),
+    ("Invalid option: --reverse applies", "Invalid argument: reverse applies"),
 )
 """The command line's option spellings in error hints, and the arguments this tool takes for them
 (a model calling the tool cannot pass a command-line flag)."""
