@@ -98,13 +98,19 @@ def check_file(path: str, before: bytes | None, after: bytes) -> FileSyntax:
     if len(after) > MAX_BYTES:
         return FileSyntax(path, "not_checked", language, reason=f"too large to check ({len(after):,} bytes;"
                           f" the guard parses files up to {MAX_BYTES // 1024:,} KiB)")
-    if language in _STDLIB:
-        return _check_stdlib(path, language, before, after)
-    parser = _tree_sitter_parser(language)
-    if parser is None:
+    try:
+        if language in _STDLIB:
+            return _check_stdlib(path, language, before, after)
+        parser = _tree_sitter_parser(language)
+        if parser is None:
+            return FileSyntax(path, "not_checked", language,
+                              reason=f"no {_NAMES[language]} grammar installed (pip install 'patchtx[syntax]')")
+        return _compare_tree_sitter(path, language, parser, before, after)
+    except (RecursionError, MemoryError, ValueError) as exc:
+        # Valid text past a parser's own limits (nesting deeper than its stack, a number of more
+        # than 4,300 digits, an expression too large to hold): not an error of the text.
         return FileSyntax(path, "not_checked", language,
-                          reason=f"no {_NAMES[language]} grammar installed (pip install 'patchtx[syntax]')")
-    return _compare_tree_sitter(path, language, parser, before, after)
+                          reason=f"beyond the parser's limits ({type(exc).__name__}: {str(exc)[:120]})")
 
 
 def _compare_tree_sitter(path: str, language: str, parser: Any, before: bytes | None, after: bytes) -> FileSyntax:
@@ -182,8 +188,6 @@ def _first_error(language: str, path: str, data: bytes) -> SyntaxIssue | None:
             json.loads(text)
         except json.JSONDecodeError as exc:
             return SyntaxIssue(exc.lineno, exc.colno, exc.msg)
-        except RecursionError:
-            return None  # nested too deep for this parser: not an error of the text
         return None
     import tomllib
 
