@@ -135,6 +135,10 @@ def run_command(command: str, root: str, timeout: float) -> VerifyOutcome:
     command does (a shell that cannot start is an OSError)."""
     env = dict(os.environ)
     env[VERIFYING_ENV] = root
+    # Python caches bytecode by the source's size and mtime in whole seconds: a check that cached
+    # a version the roll back then removed would run it again for a same-sized fix written within
+    # that second (and pass or fail on the wrong code). A check writes no bytecode.
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     started = time.monotonic()
     proc = subprocess.Popen(
         ["/bin/sh", "-c", _GUARD, "patchtx-verify", command], cwd=root, env=env, stdin=subprocess.DEVNULL,

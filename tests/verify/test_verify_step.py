@@ -93,9 +93,11 @@ def test_the_check_sees_the_new_tree_holds_no_descriptor_of_patchtx_and_reads_no
     # journal folder, the root's descriptor: none of them.
     result = patchtx.apply_patch(
         PATCH, tree, allow_delete=True,
-        verify='ls /proc/self/fd | tr "\\n" " "; echo; readlink /proc/self/fd/0; echo "$PATCHTX_VERIFYING"; pwd')
+        verify='ls /proc/self/fd | tr "\\n" " "; echo; readlink /proc/self/fd/0; echo "$PATCHTX_VERIFYING"; pwd;'
+               ' echo "$PYTHONDONTWRITEBYTECODE"')
     assert result.verify is not None
-    fds, stdin, marker, cwd = result.verify.output_tail.splitlines()
+    fds, stdin, marker, cwd, no_bytecode = result.verify.output_tail.splitlines()
+    assert no_bytecode == "1"
     assert fds.split() == ["0", "1", "2", "3"]
     assert stdin == "/dev/null"
     assert marker == cwd == os.path.realpath(tree)
