@@ -23,7 +23,11 @@ file is reported as having its old errors.
 
 from __future__ import annotations
 
+import json
 import re
+import tomllib
+import warnings
+from difflib import SequenceMatcher
 
 from .errors import SyntaxGuardError
 from .model import FileSyntax, SyntaxIssue, SyntaxReport
@@ -73,8 +77,6 @@ def check_plan(plan: Plan, mode: str) -> SyntaxReport | None:
     file the patch leaves with new errors raises SyntaxGuardError."""
     if mode == "off":
         return None
-    import warnings
-
     baselines = {c.path: c.before for c in plan.changes if c.source is not None or c.copied_from is not None}
     files = []
     with warnings.catch_warnings():
@@ -182,15 +184,11 @@ def _first_error(language: str, path: str, data: bytes) -> SyntaxIssue | None:
     except UnicodeDecodeError as exc:
         return SyntaxIssue(data.count(b"\n", 0, exc.start) + 1, 1, "not UTF-8")
     if language == "json":
-        import json
-
         try:
             json.loads(text)
         except json.JSONDecodeError as exc:
             return SyntaxIssue(exc.lineno, exc.colno, exc.msg)
         return None
-    import tomllib
-
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -286,8 +284,6 @@ def _line(data: bytes, number: int) -> bytes:
 def _written_lines(before: bytes, after: bytes) -> set[int]:
     """1-based numbers of the lines of ``after`` the patch wrote: lines that are not lines of
     ``before`` kept in place, and where it only deleted, the lines on either side of the cut."""
-    from difflib import SequenceMatcher
-
     old, new = before.split(b"\n"), after.split(b"\n")
     written: set[int] = set()
     for tag, _, _, low, high in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
