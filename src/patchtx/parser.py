@@ -55,6 +55,27 @@ def _patch_error(message: str, hint: str = "", line: int | None = None) -> Parse
                       details={"codex_message": message})
 
 
+NOT_UNICODE = "the patch is not valid Unicode text"
+
+
+def require_unicode(text: str, where: str | None = None, *, line: int | None = None) -> None:
+    """THE refusal of text that is not valid Unicode, asked by every front door of the text it is
+    given (patch texts, SEARCH/REPLACE blocks, edit lists, the text editor's arguments): a lone
+    surrogate code point (what a JSON string's ``"\\ud800"`` or an argument's bytes that are not
+    UTF-8 decode to) is no text a file can hold. Raise ``ParseError`` with Codex's message, naming
+    ``where`` (default: the text line that holds it)."""
+    if text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        if where is None:
+            line = text.count("\n", 0, exc.start) + 1
+            where = f"text line {line}"
+        raise _patch_error(NOT_UNICODE, f"It contains a lone surrogate code point ({where}); "
+                           "send UTF-8 text.", line) from None
+
+
 def _hunk_error(line_number: int, message: str, hint: str = "") -> HunkParseError:
     return HunkParseError(
         f"Invalid patch hunk on line {line_number}: {message}",
@@ -397,6 +418,7 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
     ``unidiff_zero`` (git apply's ``--unidiff-zero``) apply to unified diffs;
     ``unprefixed_context`` reads an Update's body line that has no prefix as a context line for
     the repair step to check (``Chunk.unprefixed``)."""
+    require_unicode(text)
     detected = detect_format(text)
     if detected == "unified":
         from .unified import parse_unified  # (off a one-line edit's path)
@@ -423,14 +445,6 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
 
 
 def _parse_codex(text: str, unprefixed_context: bool = False) -> Patch:
-    try:
-        if not text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
-            text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        line = text.count("\n", 0, exc.start) + 1
-        raise _patch_error("the patch is not valid Unicode text",
-                           f"It contains a lone surrogate code point (text line {line}); send UTF-8 text.",
-                           line) from None
     lines, joined = _unwrap(text)
     if joined is None:
         joined = "\n".join(lines)

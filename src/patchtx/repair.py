@@ -24,7 +24,16 @@ from ._record import replace
 from .errors import HunkParseError, ParseError
 from .model import Repair
 from .normalise import WHITESPACE
-from .parser import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_PATCH, HEREDOC_OPENERS, UPDATE_FILE, parse
+from .parser import (
+    ADD_FILE,
+    BEGIN_PATCH,
+    DELETE_FILE,
+    END_PATCH,
+    HEREDOC_OPENERS,
+    UPDATE_FILE,
+    parse,
+    require_unicode,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,6 +53,7 @@ _DIRECTORY_KEYS = ("workdir", "cwd", "workspace_root", "working_directory", "dir
 def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False,
                    unidiff_zero: bool = False) -> Patch:
     """``parser.parse``, with the front door's repairs tried when the text does not parse."""
+    require_unicode(text)  # (no repair makes text that is not Unicode into a patch)
     try:
         return parse(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
     except ParseError as error:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from .errors import ParseError
 from .model import AddFile, Chunk, Patch, UpdateFile
+from .parser import require_unicode
 from .textfile import split_text
 
 if TYPE_CHECKING:
@@ -223,6 +224,9 @@ def parse_search_replace(text: str, *, path: str | None = None) -> Patch:
     ``UpdateFile`` whose hunks are its blocks in order; a block with an empty SEARCH creates the
     file (``AddFile``), and later blocks of that file update it. ``path`` names the file of every
     block (Cline's ``replace_in_file``)."""
+    require_unicode(text)
+    if path is not None:
+        require_unicode(path, "`path`")
     hunks: list[Hunk] = []
     latest: dict[str, int] = {}  # path -> index in hunks of its latest operation
     created: set[str] = set()
