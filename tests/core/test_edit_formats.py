@@ -246,6 +246,47 @@ def test_a_unique_replacement_is_str_replace(text: str, data: st.DataObject) -> 
     assert replaced(content, old, new) == text.replace(old, new).encode()
 
 
+@pytest.mark.parametrize("content, old, new, expected", [
+    (b"a\r\nb\nc\r\n", "b", "B", b"a\r\nB\nc\r\n"),        # the line keeps its own ending
+    (b"a\nb\r\nc\n", "b", "B", b"a\nB\r\nc\n"),
+    (b"a\nb\r\nc\n", "b\nc", "B\nC", b"a\nB\nC\n"),    # a break inside the old text is replaced
+    (b"a\rb\nc\n", "a\rb", "X", b"X\nc\n"),               # a lone CR is a character
+    (b"a\rb\nc\n", "b", "B", b"a\rB\nc\n"),
+    (b"a\rb\nc\n", "a\rb\nc", "Y", b"Y\n"),
+    (b"one\r", "one", "two", b"two\r"),                   # a final lone CR is kept
+])
+def test_text_replacements_match_the_text_as_it_is(content: bytes, old: str, new: str, expected: bytes) -> None:
+    assert replaced(content, old, new) == expected
+
+
+def test_a_lone_cr_is_no_line_break_for_a_replacement() -> None:
+    with pytest.raises(ContextNotFoundError):
+        replaced(b"a\rb\nc\n", "a\nb", "X")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab\r\n", max_size=30), st.data())
+def test_a_unique_replacement_is_str_replace_in_a_file_with_lone_crs(text: str, data: st.DataObject) -> None:
+    """With LF and lone CR endings (no CR LF, which a replacement's LF matches), a unique
+    replacement is ``str.replace``, its new line breaks taking the file's dominant ending."""
+    if not text or "\r\n" in text:
+        return
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    old = text[start:end]
+    new = data.draw(st.text(alphabet="xy\n", max_size=6))
+    if old == new:
+        return
+    content = text.encode()
+    count = sum(text.startswith(old, i) for i in range(len(text)))
+    if count != 1:
+        with pytest.raises(AmbiguousContextError):
+            replaced(content, old, new)
+        return
+    dominant = decode(content, "f").dominant_ending
+    assert replaced(content, old, new) == text.replace(old, new.replace("\n", dominant)).encode()
+
+
 def test_edit_lists_are_checked_before_anything_is_read() -> None:
     for edits, words in (([], "empty"), ([{"path": "a", "old_string": "x"}], "required strings"),
                          ([{"path": "a", "old_string": "x", "new_string": "x"}], "exactly the same"),
