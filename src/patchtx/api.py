@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Unpack
 from .errors import PolicyError
 from .model import Patch, Plan
 from .options import ALL_KEYWORDS, PLAN_KEYWORDS
-from .parser import parse, require_unicode
+from .parser import parse
 from .planner import plan
 from .policy import options_for
 from .repair import parse_repaired
 from .result import Result
+from .textfile import require_unicode
 from .txn import commit
 from .txn.retention import KeepHistory
 

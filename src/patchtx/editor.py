@@ -31,10 +31,9 @@ from .errors import (
     NotARegularFileError,
 )
 from .model import AddFile, Chunk, Patch, UpdateFile
-from .parser import require_unicode
 from .policy import options_for
 from .text_placement import FORMAT, line_of, text_of
-from .textfile import decode
+from .textfile import decode, require_unicode
 from .workspace import STATE_DIR, Workspace
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Unpack
 from .api import apply_patch
 from .errors import InvalidArgumentsError, PatchtxError
 from .model import AddFile, Chunk, Patch, UpdateFile
-from .parser import require_unicode
 from .text_placement import FORMAT
+from .textfile import require_unicode
 
 if TYPE_CHECKING:
     import os

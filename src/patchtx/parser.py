@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from .errors import HunkParseError, ParseError
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 from .normalise import WHITESPACE
+from .textfile import require_unicode
 
 if TYPE_CHECKING:
     from .model import Hunk, LineKind
@@ -53,27 +54,6 @@ def _expected_marker(line: str) -> str:
 def _patch_error(message: str, hint: str = "", line: int | None = None) -> ParseError:
     return ParseError(f"Invalid patch: {message}", hint=hint, line=line,
                       details={"codex_message": message})
-
-
-NOT_UNICODE = "the patch is not valid Unicode text"
-
-
-def require_unicode(text: str, where: str | None = None, *, line: int | None = None) -> None:
-    """THE refusal of text that is not valid Unicode, asked by every front door of the text it is
-    given (patch texts, SEARCH/REPLACE blocks, edit lists, the text editor's arguments): a lone
-    surrogate code point (what a JSON string's ``"\\ud800"`` or an argument's bytes that are not
-    UTF-8 decode to) is no text a file can hold. Raise ``ParseError`` with Codex's message, naming
-    ``where`` (default: the text line that holds it)."""
-    if text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
-        return
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        if where is None:
-            line = text.count("\n", 0, exc.start) + 1
-            where = f"text line {line}"
-        raise _patch_error(NOT_UNICODE, f"It contains a lone surrogate code point ({where}); "
-                           "send UTF-8 text.", line) from None
 
 
 def _hunk_error(line_number: int, message: str, hint: str = "") -> HunkParseError:

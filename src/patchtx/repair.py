@@ -32,8 +32,8 @@ from .parser import (
     HEREDOC_OPENERS,
     UPDATE_FILE,
     parse,
-    require_unicode,
 )
+from .textfile import require_unicode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
