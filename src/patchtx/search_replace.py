@@ -24,7 +24,8 @@ call's tags) is ignored, so a model's whole reply parses.
 What the blocks become: the blocks of one file are the hunks of one ``*** Update File`` (the
 SEARCH lines are the hunk's old lines, the REPLACE lines its new ones, and lines the two share are
 context), placed by the one placement rule of a patch: each block's SEARCH lines must stand once,
-after the block before it (``block_placement`` adds the looser passes this format allows). A block
+after the block before it, and once in the file as the blocks before it leave it (as aider applies
+them, one after another: ``block_placement`` adds that, and the looser passes this format allows). A block
 with an empty SEARCH creates its file, as ``*** Add File`` does.
 
 Malformed blocks are refused, naming the reply's line: a marker out of order, a block the text
@@ -40,8 +41,7 @@ from typing import TYPE_CHECKING
 
 from .errors import ParseError
 from .model import AddFile, Chunk, Patch, UpdateFile
-from .parser import require_unicode
-from .textfile import split_text
+from .textfile import require_unicode, split_text
 
 if TYPE_CHECKING:
     from .model import Hunk, LineKind

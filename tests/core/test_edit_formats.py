@@ -152,6 +152,38 @@ def test_blocks_out_of_order_say_where_the_search_stands(tmp_path: Path) -> None
     assert (tmp_path / "l.txt").read_bytes() == b"one\ntwo\nthree\n"
 
 
+@pytest.mark.parametrize("content, blocks, places", [
+    # The later block's SEARCH stands above the block before it too: aider edits line 1.
+    (b"a = 1\nb = 2\na = 1\n", [("b = 2\n", "b = 3\n"), ("a = 1\n", "a = 9\n")], "lines 1, 3"),
+    # The block before it writes a second copy: aider edits the copy it wrote.
+    (b"a\nb\nc\nx\nB\nc\n", [("a\nb\n", "a\nB\n"), ("B\nc\n", "B\nC\n")], "lines 2, 5"),
+    # A later block never settles an earlier one's place.
+    (b"a\nc\na\n", [("a\n", "A\n"), ("c\n", "C\n")], "lines 1, 3"),
+])
+@pytest.mark.parametrize("first_match", [False, True])
+def test_a_search_that_stands_twice_as_the_blocks_before_leave_the_file_is_refused(
+        tmp_path: Path, content: bytes, blocks: list[tuple[str, str]], places: str, first_match: bool) -> None:
+    """[unique-search]: each block's SEARCH lines must stand once in the file as the blocks before
+    it leave it (aider applies blocks one after another, each at the first place it finds), never
+    placed at a later copy only because the block before it is below the first one."""
+    reply = "".join(sr("f.txt", search, replace) for search, replace in blocks)
+    if first_match and places == "lines 1, 3" and blocks[0][0] == "a\n":
+        apply(tmp_path, {"f.txt": content}, reply, first_match=True)  # aider's pick: line 1
+        assert (tmp_path / "f.txt").read_bytes() == b"A\nC\na\n"
+        return
+    with pytest.raises(AmbiguousContextError, match=places) as caught:
+        apply(tmp_path, {"f.txt": content}, reply, first_match=first_match)
+    assert (tmp_path / "f.txt").read_bytes() == content
+    if blocks[0][0] != "a\n":
+        assert "as the blocks before it leave it" in caught.value.message
+
+
+def test_blocks_that_each_stand_once_in_turn_apply(tmp_path: Path) -> None:
+    # The second SEARCH stands twice in the original, once after the first block took one copy.
+    apply(tmp_path, {"f.txt": b"a\nb\na\n"}, sr("f.txt", "a\nb\n", "A\nb\n") + sr("f.txt", "a\n", "Z\n"))
+    assert (tmp_path / "f.txt").read_bytes() == b"A\nb\nZ\n"
+
+
 def test_a_reply_over_several_files_is_one_transaction(tmp_path: Path) -> None:
     files = {"a.txt": b"a\n", "b.txt": b"b\n"}
     with pytest.raises(ContextNotFoundError):
