@@ -178,6 +178,48 @@ def test_a_search_that_stands_twice_as_the_blocks_before_leave_the_file_is_refus
         assert "as the blocks before it leave it" in caught.value.message
 
 
+def _aider(lines: list[str], search: list[str], replace: list[str]) -> list[str] | None:
+    """aider's exact pass: the first place the SEARCH lines stand, replaced."""
+    for at in range(len(lines) - len(search) + 1):
+        if lines[at:at + len(search)] == search:
+            return lines[:at] + replace + lines[at + len(search):]
+    return None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from("abc"), min_size=1, max_size=8), st.data(), st.booleans())
+def test_two_blocks_go_where_aider_puts_them_or_are_refused(lines: list[str], data: st.DataObject,
+                                                             first_match: bool) -> None:
+    """Never a wrong place: two blocks, each SEARCH taken from the file as the block before it
+    leaves it, either apply as aider applies them one after another, or are refused."""
+    from patchtx.errors import PatchtxError
+    from patchtx.update import FileNames, UpdateRule, update_file
+
+    current, reply = lines, ""
+    for _ in range(2):
+        if not current:
+            return
+        start = data.draw(st.integers(0, len(current) - 1))
+        end = data.draw(st.integers(start + 1, min(len(current), start + 3)))
+        search = current[start:end]
+        replace = data.draw(st.lists(st.sampled_from("abX"), max_size=3))
+        if replace == search:
+            return
+        reply += sr("f.txt", "".join(f"{line}\n" for line in search), "".join(f"{line}\n" for line in replace))
+        after = _aider(current, search, replace)
+        assert after is not None
+        current = after
+    (update,) = parse(reply).hunks
+    assert isinstance(update, UpdateFile)
+    content = "".join(f"{line}\n" for line in lines).encode()
+    try:
+        done = update_file(content, update.chunks, UpdateRule("search-replace", first_match),
+                           FileNames("f.txt", "f.txt", "f.txt"))
+    except PatchtxError:
+        return
+    assert done.after == "".join(f"{line}\n" for line in current).encode()
+
+
 def test_blocks_that_each_stand_once_in_turn_apply(tmp_path: Path) -> None:
     # The second SEARCH stands twice in the original, once after the first block took one copy.
     apply(tmp_path, {"f.txt": b"a\nb\na\n"}, sr("f.txt", "a\nb\n", "A\nb\n") + sr("f.txt", "a\n", "Z\n"))
