@@ -26,7 +26,8 @@ SEARCH lines are the hunk's old lines, the REPLACE lines its new ones, and lines
 context), placed by the one placement rule of a patch: each block's SEARCH lines must stand once,
 after the block before it, and once in the file as the blocks before it leave it (as aider applies
 them, one after another: ``block_placement`` adds that, and the looser passes this format allows). A block
-with an empty SEARCH creates its file, as ``*** Add File`` does.
+with an empty SEARCH creates its file, as ``*** Add File`` does (or fills an empty one; the
+planner refuses it on a file with content, whatever the policy: docs/format.md, [empty-search]).
 
 Malformed blocks are refused, naming the reply's line: a marker out of order, a block the text
 ends inside (a reply cut short: applying it would write a truncated replacement), a second divider

@@ -257,12 +257,23 @@ def test_a_resent_shifted_block_says_its_replace_lines_stand(tmp_path: Path) -> 
         patchtx.apply_patch(reply, tmp_path)
 
 
-def test_new_file_over_an_existing_one_needs_overwrite(tmp_path: Path) -> None:
+@pytest.mark.parametrize("allow_overwrite", [False, True])
+def test_an_empty_search_on_an_existing_file_is_refused(tmp_path: Path, allow_overwrite: bool) -> None:
+    """[empty-search]: the block does not say whether its REPLACE lines are the whole new file
+    (written over what the file holds) or lines to add (aider appends them): refused whatever the
+    policy, never the whole file replaced silently."""
     with pytest.raises(patchtx.PatchtxError) as caught:
-        apply(tmp_path, {"e.txt": b"old\n"}, sr("e.txt", "", "new\n"))
+        apply(tmp_path, {"f.py": b"keep = 1\n"}, sr("f.py", "", "added = 2\n"), allow_overwrite=allow_overwrite)
     assert caught.value.kind == "file_exists"
-    apply(tmp_path, {}, sr("e.txt", "", "new\n"), allow_overwrite=True)
+    assert "empty SEARCH" in caught.value.message and "SEARCH for the lines" in caught.value.hint
+    assert (tmp_path / "f.py").read_bytes() == b"keep = 1\n"
+
+
+def test_an_empty_search_creates_a_file_or_fills_an_empty_one(tmp_path: Path) -> None:
+    apply(tmp_path, {}, sr("e.txt", "", "new\n"))
     assert (tmp_path / "e.txt").read_bytes() == b"new\n"
+    apply(tmp_path, {"empty.txt": b""}, sr("empty.txt", "", "filled\n"))
+    assert (tmp_path / "empty.txt").read_bytes() == b"filled\n"
 
 
 # -- exact text replacements -----------------------------------------------------------------------
