@@ -1,7 +1,9 @@
 """The front door's repair step: a patch text in a shape models often send, read as the patch it
 means when it means exactly one (docs/format.md, "Repairs").
 
-The rule: a text that parses as sent is never changed. A text that does not is tried against the
+The rule: a text that parses as sent is never changed, but for one shape: a Codex patch whose
+file headers have stars after their path (grok's ``*** Add File: a.py ***``), which would name a
+file ``a.py ***``. A text that does not is tried against the
 repairs below, in order, each at most once, each a rule over the text alone whose result has one
 meaning: the patch inside a JSON wrapper or a code fence, a leading byte-order mark, PowerShell's
 `` `n `` newlines, decorated or missing envelope markers, an empty section ('@@' twice), a unified
@@ -28,9 +30,12 @@ from .parser import (
     ADD_FILE,
     BEGIN_PATCH,
     DELETE_FILE,
+    END_OF_FILE,
     END_PATCH,
     HEREDOC_OPENERS,
+    MOVE_TO,
     UPDATE_FILE,
+    detect_format,
     parse,
 )
 from .textfile import require_unicode
@@ -42,25 +47,38 @@ if TYPE_CHECKING:
     from .model import Patch
 
 _HEADERS = (ADD_FILE.rstrip(), DELETE_FILE.rstrip(), UPDATE_FILE.rstrip())
+_NAMING = (*_HEADERS, MOVE_TO.rstrip())
+_DECORATED_NAME = re.compile(r"^\*\*\* (?:Add File|Delete File|Update File|Move to): .*[ \t]\*{2,}[ \t]*\r?$",
+                             re.MULTILINE)
+_DECORATED_END_OF_FILE = re.compile(r"\*{2,}\s*end[ _-]?of[ _-]?file\b[\s*:=-]*", re.IGNORECASE)
 _DECORATED = re.compile(r"\*{2,}\s*(begin|end)[ _-]?patch\b[\s*:=-]*", re.IGNORECASE)
 _DECORATED_PATH = re.compile(r"[ \t]+\*{2,}[ \t]*$")
 _SHELL_HEREDOC = re.compile(
     r"(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\1[ \t]*\n(.*?)\n?\2[ \t]*",
     re.DOTALL)
-_DIRECTORY_KEYS = ("workdir", "cwd", "workspace_root", "working_directory", "directory", "dir")
+_DIRECTORY_KEY = re.compile(r"dir|cwd|root|path|folder|workspace|repo|base|project", re.IGNORECASE)
+"""A JSON key that may name where the patch's paths start (``workdir``, ``cwd``, ``root``,
+``project_dir``, ``path``...): a wrapper with one is not taken apart, since the patch's paths
+would then start elsewhere than the root."""
 
 
 def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False,
                    unidiff_zero: bool = False) -> Patch:
     """``parser.parse``, with the front door's repairs tried when the text does not parse."""
     require_unicode(text)  # (no repair makes text that is not Unicode into a patch)
+    repairs: list[Repair] = []
+    named = _decorated_names(text)
+    if named is not None:
+        # (The one repair made to a text that parses: it would name a file 'a.py ***'.)
+        text, repair = named
+        repairs.append(repair)
     try:
-        return parse(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
+        return replace(parse(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero),
+                       repairs=tuple(repairs))
     except ParseError as error:
         last = error
-    repairs: list[Repair] = []
     current = text
-    tried: set[str] = set()
+    tried: set[str] = {repair.kind for repair in repairs}
     while True:
         step = _next_repair(current, tried)
         if step is None:
@@ -168,15 +186,28 @@ def _patch_strings(value: object, found: list[str], depth: int) -> None:
             _patch_strings(inner, found, depth + 1)
 
 
-def _names_a_directory(value: object) -> bool:
+def _names_a_directory(value: object, depth: int = 0) -> bool:
+    """Whether a JSON value, or a JSON text inside one of its strings (a tool call's
+    ``arguments``), has a key that may name a directory, with a value other than the root."""
+    if depth > 4:
+        return True
     if isinstance(value, dict):
         for key, item in value.items():
-            if key in _DIRECTORY_KEYS and item not in (None, "", ".", "./"):
+            if (_DIRECTORY_KEY.search(str(key)) and item not in (None, "", ".", "./")
+                    and not (isinstance(item, str) and _looks_like_patch(item.strip(WHITESPACE)))):
                 return True
-            if _names_a_directory(item):
+            if _names_a_directory(item, depth + 1):
                 return True
     elif isinstance(value, list):
-        return any(_names_a_directory(item) for item in value)
+        return any(_names_a_directory(item, depth + 1) for item in value)
+    elif isinstance(value, str) and value.strip(WHITESPACE)[:1] in ("{", "["):
+        import json
+
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            return False
+        return _names_a_directory(inner, depth + 1)
     return False
 
 
@@ -235,13 +266,7 @@ def _decorated_markers(text: str) -> tuple[str, Repair] | None:
         lines[filled[-1]] = last[: -len("\\n" + END_PATCH)]
         lines.insert(filled[-1] + 1, END_PATCH)
         changed.append(f"patch line {filled[-1] + 1}: '\\n{END_PATCH}' at the end of a line")
-    for index, line in enumerate(lines):
-        # A file header with stars after its path (grok's '*** Update File: a.py ***'): no file
-        # name ends in a space and stars.
-        stripped = line.strip(WHITESPACE)
-        if stripped.startswith(_HEADERS) and _DECORATED_PATH.search(stripped):
-            lines[index] = _DECORATED_PATH.sub("", stripped)
-            changed.append(f"patch line {index + 1}: '{stripped}'")
+    changed.extend(_undecorated_lines(lines))
     if not changed:
         return None
     numbers = [c.split(":")[0].split()[-1] for c in changed]
@@ -250,6 +275,31 @@ def _decorated_markers(text: str) -> tuple[str, Repair] | None:
         f"read {' and '.join(c.split(': ', 1)[1] for c in changed)} without the stars around "
         f"(a marker is '{BEGIN_PATCH}', '{END_PATCH}' or '*** Update File: PATH', nothing else "
         "on the line)")
+
+
+def _undecorated_lines(lines: list[str]) -> list[str]:
+    """The file headers with stars after their path (grok's '*** Update File: a.py ***': no file
+    name ends in a space and stars) and the decorated '*** End of File ***' lines, set right in
+    ``lines``; what was changed, as ``_decorated_markers`` says it."""
+    changed = []
+    for index, line in enumerate(lines):
+        stripped = line.strip(WHITESPACE)
+        if stripped.startswith(_NAMING) and _DECORATED_PATH.search(stripped):
+            lines[index] = _DECORATED_PATH.sub("", stripped)
+        elif stripped != END_OF_FILE and _DECORATED_END_OF_FILE.fullmatch(stripped):
+            lines[index] = END_OF_FILE
+        else:
+            continue
+        changed.append(f"patch line {index + 1}: '{stripped}'")
+    return changed
+
+
+def _decorated_names(text: str) -> tuple[str, Repair] | None:
+    """The decorated markers' repair of a Codex patch whose file headers have stars after their
+    path, made whether or not it parses (it would name a file 'a.py ***')."""
+    if _DECORATED_NAME.search(text) is None or detect_format(text) != "codex":
+        return None
+    return _decorated_markers(text)
 
 
 def _empty_sections(text: str) -> tuple[str, Repair] | None:

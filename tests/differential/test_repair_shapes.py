@@ -25,6 +25,8 @@ CODEX = {
     "bare_unified_body_no_file": "refused",
     "begin_marker_decorated": "refused",
     "file_header_decorated": "refused",
+    "add_header_decorated": "wrong",
+    "end_of_file_decorated": "refused",
     "end_marker_missing": "refused",
     "begin_marker_missing": "refused",
     "end_marker_missing_truncated": "refused",

@@ -103,6 +103,20 @@ SHAPES: list[Shape] = [
             "*** Update File: greet.py", "*** Update File: greet.py ***"),
         {"greet.py": GREETED}, ("decorated_marker",)),
     Shape(
+        "add_header_decorated", "envelope markers decorated",
+        "lidge-jun/opencodex#372 (grok decorates every marker line, file headers included): the "
+        "patch parses as written, and Codex names the new file 'notes.md ***'",
+        {"greet.py": GREET},
+        envelope("*** Add File: notes.md ***", "+# Notes"),
+        {"greet.py": GREET, "notes.md": b"# Notes\n"}, ("decorated_marker",)),
+    Shape(
+        "end_of_file_decorated", "envelope markers decorated",
+        "grok's '*** End of File ***' (normalised by proxies' adapters, as its '*** End Patch ***')",
+        {"greet.py": GREET},
+        GREET_PATCH.replace("*** Begin Patch", "*** Begin Patch ***").replace(
+            "     return message\n", "     return message\n*** End of File ***\n"),
+        {"greet.py": GREETED}, ("decorated_marker",)),
+    Shape(
         "end_marker_missing", "envelope markers missing (no '*** End Patch')",
         "openai/codex#35361 (gemma via vLLM), code-yeongyu/oh-my-openagent#3041",
         {"greet.py": GREET},

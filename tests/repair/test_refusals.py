@@ -61,13 +61,21 @@ def test_json_that_holds_two_patches_says_it_is_json(tmp_path: Path) -> None:
     assert "The text is JSON" in info.value.message and "exactly one" in info.value.message
 
 
-def test_json_naming_a_working_directory_is_not_unwrapped(tmp_path: Path) -> None:
-    shape = BY_NAME["json_command_wrapper"]
-    tree(tmp_path, shape.files)
-    text = json.dumps({"command": ["apply_patch", shape.patch], "workdir": "src"})
-    with pytest.raises(PatchtxError) as info:
+ADD = envelope("*** Add File: x.py", "+x = 1")
+
+
+@pytest.mark.parametrize("text", [
+    json.dumps({"command": ["apply_patch", ADD], "workdir": "src"}),
+    json.dumps({"input": ADD, "root": "src"}),
+    json.dumps({"input": ADD, "project_dir": "src"}),
+    json.dumps({"name": "apply_patch", "arguments": json.dumps({"input": ADD, "cwd": "src"})}),
+], ids=["workdir", "root", "project_dir", "cwd-in-arguments"])
+def test_json_naming_a_working_directory_is_not_unwrapped(text: str, tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    with pytest.raises(PatchtxError) as info:  # (its Add would land in the root, not in src)
         patchtx.apply_patch(text, tmp_path)
     assert "names no other working directory" in info.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
 
 
 def test_powershell_text_with_another_backtick_is_refused_saying_why(tmp_path: Path) -> None:
