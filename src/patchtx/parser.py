@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ._record import replace
 from .errors import HunkParseError, ParseError
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 from .normalise import WHITESPACE
+from .textfile import require_unicode
 
 if TYPE_CHECKING:
     from .model import Hunk, LineKind
@@ -144,8 +146,6 @@ class _PendingChunk:
     def freeze(self) -> Chunk:
         chunk = Chunk(tuple(self.anchors), tuple(self.lines), self.is_end_of_file, self.line)
         if self.unprefixed:
-            from ._record import replace
-
             chunk = replace(chunk, unprefixed=tuple(self.unprefixed))
         return chunk
 
@@ -397,6 +397,7 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
     ``unidiff_zero`` (git apply's ``--unidiff-zero``) apply to unified diffs;
     ``unprefixed_context`` reads an Update's body line that has no prefix as a context line for
     the repair step to check (``Chunk.unprefixed``)."""
+    require_unicode(text)
     detected = detect_format(text)
     if detected == "unified":
         from .unified import parse_unified  # (off a one-line edit's path)
@@ -423,14 +424,6 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
 
 
 def _parse_codex(text: str, unprefixed_context: bool = False) -> Patch:
-    try:
-        if not text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
-            text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        line = text.count("\n", 0, exc.start) + 1
-        raise _patch_error("the patch is not valid Unicode text",
-                           f"It contains a lone surrogate code point (text line {line}); send UTF-8 text.",
-                           line) from None
     lines, joined = _unwrap(text)
     if joined is None:
         joined = "\n".join(lines)
