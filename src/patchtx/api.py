@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Unpack
 
 from .errors import PolicyError
 from .model import Patch, Plan
-from .options import COMMIT_KEYWORDS, PLAN_KEYWORDS
+from .options import ALL_KEYWORDS, PLAN_KEYWORDS
 from .parser import parse
 from .planner import plan
 from .policy import options_for
@@ -23,7 +23,7 @@ from .txn.retention import KeepHistory
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .options import CommitKeywords, CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
+    from .options import CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
     from .txn.reports import CommitReport, RecoveryReport
     from .verify import Verifier
@@ -94,21 +94,27 @@ def plan_patch(
     return plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
 
 
-def apply_plan(plan_: Plan, *, progress: Progress | None = None, **options: Unpack[CommitKeywords]) -> Result:
+def apply_plan(plan_: Plan, *, progress: Progress | None = None, **options: Unpack[OptionKeywords]) -> Result:
     """Commit a Plan through the transaction manager (all or nothing), keeping its before-images
     in the undo history. ``options`` are the fields of ``CommitOptions`` (``durable``,
-    ``lock_timeout``, ``history_count``, ``history_bytes``); the history limits left out are as the
-    workspace's ``[tool.patchtx]`` table says, else the defaults."""
-    _, commit_options = options_for(plan_.root, options, accepted=COMMIT_KEYWORDS, caller="apply_plan()")
-    return commit_plan(plan_, commit_options, progress=progress)
+    ``lock_timeout``, ``history_count``, ``history_bytes``; the history limits left out are as the
+    workspace's ``[tool.patchtx]`` table says, else the defaults) and of ``PlanOptions``: the
+    host's ceiling that the commit checks the plan against, whoever made it (``protected``,
+    ``allow_delete``, ``max_files``...; left out: the host's config and environment), which the
+    workspace's policy may only tighten."""
+    plan_options, commit_options = options_for(plan_.root, options, accepted=ALL_KEYWORDS, caller="apply_plan()")
+    return commit_plan(plan_, commit_options, progress=progress, policy=plan_options)
 
 
-def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | None = None) -> Result:
-    """Commit a Plan with the options in force (see ``apply_plan``)."""
-    keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes)
+def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | None = None,
+                policy: PlanOptions | None = None, origin: str | None = None) -> Result:
+    """Commit a Plan with the options in force (see ``apply_plan``); ``policy`` is the host's
+    ceiling the commit's gate checks it against, ``origin`` the surface it came through (recorded
+    in its undo-history entry: ``mcp`` for the MCP server, see ``patchtx mcp --undo``)."""
+    keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes, origin=origin)
     check = verifier_for(options)
     report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, retention=keep,
-                    progress=progress, check=check)
+                    progress=progress, check=check, policy=policy)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
                   fsyncs=report.fsyncs, recovery=recovery_of(report),
                   verify=None if check is None else check.outcome)
@@ -154,4 +160,4 @@ def apply_patch(
     planned = plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)
-    return commit_plan(planned, commit_options, progress=progress)
+    return commit_plan(planned, commit_options, progress=progress, policy=plan_options)

@@ -177,6 +177,8 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         _add_common_options(p)
         add_call_options(p, "dry_run")
         _add_output_options(p)
+        add_policy_options(p, f"A {name} is a change like a patch: checked against this ceiling, which"
+                              " the workspace's [tool.patchtx] table can only tighten.")
         add_commit_options(p)
         add_call_options(p, "intent")
     if only is None:
@@ -362,7 +364,7 @@ def _run_apply(args: argparse.Namespace) -> int:
                     declined.headline = "Not applied: you answered no."
                     declined.hint = ""
                     raise
-            result = apply_plan(plan, progress=progress, **commit_keywords(args))
+            result = apply_plan(plan, progress=progress, **commit_keywords(args), **policy_keywords(args))
     except PatchtxError as exc:
         if progress is not None:
             progress.close(success=False)
@@ -454,7 +456,8 @@ def _run_log(args: argparse.Namespace) -> int:
 def _run_undo(args: argparse.Namespace) -> int:
     """``patchtx undo [ID]`` and ``patchtx redo``."""
     progress = _terminal_progress(args)
-    options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args)}
+    options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args),
+               **policy_keywords(args)}
     try:
         if args.command == "redo":
             result = redo(args.root, **options)

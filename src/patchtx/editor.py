@@ -88,13 +88,14 @@ class TextEditor:
     options, as the keywords of ``patchtx.apply_patch`` (``allow_overwrite`` lets ``create``
     replace a file; ``protected``, ``max_bytes``, ``durable``...): the ceiling that the
     workspace's ``[tool.patchtx]`` table can only tighten. ``intent`` is recorded with each
-    change."""
+    change; ``origin``, the surface in the undo history (``"mcp"``: see ``patchtx mcp --undo``)."""
 
     def __init__(self, root: str | os.PathLike[str] = ".", *, intent: str | None = None,
-                 defaults: Mapping[str, Any] | None = None,
+                 origin: str | None = None, defaults: Mapping[str, Any] | None = None,
                  **options: Unpack[OptionKeywords]) -> None:
         self.root = os.path.realpath(os.fspath(root))
         self.intent = intent
+        self.origin = origin
         self.defaults = defaults
         """Defaults under the host's config (``policy.options_for``): the agent surfaces' (the
         syntax guard refusing) when the editor serves a model's tool calls."""
@@ -244,7 +245,8 @@ class TextEditor:
                                                    defaults=self.defaults)
         plan = plan_parsed(parse_patches(patch, plan_options), self.root, plan_options,
                            intent=self.intent)
-        return commit_plan(plan, commit_options)
+        # (the commit's gate checks it again)
+        return commit_plan(plan, commit_options, policy=plan_options, origin=self.origin)
 
     @staticmethod
     def _text_of(data: bytes | None) -> str:
@@ -310,10 +312,11 @@ class TextEditor:
 
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,
-               intent: str | None = None, defaults: Mapping[str, Any] | None = None,
+               intent: str | None = None, origin: str | None = None,
+               defaults: Mapping[str, Any] | None = None,
                **options: Unpack[OptionKeywords]) -> EditorReply:
     """Run one editor call's decoded JSON arguments (``command``, ``path``, ...) against
-    ``root`` (``defaults``: see ``TextEditor``); raise ``PatchtxError`` when it cannot be done
+    ``root`` (``origin``, ``defaults``: see ``TextEditor``); raise ``PatchtxError`` when it cannot be done
     (nothing changed)."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
     if unknown:
@@ -325,7 +328,7 @@ def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".",
     command = arguments.get("command")
     if command is None:
         raise _invalid("Parameter `command` is required: one of " + ", ".join(COMMANDS) + ".")
-    return TextEditor(root, intent=intent, defaults=defaults, **options).run(
+    return TextEditor(root, intent=intent, origin=origin, defaults=defaults, **options).run(
         command, arguments.get("path") or "", file_text=arguments.get("file_text"),
         view_range=arguments.get("view_range"), old_str=arguments.get("old_str"),
         new_str=arguments.get("new_str"), insert_line=arguments.get("insert_line"),

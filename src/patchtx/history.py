@@ -28,11 +28,11 @@ from .errors import (
     HistoryDamagedError,
     NothingToRedoError,
     NothingToUndoError,
+    PolicyError,
     UnknownTransactionError,
 )
 from .model import ChangeKind, FileChange, PathTarget, Plan
-from .options import COMMIT_KEYWORDS
-from .policy import options_for
+from .policy import check_changes, options_for, policy_files
 from .result import Result
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Unpack
 
-    from .options import CommitKeywords
+    from .options import OptionKeywords
     from .txn.commit import Progress
 
 __all__ = [
@@ -149,7 +149,9 @@ def undo(
     progress: Progress | None = None,
     fs: FileSystemOps | None = None,
     approve: Callable[[Plan], None] | None = None,
-    **options: Unpack[CommitKeywords],
+    origin: str | None = None,
+    only_own: bool = False,
+    **options: Unpack[OptionKeywords],
 ) -> Result:
     """Restore what a retained transaction (default: the newest not yet undone, so that repeated
     calls go further back; a unique prefix of an id will do) replaced, as one new transaction.
@@ -158,13 +160,18 @@ def undo(
     committed, ``nothing_to_undo``, ``unknown_transaction`` or ``history_damaged``; in each case
     nothing was written. ``fs`` is the commit's filesystem layer (tests pass one that fails or
     crashes); ``approve`` is called with the undo's plan before anything is written, dry run or
-    not, and refuses it by raising (the MCP tool gates deletes this way); ``options`` are the
-    fields of ``CommitOptions``, as for ``apply_plan``.
+    not, and refuses it by raising; ``options`` are the fields of ``CommitOptions`` and
+    ``PlanOptions``, as for ``apply_plan``: an undo is a change like any other, and the commit's
+    gate checks it against the host's ceiling and the workspace's policy (protected paths, policy
+    files, deletes, moves, caps). ``origin`` is recorded in the undo's own history entry (see
+    ``commit_plan``); with ``only_own``, an entry made through another surface is refused.
     """
     root_path = os.path.realpath(os.fspath(root))
-    _, commit_options = options_for(root_path, options, accepted=COMMIT_KEYWORDS, caller="undo()")
+    plan_options, commit_options = options_for(root_path, options, caller="undo()")
     with open_workspace(root_path) as (reader, dirs):
         entry = _undo_target(reader, dirs, transaction_id)
+        if only_own and entry.origin != origin:
+            raise _not_own(entry, origin)
         record = read_record(reader, dirs, entry)
         current = {f.path: _current(reader, dirs, f.path) for f in record.files}
         changed = [(f.path, why) for f in record.files
@@ -174,6 +181,8 @@ def undo(
         images = {f.path: read_before_image(reader, dirs, entry, f)
                   for f in record.files if f.before_image is not None}
     plan = _undo_plan(root_path, record, current, images, intent)
+    # What the commit's gate will refuse, refused now (a dry run says so too): the same check.
+    check_changes(plan_options, plan.targets, plan.changes, extra_policy_files=policy_files(root_path))
     if approve is not None:
         approve(plan)
     if dry_run:
@@ -182,7 +191,7 @@ def undo(
     from .txn import commit
 
     keep = KeepHistory(count=commit_options.history_count, max_bytes=commit_options.history_bytes,
-                       undoes=entry.transaction_id)
+                       undoes=entry.transaction_id, origin=origin)
     report = commit(
         plan,
         durable=commit_options.durable,
@@ -191,6 +200,7 @@ def undo(
         retention=keep,
         progress=progress,
         dir_modes=dict(record.removed_dirs),
+        policy=plan_options,
         check=(check := verifier_for(commit_options)),
     )
     return Result(
@@ -202,6 +212,16 @@ def undo(
         undone=entry.transaction_id,
         verify=None if check is None else check.outcome,
     )
+
+
+def _not_own(entry: HistoryEntry, origin: str | None) -> PolicyError:
+    made = f"through {entry.origin}" if entry.origin else "through the library or the command line"
+    return PolicyError(
+        f"Refusing to undo transaction {entry.transaction_id}: it was made {made}, and this"
+        f" {origin or 'caller'} may undo only the transactions made through it.",
+        hint="The host decides what may be undone here (patchtx mcp --undo any|own|none); the user"
+             " can undo it from the command line (patchtx undo).",
+        details={"transaction": entry.transaction_id, "permission": "undo"})
 
 
 def _find(fs: FileSystemOps, dirs: DirectoryHandles, transaction_id: str | None) -> HistoryEntry:
@@ -260,6 +280,9 @@ def _change(file: HistoryFile, current: _Current, record: HistoryRecord) -> str 
         return f"it is now {current}"
     if hashlib.sha256(current[0]).hexdigest() != file.after_sha256:
         return "its contents differ from what the transaction wrote"
+    if file.after_mode is not None and current[1] != file.after_mode:
+        # A chmod made since (the executable bit, say) is a change the undo would silently revert.
+        return f"its mode is now {current[1]:o}, not {file.after_mode:o} as the transaction left it"
     return None
 
 

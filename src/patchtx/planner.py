@@ -38,7 +38,7 @@ from .model import (
     UpdateFile,
 )
 from .options import PlanOptions
-from .policy import check_policy_files, protected_by
+from .policy import check_changes, policy_files
 from .textfile import decode, looks_binary
 from .update import FileNames, UpdateRule, already_applied, update_file
 from .workspace import FileView, ResolvedPath, Workspace
@@ -133,6 +133,8 @@ class Stager:
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
         """Deletes of the patch being staged whose file is already gone, with their error."""
+        self.aliases: dict[str, set[str]] = {}
+        """Workspace path -> the other names (through symbolic links) the patches reached it by."""
         self.repairs: list[Repair] = []
         """Every repair made to read and place the patches staged (``repair``, ``repair_update``)."""
 
@@ -251,6 +253,8 @@ class Stager:
 
     def resolve(self, spelled: str, line: int) -> ResolvedPath:
         resolved = self.view.resolve(spelled, line=line)
+        if resolved.named != resolved.rel:  # reached through a symbolic link: a name of its own
+            self.aliases.setdefault(resolved.rel, set()).add(resolved.named)
         if self.progress is not None and resolved.rel not in self.resolved:
             self.resolved.add(resolved.rel)
             done = len(self.resolved)
@@ -403,6 +407,12 @@ class Stager:
             return
         after = update.after
         self.repairs.extend(update.repairs)
+        if looks_binary(after):  # (as for an Add: the file was text, so the NUL is the patch's)
+            raise BinaryFileError(
+                f"Refusing to update {hunk.path}: the patch adds a NUL byte (patch line {hunk.line}),"
+                " which would make it a binary file patchtx could not edit afterwards.",
+                hint="patchtx writes UTF-8 text only; remove the NUL from the added lines.",
+                path=rel, line=hunk.line)
         mode = entry.mode if hunk.new_mode is None else git_permissions(hunk.new_mode, entry.mode)
         destination = None
         if hunk.move_to is not None:
@@ -645,29 +655,12 @@ class Stager:
 
 
 def _check_policy(planner: Stager, targets: list[PathTarget]) -> None:
-    options = planner.options
-    check_policy_files(options, targets)
-    touched = [t.path for t in targets] + [c.source for c in planner.changes if c.source]
-    for path in touched:
-        pattern = protected_by(options, path)
-        if pattern is not None:
-            raise PolicyError(
-                f"Refusing to change {path}: it is protected by the pattern '{pattern}'.",
-                hint="Protected paths are set by the workspace's [tool.patchtx] table or the "
-                     "caller; leave this file out of the patch.",
-                path=path, details={"pattern": pattern})
-    if options.max_files is not None and len(targets) > options.max_files:
-        raise PolicyError(
-            f"Refusing the patch: it changes {len(targets)} files, more than the limit of "
-            f"{options.max_files}.", hint="Split it into smaller patches, or raise max-files.",
-            details={"files": len(targets), "limit": options.max_files})
-    if options.max_bytes is not None:
-        changed = sum(len(t.after if t.after is not None else t.before or b"") for t in targets)
-        if changed > options.max_bytes:
-            raise PolicyError(
-                f"Refusing the patch: it changes {changed} bytes, more than the limit of "
-                f"{options.max_bytes}.", hint="Split it into smaller patches, or raise max-bytes.",
-                details={"bytes": changed, "limit": options.max_bytes})
+    """The policy, as the commit will check it (``policy.check_changes``), with the names the
+    patch reached each file by (a symbolic link's own name, for one)."""
+    names = {path: [(name, "symbolic link") for name in sorted(spelled)]
+             for path, spelled in planner.aliases.items()}
+    check_changes(planner.options, targets, planner.changes, names=names,
+                  extra_policy_files=policy_files(planner.view.root))
 
 
 def plan(

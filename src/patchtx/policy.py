@@ -54,10 +54,11 @@ from .options import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from .model import PathTarget
+    from .globs import GlobSet
+    from .model import FileChange, PathTarget
 
 CONFIG_ENV = "PATCHTX_CONFIG"
 POLICY_ENV = "PATCHTX_POLICY"
@@ -124,6 +125,12 @@ def _values(table: dict[str, Any], where: str) -> dict[str, Any]:
         why = _problem(name, value)
         if why is not None:
             raise _invalid(where, f"'{key}' {why}")
+        if name == "protected":
+            from .globs import MAX_PATTERN_LENGTH, MAX_PATTERNS
+
+            if len(value) > MAX_PATTERNS or any(len(pattern) > MAX_PATTERN_LENGTH for pattern in value):
+                raise _invalid(where, f"'{key}' holds more than {MAX_PATTERNS} patterns, or one longer than"
+                                      f" {MAX_PATTERN_LENGTH} characters (each costs time on every patch)")
         values[name] = tuple(value) if name == "protected" else value
     return values
 
@@ -135,6 +142,8 @@ def _parse_toml(text: bytes, where: str) -> dict[str, Any]:
         parsed: dict[str, Any] = tomllib.loads(text.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise _invalid(where, str(exc)) from None
+    except RecursionError:  # (tomllib reads nested arrays and tables recursively)
+        raise _invalid(where, "its values are nested too deeply to read") from None
     return parsed
 
 
@@ -196,12 +205,13 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
 
 def workspace_policy(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The workspace's policy tables (``[tool.patchtx]`` of pyproject.toml, .patchtx.toml), as
-    field values, read without following a symbolic link (one is refused: it could make the
-    policy say anything)."""
+    field values. A policy file that is a symbolic link is read where it leads if that is inside
+    the root (a monorepo's shared pyproject.toml); one leading outside is refused, since planning
+    never reads outside the root (see ``policy_files`` for how its target is protected)."""
     tables = []
     for name in POLICY_FILES:
         path = os.path.join(os.fspath(root), name)
-        raw = _read_policy_file(path)
+        raw = _read_policy_file(path, os.fspath(root))
         if raw is not None:
             table = policy_table(name, raw, where=path)
             if table:
@@ -209,7 +219,7 @@ def workspace_policy(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return tables
 
 
-def _read_policy_file(path: str) -> bytes | None:
+def _read_policy_file(path: str, root: str) -> bytes | None:
     from ._fd import READ_FLAGS, require_posix
 
     require_posix()  # (O_NOFOLLOW: a platform without it gets unsupported_platform, not a traceback)
@@ -220,9 +230,13 @@ def _read_policy_file(path: str) -> bytes | None:
     except OSError as exc:
         import errno
 
-        if exc.errno == errno.ELOOP:
-            raise _invalid(path, "it is a symbolic link (patchtx reads policy only from a regular file)") from None
-        raise _invalid(path, f"unreadable ({exc.strerror})") from None
+        if exc.errno != errno.ELOOP:
+            raise _invalid(path, f"unreadable ({exc.strerror})") from None
+        real = os.path.realpath(path)
+        if _under(os.path.realpath(root), real) is None:
+            raise _invalid(path, f"it is a symbolic link that leads outside the workspace (to {real});"
+                                 " patchtx reads a workspace's policy only inside it") from None
+        return _read_policy_file(real, root)
     try:
         import stat
 
@@ -309,22 +323,161 @@ def options_for(
     return plan_options, replace(commit_options, **_only(COMMIT_KEYWORDS, given))
 
 
-def check_policy_files(options: PlanOptions, targets: Iterable[PathTarget]) -> None:
-    """Refuse a plan that changes the workspace's policy, unless the host allows it."""
-    if options.allow_policy_edit:
-        return
-    for target in targets:
-        if target.path not in POLICY_FILES:
-            continue
-        if _policy_of(target.path, target.before) != _policy_of(target.path, target.after):
+def _under(root: str, path: str) -> str | None:
+    """``path`` (absolute, normalised) relative to ``root``, or None if it is not inside it."""
+    prefix = root.rstrip("/") + "/"
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def policy_files(root: str) -> dict[str, str]:
+    """Workspace-relative paths that hold policy under a name that is not a policy file's own,
+    each with the name whose rules it follows (``pyproject.toml``: its ``[tool.patchtx]`` table;
+    anything else: the whole file): the host's config when it lies under the root (as named, and
+    where it leads), and where the root's policy files lead when they are symbolic links."""
+    found: dict[str, str] = {}
+    config = os.path.abspath(config_path())
+    for candidate in (os.path.normpath(config), os.path.realpath(config)):
+        rel = _under(root, candidate)
+        if rel is not None:
+            found[rel] = WORKSPACE_POLICY_FILE
+    for name in POLICY_FILES:
+        path = os.path.join(root, name)
+        if os.path.islink(path):
+            rel = _under(root, os.path.realpath(path))
+            if rel is not None:
+                found[rel] = name
+    return found
+
+
+def policy_file_rules(path: str, extra: Mapping[str, str]) -> str | None:
+    """Whether ``path`` holds policy, and by which file's rules (see ``policy_files``): a
+    ``pyproject.toml`` or ``.patchtx.toml`` in any folder (a nested workspace's policy), or one of
+    ``extra``."""
+    name = path.rpartition("/")[2]
+    if name in POLICY_FILES:
+        return name
+    return extra.get(path)
+
+
+def _refused(path: str, why: str, hint: str, **details: Any) -> PolicyError:
+    return PolicyError(f"Refusing to change {path}: {why}.", hint=hint, path=path, details=details)
+
+
+def check_changes(
+    options: PlanOptions,
+    targets: Sequence[PathTarget],
+    changes: Sequence[FileChange],
+    *,
+    names: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+    extra_policy_files: Mapping[str, str] | None = None,
+) -> None:
+    """The one check of what a plan does against the policy in force: the planner runs it on the
+    plan it builds, and the commit on every plan it is handed (``txn.gate``), with every other
+    name of each file (``names``: path -> (name, how), a symbolic link's or a hard link's).
+
+    Caps on files and bytes; deletes (a move's source counts as a move); moves; Adds and Moves
+    onto an existing file; protected paths and policy files, under every name; copies from a
+    protected file. PolicyError (UnsafePathError for a hard link into ``.git``) otherwise."""
+    if options.max_files is not None and len(targets) > options.max_files:
+        raise PolicyError(
+            f"Refusing the patch: it changes {len(targets)} files, more than the limit of "
+            f"{options.max_files}.", hint="Split it into smaller patches, or raise max-files.",
+            details={"files": len(targets), "limit": options.max_files})
+    if options.max_bytes is not None:
+        changed = sum(len(t.after if t.after is not None else t.before or b"") for t in targets)
+        if changed > options.max_bytes:
             raise PolicyError(
-                f"Refusing to change {target.path}: the patch changes the workspace's patchtx policy"
-                f" ({'the [tool.patchtx] table' if target.path == PYPROJECT else 'the whole file'}).",
-                hint=(
-                    "A patch may not loosen or rewrite the policy that governs patches; leave that"
-                    " part out of the patch. The host can allow it (--allow-policy-edit,"
-                    " allow-policy-edit in its config)."
-                ),
-                path=target.path,
-                details={"policy_file": target.path},
-            )
+                f"Refusing the patch: it changes {changed} bytes, more than the limit of "
+                f"{options.max_bytes}.", hint="Split it into smaller patches, or raise max-bytes.",
+                details={"bytes": changed, "limit": options.max_bytes})
+    from .model import ChangeKind
+
+    if not (options.allow_delete and options.allow_move and options.allow_overwrite):
+        written = {t.path for t in targets if t.after is not None}
+        # A source counts as moved only when its destination is written (a hand-built plan could
+        # call a plain delete a move).
+        moved = {c.source for c in changes
+                 if c.kind is ChangeKind.MOVE and c.source is not None and c.path in written}
+        for target in targets:
+            if target.before is None or target.after is not None:
+                continue
+            if target.path in moved and not options.allow_move:
+                raise _refused(target.path, "moving files is not allowed here",
+                               "Resend with allow_move set to true if the user agrees to the move.",
+                               permission="allow_move")
+            if target.path not in moved and not options.allow_delete:
+                raise _refused(target.path, "deleting files is not allowed here",
+                               "Resend with allow_delete set to true if the user agrees to the deletion.",
+                               permission="allow_delete")
+        if not options.allow_overwrite:
+            # Not an overwrite: filling an empty file (a diff's '@@ -0,0'), nor a rename onto a
+            # file the same plan renames away (names that swap or rotate): nothing is lost.
+            renamed_away = {c.source for c in changes if c.kind is ChangeKind.MOVE}
+            for change in changes:
+                if (change.kind in (ChangeKind.ADD, ChangeKind.MOVE) and change.overwrote
+                        and change.path not in renamed_away):
+                    raise _refused(change.path, "the change replaces an existing file, which is not allowed"
+                                   " here", "Allow overwriting explicitly (--allow-overwrite).",
+                                   permission="allow_overwrite")
+    names = names or {}
+    extra = extra_policy_files if extra_policy_files is not None else {}
+    protection: GlobSet | None = None
+    exceeded: type[Exception] | tuple[()] = ()
+    if options.protected:  # (globs is loaded only then: not on a small edit's path)
+        from .globs import GlobSet, GlobWorkExceeded
+
+        protection, exceeded = GlobSet(options.protected), GlobWorkExceeded
+    try:
+        for target in targets:
+            _check_every_name(options, protection, target, names.get(target.path, ()), extra)
+        _check_copies(protection, changes)
+    except exceeded:
+        raise PolicyError(
+            f"Refusing the patch: checking its {len(targets)} files against the {len(options.protected)}"
+            " protected patterns in force costs too much (more than the bound patchtx sets on that"
+            " work).", hint="Use fewer or simpler protected patterns (one folder pattern covers"
+            " everything inside it), or split the patch.",
+            details={"patterns": len(options.protected), "files": len(targets)}) from None
+
+
+def _check_copies(protection: GlobSet | None, changes: Sequence[FileChange]) -> None:
+    if protection is not None:
+        for change in changes:
+            source = change.copied_from
+            pattern = None if source is None else protection.first_match(source)
+            if pattern is not None:
+                raise _refused(change.path, f"it would be a copy of {source}, which is protected by the"
+                               f" pattern '{pattern}'", "A copy would carry the protected file's contents;"
+                               " leave it out of the patch.", pattern=pattern, copied_from=source)
+
+
+def _check_every_name(options: PlanOptions, protection: GlobSet | None, target: PathTarget,
+                      others: Sequence[tuple[str, str]], extra: Mapping[str, str]) -> None:
+    path = target.path
+    for name, how in ((path, ""), *others):
+        alias = "" if not how else f" (the same file as {name}, through a {how})"
+        if how:
+            from .workspace import path_problem
+
+            why = path_problem(name)
+            if why is not None:
+                from .errors import UnsafePathError
+
+                raise UnsafePathError(
+                    f"Refusing to change {path}: it is the same file as {name} (a {how}), and {why}.",
+                    hint="patchtx never writes a file under a name it may not write; edit it with another"
+                         " tool, or break the link.", path=path, details={"other_name": name})
+        pattern = None if protection is None else protection.first_match(name)
+        if pattern is not None:
+            raise _refused(path, f"it is protected by the pattern '{pattern}'{alias}",
+                           "Protected paths are set by the workspace's [tool.patchtx] table or the "
+                           "caller; leave this file out of the patch.", pattern=pattern,
+                           **({"other_name": name} if how else {}))
+        rules = None if options.allow_policy_edit else policy_file_rules(name, extra)
+        if rules is not None and _policy_of(rules, target.before) != _policy_of(rules, target.after):
+            what = "the [tool.patchtx] table" if rules == PYPROJECT else "the whole file"
+            raise _refused(
+                path, f"the patch changes the patchtx policy in {name} ({what}){alias}",
+                "A patch may not loosen or rewrite the policy that governs patches; leave that"
+                " part out of the patch. The host can allow it (--allow-policy-edit,"
+                " allow-policy-edit in its config).", policy_file=name)

@@ -428,11 +428,12 @@ def log_text(entries: Sequence[HistoryEntry]) -> str:
     lines = []
     for entry in entries:
         when = datetime.fromisoformat(entry.committed_at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        intent = f"  {entry.intent}" if entry.intent else ""
-        lines.append(f"{entry.transaction_id}  {when}  {entry.summary}  {_size(entry.bytes):>9}{intent}\n")
-        shown = ", ".join(shown_path(path) for path in entry.paths[:_LOGGED_PATHS])
+        # (an intent is a model's text: a terminal escape in it is shown, as in a path, not obeyed)
+        intent = f"  {shown_path(entry.intent)}" if entry.intent else ""
+        lines.append(f"{entry.transaction_id}  {when}  {shown_path(entry.summary)}  {_size(entry.bytes):>9}{intent}\n")
+        named = ", ".join(shown_path(path) for path in entry.paths[:_LOGGED_PATHS])
         more = len(entry.paths) - _LOGGED_PATHS
-        lines.append(f"    {shown}{f' and {more:,} more' if more > 0 else ''}\n")
+        lines.append(f"    {named}{f' and {more:,} more' if more > 0 else ''}\n")
     return "".join(lines)
 
 

@@ -123,7 +123,8 @@ class Transaction:
         if not plan.targets:
             self.result = Result(plan, committed=False)
             return self.result
-        self.result = commit_plan(plan, self._commit_options, progress=self._progress)
+        self.result = commit_plan(plan, self._commit_options, progress=self._progress,
+                                  policy=self._plan_options)
         return self.result
 
     def rollback(self) -> None:

@@ -32,6 +32,9 @@ class ResolvedPath:
     """Real workspace-relative POSIX path (symlinks inside the root already followed)."""
     spelled: str
     leaf_is_symlink: bool = False
+    named: str = ""
+    """The path as named, made relative and normalised but not resolved: where a symbolic link on
+    the way makes it differ from ``rel``, another name of the same file (protected as it is)."""
 
 
 @record
@@ -86,16 +89,46 @@ def _folds_to(name: str, reserved: str) -> bool:
 
 
 def reserved_reason(parts: list[str]) -> str | None:
-    """Why a root-relative path (its non-empty components) is off limits to every writer: inside
-    patchtx's state folder or a ``.git`` folder (in any spelling a filesystem folds to them).
-    The one rule for a patch's paths and for the paths a journal or history entry names."""
-    if parts and _folds_to(parts[0], STATE_DIR):
-        return "it is inside patchtx's own state folder .patchtx"
-    for part in parts:  # parts are never empty; most start with neither "." nor "g"
+    """Why a root-relative path (its non-empty components) is off limits to every writer: inside a
+    patchtx state folder (the root's, or a nested workspace's) or a ``.git`` folder, in any
+    spelling a filesystem folds to them."""
+    for depth, part in enumerate(parts):  # parts are never empty; most start with neither "." nor "g"/"p"
         first = part[:1]
-        if (first == "." and _folds_to(part, ".git")) or (first in ("g", "G") and part.lower() == "git~1"):
+        if first == ".":
+            if _folds_to(part, ".git"):
+                return "it is inside a .git folder"
+            if _folds_to(part, STATE_DIR):
+                return ("it is inside patchtx's own state folder .patchtx" if depth == 0
+                        else "it is inside a nested workspace's patchtx state folder .patchtx")
+        elif first in ("g", "G") and part.lower() == "git~1":  # (.git's 8.3 short name)
             return "it is inside a .git folder"
+        elif first in ("p", "P") and part.lower() == "patcht~1":
+            return "it is inside a patchtx state folder .patchtx"
     return None
+
+
+def path_problem(path: str) -> str | None:
+    """Why a workspace-relative, ``/``-separated ``path`` may not be written (None: it may be).
+
+    THE path rule, for every writer and reader of paths: the planner applies it to a patch's paths
+    once the workspace has resolved them, the commit to every plan it is handed (``txn.gate``),
+    and the journal reader to every path a journal or history entry names. A plain relative path
+    (no empty, ``.`` or ``..`` component), no NUL, backslash or control character (a tab, which
+    names may hold, aside), outside every ``.git`` and ``.patchtx`` folder."""
+    if not path:
+        return "it is empty"
+    if not path.isprintable():  # (C speed for the common case; a tab or NBSP lands here too)
+        if "\0" in path:
+            return "it contains a NUL byte"
+        control = next((c for c in path if (c < " " and c != "\t") or c == "\x7f"), None)
+        if control is not None:
+            return f"it contains the control character U+{ord(control):04X}"
+    if "\\" in path:
+        return "it contains a backslash"
+    parts = path.split("/")
+    if "" in parts or "." in parts or ".." in parts:
+        return "it is not a plain relative path (an absolute path, or an empty, '.' or '..' component)"
+    return reserved_reason(parts)
 
 
 def _unsafe(spelled: str, why: str, line: int | None) -> UnsafePathError:
@@ -120,6 +153,8 @@ class Workspace:
         self.given_root = given
         self.root = os.path.realpath(given)
         self._dir_fds: dict[str, int] = {}
+        self._capacity: int | None = None
+        """How many folder descriptors to keep (sized on first use, see _dir_fd)."""
         """Open descriptors of folders read from, by relative path ("" is the root); each was
         opened without following a link, so it stays the folder checked even if a link later
         takes its name. Closed by close() (or when the Workspace is collected)."""
@@ -142,24 +177,52 @@ class Workspace:
 
     def _dir_fd(self, rel: str) -> int:
         """A descriptor of the folder ``rel``, reached from the root without following links;
-        OSError (ELOOP for a link, ENOTDIR, ENOENT) otherwise."""
+        OSError (ELOOP for a link, ENOTDIR, ENOENT) otherwise.
+
+        Walked down from the nearest folder open already, one component at a time (no recursion:
+        a path may be a thousand folders deep); the folders on the way are not kept. At most half
+        the descriptors the process may still open are kept (``descriptor_budget``): a patch over
+        many folders plans under a small limit, as it commits."""
         fd = self._dir_fds.get(rel)
         if fd is not None:
             return fd
-        if len(self._dir_fds) >= _MAX_DIR_FDS:
+        if self._capacity is None:
+            from ._fd import descriptor_budget
+
+            self._capacity = max(1, min(_MAX_DIR_FDS, descriptor_budget() // 2))
+        if len(self._dir_fds) >= self._capacity:
             self.close()
         if not rel:
             fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        else:
-            parent, _, name = rel.rpartition("/")
-            parent_fd = self._dir_fd(parent)
-            try:
-                fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
-            except NotADirectoryError:
-                # O_DIRECTORY | O_NOFOLLOW on a link answers ENOTDIR: say ELOOP, it is a link.
-                if stat.S_ISLNK(os.stat(name, dir_fd=parent_fd, follow_symlinks=False).st_mode):
-                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), rel) from None
-                raise
+            self._dir_fds[rel] = fd
+            return fd
+        parts = rel.split("/")
+        depth, fd = 0, self._dir_fds.get("")
+        for above in range(len(parts) - 1, 0, -1):
+            found = self._dir_fds.get("/".join(parts[:above]))
+            if found is not None:
+                depth, fd = above, found
+                break
+        if fd is None:
+            fd = self._dir_fd("")
+        start = fd
+        try:
+            for index in range(depth, len(parts)):
+                name = parts[index]
+                try:
+                    child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except NotADirectoryError:
+                    # O_DIRECTORY | O_NOFOLLOW on a link answers ENOTDIR: say ELOOP, it is a link.
+                    if stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+                        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), "/".join(parts[:index + 1])) from None
+                    raise
+                if fd != start:
+                    os.close(fd)
+                fd = child
+        except BaseException:
+            if fd != start:
+                os.close(fd)
+            raise
         self._dir_fds[rel] = fd
         return fd
 
@@ -229,7 +292,11 @@ class Workspace:
             return ResolvedPath("", spelled)  # the root: a directory, which every operation refuses
         real, leaf_is_symlink = self._follow_links(parts, spelled, line)
         self._check_reserved(real, spelled, line)
-        return ResolvedPath("/".join(real), spelled, leaf_is_symlink)
+        rel = "/".join(real)
+        named = "/".join(parts)
+        if named != rel:
+            self._check_reserved(parts, spelled, line)
+        return ResolvedPath(rel, spelled, leaf_is_symlink, named)
 
     def _relative_absolute(self, spelled: str, line: int | None) -> str:
         normal = os.path.normpath(spelled)
@@ -244,7 +311,7 @@ class Workspace:
                       line)
 
     def _check_reserved(self, parts: list[str], spelled: str, line: int | None) -> None:
-        why = reserved_reason(parts)
+        why = path_problem("/".join(parts))
         if why is not None:
             raise _unsafe(spelled, why, line)
 

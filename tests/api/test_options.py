@@ -61,9 +61,8 @@ def via_apply_patch(root: Path, patch: str, host: Options, call: Options) -> str
 
 def via_plan_then_apply_plan(root: Path, patch: str, host: Options, call: Options) -> str:
     plan_keywords = {k: v for k, v in host.items() if k in options.PLAN_KEYWORDS}
-    commit_keywords = {k: v for k, v in host.items() if k in options.COMMIT_KEYWORDS}
-    return _kind(lambda: patchtx.apply_plan(patchtx.plan_patch(patch, root, **plan_keywords, **call),
-                                            **commit_keywords))
+    # The host's ceiling goes to the commit too: its gate checks the plan against it (issue 24).
+    return _kind(lambda: patchtx.apply_plan(patchtx.plan_patch(patch, root, **plan_keywords, **call), **host))
 
 
 def via_transaction(root: Path, patch: str, host: Options, call: Options) -> str:
@@ -280,7 +279,7 @@ def _undo_through_the_command_line(root: Path, given: Options) -> None:
 
 
 def _undo_through_mcp(root: Path, given: Options) -> None:
-    served_root, host = server_arguments(["--root", str(root), *command_line(given)])
+    served_root, host = server_arguments(["--root", str(root), "--undo", "any", *command_line(given)])
     newest = history.log(root)[0].transaction_id
     result = anyio.run(build_server(served_root, host).call_tool, "undo", {"transaction": newest})
     assert result.structured_content["ok"], result
@@ -347,9 +346,9 @@ def test_planning_progress_counts_each_path_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("call", "name"), [
     (lambda root: patchtx.apply_patch(UPDATE_A, root, allow_deletes=True), "apply_patch()"),
     (lambda root: patchtx.plan_patch(UPDATE_A, root, durable=False), "plan_patch()"),
-    (lambda root: patchtx.apply_plan(patchtx.plan_patch(UPDATE_A, root), first_match=True), "apply_plan()"),
+    (lambda root: patchtx.apply_plan(patchtx.plan_patch(UPDATE_A, root), extract=True), "apply_plan()"),
     (lambda root: patchtx.Transaction(root, lock=1.0), "Transaction()"),
-    (lambda root: history.undo(root, allow_delete=False), "undo()"),
+    (lambda root: history.undo(root, extract=False), "undo()"),
     (lambda root: PatchtxEditor(root, durabel=False), "PatchtxEditor()"),
 ])
 def test_an_option_a_surface_does_not_take_is_a_type_error(call: Callable[[Path], object], name: str,

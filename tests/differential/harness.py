@@ -78,7 +78,7 @@ class Allowed:
     BINARY = "binary (NUL) file refused"
     SYMLINK_LEAF = ("a symlink inside the root is never added onto, deleted or moved: refused "
                     "(Codex writes through it / removes it / moves its target)")
-    RESERVED = "paths inside .git/ or .patchtx/ refused (Codex writes them)"
+    RESERVED = "paths inside .git/ or .patchtx/ (at any depth) refused (Codex writes them)"
     WINDOWS_PATH = "a backslash or a drive-letter prefix in a path refused (Codex: a literal file name)"
     EOF_ORDER = ("pure insertion at end of file goes after a later chunk's lines added at the end "
                  "(Codex: chunk order)")
@@ -690,7 +690,7 @@ def _windows_path(path: str) -> bool:
 
 
 def _reserved_path(parts: Sequence[str]) -> bool:
-    return ".git" in parts or (bool(parts) and parts[0] == ".patchtx")
+    return ".git" in parts or ".patchtx" in parts  # (a nested workspace's state folder too: issue 24)
 
 
 def _refused_path_label(case: Case, px: PatchtxOutcome, error: UnsafePathError) -> tuple[str, str] | None:
@@ -698,7 +698,7 @@ def _refused_path_label(case: Case, px: PatchtxOutcome, error: UnsafePathError) 
     the shape of the path: an ``unsafe_path`` error naming a path the patch spells, which is
 
     - WINDOWS_PATH: with a backslash or a drive-letter prefix (``C:``);
-    - RESERVED: with a ``.git`` component or the first component ``.patchtx``, as spelled or once
+    - RESERVED: with a ``.git`` or a ``.patchtx`` component, as spelled or once
       the input tree's symlinks are followed;
     - SYMLINK_LEAF: the path of an Add, Delete or Move (either end) that is itself a symlink of the
       input tree (parent folders followed) with its target inside the root.

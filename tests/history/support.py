@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -74,7 +75,8 @@ def assert_no_entry_claims_a_lost_before_image(root: Path) -> None:
         if parse_kept_kind(name.partition(".")[2]) is None:
             continue
         try:
-            journal = Journal.from_bytes((folder / name).read_bytes(), where=name)
+            journal = Journal.from_bytes((folder / name).read_bytes(), where=name,
+                                         workspace=os.path.realpath(root))
         except Exception:
             continue  # a damaged one claims nothing (and is never listed)
         lost = set(journal.backup_names()) - names

@@ -92,11 +92,12 @@ class Pruning:
 
 
 def _pruning(folder: Path) -> Pruning:
+    # Built where it runs, then kept aside: a journal is valid only in the workspace it was signed for.
     template, root = folder / "template", folder / "ws"
-    make_tree(template, {"a.txt": b"a0\n", "b.txt": b"b0\n", "c.txt": b"c0\n", "sub/d.txt": b"d0\n"})
-    t0 = commit_kept(plan_changes(template, {"a.txt": b"a1\n"}), count=KEEP_TWO)
-    t1 = commit_kept(plan_changes(template, {"b.txt": b"b1\n", "sub/d.txt": None}), count=KEEP_TWO)
-    copy_tree(template, root)
+    make_tree(root, {"a.txt": b"a0\n", "b.txt": b"b0\n", "c.txt": b"c0\n", "sub/d.txt": b"d0\n"})
+    t0 = commit_kept(plan_changes(root, {"a.txt": b"a1\n"}), count=KEEP_TWO)
+    t1 = commit_kept(plan_changes(root, {"b.txt": b"b1\n", "sub/d.txt": None}), count=KEEP_TWO)
+    copy_tree(root, template)
     before = snapshot(root)
     plan = plan_changes(root, {"c.txt": b"c1\n", "e/new.txt": b"e\n"})
     recording = Recording()
@@ -174,7 +175,7 @@ def test_an_error_at_every_call_of_a_commit_that_prunes(scratch: Path, error: in
 
 def test_power_cut_after_every_call_of_a_commit_that_prunes(scratch: Path) -> None:
     ws = _pruning(scratch)
-    dest = scratch / "after-the-cut"
+    dest = ws.root  # (the cut's disk at the commit's own path: journals are bound to their workspace)
     ws.reset()
     disk = Disk(ws.root)
     mark = ws.index(_is_mark)
@@ -203,11 +204,11 @@ def test_power_cut_after_every_call_of_a_commit_that_prunes(scratch: Path) -> No
 
 def test_crash_at_every_call_of_an_undo(scratch: Path) -> None:
     template, root = scratch / "template", scratch / "ws"
-    make_tree(template, MIXED.tree)
-    before_t1 = snapshot(template)
-    t1 = commit_kept(build_plan(template, MIXED))
-    after_t1 = snapshot(template)
-    copy_tree(template, root)
+    make_tree(root, MIXED.tree)  # (built where it runs: journals are bound to their workspace)
+    before_t1 = snapshot(root)
+    t1 = commit_kept(build_plan(root, MIXED))
+    after_t1 = snapshot(root)
+    copy_tree(root, template)
     recording = Recording()
     history.undo(root, fs=recording)
     assert snapshot(root) == before_t1
@@ -233,11 +234,11 @@ def test_crash_at_every_call_of_an_undo(scratch: Path) -> None:
 
 def test_undo_after_a_crash_interrupted_commit(scratch: Path) -> None:
     template, root = scratch / "template", scratch / "ws"
-    make_tree(template, {"a.txt": b"a0\n", "b.txt": b"b0\n"})
-    before_t1 = snapshot(template)
-    t1 = commit_kept(plan_changes(template, {"a.txt": b"a1\n", "b.txt": b"b1\n"}, intent="first"))
-    after_t1 = snapshot(template)
-    copy_tree(template, root)
+    make_tree(root, {"a.txt": b"a0\n", "b.txt": b"b0\n"})  # (built where it runs, as above)
+    before_t1 = snapshot(root)
+    t1 = commit_kept(plan_changes(root, {"a.txt": b"a1\n", "b.txt": b"b1\n"}, intent="first"))
+    after_t1 = snapshot(root)
+    copy_tree(root, template)
     plan = plan_changes(root, {"a.txt": b"a2\n", "n.txt": b"n\n"}, intent="interrupted")
     recording = Recording()
     commit(plan, fs=recording, retention=KeepHistory())
@@ -261,7 +262,7 @@ def test_a_failed_commit_mark_then_a_power_cut_leaves_a_whole_tree_listed_only_i
     # The mark's own fsync fails: the commit un-marks durably before rolling back, so a power cut
     # at any later point cannot keep the mark over a half-rolled-back tree (which the history
     # would then list as committed).
-    template, root, dest = scratch / "template", scratch / "ws", scratch / "after-the-cut"
+    template, root = scratch / "template", scratch / "ws"
     make_tree(template, {"a.txt": b"a0\n", "b.txt": b"b0\n"})
     changes = {"a.txt": b"a1\n", "b.txt": b"b1\n"}
     probe = scratch / "probe"
@@ -273,6 +274,7 @@ def test_a_failed_commit_mark_then_a_power_cut_leaves_a_whole_tree_listed_only_i
     copy_tree(template, root)
     before = snapshot(root)
     disk = Disk(root)
+    dest = root  # (the cut's disk at the commit's own path: journals are bound to their workspace)
     failing = Failing(mark_fsync, errno.EIO, allow_syncfs=False)
     with pytest.raises(PatchtxError) as caught:
         commit(plan_changes(root, changes), fs=failing, retention=KeepHistory())

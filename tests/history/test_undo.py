@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -304,7 +305,8 @@ def test_the_journal_records_the_intent(tmp_path: Path) -> None:
     # Stop right at the commit point: the published journal is on disk, as a crash leaves it.
     assert crash_in_process(lambda fs: commit(plan, fs=fs, retention=KeepHistory()), CrashingFileSystemOps(mark))
     [journal_file] = [p for p in (root / JOURNAL_DIR).iterdir() if p.name.endswith(".journal")]
-    journal = Journal.from_bytes(journal_file.read_bytes(), where=journal_file.name)
+    journal = Journal.from_bytes(journal_file.read_bytes(), where=journal_file.name,
+                                 workspace=os.path.realpath(root))
     assert journal.intent == "bump every version — ünïcode too"
     assert logged_ids(root) == []  # its would-be entry is the uncommitted journal: not listed
     recover(str(root))

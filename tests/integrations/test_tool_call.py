@@ -252,7 +252,8 @@ def test_run_tool_call_refuses_malformed_arguments(tree: Path, arguments: dict[s
 def test_an_undo_that_deletes_is_gated_by_the_host_ceiling_too(tree: Path) -> None:
     from patchtx.agents.tool_call import undo_call
 
-    added = apply_patch_call("*** Begin Patch\n*** Add File: pkg/new.py\n+NEW = True\n*** End Patch\n", str(tree))
+    added = apply_patch_call("*** Begin Patch\n*** Add File: pkg/new.py\n+NEW = True\n*** End Patch\n", str(tree),
+                             origin="mcp")  # (an MCP client undoes its own transactions by default)
     transaction = added.payload["transaction"]
     after = files(tree)
     refused = undo_call(str(tree), transaction, allow_delete=True, host={"allow_delete": False})

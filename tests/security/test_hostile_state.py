@@ -68,7 +68,7 @@ def forge(root: Path, entries: list[dict[str, Any]], *, backups: dict[str, bytes
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
     body["checksum"] = sha(canonical)
     if signed:
-        body["mac"] = sign(canonical)
+        body["mac"] = sign(canonical, os.path.realpath(root))
     path = journal_dir / (name or f"{TXN}.journal")
     path.write_text(json.dumps(body))
     for backup, data in (backups or {}).items():
@@ -282,9 +282,11 @@ def test_signature_is_standard_hmac_sha256(message: bytes) -> None:
 
     from patchtx.txn.provenance import user_secret, verify
 
-    mac = hmac.new(user_secret(), message, "sha256").hexdigest()
-    assert sign(message) == mac and verify(message, mac)
-    assert not verify(message, mac[:-1] + ("0" if mac[-1] != "0" else "1")) and not verify(message, None)
+    workspace = "/some/workspace"
+    mac = hmac.new(user_secret(), b"patchtx journal 2\0" + workspace.encode() + b"\0" + message, "sha256").hexdigest()
+    assert sign(message, workspace) == mac and verify(message, mac, workspace)
+    assert not verify(message, mac[:-1] + ("0" if mac[-1] != "0" else "1"), workspace)
+    assert not verify(message, None, workspace) and not verify(message, mac, workspace + "/other")
 
 
 def test_secret_is_private_and_outside_the_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,6 +45,8 @@ class FileNode:
     rewrite in place (a file with other hard links), from offset 0."""
     rewritten: int = 0
     """Length of the last rewrite in place: what a truncate that follows it cuts the file to."""
+    inode: int | None = None
+    """Its inode number on the disk it was loaded from (None: created by a replayed call)."""
 
     @property
     def dirty(self) -> bool:
@@ -119,7 +121,7 @@ class Disk:
                 if key not in inodes:
                     data = child.read_bytes()
                     mode = stat.S_IMODE(cst.st_mode)
-                    inodes[key] = FileNode(data, mode, data, mode)
+                    inodes[key] = FileNode(data, mode, data, mode, inode=cst.st_ino)
                     self.nodes.append(inodes[key])
                 node.entries[name] = inodes[key]
             else:
@@ -226,7 +228,14 @@ class Disk:
     def materialize(self, dest: Path, choice: dict[int, int | Choice]) -> None:
         if dest.exists():
             shutil.rmtree(dest)
-        self._write_dir(self.root, dest, choice, {}, is_root=True)
+        written: dict[int, Path] = {}
+        self._write_dir(self.root, dest, choice, written, is_root=True)
+        # A real disk keeps a file's inode number through a power cut; a materialised one is a new
+        # file. The journals' records of inode numbers (an update written in place) are carried
+        # over to the new numbers, as if the disk had kept them.
+        renumbered = {node.inode: path.stat().st_ino for node in self.nodes if isinstance(node, FileNode)
+                      and node.inode is not None and (path := written.get(id(node))) is not None}
+        _carry_inode_numbers(dest, renumbered)
 
     def _write_dir(
         self,
@@ -260,3 +269,36 @@ class Disk:
         # The folder's own mode: lost with its unsynced entries if none of them survived.
         mode = node.mode if prefix == len(node.pending) else node.synced_mode
         os.chmod(dest, mode)
+
+
+def _carry_inode_numbers(root: Path, renumbered: dict[int, int]) -> None:
+    """Rewrite the inode numbers the journals in ``root`` record (re-signed: this is the disk's
+    doing, not a forgery)."""
+    import hashlib
+    import json
+
+    from patchtx.txn.provenance import sign
+
+    folder = root / ".patchtx" / "journal"
+    if not folder.is_dir() or not renumbered:
+        return
+    for journal in folder.iterdir():
+        if not journal.name.endswith((".journal", ".committed")) and ".kept-" not in journal.name:
+            continue
+        try:
+            body = json.loads(journal.read_bytes())
+        except ValueError:
+            continue  # torn: recovery says so
+        if not isinstance(body, dict) or not any(
+                isinstance(e, dict) and e.get("inode") in renumbered for e in body.get("entries", [])):
+            continue
+        for entry in body["entries"]:
+            if entry.get("inode") in renumbered:
+                entry["inode"] = renumbered[entry["inode"]]
+        body.pop("checksum", None)
+        body.pop("mac", None)
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        mac = sign(text.encode("ascii"), os.path.realpath(root))
+        checksum = hashlib.sha256(text.encode("ascii")).hexdigest()
+        journal.write_bytes(f'{text[:-1]},"checksum":"{checksum}","mac":"{mac}"}}\n'.encode("ascii"))
+

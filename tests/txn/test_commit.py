@@ -406,7 +406,8 @@ def test_the_retention_hook_keeps_the_journal_as_the_entry_at_no_extra_cost(tmp_
     assert report.retention_error is None and snapshot(root) == expected_after(before, plan)
     txn = report.transaction_id
     assert txn is not None
-    journal = Journal.from_bytes((journal_dir / f"{txn}.kept-7-123").read_bytes(), where="test")
+    journal = Journal.from_bytes((journal_dir / f"{txn}.kept-7-123").read_bytes(), where="test",
+                                 workspace=os.path.realpath(root))
     assert journal.history == history
     assert {p.name for p in journal_dir.iterdir()} == {f"{txn}.kept-7-123", *journal.backup_names()}
     mark = [c for c in fs.log if c.op == "rename" and c.target == f".patchtx/journal/{txn}.kept-7-123"]

@@ -193,7 +193,7 @@ def test_power_cut_after_every_call_of_a_hard_linked_update(scratch: Path, syncf
                                                             each_platform: SimulatedPlatform) -> None:
     if syncfs and each_platform.simulated:
         pytest.skip("the simulated platform has no syncfs")
-    root, dest = scratch / "ws", scratch / "after-the-cut"
+    root = dest = scratch / "ws"  # (the cut's disk at the commit's own path: journals are bound to their workspace)
     prepare(root)
     before = snapshot(root)
     after = after_with_links(before, root)

@@ -7,9 +7,11 @@ import hashlib
 import hmac
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from patchtx.errors import UntrustedStateError
 from patchtx.txn.journal import Journal, JournalEntry, RemovedDir, canonical_json
 from patchtx.txn.layout import backup_name, temp_name
 from patchtx.txn.provenance import user_secret
@@ -47,15 +49,18 @@ def _reference(journal: Journal) -> bytes:
     text = canonical_json(journal.body())
     assert text == json.dumps(journal.body(), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     checksum = hashlib.sha256(text.encode("ascii")).hexdigest()
-    mac = hmac.new(user_secret(), text.encode("ascii"), hashlib.sha256).hexdigest()
+    # Bound to the workspace: its real path between a domain and the body (issue 24).
+    message = b"patchtx journal 2\0" + WORKSPACE.encode() + b"\0" + text.encode("ascii")
+    mac = hmac.new(user_secret(), message, hashlib.sha256).hexdigest()
     return f'{text[:-1]},"checksum":"{checksum}","mac":"{mac}"}}\n'.encode("ascii")
 
 
 @given(_JOURNAL)
 def test_to_bytes_is_the_canonical_json_of_the_body(journal: Journal) -> None:
-    assert journal.to_bytes() == _reference(journal)
+    assert journal.to_bytes(WORKSPACE) == _reference(journal)
 
 
+WORKSPACE = "/work/space"
 _TXN = "20250101T000000-0000abcd"
 
 
@@ -66,6 +71,9 @@ def test_a_written_journal_reads_back_equal() -> None:
     )
     journal = Journal("20250101T000000-0000abcd", entries, ("new",), (RemovedDir("old", 0o755, (1, 2)),),
                       intent="why", history={"sequence": 4, "bytes": 12})
-    data = journal.to_bytes()
+    data = journal.to_bytes(WORKSPACE)
     assert data == _reference(journal)
-    assert Journal.from_bytes(data, where="test") == journal
+    assert Journal.from_bytes(data, where="test", workspace=WORKSPACE) == journal
+    # Valid in its own workspace only.
+    with pytest.raises(UntrustedStateError):
+        Journal.from_bytes(data, where="test", workspace=WORKSPACE + "2")

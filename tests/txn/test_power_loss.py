@@ -91,7 +91,7 @@ def check_cut(dest: Path, allowed: list[Snapshot], what: str) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_power_cut_after_every_call_of_a_commit(scratch: Path, case: Case) -> None:
-    root, dest = scratch / "ws", scratch / "after-the-cut"
+    root = dest = scratch / "ws"  # (the cut's disk at the commit's own path: journals are bound to their workspace)
     prepare(root, case)
     before = snapshot(root)
     plan = build_plan(root, case.scenario)
@@ -126,7 +126,7 @@ def test_power_cut_after_every_call_of_a_commit(scratch: Path, case: Case) -> No
 
 @pytest.mark.parametrize("case", [Case(MIXED), Case(MIXED, syncfs=False, hard_links=False)], ids=lambda c: c.id)
 def test_power_cut_after_every_call_of_a_recovery(scratch: Path, case: Case) -> None:
-    root, dest = scratch / "ws", scratch / "after-the-cut"
+    root = dest = scratch / "ws"  # (the cut's disk at the commit's own path: journals are bound to their workspace)
     prepare(root, case)
     before = snapshot(root)
     plan = build_plan(root, case.scenario)

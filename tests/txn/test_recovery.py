@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,7 @@ def rewrite(journal: Path, change: Callable[[dict[str, Any]], None], *, fix_chec
 
         canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         body["checksum"] = hashlib.sha256(canonical.encode()).hexdigest()
-        body["mac"] = sign(canonical.encode())
+        body["mac"] = sign(canonical.encode(), os.path.realpath(journal.parents[2]))
     journal.write_text(json.dumps(body))
 
 
@@ -202,8 +203,9 @@ def test_journal_round_trip_keeps_every_field(scratch: Path) -> None:
     root = scratch / "ws"
     crashed_workspace(root)
     path = the_journal(root)
-    journal = Journal.from_bytes(path.read_bytes(), where=str(path))
-    assert Journal.from_bytes(journal.to_bytes(), where="again") == journal
+    workspace = os.path.realpath(root)
+    journal = Journal.from_bytes(path.read_bytes(), where=str(path), workspace=workspace)
+    assert Journal.from_bytes(journal.to_bytes(workspace), where="again", workspace=workspace) == journal
     assert journal.created_dirs == ("pkg", "pkg/sub")
     assert [d.path for d in journal.removed_dirs] == ["old/inner", "old"]
     assert {e.backup_kind for e in journal.entries if e.backup} == {"link"}

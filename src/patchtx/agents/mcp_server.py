@@ -19,7 +19,7 @@ import inspect
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import IO, Annotated, Any, Literal, cast
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -59,6 +59,7 @@ from .edit_toolspec import (
     replace_in_file_schema,
 )
 from .tool_call import (
+    UNDO_SCOPES,
     ToolOutcome,
     apply_patch_call,
     editor_call,
@@ -105,6 +106,9 @@ UNDO_DESCRIPTION = (
 PatchText = Annotated[str, Field(description=PATCH_DESCRIPTION)]
 DryRun = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["dry_run"])]
 _Tool = Callable[..., "CallToolResult"]
+UNDO_OWN_ONLY = (
+    " Only transactions made through this server can be undone (`log` shows each one's `origin`:"
+    " \"mcp\"); the host decides that.")
 
 
 def _as_the_result_schema(schema: dict[str, Any]) -> None:
@@ -221,11 +225,14 @@ class PatchtxMCPServer(MCPServer):
             return _result(failure_outcome(error))
 
 
-def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
+def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: str = "own") -> MCPServer:
     """The server for workspace ``root`` (an existing directory), not yet running. ``host`` is the
     host's policy (``plan_patch`` keywords: ``protected``, ``allow_delete``, ``max_files``...), a
-    ceiling that neither the workspace's policy nor a tool call can lift."""
+    ceiling that neither the workspace's policy nor a tool call can lift (undo included).
+    ``undo_scope``: what the undo tool may undo (``any``; ``own``, the transactions made through
+    this server; ``none``: no undo tool; ``server_arguments`` puts ``--undo`` in ``host``)."""
     host = dict(host or {})
+    undo_scope = host.pop("undo", undo_scope)
     if "\0" in root or not os.path.isdir(root):
         raise NotADirectoryError(f"The workspace root {root!r} is not a directory.")
     root = os.path.realpath(root)
@@ -243,7 +250,7 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
                  annotations=writes("Apply patch"))
     @_with_options(("patch", PatchText), *(row.name for row in TOOL_OPTIONS))
     def apply_patch(patch: str, **options: Any) -> Shaped:
-        return _result(apply_patch_call(patch, root, host=host, **options))
+        return _result(apply_patch_call(patch, root, host=host, origin="mcp", **options))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
@@ -255,10 +262,14 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
     def log() -> CallToolResult:
         return _result(log_call(root))
 
-    @server.tool(name="undo", description=UNDO_DESCRIPTION, annotations=writes("Undo transaction"))
     @_with_options(("transaction", TransactionId), "dry_run", "allow_delete")
     def undo(transaction: str, dry_run: bool, allow_delete: bool) -> Shaped:
-        return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host))
+        return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host,
+                                 scope=undo_scope))
+
+    if undo_scope != "none":
+        described = UNDO_DESCRIPTION + (UNDO_OWN_ONLY if undo_scope == "own" else "")
+        server.tool(name="undo", description=described, annotations=writes("Undo transaction"))(undo)
 
     @server.tool(name=EDITOR, description=EDITOR_DESCRIPTION, annotations=writes("Text editor"))
     def str_replace_based_edit_tool(
@@ -276,7 +287,7 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
                      "new_str": new_str, "insert_line": insert_line, "insert_text": insert_text,
                      "view_range": view_range, "max_characters": max_characters}
         return _result(editor_call({k: v for k, v in arguments.items() if v is not None}, root,
-                                   host=host))
+                                   host=host, origin="mcp"))
 
     @server.tool(name=EDITS, description=EDITS_DESCRIPTION, annotations=writes("Edit files"))
     def edit_files(
@@ -287,7 +298,7 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
     ) -> Shaped:
         items = [edit.model_dump(exclude_none=True) for edit in edits]
         return _result(edits_call(items, root, file_path=file_path, dry_run=dry_run, intent=intent,
-                                  host=host))
+                                  host=host, origin="mcp"))
 
     @server.tool(name=REPLACE_IN_FILE, description=REPLACE_IN_FILE_DESCRIPTION,
                  annotations=writes("Replace in file"))
@@ -295,7 +306,7 @@ def build_server(root: str, host: dict[str, Any] | None = None) -> MCPServer:
         path: Annotated[str, _described(_REPLACE, "path")],
         diff: Annotated[str, _described(_REPLACE, "diff")],
     ) -> Shaped:
-        return _result(replace_in_file_call(path, diff, root, host=host))
+        return _result(replace_in_file_call(path, diff, root, host=host, origin="mcp"))
 
     return server
 
@@ -368,17 +379,72 @@ def _malformed_answer(problem: Exception) -> Any:
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
 
 
+def _bad_id(line: str) -> str | None:
+    """What is wrong with the id of the request on ``line`` (None: nothing, or no request).
+
+    JSON-RPC ids are strings or integers here; the SDK reads a request with any other id (an
+    object, a list, a fraction, true, null) as a notification, which it never answers, leaving the
+    client waiting. Such a request is answered with an error instead (id null: its own cannot be
+    sent back)."""
+    if '"id"' not in line:
+        return None
+    import json
+
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return None  # not JSON: the SDK's reading fails, and that is answered (see _malformed_answer)
+    if not isinstance(message, dict) or "id" not in message or "method" not in message:
+        return None
+    request_id = message["id"]
+    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+        return None
+    return {dict: "an object", list: "an array", float: "a fraction", bool: "a boolean"}.get(
+        type(request_id), "null")
+
+
+def _bad_id_answer(why: str) -> Any:
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData
+
+    error = ErrorData(code=INVALID_REQUEST,
+                      message=f"Invalid Request: the id is {why}; a request's id is a string or an integer.")
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+
+
+class _CheckedLines:
+    """The client's input, a line at a time (as the SDK reads it), each looked at for an id the SDK
+    would not answer (``_bad_id``): what is found goes to ``verdicts``, one per line, in order."""
+
+    def __init__(self, raw: Any, verdicts: Any) -> None:
+        import io
+
+        self._text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+        self._verdicts = verdicts
+
+    def readline(self, *size: int) -> str:
+        line = self._text.readline(*size)
+        if line:
+            self._verdicts.append(_bad_id(line))
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._text, name)
+
+
 class _DrainingReader:
     """The client's messages; at their end, waits until every request read has been answered.
 
     A line that is not a JSON-RPC message reaches here as the exception that reading it raised;
     it is answered with a JSON-RPC error at once, and the next line read (the SDK would only log
-    it, leaving the client waiting)."""
+    it, leaving the client waiting). So is a request whose id the SDK would take for a
+    notification's (``verdicts``: one per line, from ``_CheckedLines``)."""
 
-    def __init__(self, inner: Any, in_flight: _InFlight, answers: Any = None) -> None:
+    def __init__(self, inner: Any, in_flight: _InFlight, answers: Any = None, verdicts: Any = None) -> None:
         self._inner = inner
         self._in_flight = in_flight
         self._answers = answers
+        self._verdicts = verdicts
 
     @property
     def last_context(self) -> Any:  # the SDK restores the sender's context from this
@@ -393,8 +459,12 @@ class _DrainingReader:
             except anyio.EndOfStream:
                 await self._in_flight.drained()
                 raise
+            bad_id = self._verdicts.popleft() if self._verdicts else None
             if isinstance(item, Exception) and self._answers is not None:
                 await self._answers.send(_malformed_answer(item))
+                continue
+            if bad_id is not None and self._answers is not None:
+                await self._answers.send(_bad_id_answer(bad_id))
                 continue
             self._in_flight.note_incoming(getattr(item, "message", None))
             return item
@@ -448,11 +518,35 @@ async def _serve_stdio(server: MCPServer) -> None:
     # way to run over streams other than its own, and its own end the session at end of input with
     # calls still running (modelcontextprotocol/python-sdk#2678, open), so the streams are wrapped.
     lowlevel = server._lowlevel_server
-    async with stdio_server() as (read_stream, write_stream):
-        in_flight = _InFlight()
-        await lowlevel.run(_DrainingReader(read_stream, in_flight, write_stream),
-                           _AnsweringWriter(write_stream, in_flight),
-                           lowlevel.create_initialization_options())
+    from collections import deque
+
+    import anyio
+
+    verdicts: deque[str | None] = deque()
+    with _claimed_stdin() as wire:
+        stdin = anyio.wrap_file(cast("IO[str]", _CheckedLines(wire, verdicts)))  # (the calls it makes)
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            in_flight = _InFlight()
+            await lowlevel.run(_DrainingReader(read_stream, in_flight, write_stream, verdicts),
+                               _AnsweringWriter(write_stream, in_flight),
+                               lowlevel.create_initialization_options())
+
+
+class _claimed_stdin:  # lower case: used as ``with _claimed_stdin() as wire``
+    """The client's input (descriptor 0) read through a duplicate, while descriptor 0 itself reads
+    the null device: nothing else in the process (a child it runs) can take the client's bytes.
+    (The SDK does the same for the input it opens itself; this input is given to it, to be
+    looked at on the way.)"""
+
+    def __enter__(self) -> Any:
+        self._wire = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        return os.fdopen(self._wire, "rb", closefd=False)
+
+    def __exit__(self, *exc_info: object) -> None:
+        os.dup2(self._wire, 0)  # (the duplicate stays open: a reader thread may still block on it)
 
 
 def run_mcp_server(root: str, host: dict[str, Any] | None = None) -> None:
@@ -480,13 +574,20 @@ def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]
     add_policy_options(parser, "A ceiling on what tool calls may do: the workspace's [tool.patchtx]"
                                " table and the calls' own options can only tighten it.")
     add_commit_options(parser)
+    parser.add_argument("--undo", choices=UNDO_SCOPES, default="own",
+                        help="what the undo tool may undo: any transaction, only those made through"
+                             " this server (default: own), or nothing (no undo tool)")
     args = parser.parse_args(argv)
     host = {**policy_keywords(args), **commit_keywords(args)}
-    return args.root, {name: value for name, value in host.items() if value is not None}
+    host = {name: value for name, value in host.items() if value is not None}
+    if args.undo != "own":
+        host["undo"] = args.undo
+    return args.root, host
 
 
 def mcp_main(argv: list[str] | None = None) -> int:
-    """``patchtx mcp [--root DIR] [host options]``: the MCP server on stdin/stdout."""
+    """``patchtx mcp [--root DIR] [--undo any|own|none] [host options]``: the MCP server on
+    stdin/stdout."""
     root, host = server_arguments(argv)
     try:
         server = build_server(root, host)

@@ -60,7 +60,7 @@ from ..approval import ApprovalHook, ApprovalPolicy, Decision, rejection
 from ..cli import codex_summary
 from ..errors import ApprovalError, ParseError, PatchtxError
 from ..model import AddFile, DeleteFile, Patch, Plan, UpdateFile
-from ..options import ALL_KEYWORDS, CommitOptions, check_keywords
+from ..options import ALL_KEYWORDS, CommitOptions, PlanOptions, check_keywords
 from ..parser import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_OF_FILE, END_PATCH, MOVE_TO, UPDATE_FILE, parse
 from ..policy import options_for
 from ..result import Result
@@ -220,11 +220,12 @@ class PatchtxEditor:
         """The Plan of one operation (nothing written); PatchtxError if it cannot apply."""
         return self._planned(operation)[0]
 
-    def _planned(self, operation: ApplyPatchOperation) -> tuple[Plan, CommitOptions]:
+    def _planned(self, operation: ApplyPatchOperation) -> tuple[Plan, CommitOptions, PlanOptions]:
         # The options are read for every operation: the workspace's policy may change in between.
         plan_options, commit_options = options_for(self.root, self.options, caller="PatchtxEditor()")
         (patch,) = parse_patches(operation_patch(operation), plan_options)
-        return plan_parsed([patch], self.root, plan_options, intent=self.intent_for(operation)), commit_options
+        planned = plan_parsed([patch], self.root, plan_options, intent=self.intent_for(operation))
+        return planned, commit_options, plan_options
 
     # -- approval (the SDK's ``needs_approval``) -------------------------------------------------
     def needs_approval(self, run_context: RunContextWrapper[Any], operation: ApplyPatchOperation,
@@ -278,9 +279,9 @@ class PatchtxEditor:
     def apply(self, operation: ApplyPatchOperation) -> Result:
         """Plan, approve and commit one operation, or raise PatchtxError (nothing written). The
         editor methods wrap this and turn errors into failed results for the model."""
-        plan, commit_options = self._planned(operation)
+        plan, commit_options, plan_options = self._planned(operation)
         self._check_verdict(plan, operation)
-        return commit_plan(plan, commit_options)
+        return commit_plan(plan, commit_options, policy=plan_options)
 
     def _run(self, kind: OperationKind, operation: ApplyPatchOperation) -> ApplyPatchResult:
         try:

@@ -23,8 +23,8 @@ from typing import Any
 from .._record import replace
 from ..api import commit_plan, parse_patches, plan_parsed
 from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
-from ..model import ChangeKind, Hunk, Patch, Plan, UpdateFile
-from ..options import COMMIT_KEYWORDS, TOOL_OPTIONS, CommitOptions
+from ..model import Hunk, Patch, Plan, UpdateFile
+from ..options import TOOL_OPTIONS, CommitOptions, PlanOptions
 from ..policy import options_for
 from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
@@ -94,8 +94,9 @@ def call_arguments(given: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _plan(text: str | Patch, root: str, call: Mapping[str, Any],
-          host: Mapping[str, Any]) -> tuple[Plan, CommitOptions]:
-    """The call's plan, and the host's commit options (the call cannot change them)."""
+          host: Mapping[str, Any]) -> tuple[Plan, PlanOptions, CommitOptions]:
+    """The call's plan, the policy it was planned under (the commit's gate checks it again), and
+    the host's commit options (the call cannot change them)."""
     workspace_root: str | None = call["workspace_root"]
     if "\0" in root or (workspace_root is not None and "\0" in workspace_root):
         raise UnsafePathError(f"Refusing workspace_root {workspace_root!r}: it contains a NUL byte.",
@@ -115,7 +116,7 @@ def _plan(text: str | Patch, root: str, call: Mapping[str, Any],
     if base != real_root:
         prefix = os.path.relpath(base, real_root).replace(os.sep, "/")
         patch = replace(patch, hunks=tuple(_rebased(hunk, prefix) for hunk in patch.hunks))
-    return plan_parsed([patch], real_root, options, intent=call["intent"]), commit_options
+    return plan_parsed([patch], real_root, options, intent=call["intent"]), options, commit_options
 
 
 def success_outcome(result: Result) -> ToolOutcome:
@@ -164,7 +165,7 @@ def failure_outcome(error: PatchtxError, root: str | None = None, *, dry_run: bo
 
 
 def apply_patch_call(patch: str | Patch, root: str, *, host: Mapping[str, Any] | None = None,
-                     **arguments: Any) -> ToolOutcome:
+                     origin: str | None = None, **arguments: Any) -> ToolOutcome:
     """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction.
     ``arguments`` are the tool's options (``options.TOOL_OPTIONS``, as ``toolspec`` declares them:
     ``dry_run``, ``allow_delete``, ``extract``, ``skip_applied``, ``strip``, ``reverse``...);
@@ -172,15 +173,16 @@ def apply_patch_call(patch: str | Patch, root: str, *, host: Mapping[str, Any] |
 
     ``host`` is the host's options as ``patchtx.apply_patch`` keywords (``protected``,
     ``allow_delete``, ``max_files``, ``durable``...): the ceiling that the workspace's policy and
-    the call's own options can only narrow. Never raises for a refused patch: the refusal is the
-    outcome (``ok`` false, nothing written).
+    the call's own options can only narrow. ``origin`` names the surface in the undo history
+    (``"mcp"``: the MCP server, whose undo tool may be limited to its own transactions). Never
+    raises for a refused patch: the refusal is the outcome (``ok`` false, nothing written).
     """
     call = call_arguments(arguments)
     dry_run: bool = call["dry_run"]
     try:
-        plan, commit_options = _plan(patch, root, call, host or {})
+        plan, options, commit_options = _plan(patch, root, call, host or {})
         result = (Result(plan, committed=False, dry_run=True) if dry_run
-                  else commit_plan(plan, commit_options))
+                  else commit_plan(plan, commit_options, policy=options, origin=origin))
     except PatchtxError as error:
         return failure_outcome(error, root, dry_run=dry_run)
     except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
@@ -206,31 +208,33 @@ def log_call(root: str) -> ToolOutcome:
     return ToolOutcome(log_json(entries, foreign), text)
 
 
-def undo_call(root: str, transaction: str, *, dry_run: bool = False,
-              allow_delete: bool = False, host: Mapping[str, Any] | None = None) -> ToolOutcome:
-    """Undo ``transaction`` (an id or a unique prefix) in ``root`` as a new transaction. An undo
-    that deletes files (undoing an add) is gated as a patch's deletes are: refused unless
-    ``allow_delete``, the ``host``'s policy and the workspace's all allow it."""
+UNDO_SCOPES = ("any", "own", "none")
+"""What an MCP client may undo (``patchtx mcp --undo``): any transaction in the history, only
+those made through the MCP server (the default), or none."""
+
+
+def undo_call(root: str, transaction: str, *, dry_run: bool = False, allow_delete: bool = False,
+              host: Mapping[str, Any] | None = None, scope: str = "own", origin: str = "mcp") -> ToolOutcome:
+    """Undo ``transaction`` (an id or a unique prefix) in ``root`` as a new transaction, as the
+    ``origin`` surface (recorded in the history). An undo is a change like a patch: the commit's
+    gate checks it against the ``host``'s ceiling and the workspace's policy, and an undo that
+    deletes files (undoing an add) is refused unless ``allow_delete`` (the call's, the host's and
+    the workspace's) allows it. ``scope`` (``UNDO_SCOPES``): which transactions may be undone."""
     from ..history import undo
 
     real_root = os.path.realpath(root)
-    host = host or {}
-
-    def allowed() -> bool:
-        return allow_delete and options_for(real_root, host, caller="the host's options:")[0].allow_delete
-
-    def approve(plan: Plan) -> None:
-        deleted = [change.path for change in plan.changes if change.kind is ChangeKind.DELETE]
-        if deleted and not allowed():
-            raise PolicyError(
-                f"Refusing to undo {transaction}: the undo deletes {', '.join(deleted[:5])}"
-                f"{' and more' if len(deleted) > 5 else ''}, and deleting files is not allowed here.",
-                hint="Resend with allow_delete set to true if the user agrees to the deletion.",
-                path=deleted[0], details={"paths": deleted})
-
     try:
-        commit_keywords = {name: value for name, value in host.items() if name in COMMIT_KEYWORDS}
-        result = undo(real_root, transaction, dry_run=dry_run, approve=approve, **commit_keywords)
+        if scope not in UNDO_SCOPES:
+            raise InvalidArgumentsError(f"Unknown undo scope {scope!r} (one of: {', '.join(UNDO_SCOPES)}).")
+        if scope == "none":
+            raise PolicyError(f"Refusing to undo {transaction}: undoing is turned off here (patchtx mcp"
+                              " --undo none).", hint="The user can undo it from the command line"
+                              " (patchtx undo).", details={"permission": "undo"})
+        keywords = dict(host or {})
+        if not allow_delete:
+            keywords["allow_delete"] = False  # (narrowed: the host's and the workspace's still apply)
+        result = undo(real_root, transaction, dry_run=dry_run, origin=origin, only_own=scope == "own",
+                      **keywords)
     except PatchtxError as error:
         return failure_outcome(error, real_root, dry_run=dry_run)
     except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
@@ -272,6 +276,7 @@ def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, An
 
 
 def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, Any] | None = None,
+                origin: str | None = None,
                 intent: str | None = None) -> ToolOutcome:
     """Run one ``str_replace_based_edit_tool`` call (its decoded JSON arguments: ``command``,
     ``path``, ``old_str``...) against ``root`` under the host's policy ``host`` (``allow_overwrite``
@@ -281,7 +286,8 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
     from ..editor import run_editor
 
     try:
-        reply = run_editor(arguments, root, intent=intent, defaults=AGENT_DEFAULTS, **dict(host or {}))
+        reply = run_editor(arguments, root, intent=intent, origin=origin, defaults=AGENT_DEFAULTS,
+                           **dict(host or {}))
     except PatchtxError as error:
         return failure_outcome(error, root)
     except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
@@ -295,7 +301,8 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
 
 
 def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: bool = False,
-               intent: str | None = None, host: Mapping[str, Any] | None = None) -> ToolOutcome:
+               intent: str | None = None, host: Mapping[str, Any] | None = None,
+               origin: str | None = None) -> ToolOutcome:
     """Apply an edit list (``[{path, old_string, new_string, replace_all}, ...]``, see
     ``patchtx.edits``; ``file_path``: the file of the edits that name none) to ``root`` as one
     transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s shape."""
@@ -309,7 +316,7 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
                                               defaults=AGENT_DEFAULTS)
         plan = plan_parsed(parse_patches(patch, options), real_root, options, intent=intent)
         result = (Result(plan, committed=False, dry_run=True) if dry_run
-                  else commit_plan(plan, commit_options))
+                  else commit_plan(plan, commit_options, policy=options, origin=origin))
     except PatchtxError as error:
         return failure_outcome(error if patch is None else name_the_edit(error, patch), root,
                                dry_run=dry_run)
@@ -319,7 +326,8 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
 
 
 def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = False,
-                         intent: str | None = None, host: Mapping[str, Any] | None = None) -> ToolOutcome:
+                         intent: str | None = None, host: Mapping[str, Any] | None = None,
+                         origin: str | None = None) -> ToolOutcome:
     """Apply SEARCH/REPLACE blocks ``diff`` to the file ``path`` (Cline's ``replace_in_file``) as
     one transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s
     shape."""
@@ -329,7 +337,7 @@ def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = Fal
         patch = parse_search_replace(diff, path=path)
     except PatchtxError as error:
         return failure_outcome(error, root, dry_run=dry_run)
-    return apply_patch_call(patch, root, dry_run=dry_run, intent=intent, host=host)
+    return apply_patch_call(patch, root, dry_run=dry_run, intent=intent, host=host, origin=origin)
 
 
 def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,

@@ -22,16 +22,15 @@ from .._record import replace
 from ..emptied import emptied_folders
 from ..errors import (
     ChangedSincePlanningError,
-    ConflictError,
     FilesystemError,
     PatchtxError,
-    UnsafePathError,
 )
 from ..model import PathTarget, Plan
 from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles, unsafe_symlink
 from .failures import describe_errno, filesystem_error  # (up front: no import works once EMFILE is the failure)
 from .fsops import FileSystemOps, give_owner, join, split_path
+from .gate import check_paths, check_plan
 from .journal import Journal, JournalEntry, RemovedDir
 from .layout import (
     JOURNAL_DIR,
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Protocol
 
+    from ..options import PlanOptions
     from .journal import BackupKind
     from .reports import RecoveredTransaction
 else:
@@ -86,6 +86,7 @@ def commit(
     retention: Retention | None = None,
     progress: Progress | None = None,
     dir_modes: Mapping[str, int] | None = None,
+    policy: PlanOptions | None = None,
     check: Check | None = None,
 ) -> CommitReport:
     """Apply ``plan.targets`` and ``plan.remove_dirs`` to ``plan.root``: all of it, or none of it.
@@ -99,17 +100,21 @@ def commit(
     commit creates (default: 0o777 less the umask), so that an undo can recreate them exactly.
     ``check`` runs once every change is in place and durable, before the commit point (the verify
     step, ``patchtx.verify``): if it raises, the commit rolls back.
+
+    Every plan passes the gate (``gate``): its paths by the one path rule, and what it does
+    against ``policy`` (the host's ceiling as the caller has it; None: the host's config and
+    environment), tightened by the workspace's policy, under every name each file has.
     """
     fs = FileSystemOps() if fs is None else fs
     fsyncs_at_start = fs.fsyncs
-    _check_plan(plan)
+    check_paths(plan)
     if not plan.targets and not plan.remove_dirs:
         return CommitReport(transaction_id=None, fsyncs=0, durable=durable)
     try:
         root_fd = fs.open_root(plan.root)
     except OSError as exc:
         raise filesystem_error(exc, fs, doing="open the workspace") from exc
-    dirs = DirectoryHandles(fs, root_fd)
+    dirs = DirectoryHandles(fs, root_fd, root=plan.root)
     try:
         try:
             set_up = ensure_state_dir(fs, dirs, durable=durable)
@@ -140,6 +145,7 @@ def commit(
                 progress=progress,
                 dir_modes=dir_modes,
                 listing=listing,
+                policy=policy,
                 check=check,
             )
             try:
@@ -173,7 +179,7 @@ class _Target:
     as the commit goes."""
 
     __slots__ = ("index", "target", "path", "parent", "name", "original", "xattrs", "after_mode",
-                 "parent_missing", "temp", "backup", "backup_kind", "in_place")
+                 "parent_missing", "temp", "backup", "backup_kind", "in_place", "names")
 
     def __init__(self, index: int, target: PathTarget) -> None:
         self.index = index
@@ -193,6 +199,9 @@ class _Target:
         self.backup_kind: BackupKind | None = None
         # An update of a file with other hard links: rewritten in place (see _rewrite_in_place).
         self.in_place = False
+        # How many names the file verified has (its hard links, the journal's aside): the gate
+        # looks for the others.
+        self.names = 1
 
     def __repr__(self) -> str:
         return f"_Target({self.index}, {self.path!r})"
@@ -210,6 +219,7 @@ class _Transaction:
         progress: Progress | None = None,
         dir_modes: Mapping[str, int] | None = None,
         listing: JournalListing | None = None,
+        policy: PlanOptions | None = None,
         check: Check | None = None,
     ):
         self.fs = fs
@@ -228,6 +238,7 @@ class _Transaction:
         self.kept_dirs: list[str] = []
         self.journal: Journal | None = None
         self.listing = listing
+        self.policy = policy
         self.check = check
         # What exists so far, for an abort: names in the journal folder before it is published,
         # then whether the journal is published / marked committed.
@@ -239,11 +250,14 @@ class _Transaction:
 
     def verify(self) -> None:
         """Check every target still holds what the plan was computed from, preserving each
-        original in the journal folder on the way (hard links, not yet named by any journal);
-        if a check fails, those links are removed and nothing else was written."""
+        original in the journal folder on the way (hard links, not yet named by any journal), and
+        that the gate lets what the plan does through (``gate.check_plan``); if a check fails,
+        those links are removed and nothing else was written."""
         try:
             try:
                 self._verify()
+                check_plan(self.plan, self.policy, self.dirs,
+                           ((t.path, t.original, t.names) for t in self.targets))
             except OSError as exc:
                 raise filesystem_error(exc, self.fs, doing="check the files against the plan",
                                        label=self.label) from exc
@@ -347,6 +361,7 @@ class _Transaction:
             raise _changed(t.path, f"its mode is now {mode:o}, not {stat.S_IMODE(t.target.before_mode):o}")
         t.original = contents.stat
         t.xattrs = contents.xattrs
+        t.names = contents.stat.st_nlink - links
         if contents.stat.st_nlink - links > 1 and t.backup_kind == "link":
             # The file has other names: its inode stays live under them (and an update rewrites
             # it in place), so only a copy still holds the original afterwards — for a roll back,
@@ -446,7 +461,7 @@ class _Transaction:
             self.unpublished.append(pending)
             fd = self.fs.create(journal_fd, pending, 0o600)
             to_sync.append(fd)
-            self.fs.write(fd, self.journal.to_bytes())
+            self.fs.write(fd, self.journal.to_bytes(self.plan.root))
             syncer.barrier(to_sync)
         finally:
             for fd in to_sync:
@@ -487,6 +502,7 @@ class _Transaction:
             t.backup,
             t.backup_kind,
             t.temp,
+            original.st_ino if t.in_place and original is not None else None,
         )
 
     def _apply(self, syncer: Syncer) -> None:
@@ -812,28 +828,6 @@ def _load_roll_back(dirs: DirectoryHandles) -> Callable[..., RecoveredTransactio
         dirs.close_all()
         from .recovery import roll_back
     return roll_back
-
-
-def _check_plan(plan: Plan) -> None:
-    """Refuse, before touching anything, a plan no planner should produce."""
-    if not os.path.isabs(plan.root):
-        raise UnsafePathError(f"The workspace root {plan.root!r} is not an absolute path.")
-    seen: set[str] = set()
-    for path in [t.path for t in plan.targets]:
-        _check_relpath(path)
-        if path in seen:
-            raise ConflictError(f"The plan lists {path} twice.", path=path)
-        seen.add(path)
-    for path in plan.remove_dirs:
-        _check_relpath(path)
-
-
-def _check_relpath(path: str) -> None:
-    parts = path.split("/")
-    if "" in parts or "." in parts or ".." in parts or "\0" in path:  # ("" also for an empty path)
-        raise UnsafePathError(f"Refusing the path {path!r}: not a plain relative path.", path=path)
-    if parts[0] == STATE_DIR:
-        raise UnsafePathError(f"Refusing the path {path}: {STATE_DIR} holds patchtx's own journal.", path=path)
 
 
 def _changed(path: str, why: str) -> ChangedSincePlanningError:

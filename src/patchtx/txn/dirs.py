@@ -29,7 +29,7 @@ class DirectoryHandles:
     but the journal folder.
     """
 
-    def __init__(self, fs: FileSystemOps, root_fd: int, *, capacity: int | None = None) -> None:
+    def __init__(self, fs: FileSystemOps, root_fd: int, *, capacity: int | None = None, root: str = "") -> None:
         budget = descriptor_budget()
         if capacity is None:
             # Half the descriptors the process may still open, at most 256; the other half is for
@@ -39,6 +39,8 @@ class DirectoryHandles:
             raise ValueError("capacity must leave room for two fds in use plus one new")
         self.fs = fs
         self.root_fd = root_fd
+        self.root = root
+        """The workspace's real path (what its journals' signatures are bound to)."""
         self._capacity = capacity
         self.held_files = max(1, budget - capacity)
         """How many file descriptors a commit may hold open at once (for a barrier) besides these."""

@@ -76,6 +76,9 @@ class JournalEntry:
     temp: str | None
     """Name of the temporary file in the path's directory (None for a delete, and for an update
     written in place)."""
+    inode: int | None = None
+    """For an update written in place: the file's inode number, so that a roll back writes the
+    original back into that file only, never into another one that took its name since."""
 
     @property
     def written_in_place(self) -> bool:
@@ -132,6 +135,7 @@ class Journal:
                     "backup": e.backup,
                     "backup_kind": e.backup_kind,
                     "temp": e.temp,
+                    **({} if e.inode is None else {"inode": e.inode}),
                 }
                 for e in self.entries
             ],
@@ -143,24 +147,28 @@ class Journal:
             body["history"] = self.history
         return body
 
-    def to_bytes(self) -> bytes:
-        """The canonical JSON of ``body()`` with the checksum and the signature appended."""
+    def to_bytes(self, workspace: str) -> bytes:
+        """The canonical JSON of ``body()`` with the checksum and the signature (for the workspace
+        whose real path is ``workspace``) appended."""
         text = canonical_json(self.body())
         signed = text.encode("ascii")
         checksum = hashlib.sha256(signed).hexdigest()
-        mac = sign(signed)
+        mac = sign(signed, workspace)
         # Appended rather than re-serialised: only the body needs to be canonical.
         return f'{text[:-1]},"checksum":"{checksum}","mac":"{mac}"}}\n'.encode("ascii")
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, where: str, trust_foreign: bool = False) -> Journal:
-        """Parse and verify a journal file; JournalError (naming ``where``) if it is damaged,
-        UntrustedStateError if this user's patchtx did not sign it (unless ``trust_foreign``:
-        every other check still applies)."""
+    def from_bytes(cls, data: bytes, *, where: str, workspace: str, trust_foreign: bool = False) -> Journal:
+        """Parse and verify a journal file found in the workspace whose real path is ``workspace``;
+        JournalError (naming ``where``) if it is damaged, UntrustedStateError if this user's
+        patchtx did not sign it for this workspace (unless ``trust_foreign``: every other check
+        still applies)."""
         try:
             body = parse_json(data.decode("ascii"))
         except (UnicodeDecodeError, ValueError) as exc:
             raise damaged(where, f"unparseable: {exc}") from None
+        except RecursionError:
+            raise damaged(where, "unparseable: nested too deeply") from None
         if not isinstance(body, dict):
             raise damaged(where, "not a JSON object")
         if body.get("format") != FORMAT:
@@ -191,7 +199,7 @@ class Journal:
             journal.check_names()
         except (KeyError, TypeError, ValueError) as exc:
             raise damaged(where, f"malformed content: {exc!r}") from None
-        if not trust_foreign and not verify(canonical, mac):
+        if not trust_foreign and not verify(canonical, mac, workspace):
             raise untrusted(where, journal, signed=mac is not None)
         return journal
 
@@ -268,12 +276,13 @@ def _entry(raw: dict[str, Any]) -> JournalEntry:
         path=relpath_field(raw["path"]),
         before_sha256=optional_str_field(raw["before_sha256"]),
         after_sha256=optional_str_field(raw["after_sha256"]),
-        before_mode=optional_int_field(raw["before_mode"]),
-        after_mode=optional_int_field(raw["after_mode"]),
+        before_mode=_optional_mode(raw["before_mode"]),
+        after_mode=_optional_mode(raw["after_mode"]),
         owner=None if raw["owner"] is None else _owner(raw["owner"]),
         backup=_optional_name(raw["backup"]),
         backup_kind=backup_kind,
         temp=_optional_name(raw["temp"]),
+        inode=optional_int_field(raw.get("inode"), minimum=0),  # (absent before it was recorded)
     )
 
 
@@ -295,17 +304,14 @@ def _txn_id(value: object) -> str:
 
 
 def relpath_field(value: object) -> str:
-    """A path read from a journal or history file, by the rules of a patch's paths: relative,
-    without ``.``, ``..``, empty components, NUL or backslash, never inside the state folder or a
-    ``.git`` folder (symbolic links on the way are refused when it is opened, see ``dirs``)."""
-    if not isinstance(value, str) or not value or "\0" in value or "\\" in value:
+    """A path read from a journal or history file, by the one path rule of a patch's and a plan's
+    paths (``workspace.path_problem``; symbolic links on the way are refused when it is opened,
+    see ``dirs``)."""
+    if not isinstance(value, str):
         raise ValueError(f"path {value!r}")
-    parts = value.split("/")
-    if any(p in ("", ".", "..") for p in parts):
-        raise ValueError(f"path {value!r}")
-    from ..workspace import reserved_reason
+    from ..workspace import path_problem
 
-    why = reserved_reason(parts)
+    why = path_problem(value)
     if why is not None:
         raise ValueError(f"path {value!r}: {why}")
     return value
@@ -341,7 +347,23 @@ def optional_int_field(value: object, *, minimum: int | None = None) -> int | No
     return None if value is None else int_field(value, minimum=minimum)
 
 
+_LARGEST_ID = 2**32 - 2
+"""The largest user or group id (2**32 - 1 is -1, "no change", to chown)."""
+
+
 def _owner(value: object) -> tuple[int, int]:
     if not isinstance(value, list) or len(value) != 2:
         raise ValueError(f"owner {value!r}")
-    return (int_field(value[0]), int_field(value[1]))
+    uid, gid = int_field(value[0], minimum=0), int_field(value[1], minimum=0)
+    if uid > _LARGEST_ID or gid > _LARGEST_ID:
+        raise ValueError(f"owner {value!r}")
+    return uid, gid
+
+
+def _optional_mode(value: object) -> int | None:
+    """A file's permission bits: 0 to 0o7777 (anything else could not be set, or would set the
+    file type)."""
+    mode = optional_int_field(value, minimum=0)
+    if mode is not None and mode > 0o7777:
+        raise ValueError(f"mode {value!r}")
+    return mode

@@ -77,6 +77,9 @@ class HistoryEntry:
     before_images: int
     journal_name: str
     """Its kept journal's name in the journal folder (``<txn>.kept-<seq>-<bytes>``)."""
+    origin: str | None = None
+    """The surface it was made through when that was recorded: ``"mcp"`` for the MCP server
+    (whose undo tool may be limited to these); None for the library and the CLI."""
     paths: tuple[str, ...] = ()
     """The paths the transaction changed (a move: both), in the journal's order."""
 
@@ -91,6 +94,7 @@ class HistoryEntry:
             "paths": list(self.paths),
             "intent": self.intent,
             "undoes": self.undoes,
+            "origin": self.origin,
         }
 
 
@@ -149,7 +153,7 @@ class open_workspace:  # lower case: it was (and reads as) a function, ``with op
             self._root_fd = self._fs.open_root(self._root)
         except OSError as exc:
             raise filesystem_error(exc, self._fs, doing="open the workspace") from exc
-        self._dirs = DirectoryHandles(self._fs, self._root_fd)
+        self._dirs = DirectoryHandles(self._fs, self._root_fd, root=self._root)
         try:
             check_state_folder(self._dirs)  # (a history is read from it: the same checks)
         except BaseException:
@@ -180,7 +184,7 @@ def list_entries(fs: FileSystemOps, dirs: DirectoryHandles) -> list[HistoryEntry
     present = set(names)
     for kept in _kept(names):
         try:
-            journal = _read_kept(fs, journal_fd, kept)
+            journal = _read_kept(fs, journal_fd, kept, dirs.root)
             entry = _entry(kept, journal)
         except (OSError, KeyError, TypeError, ValueError, PatchtxError):
             continue  # pruned since listed, damaged or disagreeing with its name: never listed
@@ -199,7 +203,7 @@ def untrusted_entries(fs: FileSystemOps, dirs: DirectoryHandles) -> list[str]:
     foreign = []
     for kept in _kept(fs.listdir(journal_fd)):
         try:
-            _read_kept(fs, journal_fd, kept)
+            _read_kept(fs, journal_fd, kept, dirs.root)
         except UntrustedStateError:
             foreign.append(kept.name)
         except (OSError, PatchtxError):
@@ -256,7 +260,8 @@ def read_record(fs: FileSystemOps, dirs: DirectoryHandles, entry: HistoryEntry) 
     or damaged, since it was listed)."""
     try:
         journal_fd = dirs.open(JOURNAL_DIR)
-        journal = Journal.from_bytes(fs.read_file(journal_fd, entry.journal_name).data, where=entry.journal_name)
+        journal = Journal.from_bytes(fs.read_file(journal_fd, entry.journal_name).data, where=entry.journal_name,
+                                     workspace=dirs.root)
     except OSError as exc:
         raise _damaged(entry, f"its journal is unreadable ({os.strerror(exc.errno or 0)})") from None
     except PatchtxError as exc:
@@ -306,8 +311,9 @@ def _damaged(entry: HistoryEntry, why: str) -> HistoryDamagedError:
     )
 
 
-def _read_kept(fs: FileSystemOps, journal_fd: int, kept: _Kept) -> Journal:
-    return Journal.from_bytes(fs.read_file(journal_fd, kept.name).data, where=f"{JOURNAL_DIR}/{kept.name}")
+def _read_kept(fs: FileSystemOps, journal_fd: int, kept: _Kept, workspace: str) -> Journal:
+    return Journal.from_bytes(fs.read_file(journal_fd, kept.name).data, where=f"{JOURNAL_DIR}/{kept.name}",
+                              workspace=workspace)
 
 
 def _entry(kept: _Kept, journal: Journal) -> HistoryEntry:
@@ -333,4 +339,5 @@ def _entry(kept: _Kept, journal: Journal) -> HistoryEntry:
         paths=tuple(entry.path for entry in journal.entries),
         before_images=len(journal.backup_names()),
         journal_name=kept.name,
+        origin=optional_str_field(history.get("origin")),
     )

@@ -1,6 +1,7 @@
 """The workspace lock: one transaction (or recovery) at a time per workspace, across processes.
 
-The lock is an exclusive ``flock`` on ``.patchtx/lock``, opened from the state folder's descriptor
+The lock is an exclusive ``flock`` on ``.patchtx/lock``, mode 0600 (a file others can open, they
+can hold the flock of, blocking the workspace), opened from the state folder's descriptor
 (itself opened from the root's without following links) with ``O_NOFOLLOW``: a ``.patchtx`` or a
 ``lock`` swapped for a symbolic link can never make patchtx create or lock a file outside the
 root. (filelock, used before, takes a path and follows it; its Unix lock is this same ``flock``.)
@@ -54,14 +55,19 @@ class workspace_lock:  # lower case: it was (and reads as) a function, ``with wo
         path = f"{STATE_DIR}/{LOCK_NAME}"
         flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
         try:
-            fd = os.open(LOCK_NAME, flags, 0o644, dir_fd=state_fd)
+            fd = os.open(LOCK_NAME, flags, 0o600, dir_fd=state_fd)
         except OSError as exc:
             why = "it is a symbolic link" if exc.errno == errno.ELOOP else (
                 "it is a folder" if exc.errno == errno.EISDIR else exc.strerror or str(exc))
             raise state_folder_error(path, why) from None
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 raise state_folder_error(path, "it is not a regular file")
+            if st.st_mode & 0o077:
+                # Others could open it, and hold the flock to block every commit here (older
+                # versions created it 0644): ours, so made private.
+                os.fchmod(fd, 0o600)
             self._wait_for(fd)
         except BaseException:
             os.close(fd)

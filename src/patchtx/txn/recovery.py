@@ -25,6 +25,7 @@ import os
 import stat
 
 from .._record import field, record
+from ..errors import UntrustedStateError
 from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
@@ -36,6 +37,7 @@ from .layout import (
     committed_name,
     group_journal_folder,
     journal_name,
+    kept_journals,
     pruned_name,
     restore_name,
     unpublished_journal_name,
@@ -67,7 +69,7 @@ def recover(
         root_fd = fs.open_root(root)
     except OSError as exc:
         raise filesystem_error(exc, fs, doing="open the workspace for recovery") from exc
-    dirs = DirectoryHandles(fs, root_fd)
+    dirs = DirectoryHandles(fs, root_fd, root=root)
     try:
         if check_state_folder(dirs) is None:
             return RecoveryReport()  # never used by patchtx: nothing to do, and nothing created
@@ -100,15 +102,18 @@ def recover_workspace(
     if journal_fd is None:
         return ()
     found = []
-    for files in group_journal_folder(fs.listdir(journal_fd)):
+    names = fs.listdir(journal_fd)
+    newest_kept = max((sequence for _name, sequence, _size in kept_journals(names)), default=0)
+    for files in group_journal_folder(names):
         if files.is_pruned and files.kept is None:
             _delete_files(fs, journal_fd, sorted(files.names - {pruned_name(files.transaction_id)}))
             _delete_files(fs, journal_fd, [pruned_name(files.transaction_id)])
         elif files.kept is None:
             found.append(files)
-    loaded = [(files, _load_journal(fs, journal_fd, files, trust_foreign)) for files in found]
+    loaded = [(files, *_load_journal(fs, journal_fd, files, trust_foreign, dirs.root, newest_kept))
+              for files in found]
     done = []
-    for files, journal in loaded:
+    for files, journal, foreign in loaded:
         journal_fd = dirs.open(JOURNAL_DIR)
         if journal is None:
             _delete_files(fs, journal_fd, sorted(files.names))
@@ -117,7 +122,7 @@ def recover_workspace(
             _delete_journal(fs, journal_fd, journal, committed_name(journal.transaction_id), files)
             done.append(RecoveredTransaction(files.transaction_id, "rolled_forward"))
         else:
-            done.append(roll_back(fs, dirs, journal, durable=durable, files=files))
+            done.append(roll_back(fs, dirs, journal, durable=durable, files=files, foreign=foreign))
     return tuple(done)
 
 
@@ -128,14 +133,18 @@ def roll_back(
     *,
     durable: bool,
     files: JournalFiles | None = None,
+    foreign: bool = False,
 ) -> RecoveredTransaction:
     """Undo a published, uncommitted transaction, then delete its journal.
 
     Also used by a commit that fails after publishing its journal. The order matters: what the
     transaction added goes first (a new file may sit where a removed directory must come back, a
-    created directory where a deleted file must come back), originals come back last.
+    created directory where a deleted file must come back), originals come back last. A
+    ``foreign`` journal (not signed by this user, rolled back because the user said so: ``recover
+    --trust-foreign``) changes the mode or owner of nothing it did not create, and links nothing
+    into the tree: its originals come back as new copies.
     """
-    undo = _Undo(fs, dirs, journal, durable)
+    undo = _Undo(fs, dirs, journal, durable, foreign)
     undo.remove_added_files()
     undo.remove_created_dirs()
     undo.recreate_removed_dirs()
@@ -164,6 +173,7 @@ class _Undo:
     dirs: DirectoryHandles
     journal: Journal
     durable: bool
+    foreign: bool = False
     changed_dirs: set[str] = field(default_factory=set)
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -231,9 +241,15 @@ class _Undo:
                 self.fs.mkdir(parent_fd, name, 0o700)  # opened up by the fchmod below, never wider before
                 self.recreated_dirs.append(removed_dir.path)
                 self.changed_dirs.add(parent)
+            elif self.foreign:
+                continue  # not created here: a foreign journal re-modes and re-owns nothing
+            dir_fd = self.dirs.open(removed_dir.path)
+            if self.foreign:
+                if _restore_mode(self.fs, dir_fd, removed_dir.mode & 0o777):
+                    self.changed_dirs.add(removed_dir.path)
+                continue
             # Also when it exists: an interrupted earlier recovery may have created it but not yet
             # given it back its mode and owner.
-            dir_fd = self.dirs.open(removed_dir.path)
             owner_changed = give_owner(self.fs, dir_fd, removed_dir.owner)
             if _restore_mode(self.fs, dir_fd, removed_dir.mode) or owner_changed:
                 self.changed_dirs.add(removed_dir.path)
@@ -263,7 +279,7 @@ class _Undo:
                         f"the preserved original of {entry.path} is missing",
                     )
                 continue
-            if entry.written_in_place:
+            if entry.written_in_place and not self.foreign:  # (foreign: never into a file it did not make)
                 self._restore_in_place(entry, parent_fd, name, journal_fd, target_st)
                 continue
             if target_st is not None:
@@ -282,7 +298,16 @@ class _Undo:
                     self.conflicts.append(entry.path)
                     continue
             restoring = restore_name(txn, index)
-            self.fs.link(journal_fd, entry.backup, parent_fd, restoring)
+            original = self.fs.read_file(journal_fd, entry.backup)
+            if hashlib.sha256(original.data).hexdigest() != entry.before_sha256:
+                raise damaged(f"{JOURNAL_DIR}/{journal_name(txn)}",
+                              f"the preserved original of {entry.path} does not match its recorded hash")
+            if self.foreign or original.stat.st_nlink != 1:
+                # Never a foreign inode, nor one with other names (outside the root, maybe) linked
+                # into the tree: a new file of the verified bytes.
+                self._write_copy(entry, parent_fd, restoring, original.data)
+            else:
+                self.fs.link(journal_fd, entry.backup, parent_fd, restoring)
             try:
                 self.fs.rename(parent_fd, restoring, parent_fd, name)
             except OSError:
@@ -291,14 +316,30 @@ class _Undo:
             self.restored.append(entry.path)
             self.changed_dirs.add(parent)
 
+    def _write_copy(self, entry: JournalEntry, parent_fd: int, name: str, data: bytes) -> None:
+        assert entry.before_mode is not None
+        fd = self.fs.create(parent_fd, name, 0o600)
+        try:
+            self.fs.write(fd, data)
+            if not self.foreign and entry.owner is not None:
+                give_owner(self.fs, fd, entry.owner)
+            self.fs.fchmod(fd, entry.before_mode & (0o777 if self.foreign else 0o7777))
+            if self.durable:
+                self.fs.fsync([fd])
+        finally:
+            self.fs.close(fd)
+
     def _restore_in_place(
         self, entry: JournalEntry, parent_fd: int, name: str, journal_fd: int, target_st: os.stat_result | None
     ) -> None:
         """Write the journal's copy back into the file itself, so its other hard links keep
         sharing it. Whatever the file holds now (possibly a half-written new version: nothing
         but this transaction writes it while the workspace is locked) is replaced."""
-        if target_st is None or not stat.S_ISREG(target_st.st_mode):
-            self.conflicts.append(entry.path)  # gone or replaced by something else: not ours to overwrite
+        if (target_st is None or not stat.S_ISREG(target_st.st_mode)
+                or (entry.inode is not None and target_st.st_ino != entry.inode)):
+            # Gone, or replaced by something else (another file, same bytes or not): not ours to
+            # overwrite; the file the commit rewrote is no longer at this name.
+            self.conflicts.append(entry.path)
             return
         assert entry.backup is not None and entry.before_mode is not None
         original = self.fs.read_file(journal_fd, entry.backup).data
@@ -322,22 +363,38 @@ class _Undo:
         self.restored.append(entry.path)
 
 
-def _load_journal(fs: FileSystemOps, journal_fd: int, files: JournalFiles, trust_foreign: bool) -> Journal | None:
+def _load_journal(fs: FileSystemOps, journal_fd: int, files: JournalFiles, trust_foreign: bool, workspace: str,
+                  newest_kept: int) -> tuple[Journal | None, bool]:
+    """The transaction's journal (None: never published), and whether it is foreign (not signed
+    by this user for this workspace, loaded because ``trust_foreign``)."""
     if files.is_committed:
         name = committed_name(files.transaction_id)
     elif files.is_published:
         name = journal_name(files.transaction_id)
     else:
-        return None
+        return None, False
     where = f"{JOURNAL_DIR}/{name}"
     try:
         data = fs.read_file(journal_fd, name).data
     except OSError as exc:
         raise damaged(where, f"unreadable: {os.strerror(exc.errno or 0)}") from None
-    journal = Journal.from_bytes(data, where=where, trust_foreign=trust_foreign)
+    foreign = False
+    try:
+        journal = Journal.from_bytes(data, where=where, workspace=workspace)
+    except UntrustedStateError:
+        if not trust_foreign:
+            raise
+        journal, foreign = Journal.from_bytes(data, where=where, workspace=workspace, trust_foreign=True), True
     if journal.transaction_id != files.transaction_id:
         raise damaged(where, f"it describes transaction {journal.transaction_id}")
-    return journal
+    history = journal.history
+    if files.is_published and not files.is_committed and history is not None and history["sequence"] <= newest_kept:
+        # Its role: a journal destined for the undo history is interrupted only before its
+        # commit point, when its sequence is above every kept entry's. One that is not is a kept
+        # entry renamed back: rolling it back would undo it behind every check of undo.
+        raise damaged(where, f"it is undo-history entry {history['sequence']} under an interrupted"
+                             " transaction's name")
+    return journal, foreign
 
 
 def _delete_journal(

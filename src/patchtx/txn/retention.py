@@ -98,12 +98,14 @@ class KeepHistory:
     """
 
     def __init__(self, *, count: int = DEFAULT_COMMIT.history_count, max_bytes: int = DEFAULT_COMMIT.history_bytes,
-                 undoes: str | None = None):
+                 undoes: str | None = None, origin: str | None = None):
         if count < 0 or max_bytes < 0:
             raise ValueError("history limits must be non-negative")
         self.count = count
         self.max_bytes = max_bytes
         self.undoes = undoes
+        self.origin = origin
+        """The surface the transaction came through (``"mcp"``), or None; recorded when not None."""
         self.kept: str | None = None
         self.pruned: list[str] = []
         self._to_delete: list[tuple[str, list[str]]] = []
@@ -145,6 +147,8 @@ class KeepHistory:
             "moves": [[c.source, c.path] for c in plan.changes
                       if c.kind is ChangeKind.MOVE and c.source in paths and c.path in paths],
         }
+        if self.origin is not None:
+            history["origin"] = self.origin
         self.kept = journal.transaction_id
         return history
 

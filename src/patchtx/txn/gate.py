@@ -1,0 +1,228 @@
+"""The gate: what the commit checks before its first write, whatever made the plan.
+
+``apply``, ``undo``, ``redo``, the ``Transaction`` API, a hand-built plan given to ``apply_plan``
+or ``txn.commit``, the agent tools: every plan reaches the disk through ``commit``, and the commit
+asks this module (docs/guarantees.md, "The gate"):
+
+1. ``check_paths`` (step 0, no I/O): every path by the one path rule (``workspace.path_problem``),
+   which the planner applies to a patch's paths and the journal reader to a journal's.
+2. ``check_plan`` (under the lock, once every target is verified, before the journal is written): the
+   host's ceiling the caller passes (none passed: the host's config and environment), tightened by
+   the workspace's policy as it reads now, against what the plan will do to each file
+   (``policy.check_changes``: caps, deletes, moves, overwrites, protected paths, policy files),
+   under every name the file has: the names of symbolic links that lead to it (or to a folder
+   above it), and the other names of a file with hard links, found by inode.
+
+Recovery is not gated by the policy: a roll back puts back what this user's own interrupted
+transaction replaced (a policy the transaction itself tightened must not wedge it). Its paths pass
+the path rule, and its journal the signature check (``journal``, ``provenance``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from ..errors import ConflictError, PolicyError, UnsafePathError
+from ..workspace import path_problem
+from .layout import STATE_DIR
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ..model import Plan
+    from ..options import PlanOptions
+    from .dirs import DirectoryHandles
+
+    Names = dict[str, list[tuple[str, str]]]
+    """Workspace path -> its other names, each with what makes it one ("symbolic link", "hard link")."""
+
+MAX_ENTRIES = 1_000_000
+"""Directory entries looked at, at most, for the other names of a file with hard links or for the
+symbolic links a protected pattern may name (beyond, the change is refused: it could not be
+checked)."""
+_LINK_ROUNDS = 8
+"""How many times names are looked up again: a link into a folder reached through another link."""
+
+
+def check_paths(plan: Plan) -> None:
+    """Refuse, before anything is touched, a plan naming a path the one path rule refuses, or
+    naming a path twice, or a workspace that holds the per-user secret."""
+    if not os.path.isabs(plan.root):
+        raise UnsafePathError(f"The workspace root {plan.root!r} is not an absolute path.")
+    from .provenance import check_outside
+
+    check_outside(plan.root)  # the secret that signs its journals may not lie inside it
+    seen: set[str] = set()
+    for target in plan.targets:
+        _check_path(target.path)
+        if target.path in seen:
+            raise ConflictError(f"The plan lists {target.path} twice.", path=target.path)
+        seen.add(target.path)
+    for path in plan.remove_dirs:
+        _check_path(path)
+
+
+def _check_path(path: str) -> None:
+    why = path_problem(path)
+    if why is not None:
+        shown = path if path.isprintable() else path.encode("unicode_escape").decode("ascii")
+        raise UnsafePathError(f"Refusing the path {shown!r}: {why}.",
+                              hint="A plan names plain relative paths inside the workspace, outside"
+                                   " every .git and .patchtx folder.", path=shown)
+
+
+def check_plan(plan: Plan, policy: PlanOptions | None, dirs: DirectoryHandles,
+          files: Iterable[tuple[str, os.stat_result | None, int]]) -> None:
+    """Refuse ``plan`` unless the policy in force allows what it does, under every name of every
+    file. ``policy`` is the host's ceiling as the caller has it (None: the host's config and
+    environment alone); ``files``: each target as verified (its stat, None when absent) and how
+    many names it has besides the journal's."""
+    from ..policy import check_changes, options_for, policy_files, tighten, workspace_policy
+
+    if policy is None:
+        policy = options_for(plan.root, caller="commit()")[0]
+    else:
+        for table in workspace_policy(plan.root):
+            policy = tighten(policy, table)
+    linked = {(st.st_dev, st.st_ino): path for path, st, count in files if st is not None and count > 1}
+    names = other_names(dirs, plan.root, policy.protected, linked, [t.path for t in plan.targets])
+    check_changes(policy, plan.targets, plan.changes, names=names, extra_policy_files=policy_files(plan.root))
+
+
+def other_names(dirs: DirectoryHandles, root: str, protected: tuple[str, ...],
+                linked: dict[tuple[int, int], str], paths: list[str]) -> Names:
+    """Every other name of ``paths`` in the tree: the hard links of the files in ``linked`` (by
+    device and inode; the whole tree is looked through), and, when patterns are ``protected``,
+    the names symbolic links give them (looked for where a pattern could name one)."""
+    names: Names = {}
+    if not linked and not protected:
+        return names
+    links: list[tuple[str, str]] = []
+    starts = _starts(protected, dirs, root, links) if protected else []
+    if linked:
+        starts = [""]
+    walk = _Walk(dirs, root, linked, links if protected else None)
+    for start in starts:
+        walk.run(start)
+    for path, twins in walk.twins.items():
+        names.setdefault(path, []).extend((twin, "hard link") for twin in twins)
+    if links:
+        _add_link_names(names, paths, links)
+    return names
+
+
+class _Walk:
+    """A walk of folders from the root's descriptor, never through a symbolic link, one folder
+    open at a time beyond what ``dirs`` caches (so that it fits any descriptor budget)."""
+
+    def __init__(self, dirs: DirectoryHandles, root: str, linked: dict[tuple[int, int], str],
+                 links: list[tuple[str, str]] | None) -> None:
+        self.dirs = dirs
+        self.root = root
+        self.linked = linked
+        self.inodes = {ino for _dev, ino in linked}
+        self.links = links
+        self.twins: dict[str, list[str]] = {}
+        self.entries = 0
+
+    def run(self, start: str) -> None:
+        stack = [start]
+        while stack:
+            folder = stack.pop()
+            try:
+                fd = self.dirs.open(folder)
+            except (OSError, UnsafePathError):
+                continue  # gone, or no longer a folder: nothing of it can name a target
+            with os.scandir(fd) as entries:
+                found = [(entry.name, entry.is_symlink(), entry.is_dir(follow_symlinks=False), entry.inode())
+                         for entry in entries]
+            self.entries += len(found)
+            if self.entries > MAX_ENTRIES:
+                raise _too_many(sorted(self.linked.values()) or [folder])
+            for name, is_link, is_dir, inode in found:
+                rel = f"{folder}/{name}" if folder else name
+                if is_link:
+                    if self.links is not None:
+                        real = _inside(self.root, os.path.realpath(os.path.join(self.root, rel)))
+                        if real is not None:
+                            self.links.append((rel, real))
+                elif is_dir:
+                    if rel != STATE_DIR:  # its journal folder holds this very commit's links
+                        stack.append(rel)
+                elif inode in self.inodes:
+                    st = self.dirs.fs.lstat(fd, name)
+                    owner = None if st is None else self.linked.get((st.st_dev, st.st_ino))
+                    if owner is not None and owner != rel:
+                        self.twins.setdefault(owner, []).append(rel)
+
+
+def _add_link_names(names: Names, paths: list[str], links: list[tuple[str, str]]) -> None:
+    """The names ``links`` (a link's path, and the workspace path it leads to) give each of
+    ``paths``, and the names those give in turn."""
+    for path in paths:
+        known = {path}
+        frontier = [path]
+        for _round in range(_LINK_ROUNDS):
+            following = []
+            for name in frontier:
+                for link, real in links:
+                    if name == real or name.startswith(real + "/"):
+                        alias = link + name[len(real):]
+                        if alias not in known:
+                            known.add(alias)
+                            following.append(alias)
+                            names.setdefault(path, []).append((alias, "symbolic link"))
+            if not following:
+                break
+            frontier = following
+
+
+def _starts(patterns: tuple[str, ...], dirs: DirectoryHandles, root: str,
+            links: list[tuple[str, str]]) -> list[str]:
+    """Where a symbolic link that a pattern names may be: below each pattern's literal leading
+    folders (the whole tree for a pattern naming a file at any depth). A link met on those
+    folders themselves is recorded in ``links`` at once."""
+    starts: set[str] = set()
+    for pattern in patterns:
+        body = pattern.rstrip("/")
+        if "/" not in body:
+            return [""]
+        folder: str | None = ""
+        for part in body.removeprefix("/").split("/")[:-1]:
+            if any(c in part for c in "*?[\\"):
+                break
+            path = f"{folder}/{part}" if folder else part
+            try:
+                parent_fd = dirs.open(folder or "")
+            except (OSError, UnsafePathError):
+                folder = None
+                break
+            st = dirs.fs.lstat(parent_fd, part)
+            if st is None or not stat.S_ISDIR(st.st_mode):
+                if st is not None and stat.S_ISLNK(st.st_mode):
+                    real = _inside(root, os.path.realpath(os.path.join(root, path)))
+                    if real is not None:
+                        links.append((path, real))
+                folder = None
+                break
+            folder = path
+        if folder is not None:
+            starts.add(folder)
+    ordered = sorted(starts)
+    return [s for s in ordered if not any(o != s and (o == "" or s.startswith(o + "/")) for o in ordered)]
+
+
+def _inside(root: str, real: str) -> str | None:
+    prefix = root.rstrip("/") + "/"
+    return real[len(prefix):] if real.startswith(prefix) else None
+
+
+def _too_many(paths: list[str]) -> PolicyError:
+    return PolicyError(
+        f"Refusing to change {', '.join(paths[:3])}: its other names could not be looked for (more"
+        f" than {MAX_ENTRIES} entries in the workspace).",
+        hint="A protected file is protected under every name it has (its hard links, the symbolic"
+             " links leading to it); break the hard link, or narrow the protected patterns.",
+        path=paths[0])

