@@ -5,6 +5,7 @@ any other patch; a repaired patch goes through every check an unrepaired one doe
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -84,5 +85,68 @@ def test_a_hunk_in_place_beside_a_new_one_is_still_skipped(tmp_path: Path) -> No
     assert not isinstance(outcome, PatchtxError), outcome.message
     assert [r.kind for r in outcome.plan.repairs] == ["applied_hunk_skipped"]
     assert contents(tmp_path) == {"a.py": b"def f():\n    x = 2\n\ndef g():\n    x = 2\n    y = 5\n"}
+
+
+# -- finding 4: a shell command around the patch in a JSON wrapper is refused, saying why ----------
+DIFF = "--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+b\n"
+SHELL_WRAPPED = [
+    pytest.param(["bash", "-lc", f"cd sub && git apply <<'EOF'\n{DIFF}EOF"], id="cd"),
+    pytest.param(["bash", "-lc", "patch -p0 <<'EOF'\n" + DIFF.replace("a/x.txt", "src/x.txt")
+                  .replace("b/x.txt", "src/x.txt") + "EOF"], id="patch-p0"),
+    pytest.param(["bash", "-lc", f"git -C sub apply <<'EOF'\n{DIFF}EOF"], id="git-C"),
+    pytest.param(["bash", "-lc", f"git apply <<'EOF'\n{DIFF}EOF"], id="git-apply"),
+    pytest.param(["sh", "-c", f"echo first\n{DIFF}"], id="text-before"),
+    pytest.param(["git", "apply", "-p0", DIFF], id="options-beside"),
+]
+
+
+@pytest.mark.parametrize("command", SHELL_WRAPPED)
+def test_a_shell_command_around_the_patch_is_refused(command: list[str], tmp_path: Path) -> None:
+    files = {"x.txt": b"a\n", "sub/x.txt": b"a\n", "src/x.txt": b"a\n"}
+    tree(tmp_path, files)
+    outcome = apply(tmp_path, json.dumps({"command": command}))
+    assert isinstance(outcome, PatchtxError), [r.kind for r in outcome.plan.repairs]
+    assert "Nothing was changed" in outcome.message
+    assert "shell command" in outcome.message or "command line" in outcome.message, outcome.message
+    assert contents(tmp_path) == files
+
+
+def test_the_apply_patch_command_and_heredoc_are_still_unwrapped(tmp_path: Path) -> None:
+    patch = "*** Begin Patch\n*** Update File: x.txt\n@@\n-a\n+b\n*** End Patch\n"
+    for command in (["apply_patch", patch], ["bash", "-lc", f"apply_patch <<'EOF'\n{patch}EOF"]):
+        tree(tmp_path, {"x.txt": b"a\n"})
+        outcome = apply(tmp_path, json.dumps({"command": command}))
+        assert not isinstance(outcome, PatchtxError), outcome.message
+        assert contents(tmp_path) == {"x.txt": b"b\n"}
+
+
+# -- finding 7: a patch cut off is not taken as whole ----------------------------------------------
+CFG = b'TIMEOUT = 30\nRETRIES = 3\nHOSTS = ["a"]\nDEBUG = False\n'
+MAIN = b'print("v1")\n'
+WHOLE = ('*** Begin Patch\n*** Update File: cfg.py\n@@\n-TIMEOUT = 30\n+TIMEOUT = 60\n RETRIES = 3\n'
+         '-HOSTS = ["a"]\n+HOSTS = ["a", "b"]\n DEBUG = False\n*** Update File: main.py\n@@\n'
+         '-print("v1")\n+print("v2")\n*** End Patch\n')
+
+
+def test_a_patch_cut_after_a_context_line_is_refused_naming_the_cut(tmp_path: Path) -> None:
+    cut = WHOLE[: WHOLE.index(" RETRIES = 3\n") + len(" RETRIES = 3\n")]
+    tree(tmp_path, {"cfg.py": CFG, "main.py": MAIN})
+    outcome = apply(tmp_path, cut)
+    assert isinstance(outcome, PatchtxError), [r.kind for r in outcome.plan.repairs]
+    assert "cut off" in outcome.message and "RETRIES = 3" in outcome.message, outcome.message
+    assert contents(tmp_path) == {"cfg.py": CFG, "main.py": MAIN}
+
+
+@pytest.mark.parametrize("wrap", [
+    pytest.param(lambda text: f"```\n{text}```\n", id="code_fence"),
+    pytest.param(lambda text: json.dumps({"input": text}), id="json_wrapper"),
+])
+def test_a_patch_closed_by_its_wrapper_is_whole(wrap: object, tmp_path: Path) -> None:
+    tree(tmp_path, {"cfg.py": CFG, "main.py": MAIN})
+    outcome = apply(tmp_path, wrap(WHOLE.replace("*** End Patch\n", "")))  # type: ignore[operator]
+    assert not isinstance(outcome, PatchtxError), outcome.message
+    assert "missing_end_marker" in [r.kind for r in outcome.plan.repairs]
+    assert contents(tmp_path) == {"cfg.py": b'TIMEOUT = 60\nRETRIES = 3\nHOSTS = ["a", "b"]\n'
+                                            b'DEBUG = False\n', "main.py": b'print("v2")\n'}
 
 
