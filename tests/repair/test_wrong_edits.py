@@ -12,6 +12,7 @@ import pytest
 
 import patchtx
 from patchtx.errors import PatchtxError
+from patchtx.options import OPTIONS
 
 from .test_shapes import contents, tree
 
@@ -150,3 +151,25 @@ def test_a_patch_closed_by_its_wrapper_is_whole(wrap: object, tmp_path: Path) ->
                                             b'DEBUG = False\n', "main.py": b'print("v2")\n'}
 
 
+# -- finding 12: one true sentence about patches partly applied -----------------------------------
+def test_partly_applied_within_one_file_and_across_files_as_documented(tmp_path: Path) -> None:
+    tree(tmp_path, {"a.txt": b"one\ntwo\nthree\nfour\nfive\nsix\n", "b.txt": b"B\n"})
+    within = ("*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n@@\n five\n-six\n"
+              "+SIX\n*** End Patch\n")
+    assert not isinstance(apply(tmp_path, within.replace("-six\n+SIX\n", " six\n")), PatchtxError)
+    skipped = apply(tmp_path, within)
+    assert not isinstance(skipped, PatchtxError), skipped.message
+    assert [r.kind for r in skipped.plan.repairs] == ["applied_hunk_skipped"]
+    assert isinstance(apply(tmp_path, within, strict=True), PatchtxError)
+    across = ("*** Begin Patch\n*** Update File: a.txt\n@@\n-TWO\n+2\n*** Update File: b.txt\n@@\n"
+              "-B\n+C\n*** End Patch\n")
+    assert not isinstance(apply(tmp_path, across.split("*** Update File: b.txt")[0]
+                                + "*** End Patch\n"), PatchtxError)
+    refused = apply(tmp_path, across)
+    assert isinstance(refused, PatchtxError) and refused.kind == "partly_applied"
+    option = next(declared.option for declared in OPTIONS if declared.name == "skip_applied")
+    described = str(option.tool)
+    assert "applied_hunk_skipped" in described and "partly_applied" in described, described
+    table = (Path(__file__).resolve().parents[2] / "docs" / "format.md").read_text(encoding="utf-8")
+    row = next(line for line in table.splitlines() if line.startswith("| a diff that is already applied"))
+    assert "applied_hunk_skipped" in row, row
