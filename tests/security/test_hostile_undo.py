@@ -93,16 +93,23 @@ def test_mcp_undo_cannot_remove_the_workspace_policy(repo: Path) -> None:
     assert "tool.patchtx" not in (repo / "pyproject.toml").read_text()
 
 
-def test_mcp_undo_keeps_the_hosts_permissions_and_caps(repo: Path) -> None:
+def test_undo_keeps_the_hosts_permissions_and_caps(repo: Path) -> None:
     moved = by_the_user(repo, MOVE)
     before = files(repo)
     (undo_move,) = mcp(repo, [("undo", {"transaction": moved})], "--undo", "any", "--no-move")
     assert undo_move[0] == "policy_violation" and undo_move[1]["error"]["permission"] == "allow_move"
+    with pytest.raises(PatchtxError) as caught:
+        history.undo(repo, moved, allow_move=False)
+    assert caught.value.kind == "policy_violation" and caught.value.details["permission"] == "allow_move"
+    assert cli(repo, "undo", moved, "--no-move")[0] == "policy_violation"
     assert files(repo) == before
     two = by_the_user(repo, TWO.replace("a.txt", "b.txt").replace("-a\n+A", "-A\n+AA"))
     before = files(repo)
     (undo_two,) = mcp(repo, [("undo", {"transaction": two})], "--undo", "any", "--max-files", "1")
     assert undo_two[0] == "policy_violation" and "limit of 1" in undo_two[1]["error"]["message"]
+    with pytest.raises(PatchtxError, match="limit of 1"):
+        history.undo(repo, two, max_files=1)
+    assert cli(repo, "undo", two, "--max-files", "1")[0] == "policy_violation"
     assert files(repo) == before
 
 

@@ -15,7 +15,9 @@ asks this module (docs/guarantees.md, "The gate"):
 
 Recovery is not gated by the policy: a roll back puts back what this user's own interrupted
 transaction replaced (a policy the transaction itself tightened must not wedge it). Its paths pass
-the path rule, and its journal the signature check (``journal``, ``provenance``).
+the path rule, and its journal the signature check (``journal``, ``provenance``). A journal that
+fails that check and is rolled back anyway (``recover --trust-foreign``) holds someone else's
+bytes: ``check_foreign`` holds it to the policy in force (protected paths, policy files).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from ..model import Plan
     from ..options import PlanOptions
     from .dirs import DirectoryHandles
+    from .journal import Journal
 
     Names = dict[str, list[tuple[str, str]]]
     """Workspace path -> its other names, each with what makes it one ("symbolic link", "hard link")."""
@@ -89,6 +92,43 @@ def check_plan(plan: Plan, policy: PlanOptions | None, dirs: DirectoryHandles,
     linked = {(st.st_dev, st.st_ino): path for path, st, count in files if st is not None and count > 1}
     names = other_names(dirs, plan.root, policy.protected, linked, [t.path for t in plan.targets])
     check_changes(policy, plan.targets, plan.changes, names=names, extra_policy_files=policy_files(plan.root))
+
+
+def check_foreign(journal: Journal, dirs: DirectoryHandles, where: str) -> None:
+    """Refuse (before anything is done) to roll back a journal this user's patchtx did not sign,
+    which the user asked for (``recover --trust-foreign``), if it would change a path the policy in
+    force protects (under its own name or one a symbolic link gives it) or a policy file: its
+    bytes are someone else's, and the policy holds for them as for a patch's. (A foreign roll back
+    never writes into an existing file, so a hard-linked twin keeps what it holds.)"""
+    from ..globs import GlobSet, GlobWorkExceeded
+    from ..policy import options_for, policy_file_rules, policy_files
+
+    policy = options_for(dirs.root, caller="recover()")[0]
+    paths = sorted({e.path for e in journal.entries} | set(journal.created_dirs)
+                   | {d.path for d in journal.removed_dirs})
+    names = other_names(dirs, dirs.root, policy.protected, {}, paths)
+    extra = policy_files(dirs.root)
+    protection = GlobSet(policy.protected)
+    for path in paths:
+        for name in (path, *(other for other, _how in names.get(path, ()))):
+            try:
+                pattern = protection.first_match(name) if policy.protected else None
+            except GlobWorkExceeded:
+                why = "checking it against the protected patterns costs too much"
+            else:
+                if pattern is not None:
+                    why = f"{name} is protected by the pattern '{pattern}'"
+                elif not policy.allow_policy_edit and policy_file_rules(name, extra) is not None:
+                    why = f"{name} holds patchtx policy"
+                else:
+                    continue
+            raise PolicyError(
+                f"Refusing to roll back the foreign journal {where}: it would change {path}, and {why}.",
+                hint="A journal this user's patchtx did not sign is rolled back (--trust-foreign) only"
+                     " within the policy in force (the host's config or PATCHTX_POLICY can widen it:"
+                     " allow-policy-edit, protected). Look at it; move .patchtx/journal away to"
+                     " discard it.",
+                path=path, details={"journal": where})
 
 
 def other_names(dirs: DirectoryHandles, root: str, protected: tuple[str, ...],

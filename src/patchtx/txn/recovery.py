@@ -30,6 +30,7 @@ from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
 from .fsops import FileSystemOps, give_owner, split_path
+from .gate import check_foreign
 from .journal import Journal, JournalEntry, damaged
 from .layout import (
     JOURNAL_DIR,
@@ -112,6 +113,9 @@ def recover_workspace(
             found.append(files)
     loaded = [(files, *_load_journal(fs, journal_fd, files, trust_foreign, dirs.root, newest_kept))
               for files in found]
+    for files, journal, foreign in loaded:
+        if foreign and journal is not None and not files.is_committed:
+            check_foreign(journal, dirs, f"{JOURNAL_DIR}/{journal_name(files.transaction_id)}")
     done = []
     for files, journal, foreign in loaded:
         journal_fd = dirs.open(JOURNAL_DIR)
