@@ -24,7 +24,7 @@ import re
 
 from ._record import replace
 from .errors import HunkParseError, ParseError
-from .model import Repair
+from .model import Repair, UpdateFile
 from .normalise import WHITESPACE
 from .parser import (
     ADD_FILE,
@@ -49,6 +49,7 @@ _HEADERS = (ADD_FILE.rstrip(), DELETE_FILE.rstrip(), UPDATE_FILE.rstrip())
 _NAMING = (*_HEADERS, MOVE_TO.rstrip())
 _DECORATED_NAME = re.compile(r"^\*\*\* (?:Add File|Delete File|Update File|Move to): .*[ \t]\*{2,}[ \t]*\r?$",
                              re.MULTILINE)
+_ABSOLUTE_NAME = re.compile(r"^(?:---|\+\+\+|diff --git) (?:[ab]/)?/(?!dev/null\s*$)", re.MULTILINE)
 _DECORATED_END_OF_FILE = re.compile(r"\*{2,}\s*end[ _-]?of[ _-]?file\b[\s*:=-]*", re.IGNORECASE)
 _DECORATED = re.compile(r"\*{2,}\s*(begin|end)[ _-]?patch\b[\s*:=-]*", re.IGNORECASE)
 _DECORATED_PATH = re.compile(r"[ \t]+\*{2,}[ \t]*$")
@@ -72,9 +73,12 @@ def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False
     repairs: list[Repair] = []
     named = _decorated_names(text)
     if named is not None:
-        # (The one repair made to a text that parses: it would name a file 'a.py ***'.)
+        # (A repair made to a text that parses: it would name a file 'a.py ***'.)
         text, repair = named
         repairs.append(repair)
+    absolute = _absolute_names(text, strip, reverse, unidiff_zero)
+    if absolute is not None:
+        return absolute
     try:
         return replace(parse(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero),
                        repairs=tuple(repairs))
@@ -359,6 +363,28 @@ def _decorated_names(text: str) -> tuple[str, Repair] | None:
     if _DECORATED_NAME.search(text) is None or detect_format(text) != "codex":
         return None
     return _decorated_markers(text)
+
+
+def _absolute_names(text: str, strip: int | None, reverse: bool, unidiff_zero: bool,
+                    ) -> Patch | None:
+    """A unified diff that names files by their absolute paths (``--- a//home/u/proj/x.py``, as
+    an agent's tools print them), read with those names kept whole: the planner takes a name
+    inside the root as that file and refuses one outside it. Read as written, git's rule strips
+    one component and names ``home/u/proj/x.py`` under the root. Not with an explicit ``-p``."""
+    if strip is not None or _ABSOLUTE_NAME.search(text) is None or detect_format(text) != "unified":
+        return None
+    try:
+        patch = parse(text, reverse=reverse, unidiff_zero=unidiff_zero, absolute_names=True)
+    except ParseError:
+        return None
+    named = [hunk.line for hunk in patch.hunks if hunk.path.startswith("/")
+             or (isinstance(hunk, UpdateFile) and (hunk.move_to or "").startswith("/"))]
+    if not named:
+        return None
+    return replace(patch, repairs=(Repair(
+        "absolute_paths", f"patch line{'s' if len(named) > 1 else ''} {', '.join(map(str, named))}",
+        "read the diff's absolute file names as the workspace's files they name (a diff names "
+        "files relative to the root: '--- a/src/x.py')"),))
 
 
 def _empty_sections(text: str) -> tuple[str, Repair] | None:

@@ -34,6 +34,8 @@ CODEX = {
     "end_marker_missing_truncated": "refused",
     "end_marker_after_escaped_newline": "refused",
     "absolute_path_inside_root": "right",
+    "absolute_paths_in_unified_diff": "refused",
+    "absolute_path_outside_root_unified": "refused",
     "json_command_wrapper": "refused",
     "json_input_wrapper": "refused",
     "json_string_wrapper": "refused",

@@ -166,6 +166,22 @@ SHAPES: list[Shape] = [
         GREET_PATCH.replace("greet.py", f"{ROOT}/src/greet.py"),
         {"src/greet.py": GREETED}),
     Shape(
+        "absolute_paths_in_unified_diff", "absolute paths (inside the workspace)",
+        "boozedog/pi-codemode#58 (the tool printed diffs as '--- a//home/...', and agents patched "
+        "from them); openai/codex#25958 (absolute paths inside the workspace)",
+        {"src/greet.py": GREET},
+        f"--- a/{ROOT}/src/greet.py\n+++ b/{ROOT}/src/greet.py\n@@ -1,3 +1,3 @@\n def greet(name):\n"
+        "-    message = 'hi ' + name\n+    message = 'hello ' + name\n     return message\n",
+        {"src/greet.py": GREETED}, ("absolute_paths",)),
+    Shape(
+        "absolute_path_outside_root_unified", "absolute paths (inside the workspace)",
+        "a unified diff naming a file outside the workspace by its absolute path",
+        {"src/greet.py": GREET},
+        "--- /tmp/elsewhere/src/greet.py\n+++ /tmp/elsewhere/src/greet.py\n@@ -1,3 +1,3 @@\n"
+        " def greet(name):\n-    message = 'hi ' + name\n+    message = 'hello ' + name\n"
+        "     return message\n",
+        None, why="The file it names is outside the root: refused, naming the path."),
+    Shape(
         "json_command_wrapper", "the patch wrapped in JSON ({\"command\": [\"apply_patch\", ...]})",
         "openai/codex#35361 (gemma via vLLM sent the shell tool's arguments)",
         {"greet.py": GREET},
