@@ -17,6 +17,7 @@ from .api import apply_patch
 from .errors import InternalError, PatchtxError
 from .model import ChangeKind
 from .oneshot import leave_for_the_exit, one_shot
+from .result import repair_lines
 
 if TYPE_CHECKING:
     from .model import Plan
@@ -77,8 +78,6 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         return 1
     sys.stdout.write(codex_summary(result.plan))
     if result.plan.repairs:  # (standard output stays Codex's text)
-        from .result import repair_lines
-
         sys.stderr.write("".join(line + "\n" for line in repair_lines(result)))
     leave_for_the_exit(result)
     return 0

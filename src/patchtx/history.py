@@ -23,6 +23,7 @@ import os
 import stat
 
 from ._record import replace
+from .api import recovery_of, verifier_for
 from .errors import (
     ChangedSincePlanningError,
     HistoryDamagedError,
@@ -34,6 +35,7 @@ from .errors import (
 from .model import ChangeKind, FileChange, PathTarget, Plan
 from .policy import check_changes, options_for, policy_files
 from .result import Result
+from .txn import commit
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
 from .txn.kept import (
@@ -187,9 +189,6 @@ def undo(
         approve(plan)
     if dry_run:
         return Result(plan, committed=False, dry_run=True, undone=entry.transaction_id)
-    from .api import recovery_of, verifier_for
-    from .txn import commit
-
     keep = KeepHistory(count=commit_options.history_count, max_bytes=commit_options.history_bytes,
                        undoes=entry.transaction_id, origin=origin)
     report = commit(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ._record import replace
 from .errors import HunkParseError, ParseError
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 from .normalise import WHITESPACE
@@ -144,8 +145,6 @@ class _PendingChunk:
     def freeze(self) -> Chunk:
         chunk = Chunk(tuple(self.anchors), tuple(self.lines), self.is_end_of_file, self.line)
         if self.unprefixed:
-            from ._record import replace
-
             chunk = replace(chunk, unprefixed=tuple(self.unprefixed))
         return chunk
 

@@ -23,7 +23,11 @@ file is reported as having its old errors.
 
 from __future__ import annotations
 
+import json
 import re
+import tomllib
+import warnings
+from difflib import SequenceMatcher
 
 from .errors import SyntaxGuardError
 from .model import FileSyntax, SyntaxIssue, SyntaxReport
@@ -73,8 +77,6 @@ def check_plan(plan: Plan, mode: str) -> SyntaxReport | None:
     file the patch leaves with new errors raises SyntaxGuardError."""
     if mode == "off":
         return None
-    import warnings
-
     baselines = {c.path: c.before for c in plan.changes if c.source is not None or c.copied_from is not None}
     files = []
     with warnings.catch_warnings():
@@ -98,13 +100,19 @@ def check_file(path: str, before: bytes | None, after: bytes) -> FileSyntax:
     if len(after) > MAX_BYTES:
         return FileSyntax(path, "not_checked", language, reason=f"too large to check ({len(after):,} bytes;"
                           f" the guard parses files up to {MAX_BYTES // 1024:,} KiB)")
-    if language in _STDLIB:
-        return _check_stdlib(path, language, before, after)
-    parser = _tree_sitter_parser(language)
-    if parser is None:
+    try:
+        if language in _STDLIB:
+            return _check_stdlib(path, language, before, after)
+        parser = _tree_sitter_parser(language)
+        if parser is None:
+            return FileSyntax(path, "not_checked", language,
+                              reason=f"no {_NAMES[language]} grammar installed (pip install 'patchtx[syntax]')")
+        return _compare_tree_sitter(path, language, parser, before, after)
+    except (RecursionError, MemoryError, ValueError) as exc:
+        # Valid text past a parser's own limits (nesting deeper than its stack, a number of more
+        # than 4,300 digits, an expression too large to hold): not an error of the text.
         return FileSyntax(path, "not_checked", language,
-                          reason=f"no {_NAMES[language]} grammar installed (pip install 'patchtx[syntax]')")
-    return _compare_tree_sitter(path, language, parser, before, after)
+                          reason=f"beyond the parser's limits ({type(exc).__name__}: {str(exc)[:120]})")
 
 
 def _compare_tree_sitter(path: str, language: str, parser: Any, before: bytes | None, after: bytes) -> FileSyntax:
@@ -176,17 +184,11 @@ def _first_error(language: str, path: str, data: bytes) -> SyntaxIssue | None:
     except UnicodeDecodeError as exc:
         return SyntaxIssue(data.count(b"\n", 0, exc.start) + 1, 1, "not UTF-8")
     if language == "json":
-        import json
-
         try:
             json.loads(text)
         except json.JSONDecodeError as exc:
             return SyntaxIssue(exc.lineno, exc.colno, exc.msg)
-        except RecursionError:
-            return None  # nested too deep for this parser: not an error of the text
         return None
-    import tomllib
-
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -282,8 +284,6 @@ def _line(data: bytes, number: int) -> bytes:
 def _written_lines(before: bytes, after: bytes) -> set[int]:
     """1-based numbers of the lines of ``after`` the patch wrote: lines that are not lines of
     ``before`` kept in place, and where it only deleted, the lines on either side of the cut."""
-    from difflib import SequenceMatcher
-
     old, new = before.split(b"\n"), after.split(b"\n")
     written: set[int] = set()
     for tag, _, _, low, high in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():

@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Unpack
 
 from .api import commit_plan, parse_patches
+from .edits import name_the_edit, parse_edits
 from .errors import EncodingPatchError, PatchtxError, TransactionClosedError
 from .model import DeleteFile, Patch, Plan
 from .planner import Stager
@@ -74,8 +75,6 @@ class Transaction:
     def apply_edits(self, edits: Sequence[Mapping[str, Any]], *, file_path: str | None = None) -> None:
         """Stage an edit list (``patchtx.apply_edits``'s edits, in order; all of them, or none if
         one fails)."""
-        from .edits import name_the_edit, parse_edits
-
         patch = parse_edits(edits, path=file_path)
         try:
             self.apply_patch(patch)

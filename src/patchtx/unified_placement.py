@@ -52,8 +52,8 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk],
         wanted = (stated if not old else max(stated - 1, 0)) + offset
         last = size - len(old)  # the last start at which the old lines fit
         # Pinned to the file's end ("\ No newline", or less context after the change than
-        # before) or start (less context before).
-        lower = last if chunk.is_end_of_file else cursor
+        # before) or start (less context before); never inside the hunk before it.
+        lower = max(last, cursor) if chunk.is_end_of_file else cursor
         if chunk.is_start_of_file:
             last = min(last, 0) if cursor == 0 else -1
         if not old:

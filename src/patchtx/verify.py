@@ -112,17 +112,16 @@ def verify_failed(outcome: VerifyOutcome) -> VerifyFailedError:
     if outcome.status == 0:
         what = (f"The check `{outcome.command}` passed but changed {', '.join(outcome.changed)}, which the"
                 " patch wrote: a verify command must leave the patched files as they are, so the change"
-                " was rolled back. Every other file is as it was before the patch; "
-                + ("that one was" if len(outcome.changed) == 1 else "those were")
-                + " left as the check left "
-                + ("it." if len(outcome.changed) == 1 else "them."))
+                " was rolled back, "
+                + ("that file" if len(outcome.changed) == 1 else "those files")
+                + " included.")
         hint = "Run formatters or generators before applying, and verify with a command that only checks."
     else:
         what = (f"The check `{outcome.command}` {outcome.verdict} after {outcome.seconds:.1f} s: the change"
                 " was rolled back.")
         if outcome.changed:
-            what += (" It also changed " + ", ".join(outcome.changed) + ", which the patch wrote: left as"
-                     " the check left them; every other file is as it was before the patch.")
+            what += (" It also changed " + ", ".join(outcome.changed) + ", which the patch wrote: put back"
+                     " as they were before the patch too.")
         hint = "Fix the patch (or the check) and apply again."
     if outcome.output_tail:
         hint += " The check's output ended with:\n" + outcome.output_tail.rstrip("\n")
@@ -136,6 +135,10 @@ def run_command(command: str, root: str, timeout: float) -> VerifyOutcome:
     command does (a shell that cannot start is an OSError)."""
     env = dict(os.environ)
     env[VERIFYING_ENV] = root
+    # Python caches bytecode by the source's size and mtime in whole seconds: a check that cached
+    # a version the roll back then removed would run it again for a same-sized fix written within
+    # that second (and pass or fail on the wrong code). A check writes no bytecode.
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     started = time.monotonic()
     proc = subprocess.Popen(
         ["/bin/sh", "-c", _GUARD, "patchtx-verify", command], cwd=root, env=env, stdin=subprocess.DEVNULL,

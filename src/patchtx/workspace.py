@@ -19,7 +19,7 @@ from typing import Protocol
 
 from ._fd import DIR_FLAGS as _DIR_FLAGS
 from ._fd import READ_FLAGS as _READ_FLAGS
-from ._fd import read_whole, require_posix
+from ._fd import descriptor_budget, read_whole, require_posix
 from ._record import record
 from .errors import FilesystemError, NotARegularFileError, UnsafePathError
 
@@ -187,8 +187,6 @@ class Workspace:
         if fd is not None:
             return fd
         if self._capacity is None:
-            from ._fd import descriptor_budget
-
             self._capacity = max(1, min(_MAX_DIR_FDS, descriptor_budget() // 2))
         if len(self._dir_fds) >= self._capacity:
             self.close()

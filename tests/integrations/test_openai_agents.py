@@ -145,6 +145,20 @@ def test_failing_update_changes_nothing_and_the_model_can_retry(workspace: Path)
     assert (workspace / "src/app.py").read_text() == "def main():\n    return 2\n"
 
 
+def test_an_edit_that_breaks_the_syntax_is_refused_as_on_every_agent_surface(workspace: Path) -> None:
+    before = tree_files(workspace)
+    session = Session(PatchtxEditor(workspace).tool(),
+                      [update("src/app.py", "@@ def main():\n-    return 1\n+    return (1\n")])
+    session.run()
+    status, output = session.outputs()["call_1"]
+    assert status == "failed" and "syntax error" in output and "Nothing was changed." in output
+    assert tree_files(workspace) == before
+    # the host may turn the guard off, as on the other agent surfaces
+    Session(PatchtxEditor(workspace, syntax="off").tool(),
+            [update("src/app.py", "@@ def main():\n-    return 1\n+    return (1\n")]).run()
+    assert (workspace / "src/app.py").read_text() == "def main():\n    return (1\n"
+
+
 def test_ambiguous_context_is_refused_instead_of_editing_the_first_match(workspace: Path) -> None:
     (workspace / "twice.txt").write_text("x = 1\ny\nx = 1\n")
     session = Session(PatchtxEditor(workspace).tool(), [update("twice.txt", "-x = 1\n+x = 2\n")])

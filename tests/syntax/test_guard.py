@@ -107,6 +107,23 @@ def test_what_is_not_checked_says_why() -> None:
     assert check_file("Makefile", None, b"all:\n").status == "not_checked"
 
 
+@pytest.mark.parametrize(("path", "data"), [
+    ("big.json", b"[" + b"1" * 5000 + b"]\n"),  # (int's 4,300-digit limit)
+    ("big.toml", b"x = " + b"1" * 5000 + b"\n"),
+    ("deep.json", b"[" * 100_000 + b"]" * 100_000),
+    ("deep.toml", b"x = " + b"[" * 100_000 + b"]" * 100_000 + b"\n"),
+    ("terms.py", b"x = " + b"+".join([b"1"] * 200_000) + b"\n"),
+    ("minus.py", b"x = " + b"-" * 100_000 + b"1\n"),
+])
+def test_valid_text_past_a_parsers_limits_is_not_checked(path: str, data: bytes, tree: Path) -> None:
+    result = check_file(path, None, data)
+    assert result.status == "not_checked" and "beyond the parser's limits" in (result.reason or "")
+    # and a call that refuses what breaks syntax applies it, saying so, instead of failing
+    patch = f"*** Begin Patch\n*** Add File: {path}\n+{data.decode().rstrip()}\n*** End Patch\n"
+    applied = patchtx.apply_patch(patch, tree, syntax="refuse", durable=False)
+    assert [f.status for f in applied.plan.syntax.files] == ["not_checked"]
+
+
 def test_a_grammar_missing_is_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     import patchtx.syntax as syntax
 

@@ -187,6 +187,17 @@ def test_the_nearest_match_wins_when_the_stated_line_is_off(tmp_path: Path) -> N
     assert content(tmp_path, "x").startswith("t\nu\na\nB\nc\nx\n")
 
 
+def test_a_hunk_pinned_to_the_end_never_overlaps_the_hunk_before_it(tmp_path: Path) -> None:
+    # The second hunk has less context after its change than before: it goes at the file's end,
+    # where its old lines ('d', 'e') are the first hunk's own lines. git apply refuses this too.
+    write_tree(tmp_path, {"f.txt": ("p\nq\nr\nc\nd\ne\n", "100644")})
+    text = diff("f.txt", "@@ -2,3 +2,3 @@\n c\n-d\n+D\n e\n", "@@ -5,2 +5,2 @@\n d\n-e\n+E\n")
+    for strict in (False, True):
+        with pytest.raises(ContextNotFoundError):
+            apply(tmp_path, text, strict=strict)
+        assert content(tmp_path, "f.txt") == "p\nq\nr\nc\nd\ne\n"
+
+
 def test_two_matches_equally_near_are_ambiguous(tmp_path: Path) -> None:
     write_tree(tmp_path, {"x": ("a\nb\nc\nz\na\nb\nc\n", "100644")})
     with pytest.raises(AmbiguousContextError, match="file lines 1, 5, and they are equally near") as caught:

@@ -93,9 +93,11 @@ def test_the_check_sees_the_new_tree_holds_no_descriptor_of_patchtx_and_reads_no
     # journal folder, the root's descriptor: none of them.
     result = patchtx.apply_patch(
         PATCH, tree, allow_delete=True,
-        verify='ls /proc/self/fd | tr "\\n" " "; echo; readlink /proc/self/fd/0; echo "$PATCHTX_VERIFYING"; pwd')
+        verify='ls /proc/self/fd | tr "\\n" " "; echo; readlink /proc/self/fd/0; echo "$PATCHTX_VERIFYING"; pwd;'
+               ' echo "$PYTHONDONTWRITEBYTECODE"')
     assert result.verify is not None
-    fds, stdin, marker, cwd = result.verify.output_tail.splitlines()
+    fds, stdin, marker, cwd, no_bytecode = result.verify.output_tail.splitlines()
+    assert no_bytecode == "1"
     assert fds.split() == ["0", "1", "2", "3"]
     assert stdin == "/dev/null"
     assert marker == cwd == os.path.realpath(tree)
@@ -165,13 +167,9 @@ def test_a_check_that_rewrites_a_patched_file_is_not_kept_even_if_it_passes(tree
     outcome = raised.value.details["verify"]
     assert outcome["status"] == 0 and outcome["passed"] is False and outcome["changed"] == ["lib/moved.py"]
     assert "must leave the patched files as they are" in raised.value.message
-    # Every other file is as before; the one the check wrote is left as the check left it (the
-    # roll back never overwrites what it did not write), and the error names it.
-    after = snapshot(tree)
-    assert after.pop("lib/moved.py")[2] == b"x = 2\n# formatted\n"
-    expected = dict(before)
-    expected["lib"] = after["lib"]
-    assert after == expected
+    # The check runs inside the transaction: what it did to the patched files is rolled back
+    # with the patch, so every file is as it was (the error names the file).
+    assert snapshot(tree) == before
     assert log(tree) == []
 
 
@@ -180,6 +178,18 @@ def test_a_failing_check_that_also_deleted_a_patched_file_names_it(tree: Path) -
         patchtx.apply_patch(PATCH, tree, allow_delete=True, verify="rm pkg/new/added.txt; exit 2")
     assert raised.value.details["verify"]["changed"] == ["pkg/new/added.txt"]
     assert (tree / "run.sh").read_text() == "#!/bin/sh\necho one\n" and not (tree / "pkg").exists()
+
+
+def test_a_failing_check_that_rewrote_patched_files_leaves_every_file_as_before(tree: Path) -> None:
+    # One file the patch rewrote in place and edited again by the check, one replaced by a new
+    # inode: both are put back with the rest.
+    before = snapshot(tree)
+    check = "echo more >> run.sh; sed s/2/3/ lib/moved.py > x && mv x lib/moved.py; exit 1"
+    with pytest.raises(VerifyFailedError) as raised:
+        patchtx.apply_patch(PATCH, tree, allow_delete=True, verify=check)
+    assert sorted(raised.value.details["verify"]["changed"]) == ["lib/moved.py", "run.sh"]
+    assert "put back as they were before the patch too" in raised.value.message
+    assert snapshot(tree) == before
 
 
 def test_what_the_check_writes_elsewhere_is_its_own(tree: Path) -> None:

@@ -64,6 +64,7 @@ from ..options import ALL_KEYWORDS, CommitOptions, PlanOptions, check_keywords
 from ..parser import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_OF_FILE, END_PATCH, MOVE_TO, UPDATE_FILE, parse
 from ..policy import options_for
 from ..result import Result
+from .tool_call import AGENT_DEFAULTS
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -222,7 +223,8 @@ class PatchtxEditor:
 
     def _planned(self, operation: ApplyPatchOperation) -> tuple[Plan, CommitOptions, PlanOptions]:
         # The options are read for every operation: the workspace's policy may change in between.
-        plan_options, commit_options = options_for(self.root, self.options, caller="PatchtxEditor()")
+        plan_options, commit_options = options_for(self.root, self.options, caller="PatchtxEditor()",
+                                                   defaults=AGENT_DEFAULTS)
         (patch,) = parse_patches(operation_patch(operation), plan_options)
         planned = plan_parsed([patch], self.root, plan_options, intent=self.intent_for(operation))
         return planned, commit_options, plan_options

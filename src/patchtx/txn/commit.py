@@ -24,6 +24,7 @@ from ..errors import (
     ChangedSincePlanningError,
     FilesystemError,
     PatchtxError,
+    VerifyFailedError,
 )
 from ..model import PathTarget, Plan
 from ..options import DEFAULT_COMMIT
@@ -750,7 +751,8 @@ class _Transaction:
                         # Should even that fail, the error below says recovery must finish.
                         self.fs.rename(journal_fd, journal_name(self.txn), journal_fd, marked)
                         return self._applied_but_maybe_not_durable(error)
-                _load_roll_back(self.dirs)(self.fs, self.dirs, self.journal, durable=self.durable)
+                _load_roll_back(self.dirs)(self.fs, self.dirs, self.journal, durable=self.durable,
+                                           ours=_changed_by_check(exc))
             else:
                 for name in self.unpublished:
                     if self.fs.lstat(journal_fd, name) is not None:
@@ -813,6 +815,14 @@ class _Transaction:
             return self.dirs.open(path)
         except (FileNotFoundError, NotADirectoryError):
             return None
+
+
+def _changed_by_check(exc: BaseException) -> frozenset[str]:
+    """The files the patch wrote that its own verify command then changed (a failed check): the
+    roll back puts them back too, so that a failed commit leaves every file as it was."""
+    if isinstance(exc, VerifyFailedError):
+        return frozenset(exc.details.get("verify", {}).get("changed", ()))
+    return frozenset()
 
 
 def _load_roll_back(dirs: DirectoryHandles) -> Callable[..., RecoveredTransaction]:

@@ -138,6 +138,7 @@ def roll_back(
     durable: bool,
     files: JournalFiles | None = None,
     foreign: bool = False,
+    ours: frozenset[str] = frozenset(),
 ) -> RecoveredTransaction:
     """Undo a published, uncommitted transaction, then delete its journal.
 
@@ -146,9 +147,11 @@ def roll_back(
     created directory where a deleted file must come back), originals come back last. A
     ``foreign`` journal (not signed by this user, rolled back because the user said so: ``recover
     --trust-foreign``) changes the mode or owner of nothing it did not create, and links nothing
-    into the tree: its originals come back as new copies.
+    into the tree: its originals come back as new copies. ``ours`` names the paths that the
+    transaction's own verify command changed (under the lock, inside the transaction): they are
+    put back whatever they hold, where any other change found is left as found (a conflict).
     """
-    undo = _Undo(fs, dirs, journal, durable, foreign)
+    undo = _Undo(fs, dirs, journal, durable, foreign, ours)
     undo.remove_added_files()
     undo.remove_created_dirs()
     undo.recreate_removed_dirs()
@@ -178,6 +181,7 @@ class _Undo:
     journal: Journal
     durable: bool
     foreign: bool = False
+    ours: frozenset[str] = frozenset()
     changed_dirs: set[str] = field(default_factory=set)
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -203,7 +207,8 @@ class _Undo:
             st = self.fs.lstat(parent_fd, name)
             if st is None or (stat.S_ISDIR(st.st_mode) and entry.path in removed_dir_paths):
                 continue
-            if stat.S_ISREG(st.st_mode) and _sha256(self.fs, parent_fd, name) == entry.after_sha256:
+            if stat.S_ISREG(st.st_mode) and (entry.path in self.ours
+                                             or _sha256(self.fs, parent_fd, name) == entry.after_sha256):
                 self.fs.unlink(parent_fd, name)
                 self.removed.append(entry.path)
                 self.changed_dirs.add(parent)
@@ -283,7 +288,8 @@ class _Undo:
                         f"the preserved original of {entry.path} is missing",
                     )
                 continue
-            if entry.written_in_place and not self.foreign:  # (foreign: never into a file it did not make)
+            if entry.written_in_place and not self.foreign and not (  # (foreign: never into a file it did not make)
+                    entry.path in self.ours and not _same_inode(target_st, entry)):
                 self._restore_in_place(entry, parent_fd, name, journal_fd, target_st)
                 continue
             if target_st is not None:
@@ -298,7 +304,8 @@ class _Undo:
                     # put back. Not touching it is what lets a commit that failed on a file it
                     # cannot replace (read-only mount, immutable file) roll back cleanly.
                     continue
-                if held not in (entry.after_sha256, entry.before_sha256):  # not what we wrote
+                if held not in (entry.after_sha256, entry.before_sha256) and entry.path not in self.ours:
+                    # Not what we wrote, nor what our own check did to it: somebody else's.
                     self.conflicts.append(entry.path)
                     continue
             restoring = restore_name(txn, index)
@@ -436,6 +443,11 @@ def _holds(fs: FileSystemOps, dir_fd: int, name: str, st: os.stat_result | None,
     if st is None or not stat.S_ISREG(st.st_mode):
         return False
     return _sha256(fs, dir_fd, name) == sha256
+
+
+def _same_inode(st: os.stat_result | None, entry: JournalEntry) -> bool:
+    """Whether the file in place is the one the commit rewrote in place."""
+    return st is not None and stat.S_ISREG(st.st_mode) and entry.inode in (None, st.st_ino)
 
 
 def _sha256(fs: FileSystemOps, dir_fd: int, name: str) -> str:
