@@ -17,6 +17,7 @@ from .planner import plan
 from .policy import options_for
 from .repair import parse_repaired
 from .result import Result
+from .textfile import require_unicode
 from .txn import commit
 from .txn.retention import KeepHistory
 
@@ -53,6 +54,9 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
             raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
                               f"{limit}.", hint="Split it into smaller patches.",
                               details={"bytes": size, "limit": limit})
+    for given in patches:
+        if isinstance(given, Patch):  # (a text is asked by its parser)
+            require_unicode(given.text)  # an edit list's, an editor call's: every argument
     if options.strict:
         return [parse(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
                 if isinstance(p, str) else p for p in patches]

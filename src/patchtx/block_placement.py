@@ -2,7 +2,10 @@
 passes this format allows, with every loose match reported.
 
 A file's blocks are placed as a patch's hunks are: in order, each after the block before it, and
-the reply applies only when exactly one such placement exists. Each block is found in the first of
+the reply applies only when exactly one such placement exists. Aider applies them one after
+another instead, each where its SEARCH lines first stand in the file as the blocks before it left
+it; so each block's lines must also stand exactly once there (``_check_in_turn``), and a block is
+never placed at a copy aider would not change. Each block is found in the first of
 three passes that finds it from where it may start:
 
 0. exactly;
@@ -179,7 +182,82 @@ def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,
                 lines = tuple((kind, shifted(text_, shift) if kind == "+" else text_)
                               for kind, text_ in lines)
         placements.append(Placement(number, start, end - start, lines))
+    _check_in_turn(texts, chunks, placements, space, first_match, display)
     return placements, notes
+
+
+def _candidates(space: LineIndex, old: list[str]) -> list[int]:
+    """Where a block's SEARCH lines stand in ``space``, in order: the matches of the first pass that
+    has any; for a loose pass, the matches of every loose pass (aider's looser pass is not quite
+    either of ours, so a loose match must be the only loose one)."""
+    for tier in range(space.passes):
+        found = space.starts(space.pattern(old, tier), tier, 0, space.end, MAX_CANDIDATES + 1)
+        if found and tier:
+            found = sorted({*found, *(start for loose in range(1, space.passes) if loose != tier
+                                      for start in space.starts(space.pattern(old, loose), loose, 0,
+                                                                space.end, MAX_CANDIDATES + 1))})
+        if found:
+            return found
+    return []
+
+
+def _check_in_turn(texts: Sequence[str], chunks: Sequence[Chunk], placements: Sequence[Placement],
+                   space: LineIndex, first_match: bool, display: str) -> None:
+    """[unique-search]: each block's SEARCH lines must stand once in the file *as the blocks
+    before it leave it* (aider applies a reply's blocks one after another, each where its SEARCH
+    lines first stand), and there where the placement in order put them. Placed in order alone,
+    a block after one that is below the first copy of its lines (or that wrote a second copy)
+    would go to a later copy than aider's: refused instead, listing the places (lines of the file
+    as the blocks before it leave it). ``first_match`` takes the first place, when it is the one
+    after the block before. Raise ``AmbiguousContextError``."""
+    current: Sequence[str] = texts
+    index: LineIndex | None = space
+    shift = 0
+    for turn, placement in enumerate(placements):
+        old = [text for kind, text in placement.lines if kind != "+"]
+        expected = placement.start + shift
+        if old:
+            if index is None:
+                index = BlockIndex(current)
+            found = _candidates(index, old)
+            if (found[:1] if first_match else found) != [expected]:
+                raise _not_in_turn(chunks[placement.chunk_index], sorted({*found, expected}), turn,
+                                   first_match, display)
+        if turn == len(placements) - 1:
+            break
+        new: list[str] = []
+        at = placement.start
+        for kind, text in placement.lines:
+            if kind != "+":
+                if kind == " ":
+                    new.append(texts[at])  # (context keeps the file's text)
+                at += 1
+            else:
+                new.append(text)
+        current = [*current[:expected], *new, *current[expected + placement.length:]]
+        shift += len(new) - placement.length
+        index = None
+
+
+def _not_in_turn(chunk: Chunk, found: list[int], turn: int, first_match: bool,
+                 display: str) -> AmbiguousContextError:
+    shown = ", ".join(str(s + 1) for s in found[:MAX_CANDIDATES])
+    more = " (and more)" if len(found) > MAX_CANDIDATES else ""
+    where = (f"file lines {shown}{more}" if turn == 0 else
+             f"lines {shown}{more} of the file as the blocks before it leave it (blocks apply one "
+             "after another)")
+    hint = ("Add lines around the change to the SEARCH (and REPLACE) lines until they match in "
+            "one place only.")
+    if first_match:
+        hint = ("With --first-match a block takes the first place its SEARCH lines stand in the file "
+                "as the blocks before it leave it, and that place is not after the block before it: "
+                "send the blocks in the file's order. " + hint)
+    return AmbiguousContextError(
+        f"Ambiguous SEARCH/REPLACE block for {display}: the SEARCH lines of the block on line "
+        f"{chunk.line} match at {where}.", hint=hint, path=display, line=chunk.line,
+        details={"candidate_lines": [s + 1 for s in found[:MAX_CANDIDATES]],
+                 "hunks": [{"patch_line": chunk.line,
+                            "candidate_lines": [s + 1 for s in found[:MAX_CANDIDATES]]}]})
 
 
 def _spell(indent: str) -> str:

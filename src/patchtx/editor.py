@@ -33,7 +33,7 @@ from .errors import (
 from .model import AddFile, Chunk, Patch, UpdateFile
 from .policy import options_for
 from .text_placement import FORMAT, line_of, text_of
-from .textfile import decode
+from .textfile import decode, require_unicode
 from .workspace import STATE_DIR, Workspace
 
 if TYPE_CHECKING:
@@ -114,6 +114,10 @@ class TextEditor:
                            "one by its id." if command == "undo_edit" else "")
         if not isinstance(path, str) or not path:
             raise _missing("path", command)
+        for name, value in (("path", path), ("file_text", file_text), ("old_str", old_str),
+                            ("new_str", new_str), ("insert_text", insert_text)):
+            if isinstance(value, str):
+                require_unicode(value, f"`{name}`")
         if command == "view":
             return EditorReply(self.view(path, view_range, max_characters))
         if command == "create":

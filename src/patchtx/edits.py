@@ -19,6 +19,7 @@ from .api import apply_patch
 from .errors import InvalidArgumentsError, PatchtxError
 from .model import AddFile, Chunk, Patch, UpdateFile
 from .text_placement import FORMAT
+from .textfile import require_unicode
 
 if TYPE_CHECKING:
     import os
@@ -70,6 +71,9 @@ def parse_edits(edits: Sequence[Mapping[str, Any]], *, path: str | None = None) 
         old, new = edit.get("old_string"), edit.get("new_string")
         if not isinstance(old, str) or not isinstance(new, str):
             raise _invalid(number, total, "`old_string` and `new_string` are required strings.")
+        for key, value in (("path", paths[0]), ("old_string", old), ("new_string", new)):
+            require_unicode(value, f"edit {number}'s `{key}`" if total > 1 else f"`{key}`",
+                            line=number)
         replace_all = edit.get("replace_all")
         if replace_all is not None and not isinstance(replace_all, bool):
             raise _invalid(number, total, "`replace_all` must be a boolean (true or false).")

@@ -32,8 +32,8 @@ class ExactUpdate:
         self.insertion_in_place = insertion_in_place
 
 
-def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
-                   first_match: bool = False) -> ExactUpdate | None:
+def update_exactly(data: bytes, chunks: Sequence[Chunk], *, first_match: bool = False,
+                   in_turn: bool = False) -> ExactUpdate | None:
     """``rewrite`` of the chunks as ``Locator`` places them, done on the file's bytes when that
     is the same thing and cheaper: for a UTF-8 file with LF endings only, its last line ending
     with one too, whose every search is settled by the exact pass (the common case). No line list
@@ -43,6 +43,10 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
     None when the line-based path must decide (CR in the file or the patch, a binary or non-UTF-8
     file, an unterminated last line, a search that goes past the exact pass, an ambiguous match):
     it then also raises every error.
+
+    ``in_turn``: the chunks are SEARCH/REPLACE blocks, each of which must also stand once in the
+    file as the blocks before it leave it (``block_placement._check_in_turn``); a reply of several
+    blocks that the bytes do not show to is left to the line path.
     """
     if b"\r" in data or looks_binary(data) or (data and not data.endswith(b"\n")):
         # (An unterminated last line moves its missing newline, and an empty one is a line no
@@ -62,6 +66,8 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
         # Matched exactly, context lines are the file's own: a chunk's new lines are its text.
         replacements = [_framed_or_nothing([text for kind, text in lines if kind != "-"])
                         for _, _, _, lines in placed]
+        if in_turn and len(placed) > 1:
+            _each_once_in_turn(body, placed, replacements, first_match)
     except NotExact:
         return None
     starts = [at for _, at, _, _ in placed]
@@ -93,6 +99,24 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *,
         if at != end and chunks[number].only_adds)
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
     return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
+
+
+def _each_once_in_turn(body: bytes, placed: Sequence[tuple[int, int, int, Sequence[tuple[LineKind, str]]]],
+                       replacements: Sequence[bytes], first_match: bool) -> None:
+    """``block_placement._check_in_turn`` on the bytes, in the exact pass: each block's old lines
+    stand once (``first_match``: first) in the body as the blocks before it leave it, where they
+    were placed; raise ``NotExact`` otherwise (the line path words the refusal)."""
+    current, shift = body, 0
+    for (_, at, end, lines), replacement in zip(placed, replacements, strict=True):
+        old = [text for kind, text in lines if kind != "+"]
+        expected = at + shift
+        if old:
+            space = ByteIndex(current)
+            _, first, pattern = space.first_any(old, 0)
+            if first != expected or (not first_match and space.last(pattern, 0, 0, space.end) != expected):
+                raise NotExact
+        current = current[:expected] + replacement + current[expected + end - at:]
+        shift += len(replacement) - (end - at)
 
 
 def _framed_or_nothing(lines: list[str]) -> bytes:

@@ -63,6 +63,9 @@ class Placement:
     start: int
     length: int
     lines: tuple[tuple[LineKind, str], ...]
+    endings: tuple[str, ...] | None = None
+    """The endings of its ``+`` lines, in order (an exact text replacement keeps the ending of a
+    line it changes inside); None: each takes the file's dominant ending."""
 
 
 class Missing(Exception):

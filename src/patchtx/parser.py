@@ -14,6 +14,7 @@ from ._record import replace
 from .errors import HunkParseError, ParseError
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 from .normalise import WHITESPACE
+from .textfile import require_unicode
 
 if TYPE_CHECKING:
     from .model import Hunk, LineKind
@@ -398,6 +399,7 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
     ``unprefixed_context`` reads an Update's body line that has no prefix as a context line for
     the repair step to check (``Chunk.unprefixed``); ``absolute_names`` keeps a unified diff's
     absolute names (``--- a//abs/x``) whole, as the repair step reads them."""
+    require_unicode(text)
     detected = detect_format(text)
     if detected == "unified":
         from .unified import parse_unified  # (off a one-line edit's path)
@@ -425,14 +427,6 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
 
 
 def _parse_codex(text: str, unprefixed_context: bool = False) -> Patch:
-    try:
-        if not text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
-            text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        line = text.count("\n", 0, exc.start) + 1
-        raise _patch_error("the patch is not valid Unicode text",
-                           f"It contains a lone surrogate code point (text line {line}); send UTF-8 text.",
-                           line) from None
     lines, joined = _unwrap(text)
     if joined is None:
         joined = "\n".join(lines)

@@ -291,7 +291,17 @@ class Stager:
             self.in_place.append(f"Add File: {hunk.path} (patch line {hunk.line}): the file "
                                  "already has exactly that content")
             return
-        if entry.content is not None and not (hunk.fills_empty and entry.content == b""):
+        blocks = self.rule.format == "search-replace"
+        if blocks and entry.content:
+            # [empty-search]: aider appends the REPLACE lines, an older Cline replaces the whole
+            # file: the block does not say which, so no policy makes it either.
+            raise FileExistsPatchError(
+                f"Refusing the block with an empty SEARCH for {hunk.path} (line {hunk.line}): an "
+                "empty SEARCH creates a new file, and this one already exists.",
+                hint="To add lines to it, SEARCH for the lines they go after and repeat them in "
+                     "REPLACE; to change what it holds, SEARCH for those lines.",
+                path=rel, line=hunk.line)
+        if entry.content is not None and not ((hunk.fills_empty or blocks) and entry.content == b""):
             self.refuse_overwrite(
                 rel, hunk.line, f"add {hunk.path}: the file",
                 "The diff's one hunk ('@@ -0,0') adds to an empty file. If it is a -U0 diff that "

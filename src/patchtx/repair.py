@@ -38,6 +38,7 @@ from .parser import (
     detect_format,
     parse,
 )
+from .textfile import require_unicode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ would then start elsewhere than the root."""
 def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False,
                    unidiff_zero: bool = False) -> Patch:
     """``parser.parse``, with the front door's repairs tried when the text does not parse."""
+    require_unicode(text)  # (no repair makes text that is not Unicode into a patch)
     repairs: list[Repair] = []
     named = _decorated_names(text)
     if named is not None:

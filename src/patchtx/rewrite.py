@@ -22,7 +22,8 @@ Edit = tuple[int, int, int, int]
 def rewrite(original: TextFile, placements: list[Placement],
             ends_with_newline: bool | None = None) -> tuple[TextFile, list[Edit]]:
     """Apply placed chunks: context lines keep the file's text and ending, ``-`` lines go,
-    ``+`` lines come with the file's dominant ending; the final-newline state is kept (or set, by
+    ``+`` lines come with the file's dominant ending (or the ones the placement gives them); the
+    final-newline state is kept (or set, by
     ``ends_with_newline``, as a unified diff's ``\\ No newline at end of file`` says).
 
     Also returns the changed line ranges ``(old_start, old_end, new_start, new_end)``.
@@ -38,6 +39,7 @@ def rewrite(original: TextFile, placements: list[Placement],
         out_texts.extend(texts[position : placement.start])
         out_endings.extend(endings[position : placement.start])
         line = placement.start
+        added = None if placement.endings is None else iter(placement.endings)
         for kind, text in placement.lines:
             if kind == " ":
                 if opened is not None:
@@ -53,7 +55,7 @@ def rewrite(original: TextFile, placements: list[Placement],
                 line += 1
             else:
                 out_texts.append(text)
-                out_endings.append(dominant)
+                out_endings.append(dominant if added is None else next(added))
         if opened is not None:
             edits.append((opened[0], line, opened[1], len(out_texts)))
             opened = None

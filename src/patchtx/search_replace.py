@@ -24,8 +24,10 @@ call's tags) is ignored, so a model's whole reply parses.
 What the blocks become: the blocks of one file are the hunks of one ``*** Update File`` (the
 SEARCH lines are the hunk's old lines, the REPLACE lines its new ones, and lines the two share are
 context), placed by the one placement rule of a patch: each block's SEARCH lines must stand once,
-after the block before it (``block_placement`` adds the looser passes this format allows). A block
-with an empty SEARCH creates its file, as ``*** Add File`` does.
+after the block before it, and once in the file as the blocks before it leave it (as aider applies
+them, one after another: ``block_placement`` adds that, and the looser passes this format allows). A block
+with an empty SEARCH creates its file, as ``*** Add File`` does (or fills an empty one; the
+planner refuses it on a file with content, whatever the policy: docs/format.md, [empty-search]).
 
 Malformed blocks are refused, naming the reply's line: a marker out of order, a block the text
 ends inside (a reply cut short: applying it would write a truncated replacement), a second divider
@@ -40,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from .errors import ParseError
 from .model import AddFile, Chunk, Patch, UpdateFile
-from .textfile import split_text
+from .textfile import require_unicode, split_text
 
 if TYPE_CHECKING:
     from .model import Hunk, LineKind
@@ -223,6 +225,9 @@ def parse_search_replace(text: str, *, path: str | None = None) -> Patch:
     ``UpdateFile`` whose hunks are its blocks in order; a block with an empty SEARCH creates the
     file (``AddFile``), and later blocks of that file update it. ``path`` names the file of every
     block (Cline's ``replace_in_file``)."""
+    require_unicode(text)
+    if path is not None:
+        require_unicode(path, "`path`")
     hunks: list[Hunk] = []
     latest: dict[str, int] = {}  # path -> index in hunks of its latest operation
     created: set[str] = set()

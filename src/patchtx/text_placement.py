@@ -2,7 +2,8 @@
 ``str_replace`` and ``insert``, an edit list's edits), as placements of the file's lines.
 
 A replacement's old text may start and end anywhere in a line and span several. It is found in the
-file's text as the lines read it (a BOM aside, every line break an LF), by the one placement rule
+file's text as it is, as ``str.replace`` finds it (a BOM aside, a CR LF read as the LF a model
+writes; a lone CR is a character, no line break: ``text_of``), by the one placement rule
 (``matching.place`` over ``TextIndex``): it must stand exactly once (several in one update: in
 order, each after the one before, in one placement only). An ``every`` replacement
 (``replace_all``) takes every occurrence, at least one, as ``str.replace`` does. An insertion
@@ -10,8 +11,9 @@ order, each after the one before, in one placement only). An ``every`` replaceme
 
 Each replacement then becomes a placement of whole lines, the lines it touches replaced by those
 lines as the replacement leaves them, so the rewrite (``rewrite``) is the one of every format: the
-lines it does not touch keep their bytes and endings, new lines take the file's dominant ending,
-and the file's final newline is what the replaced text makes of it.
+lines it does not touch keep their bytes and endings, a line changed inside keeps its own ending,
+line breaks the new text brings take the file's dominant ending, and the file's final newline is
+what the replaced text makes of it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING
 from .errors import AmbiguousContextError, ContextNotFoundError
 from .matching import MAX_CANDIDATES, Ambiguous, Missing, Placement, place
 from .search_replace import block_lines
+from .textfile import split_text
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -69,15 +72,22 @@ class TextIndex:
 
 
 def text_of(original: TextFile) -> str:
-    """The file's text as a replacement sees it: its lines joined by LF, a final LF if it ends
-    with a line break."""
-    text = "\n".join(original.texts)
-    return text + "\n" if original.texts and original.ends_with_newline else text
+    """The file's text as a replacement sees it: each line with its line break, a CR LF read as
+    LF (a replacement's LF matches it), a lone CR kept as the character it is (no line break, as
+    ``str.replace`` sees it); a BOM aside. Each line's break is one character of it, so line
+    ``i`` starts where its lines before it end in ``len(text) + 1`` each."""
+    texts, endings = original.texts, original.endings
+    if "\r" not in endings:
+        text = "\n".join(texts)
+        return text + "\n" if texts and original.ends_with_newline else text
+    return "".join(line + ("\r" if ending == "\r" else "\n" if ending else "")
+                   for line, ending in zip(texts, endings, strict=True))
 
 
 def line_of(text: str, offset: int) -> int:
-    """The 1-based line of ``text`` that holds ``offset``."""
-    return text.count("\n", 0, offset) + 1
+    """The 1-based line of ``text`` (``text_of``) that holds ``offset``, counted as the file's
+    lines are (a lone CR ends one too)."""
+    return text.count("\n", 0, offset) + text.count("\r", 0, offset) + 1
 
 
 def place_text(original: TextFile, chunks: Sequence[Chunk], display: str, *,
@@ -173,14 +183,40 @@ def _insertion(original: TextFile, chunk: Chunk, display: str) -> list[Placement
 def _line_placements(original: TextFile, text: str, spans: list[tuple[int, int, str]],
                      ) -> tuple[list[Placement], bool | None]:
     """Character spans ``(start, end, new text)`` of ``text`` (in order, apart) as placements of
-    whole lines: each run of touched lines, with the text around the spans on those lines."""
-    texts = original.texts
+    whole lines: each run of touched lines, with the text around the spans on those lines.
+
+    The run's new lines are its bytes as ``str.replace`` leaves them: its lines with their own
+    endings, the spans replaced (a line break of a new text takes the file's dominant ending),
+    split where the file's lines are split; lines the run keeps alike, ending included, are
+    context, and each added line carries its ending (``Placement.endings``)."""
+    texts, endings = original.texts, original.endings
+    dominant = original.dominant_ending
     starts = [0]
     for line in texts[:-1]:
         starts.append(starts[-1] + len(line) + 1)
 
-    def line_end(number: int) -> int:  # past the line's LF, if it has one
+    def line_end(number: int) -> int:  # past the line's break, if it has one
         return starts[number + 1] if number + 1 < len(texts) else len(text)
+
+    def raw(first: int, last: int, group: Sequence[tuple[int, int, str]]) -> str:
+        """Lines ``first..last`` as the file has them, endings included, the spans replaced."""
+        lines = [texts[k] + endings[k] for k in range(first, last + 1)]
+        offsets = [0]
+        for line in lines:
+            offsets.append(offsets[-1] + len(line))
+
+        def at(offset: int) -> int:  # a text offset inside the run -> its offset in ``lines``
+            if offset >= line_end(last):
+                return offsets[-1]
+            k = bisect_right(starts, offset) - 1
+            return offsets[k - first] + offset - starts[k]
+
+        joined, pieces, position = "".join(lines), [], 0
+        for start, end, new in group:
+            pieces += [joined[position:at(start)], new if dominant == "\n" else new.replace("\n", dominant)]
+            position = at(end)
+        pieces.append(joined[position:])
+        return "".join(pieces)
 
     placements: list[Placement] = []
     index = 0
@@ -196,18 +232,22 @@ def _line_placements(original: TextFile, text: str, spans: list[tuple[int, int, 
                 group.append(spans[index])
                 last = max(last, bisect_right(starts, spans[index][1] - 1) - 1)
                 index += 1
-            new_text = _spliced(text, starts[first], line_end(last), group)
-            if (new_text and not new_text.endswith("\n") and text[line_end(last) - 1:line_end(last)] == "\n"
+            new_text = raw(first, last, group)
+            if (new_text and not new_text.endswith(("\n", "\r")) and endings[last]
                     and last + 1 < len(texts)):
                 last += 1
                 continue
             break
-        new_lines = new_text[:-1].split("\n") if new_text.endswith("\n") else (
-            new_text.split("\n") if new_text else [])
-        placements.append(Placement(len(placements), first, last + 1 - first,
-                                    block_lines(texts[first:last + 1], new_lines)))
+        new_texts, new_endings = split_text(new_text)
+        old_keys = [line + ending for line, ending in zip(texts[first:last + 1], endings[first:last + 1],
+                                                          strict=True)]
+        keyed = block_lines(old_keys, list(map(str.__add__, new_texts, new_endings)))
+        placements.append(Placement(
+            len(placements), first, last + 1 - first,
+            tuple((kind, key.rstrip("\r\n")) for kind, key in keyed),
+            tuple(key[len(key.rstrip("\r\n")):] for kind, key in keyed if kind == "+")))
     final = _spliced(text, 0, len(text), spans)
-    return placements, (final.endswith("\n") if final else None)
+    return placements, (final.endswith(("\n", "\r")) if final else None)
 
 
 def _spliced(text: str, low: int, high: int, spans: Sequence[tuple[int, int, str]]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ._record import record
-from .errors import BinaryFileError, EncodingPatchError
+from .errors import BinaryFileError, EncodingPatchError, ParseError
 
 BOM = "\ufeff"
 BOM_BYTES = BOM.encode("utf-8")
@@ -78,6 +78,28 @@ def split_text(text: str) -> tuple[list[str], list[str]]:
         texts.append(line)
         endings.append(ending)
     return texts, endings
+
+
+NOT_UNICODE = "the patch is not valid Unicode text"
+
+
+def require_unicode(text: str, where: str | None = None, *, line: int | None = None) -> None:
+    """THE refusal of text that is not valid Unicode, asked by every front door of the text it is
+    given (patch texts, SEARCH/REPLACE blocks, edit lists, the text editor's arguments): a lone
+    surrogate code point (what a JSON string's ``"\\ud800"`` or an argument's bytes that are not
+    UTF-8 decode to) is no text a file can hold. Raise ``ParseError`` with the Codex parser's
+    message, naming ``where`` (default: the text line that holds it)."""
+    if text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        if where is None:
+            line = text.count("\n", 0, exc.start) + 1
+            where = f"text line {line}"
+        raise ParseError(f"Invalid patch: {NOT_UNICODE}",
+                         hint=f"It contains a lone surrogate code point ({where}); send UTF-8 text.",
+                         line=line, details={"codex_message": NOT_UNICODE}) from None
 
 
 def looks_binary(data: bytes) -> bool:

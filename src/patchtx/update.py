@@ -119,6 +119,9 @@ class Placer:
     on_bytes: bool = False
     """Whether ``exact.update_exactly`` may settle the update on the bytes first (it implements
     the content rule of ``matching``, nothing else)."""
+    in_turn: bool = False
+    """Whether each hunk must also stand once in the file as the hunks before it leave it (a
+    reply's SEARCH/REPLACE blocks, which aider applies one after another: ``block_placement``)."""
     asks_applied: bool = True
     """Whether a miss is asked the already-applied question (not for exact text replacements,
     whose old and new text are no lines to find applied)."""
@@ -164,7 +167,7 @@ def _by_text(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule
 PLACERS: dict[str, Placer] = {
     "codex": Placer(_by_content, on_bytes=True),
     "unified": Placer(_at_stated_lines),
-    "search-replace": Placer(_by_blocks, on_bytes=True),
+    "search-replace": Placer(_by_blocks, on_bytes=True, in_turn=True),
     "text": Placer(_by_text, asks_applied=False),
 }
 """Patch format -> how its hunks are placed."""
@@ -184,7 +187,8 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     update: FileUpdate | None = None
     index: LineIndex | None = None
     miss: ContextNotFoundError | None = None
-    exact = update_exactly(content, chunks, first_match=rule.first_match) if placer.on_bytes else None
+    exact = (update_exactly(content, chunks, first_match=rule.first_match, in_turn=placer.in_turn)
+             if placer.on_bytes else None)
     if exact is not None:
         # (Placed exactly: a line written without a prefix equals its file line.)
         update = FileUpdate(exact.after, tuple(exact.edits),

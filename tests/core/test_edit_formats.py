@@ -152,6 +152,80 @@ def test_blocks_out_of_order_say_where_the_search_stands(tmp_path: Path) -> None
     assert (tmp_path / "l.txt").read_bytes() == b"one\ntwo\nthree\n"
 
 
+@pytest.mark.parametrize("content, blocks, places", [
+    # The later block's SEARCH stands above the block before it too: aider edits line 1.
+    (b"a = 1\nb = 2\na = 1\n", [("b = 2\n", "b = 3\n"), ("a = 1\n", "a = 9\n")], "lines 1, 3"),
+    # The block before it writes a second copy: aider edits the copy it wrote.
+    (b"a\nb\nc\nx\nB\nc\n", [("a\nb\n", "a\nB\n"), ("B\nc\n", "B\nC\n")], "lines 2, 5"),
+    # A later block never settles an earlier one's place.
+    (b"a\nc\na\n", [("a\n", "A\n"), ("c\n", "C\n")], "lines 1, 3"),
+])
+@pytest.mark.parametrize("first_match", [False, True])
+def test_a_search_that_stands_twice_as_the_blocks_before_leave_the_file_is_refused(
+        tmp_path: Path, content: bytes, blocks: list[tuple[str, str]], places: str, first_match: bool) -> None:
+    """[unique-search]: each block's SEARCH lines must stand once in the file as the blocks before
+    it leave it (aider applies blocks one after another, each at the first place it finds), never
+    placed at a later copy only because the block before it is below the first one."""
+    reply = "".join(sr("f.txt", search, replace) for search, replace in blocks)
+    if first_match and places == "lines 1, 3" and blocks[0][0] == "a\n":
+        apply(tmp_path, {"f.txt": content}, reply, first_match=True)  # aider's pick: line 1
+        assert (tmp_path / "f.txt").read_bytes() == b"A\nC\na\n"
+        return
+    with pytest.raises(AmbiguousContextError, match=places) as caught:
+        apply(tmp_path, {"f.txt": content}, reply, first_match=first_match)
+    assert (tmp_path / "f.txt").read_bytes() == content
+    if blocks[0][0] != "a\n":
+        assert "as the blocks before it leave it" in caught.value.message
+
+
+def _aider(lines: list[str], search: list[str], replace: list[str]) -> list[str] | None:
+    """aider's exact pass: the first place the SEARCH lines stand, replaced."""
+    for at in range(len(lines) - len(search) + 1):
+        if lines[at:at + len(search)] == search:
+            return lines[:at] + replace + lines[at + len(search):]
+    return None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from("abc"), min_size=1, max_size=8), st.data(), st.booleans())
+def test_two_blocks_go_where_aider_puts_them_or_are_refused(lines: list[str], data: st.DataObject,
+                                                             first_match: bool) -> None:
+    """Never a wrong place: two blocks, each SEARCH taken from the file as the block before it
+    leaves it, either apply as aider applies them one after another, or are refused."""
+    from patchtx.errors import PatchtxError
+    from patchtx.update import FileNames, UpdateRule, update_file
+
+    current, reply = lines, ""
+    for _ in range(2):
+        if not current:
+            return
+        start = data.draw(st.integers(0, len(current) - 1))
+        end = data.draw(st.integers(start + 1, min(len(current), start + 3)))
+        search = current[start:end]
+        replace = data.draw(st.lists(st.sampled_from("abX"), max_size=3))
+        if replace == search:
+            return
+        reply += sr("f.txt", "".join(f"{line}\n" for line in search), "".join(f"{line}\n" for line in replace))
+        after = _aider(current, search, replace)
+        assert after is not None
+        current = after
+    (update,) = parse(reply).hunks
+    assert isinstance(update, UpdateFile)
+    content = "".join(f"{line}\n" for line in lines).encode()
+    try:
+        done = update_file(content, update.chunks, UpdateRule("search-replace", first_match),
+                           FileNames("f.txt", "f.txt", "f.txt"))
+    except PatchtxError:
+        return
+    assert done.after == "".join(f"{line}\n" for line in current).encode()
+
+
+def test_blocks_that_each_stand_once_in_turn_apply(tmp_path: Path) -> None:
+    # The second SEARCH stands twice in the original, once after the first block took one copy.
+    apply(tmp_path, {"f.txt": b"a\nb\na\n"}, sr("f.txt", "a\nb\n", "A\nb\n") + sr("f.txt", "a\n", "Z\n"))
+    assert (tmp_path / "f.txt").read_bytes() == b"A\nb\nZ\n"
+
+
 def test_a_reply_over_several_files_is_one_transaction(tmp_path: Path) -> None:
     files = {"a.txt": b"a\n", "b.txt": b"b\n"}
     with pytest.raises(ContextNotFoundError):
@@ -183,12 +257,23 @@ def test_a_resent_shifted_block_says_its_replace_lines_stand(tmp_path: Path) -> 
         patchtx.apply_patch(reply, tmp_path)
 
 
-def test_new_file_over_an_existing_one_needs_overwrite(tmp_path: Path) -> None:
+@pytest.mark.parametrize("allow_overwrite", [False, True])
+def test_an_empty_search_on_an_existing_file_is_refused(tmp_path: Path, allow_overwrite: bool) -> None:
+    """[empty-search]: the block does not say whether its REPLACE lines are the whole new file
+    (written over what the file holds) or lines to add (aider appends them): refused whatever the
+    policy, never the whole file replaced silently."""
     with pytest.raises(patchtx.PatchtxError) as caught:
-        apply(tmp_path, {"e.txt": b"old\n"}, sr("e.txt", "", "new\n"))
+        apply(tmp_path, {"f.py": b"keep = 1\n"}, sr("f.py", "", "added = 2\n"), allow_overwrite=allow_overwrite)
     assert caught.value.kind == "file_exists"
-    apply(tmp_path, {}, sr("e.txt", "", "new\n"), allow_overwrite=True)
+    assert "empty SEARCH" in caught.value.message and "SEARCH for the lines" in caught.value.hint
+    assert (tmp_path / "f.py").read_bytes() == b"keep = 1\n"
+
+
+def test_an_empty_search_creates_a_file_or_fills_an_empty_one(tmp_path: Path) -> None:
+    apply(tmp_path, {}, sr("e.txt", "", "new\n"))
     assert (tmp_path / "e.txt").read_bytes() == b"new\n"
+    apply(tmp_path, {"empty.txt": b""}, sr("empty.txt", "", "filled\n"))
+    assert (tmp_path / "empty.txt").read_bytes() == b"filled\n"
 
 
 # -- exact text replacements -----------------------------------------------------------------------
@@ -227,23 +312,46 @@ def test_overlapping_occurrences_are_two() -> None:
         replaced(b"aaa\n", "aa", "b")
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.text(alphabet="ab \n\tc", max_size=40), st.data())
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \n\tc\r", max_size=40), st.data())
 def test_a_unique_replacement_is_str_replace(text: str, data: st.DataObject) -> None:
-    """On a file with LF endings, the line model's rewrite gives exactly the spliced text."""
-    if not text:
+    """On a file with LF or lone CR endings (no CR LF, which a replacement's LF matches too), the
+    line model's rewrite gives exactly the spliced text: ``str.replace``, the new text's line
+    breaks taking the file's dominant ending (a lone CR is a character of the text)."""
+    if not text or "\r\n" in text:
         return
     start = data.draw(st.integers(0, len(text) - 1))
     end = data.draw(st.integers(start + 1, len(text)))
     old = text[start:end]
     new = data.draw(st.text(alphabet="xy\n", max_size=8))
+    if old == new:
+        return
     content = text.encode()
     count = sum(text.startswith(old, i) for i in range(len(text)))
     if count != 1:
         with pytest.raises(AmbiguousContextError):
             replaced(content, old, new)
         return
-    assert replaced(content, old, new) == text.replace(old, new).encode()
+    dominant = decode(content, "f").dominant_ending
+    assert replaced(content, old, new) == text.replace(old, new.replace("\n", dominant)).encode()
+
+
+@pytest.mark.parametrize("content, old, new, expected", [
+    (b"a\r\nb\nc\r\n", "b", "B", b"a\r\nB\nc\r\n"),        # the line keeps its own ending
+    (b"a\nb\r\nc\n", "b", "B", b"a\nB\r\nc\n"),
+    (b"a\nb\r\nc\n", "b\nc", "B\nC", b"a\nB\nC\n"),    # a break inside the old text is replaced
+    (b"a\rb\nc\n", "a\rb", "X", b"X\nc\n"),               # a lone CR is a character
+    (b"a\rb\nc\n", "b", "B", b"a\rB\nc\n"),
+    (b"a\rb\nc\n", "a\rb\nc", "Y", b"Y\n"),
+    (b"one\r", "one", "two", b"two\r"),                   # a final lone CR is kept
+])
+def test_text_replacements_match_the_text_as_it_is(content: bytes, old: str, new: str, expected: bytes) -> None:
+    assert replaced(content, old, new) == expected
+
+
+def test_a_lone_cr_is_no_line_break_for_a_replacement() -> None:
+    with pytest.raises(ContextNotFoundError):
+        replaced(b"a\rb\nc\n", "a\nb", "X")
 
 
 def test_edit_lists_are_checked_before_anything_is_read() -> None:

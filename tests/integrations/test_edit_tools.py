@@ -12,7 +12,13 @@ import pytest
 from agents_support import snapshot
 
 from patchtx.agents.edit_toolspec import FORMATS, TOOLS, edit_tool_spec
-from patchtx.agents.tool_call import editor_call, edits_call, replace_in_file_call, run_edit_tool_call
+from patchtx.agents.tool_call import (
+    editor_call,
+    edits_call,
+    replace_in_file_call,
+    run_edit_tool_call,
+    run_tool_call,
+)
 from patchtx.agents.toolspec import tool_spec_main
 from patchtx.render import result_schema
 
@@ -138,3 +144,52 @@ def test_the_editor_tool_refuses_an_edit_that_breaks_the_syntax(tree: Path) -> N
     assert (tree / "app.py").read_text() == "def main():\n    print('hello')\n"
     reply = TextEditor(tree).run("str_replace", "app.py", old_str="print('hello')", new_str="print('hello'")
     assert reply.result is not None and (tree / "app.py").read_text() == "def main():\n    print('hello'\n"
+
+
+LONE = "\ud800"  # a lone surrogate: what a JSON string's "\ud800" decodes to
+
+
+@pytest.mark.parametrize("call", [
+    lambda root: run_edit_tool_call("edit_files", {"edits": [
+        {"path": "notes.txt", "old_string": "two", "new_string": LONE}]}, root),
+    lambda root: run_edit_tool_call("edit_files", {"edits": [
+        {"path": "notes.txt", "old_string": "two", "new_string": "2"},
+        {"path": f"n{LONE}.txt", "old_string": "", "new_string": "x"}]}, root),
+    lambda root: editor_call({"command": "create", "path": "new.txt", "file_text": LONE}, root),
+    lambda root: editor_call({"command": "insert", "path": "notes.txt", "insert_line": 1,
+                              "insert_text": LONE}, root),
+    lambda root: editor_call({"command": "str_replace", "path": "notes.txt", "old_str": "two",
+                              "new_str": f"2{LONE}"}, root),
+    lambda root: editor_call({"command": "view", "path": f"notes{LONE}.txt"}, root),
+    lambda root: run_edit_tool_call("replace_in_file", {
+        "path": "notes.txt", "diff": f"------- SEARCH\ntwo\n=======\n{LONE}\n+++++++ REPLACE\n"}, root),
+    lambda root: run_tool_call({"patch": f"--- a/notes.txt\n+++ b/notes.txt\n@@ -2 +2 @@\n-two\n+{LONE}\n"}, root),
+    lambda root: run_tool_call({"patch": f"notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n{LONE}\n"
+                                         ">>>>>>> REPLACE\n"}, root),
+], ids=["edit_files", "edit_files-path", "create", "insert", "str_replace", "view", "replace_in_file",
+        "unified", "blocks"])
+def test_text_that_is_not_valid_unicode_is_refused_as_the_codex_parser_refuses_it(call, tree: Path) -> None:
+    """A lone surrogate in any front door's arguments: the Codex parser's error kind and message,
+    never internal_error, nothing written."""
+    before = snapshot(tree)
+    outcome = call(str(tree))
+    assert not outcome.ok
+    assert outcome.payload["error"]["kind"] == "parse_error", outcome.text
+    assert "the patch is not valid Unicode text" in outcome.text
+    assert "lone surrogate" in outcome.payload["error"]["hint"]
+    assert snapshot(tree) == before
+
+
+def test_the_library_refuses_text_that_is_not_valid_unicode(tree: Path) -> None:
+    import patchtx
+    from patchtx.errors import ParseError
+
+    for attempt in (lambda: patchtx.apply_edits([{"path": "notes.txt", "old_string": "two",
+                                                  "new_string": LONE}], tree, durable=False),
+                    lambda: patchtx.apply_patch(f"notes.txt\n<<<<<<< SEARCH\ntwo\n=======\n{LONE}\n"
+                                                ">>>>>>> REPLACE\n", tree, durable=False),
+                    lambda: patchtx.apply_patch(f"--- a/notes.txt\n+++ b/notes.txt\n@@ -2 +2 @@\n"
+                                                f"-two\n+{LONE}\n", tree, durable=False)):
+        with pytest.raises(ParseError, match="not valid Unicode text"):
+            attempt()
+    assert (tree / "notes.txt").read_text() == "one\ntwo\nthree\n"

@@ -47,8 +47,9 @@ REPLACE_IN_FILE_DESCRIPTION = (
     "+++++++ REPLACE\n"
     "Each SEARCH must match the file's lines exactly (trailing white space aside; a block "
     "indented as a whole by a different amount is shifted to the file's indentation) and stand "
-    "once, after the block before it: list blocks in the file's order. An empty SEARCH creates "
-    "the file. aider's markers (<<<<<<< SEARCH, >>>>>>> REPLACE) are read too."
+    "once, after the block before it, and once in the file as the blocks before it leave it: "
+    "list blocks in the file's order. An empty SEARCH creates a new file (or fills an empty one), "
+    "never one with content. aider's markers (<<<<<<< SEARCH, >>>>>>> REPLACE) are read too."
 )
 
 def editor_schema() -> dict[str, Any]:

@@ -118,7 +118,7 @@ def test_view_with_a_specific_range(editor: TextEditor, two_lines: Path) -> None
     text = editor.run("view", str(two_lines), view_range=[10, 20]).text
     assert "     9\trow 9" not in text
     assert "    10\trow 10" in text and "    20\trow 20" in text
-    assert "21" not in text
+    assert "row 21" not in text and "    21\t" not in text  # (the folder's name may hold "21")
 
 
 @follows(SUITE, "test_create_file")
