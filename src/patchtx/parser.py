@@ -391,18 +391,21 @@ def detect_format(text: str) -> str:
 
 
 def parse(text: str, *, strip: int | None = None, reverse: bool = False,
-          unidiff_zero: bool = False, unprefixed_context: bool = False) -> Patch:
+          unidiff_zero: bool = False, unprefixed_context: bool = False,
+          absolute_names: bool = False) -> Patch:
     """Parse patch text in any of its formats (``detect_format``); raise ``ParseError`` (with the
     patch line number) if it is malformed. ``strip`` (``-p N``), ``reverse`` (``-R``) and
     ``unidiff_zero`` (git apply's ``--unidiff-zero``) apply to unified diffs;
     ``unprefixed_context`` reads an Update's body line that has no prefix as a context line for
-    the repair step to check (``Chunk.unprefixed``)."""
+    the repair step to check (``Chunk.unprefixed``); ``absolute_names`` keeps a unified diff's
+    absolute names (``--- a//abs/x``) whole, as the repair step reads them."""
     require_unicode(text)
     detected = detect_format(text)
     if detected == "unified":
         from .unified import parse_unified  # (off a one-line edit's path)
 
-        return parse_unified(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
+        return parse_unified(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero,
+                             absolute_names=absolute_names)
     if detected == "search-replace":
         if strip is not None or reverse:
             raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "

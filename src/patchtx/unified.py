@@ -385,14 +385,21 @@ class _Paths:
     """The ``-p N`` rule: N given, or by default git's ``a/`` ``b/`` prefixes off, else one
     component off a path that has more than one."""
 
-    def __init__(self, strip: int | None) -> None:
+    def __init__(self, strip: int | None, absolute_names: bool = False) -> None:
         self.strip = strip
+        self.absolute_names = absolute_names and strip is None
+        """The repair step's reading (``repair``): an absolute name (``/abs/x``, ``a//abs/x``)
+        is kept whole, for the planner to take as the file it names inside the root."""
 
     def __call__(self, name: str | None, number: int, *, prefixed: bool) -> str | None:
         if name is None or name == DEV_NULL:
             return None
         if self.strip is not None:
             return _strip_components(name, self.strip, number)
+        if self.absolute_names:
+            bare = name[2:] if prefixed and name.startswith(("a/", "b/")) else name
+            if bare.startswith("/"):
+                return bare
         if prefixed or "/" in name.strip("/"):
             return _strip_components(name, 1, number)
         return name
@@ -558,7 +565,7 @@ def looks_unified(text: str) -> bool:
 
 
 def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False,
-                  unidiff_zero: bool = False) -> Patch:
+                  unidiff_zero: bool = False, absolute_names: bool = False) -> Patch:
     """Parse a unified diff; ``strip`` is ``-p N``; ``reverse`` swaps old and new (``-R``);
     ``unidiff_zero`` reads ``@@ -0,0`` without context as an insertion at the top of the file
     (git apply's ``--unidiff-zero``), not as filling an empty file."""
@@ -574,7 +581,7 @@ def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False,
         raise ParseError("Invalid unified diff: it has no file sections.",
                          hint="A unified diff names each file with '--- a/path' and '+++ b/path' "
                               "(or a 'diff --git' line) before its '@@' hunks.")
-    paths = _Paths(strip)
+    paths = _Paths(strip, absolute_names)
     if reverse:  # (undone last first, as git apply -R takes them: later sections build on earlier)
         files.reverse()
     return Patch(tuple(_build(section, paths, reverse, crs, unidiff_zero) for section in files), text,

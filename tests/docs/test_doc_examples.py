@@ -3,7 +3,8 @@
 Convention: a fenced block whose info string is ``before PATH`` is a file of the example tree
 (``no-eol`` drops the block's final newline); ``patch`` is applied to a fresh copy of that tree;
 ``after PATH`` is the expected file afterwards; ``error KIND`` expects a refusal of that kind whose
-message starts with the block's text (workspace paths shown relative). ``python`` blocks in
+message starts with the block's text (workspace paths shown relative). ``/WORKSPACE`` in a patch
+stands for the example tree's absolute path. ``python`` blocks in
 api.md-style pages are executed in order in a temporary directory.
 """
 
@@ -71,17 +72,18 @@ def test_doc_example(page: str, example: Example, tmp_path: Path) -> None:
         (tmp_path / name).write_bytes(content.encode())
     assert example.checks, f"{page}:{example.line}: a patch example needs an after or error block"
     expects_error = [c for c in example.checks if c[0] == "error"]
+    patch = example.patch.replace("/WORKSPACE", str(tmp_path.resolve()))
     if expects_error:
         _, kind, text = expects_error[0]
         with pytest.raises(PatchtxError) as caught:
-            patchtx.apply_patch(example.patch, tmp_path)
+            patchtx.apply_patch(patch, tmp_path)
         assert caught.value.kind == kind
         shown = caught.value.message.replace(str(tmp_path.resolve()) + "/", "")
         assert shown.startswith(text.strip()), shown
         for name, content in example.tree.items():
             assert (tmp_path / name).read_bytes() == content.encode()
         return
-    patchtx.apply_patch(example.patch, tmp_path)
+    patchtx.apply_patch(patch, tmp_path)
     for _, name, content in example.checks:
         assert (tmp_path / name).read_bytes() == content.encode(), name
 

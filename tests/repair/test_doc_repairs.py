@@ -54,6 +54,7 @@ def test_example_reports_its_repairs(tree: dict[str, str], patch: str, kinds: li
                                      tmp_path: Path) -> None:
     for name, content in tree.items():
         (tmp_path / name).write_text(content, encoding="utf-8")
+    patch = patch.replace("/WORKSPACE", str(tmp_path.resolve()))  # (the tree's absolute path)
     result = patchtx.apply_patch(patch, tmp_path, durable=False)
     assert [repair.kind for repair in result.plan.repairs] == kinds
     for name, content in tree.items():
