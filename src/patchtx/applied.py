@@ -56,12 +56,18 @@ def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
     return False
 
 
-def _redoes(exact: LineIndex, chunks: Sequence[Chunk]) -> bool:
-    """Whether undoing the chunks together gives a file that the patch turns back into this one.
-    Its undone chunks placing is not enough: a hunk whose new lines also stand elsewhere (an
-    ``x = 2`` in another function) would count as applied where its old lines still wait."""
+def _redoes(exact: LineIndex, chunks: Sequence[Chunk], applied: Sequence[bool] | None = None) -> bool:
+    """Whether undoing the chunks said ``applied`` (all of them by default) gives a file in which
+    the placement rule puts each of them exactly where its new side stands, and places the others
+    too: the file is then the patch's own work, in part or in whole. Each undone chunk placing
+    on its own is not enough: a hunk whose new lines also stand elsewhere (an ``x = 2`` in another
+    function) would count as applied where its old lines still wait, or where the hunk, placed
+    among the others, does not go."""
+    if applied is None:
+        applied = [True] * len(chunks)
+    undo = [chunk for chunk, done in zip(chunks, applied, strict=True) if done]
     try:
-        undone = place(exact, [_reversed(chunk) for chunk in chunks], first_match=True)
+        undone = place(exact, [_reversed(chunk) for chunk in undo], first_match=True)
     except Missing:
         return False
     before = _rewritten(exact.texts, [Placement(number, start, end - start, lines)
@@ -70,7 +76,8 @@ def _redoes(exact: LineIndex, chunks: Sequence[Chunk]) -> bool:
         redone = Locator(before, "").place(chunks)
     except PatchtxError:
         return False
-    return _rewritten(before, redone) == list(exact.texts)
+    return _rewritten(before, [placement for placement in redone
+                               if applied[placement.chunk_index]]) == list(exact.texts)
 
 
 def _rewritten(texts: Sequence[str], placements: list[Placement]) -> list[str]:
@@ -122,11 +129,11 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
 
     if all(map(shows_its_change, chunks)) and _redoes(exact, chunks):
         return ["applied"] * len(chunks)
-    verdicts = []
-    for chunk in chunks:
-        if (shows_its_change(chunk) and places(exact, [_reversed(chunk)])
-                and (chunk.inserts_text or not old_side_found(chunk))):
-            verdicts.append("applied")
-        else:
-            verdicts.append("pending" if places(loose, [chunk]) else "missing")
-    return verdicts
+    in_place = [shows_its_change(chunk) and places(exact, [_reversed(chunk)])
+                and (chunk.inserts_text or not old_side_found(chunk)) for chunk in chunks]
+    if any(in_place) and not _redoes(exact, chunks, in_place):
+        # Their new sides stand in the file, but not where the patch, its other hunks placed as
+        # well, puts them: none is in place (the miss, or the update, stands).
+        in_place = [False] * len(chunks)
+    return ["applied" if done else "pending" if places(loose, [chunk]) else "missing"
+            for chunk, done in zip(chunks, in_place, strict=True)]

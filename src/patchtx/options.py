@@ -79,8 +79,11 @@ class PlanOptions:
         False, "succeed, changing nothing, when the patch is already applied (refused by default)",
         flag=("--skip-applied",),
         tool="If the patch is already applied as a whole (every change already in the files), "
-             "succeed changing nothing instead of refusing it as already_applied; a patch applied "
-             "only in part is still refused (partly_applied).")
+             "succeed changing nothing instead of refusing it as already_applied. A patch applied "
+             "only in part is not covered: across files it is refused (partly_applied); within "
+             "one file the hunks already in place are left out and the others applied, reported "
+             "as the repair applied_hunk_skipped (refused as partly_applied under strict, or "
+             "when a hunk in place only inserts lines).")
     """A patch that is already applied as a whole succeeds, changing nothing (refused by default,
     with the kind ``already_applied``)."""
     protected: tuple[str, ...] = option(

@@ -57,6 +57,11 @@ _DECORATED_PATH = re.compile(r"[ \t]+\*{2,}[ \t]*$")
 _SHELL_HEREDOC = re.compile(
     r"(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\1[ \t]*\n(.*?)\n?\2[ \t]*",
     re.DOTALL)
+_UNIFIED_STARTS = ("diff --git ", "diff --cc ", "diff --combined ", "--- ")
+"""How a unified diff's text starts (its first file header)."""
+_COMMAND_WORDS = frozenset({"apply_patch", "applypatch", "bash", "sh", "zsh", "-c", "-lc", "-l"})
+"""The words a command array may hold beside its patch: Codex's ``["apply_patch", PATCH]`` and
+``["bash", "-lc", "apply_patch <<'EOF'..."]``."""
 _DIRECTORY_KEY = re.compile(r"dir|cwd|root|path|folder|workspace|repo|base|project", re.IGNORECASE)
 """A JSON key that may name where the patch's paths start (``workdir``, ``cwd``, ``root``,
 ``project_dir``, ``path``...): a wrapper with one is not taken apart, since the patch's paths
@@ -122,6 +127,8 @@ def _next_repair(text: str, tried: set[str]) -> tuple[str, Repair] | None:
     for kind, rule in _RULES:
         if kind in tried:
             continue
+        if kind == "missing_end_marker" and not tried & _CLOSING_WRAPPERS:
+            continue  # a bare text without its End line may have been cut off: see _missing_end
         found = rule(text)
         if found is not None and found[0] != text:
             return found
@@ -150,6 +157,8 @@ def _json_wrapper(text: str) -> tuple[str, Repair] | None:
         return None
     if _names_a_directory(value):
         return None  # the patch's paths would start elsewhere than the root
+    if _command_around_patch(value):
+        return None  # a command's words (cd, -p, -C...) would change where or how it applies
     found: list[str] = []
     _patch_strings(value, found, 0)
     distinct = list(dict.fromkeys(found))
@@ -216,12 +225,64 @@ def _names_a_directory(value: object, depth: int = 0) -> bool:
 
 
 def _looks_like_patch(text: str) -> bool:
+    """Whether ``text`` is a patch and nothing else: it starts as a Codex patch or a unified diff
+    starts (text before the diff, a shell command around it, is more than the patch)."""
     first = text.split("\n", 1)[0].strip(WHITESPACE)
     if first in HEREDOC_OPENERS or _DECORATED.fullmatch(first) or first.startswith(_HEADERS):
         return "\n" in text
     from .unified import looks_unified
 
-    return looks_unified(text)
+    return first.startswith(_UNIFIED_STARTS) and looks_unified(text)
+
+
+def _holds_patch(text: str) -> bool:
+    """Whether ``text`` holds a patch somewhere, with or without other text around it."""
+    from .unified import looks_unified
+
+    return BEGIN_PATCH in text or looks_unified(text)
+
+
+def _command_around_patch(value: object, depth: int = 0) -> str:
+    """What a JSON value holds besides its patch that would change how the patch applies, as
+    the refusal names it: a string with more than the patch (``cd sub && git apply <<'EOF'``
+    before a diff, ``patch -p0 <<EOF``, any text), or a command array whose other words are
+    more than ``apply_patch`` run by a shell (``["git", "apply", "-p0", DIFF]``); "" if none.
+    patchtx runs no command: their directories and options would be lost."""
+    if depth > 4:
+        return ""
+    if isinstance(value, dict):
+        return next((found for item in value.values()
+                     if (found := _command_around_patch(item, depth + 1))), "")
+    if isinstance(value, list):
+        found = next((found for item in value if (found := _command_around_patch(item, depth + 1))), "")
+        if found:
+            return found
+        words = [item for item in value if isinstance(item, str)]
+        patches = [word for word in words if _is_patch_string(word)]
+        others = [word for word in words if word not in patches]
+        if patches and any(word.strip(WHITESPACE) not in _COMMAND_WORDS for word in others):
+            return " ".join(others)
+        return ""
+    if isinstance(value, str):
+        stripped = value.strip(WHITESPACE)
+        if _is_patch_string(stripped):
+            return ""
+        if stripped[:1] in ("{", "["):  # (a tool call's arguments string)
+            import json
+
+            try:
+                return _command_around_patch(json.loads(stripped), depth + 1)
+            except ValueError:
+                pass
+        if _holds_patch(stripped):
+            return stripped.split("\n", 1)[0].strip(WHITESPACE)[:120]
+    return ""
+
+
+def _is_patch_string(text: str) -> bool:
+    """A JSON string that is a patch, or Codex's shell heredoc that runs apply_patch on one."""
+    stripped = text.strip(WHITESPACE)
+    return _SHELL_HEREDOC.fullmatch(stripped) is not None or _looks_like_patch(stripped)
 
 
 def _code_fence(text: str) -> tuple[str, Repair] | None:
@@ -360,9 +421,11 @@ def _missing_begin(text: str) -> tuple[str, Repair] | None:
 
 
 def _missing_end(text: str) -> tuple[str, Repair] | None:
-    """A patch without its End Patch line is closed when its last operation is evidently whole:
-    a Delete, or an Update whose last section ends with a context line or ``*** End of File``.
-    One that ends in added or removed lines may have been cut off, and is not."""
+    """A patch without its End Patch line, taken out of a wrapper that closes after it (a code
+    fence, a JSON string: ``_CLOSING_WRAPPERS``), is closed: the wrapper's end shows that
+    nothing was cut. A bare text is never closed (``_next_repair``): a reply cut off at a line
+    boundary, after a context line or a whole section, looks the same as a whole patch, and what
+    the cut lost (the rest of a section, whole files) is not in it; its refusal names the cut."""
     lines = text.rstrip(WHITESPACE).split("\n")
     if not lines or lines[0].strip(WHITESPACE) != BEGIN_PATCH:
         return None
@@ -374,14 +437,6 @@ def _missing_end(text: str) -> tuple[str, Repair] | None:
     except ParseError:
         return None
     if not patch.hunks:
-        return None
-    from .model import DeleteFile, UpdateFile
-
-    last = patch.hunks[-1]
-    whole = isinstance(last, DeleteFile) or (
-        isinstance(last, UpdateFile) and bool(last.chunks)
-        and (last.chunks[-1].is_end_of_file or last.chunks[-1].lines[-1][0] == " "))
-    if not whole:
         return None
     return closed, Repair(
         "missing_end_marker", f"patch line {len(lines) + 1}",
@@ -407,6 +462,9 @@ def _unified_in_envelope(text: str) -> tuple[str, Repair] | None:
         "either format alone)")
 
 
+_CLOSING_WRAPPERS = frozenset({"json_wrapper", "code_fence"})
+"""The repairs whose wrapper closes after the patch (a JSON string parsed whole, a fence's closing
+line): a patch taken out of one was not cut off, even without its End line."""
 _RULES: list[tuple[str, Callable[[str], tuple[str, Repair] | None]]] = [
     ("byte_order_mark", _byte_order_mark),
     ("json_wrapper", _json_wrapper),
@@ -425,6 +483,19 @@ def _why_not(text: str) -> str:
     """The cause of a text's refusal when it has a shape the rules above leave alone (its
     meaning is not determined), in a sentence the model can act on; "" otherwise."""
     stripped = text.strip(WHITESPACE)
+    if stripped[:1] in ("{", "[", '"'):
+        import json
+
+        try:
+            command = _command_around_patch(json.loads(stripped))
+        except ValueError:
+            command = ""
+        if command:
+            return (f"The text is JSON holding a shell command around the patch (\"{command}\"): "
+                    "patchtx runs no command, and taking the patch out of it would lose what the "
+                    "command says (a directory to change to, -p, -C, the text around the patch), "
+                    "so it applied nothing. Send the patch text itself, its paths relative to "
+                    "the workspace root.")
     if stripped[:1] in ("{", "[") or stripped.startswith('"*** '):
         return ("The text is JSON, not a patch (a tool call's arguments sent as the patch?); "
                 "patchtx takes the patch out of JSON only when the JSON holds exactly one and names "
@@ -441,8 +512,11 @@ def _why_not(text: str) -> str:
                 "'*** Update File: PATH').")
     lines = stripped.split("\n")
     if (first == BEGIN_PATCH and not any(line.strip(WHITESPACE) == END_PATCH for line in lines)
-            and len(lines) > 1 and lines[-1][:1] in ("+", "-")):
-        return ("The patch has no '*** End Patch' line and its last line is an added or removed "
-                "one, so it may have been cut off: patchtx closes a patch itself only when its last "
-                "section ends with a context line.")
+            and len(lines) > 1):
+        last = text.rstrip(WHITESPACE).split("\n")
+        return (f"The patch has no '*** End Patch' line: it may have been cut off after patch "
+                f"line {len(last)} (\"{last[-1].rstrip(WHITESPACE)[:80]}\"), and what followed "
+                "the cut (the rest of that section, other files) is not in it. patchtx closes a "
+                "patch itself only when a wrapper around it ends after it (a closed code fence, "
+                "a JSON string); send the whole patch.")
     return ""

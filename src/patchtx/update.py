@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._record import record
+from ._record import record, replace
 from .applied import hunks_in_place, insertion_in_place
 from .errors import ContextNotFoundError, PartlyAppliedError
 from .exact import update_exactly
@@ -226,8 +226,10 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             return placer.on_lines(original, index, some, rule, names.display).placements
 
         repaired, _, repairs = after_miss(original.texts, chunks, place, names.spelled, miss)
-        placed = placer.on_lines(original, index, repaired, rule, names.display)
-        return _rewritten(original, repaired, placed, rule, names, tuple(repairs))
+        # The repaired hunks are a patch like any other: placed, asked whether they are already
+        # applied (a repaired patch sent again), checked for lines they would insert twice.
+        update = update_file(content, repaired, rule, names, check_applied=check_applied)
+        return replace(update, repairs=(*repairs, *update.repairs))
     assert update is not None
     return update
 

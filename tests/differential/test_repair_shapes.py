@@ -28,6 +28,8 @@ CODEX = {
     "add_header_decorated": "wrong",
     "end_of_file_decorated": "refused",
     "end_marker_missing": "refused",
+    "end_marker_missing_in_fence": "refused",
+    "end_marker_missing_cut_after_context": "refused",
     "begin_marker_missing": "refused",
     "end_marker_missing_truncated": "refused",
     "end_marker_after_escaped_newline": "refused",

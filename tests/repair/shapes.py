@@ -121,7 +121,23 @@ SHAPES: list[Shape] = [
         "openai/codex#35361 (gemma via vLLM), code-yeongyu/oh-my-openagent#3041",
         {"greet.py": GREET},
         GREET_PATCH.replace("*** End Patch\n", ""),
-        {"greet.py": GREETED}, ("missing_end_marker",)),
+        None, why="A bare text without '*** End Patch' may have been cut off at a line boundary: "
+                  "after its last context line, sections or whole files may have followed "
+                  "(review of 03:50, finding 7)."),
+    Shape(
+        "end_marker_missing_in_fence", "envelope markers missing (no '*** End Patch')",
+        "openai/codex#35361's shape inside a markdown fence (as chat replies send it): the "
+        "fence's closing line shows that nothing was cut",
+        {"greet.py": GREET},
+        "```\n" + GREET_PATCH.replace("*** End Patch\n", "") + "```\n",
+        {"greet.py": GREETED}, ("code_fence", "missing_end_marker")),
+    Shape(
+        "end_marker_missing_cut_after_context", "envelope markers missing (no '*** End Patch')",
+        "a reply cut off right after a context line (review of 03:50, finding 7): the section's "
+        "next change and the next file's update were lost",
+        {"cfg.py": b'TIMEOUT = 30\nRETRIES = 3\nHOSTS = ["a"]\n', "main.py": b'print("v1")\n'},
+        "*** Begin Patch\n*** Update File: cfg.py\n@@\n-TIMEOUT = 30\n+TIMEOUT = 60\n RETRIES = 3\n",
+        None, why="Ending on a context line is no evidence that the patch is whole."),
     Shape(
         "begin_marker_missing", "envelope markers missing (no '*** Begin Patch')",
         "github/copilot-cli#1109 (a patch that starts at its '*** Update File:' line)",

@@ -24,6 +24,9 @@ CAUSES = {
     # shape: words its refusal must hold (the cause, and the way out)
     "bare_unified_body_no_file": ["names no file", "'--- a/PATH'", "'*** Update File: PATH'"],
     "end_marker_missing_truncated": ["no '*** End Patch' line", "cut off", "Close the patch"],
+    "end_marker_missing": ["no '*** End Patch' line", "cut off after patch line 6",
+                           '"     return message"'],
+    "end_marker_missing_cut_after_context": ["cut off after patch line 6", '" RETRIES = 3"'],
     "line_numbers_disagree": [],  # (applies as written)
     "context_without_space_not_in_file": ["Prefix the line with '+'", "as an added line"],
     "added_line_without_plus_indented": ["its '+' is missing"],

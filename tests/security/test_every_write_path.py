@@ -18,26 +18,19 @@ from patchtx.agents.tool_call import run_edit_tool_call, run_tool_call
 from patchtx.errors import PatchtxError
 
 from .surfaces import cli, cli_apply, mcp
-from .test_boundary import snapshot
-
-CI = "run: pytest\n"
+from .test_gate import CI, files
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
-    (root / ".github" / "workflows").mkdir(parents=True)
-    (root / ".github" / "workflows" / "ci.yml").write_text(CI)
+    for path, text in ((".github/workflows/ci.yml", CI), ("real.txt", "real\n"),
+                       ("sub/.patchtx.toml", 'protected = ["prod/**"]\n')):  # (a nested workspace's policy)
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
     os.link(root / ".github/workflows/ci.yml", root / "notes.yml")  # a hard-linked twin
-    (root / "sub").mkdir()
-    (root / "sub" / ".patchtx.toml").write_text('protected = ["prod/**"]\n')  # a nested workspace's policy
-    (root / "real.txt").write_text("real\n")
     (root / "link.txt").symlink_to("real.txt")  # protected under its link's name
     return root
-
-
-def files(root: Path) -> dict[str, bytes | str]:
-    return {k: v for k, v in snapshot(root).items() if not k.startswith(".patchtx")}
 
 
 HOST = ("--protect", ".github/**", "--protect", "link.txt")

@@ -231,3 +231,29 @@ def test_a_hand_built_plan_cannot_call_a_delete_a_move(repo: Path) -> None:
         patchtx.apply_plan(plan, allow_delete=False)
     assert caught.value.kind == "policy_violation" and "deleting" in caught.value.message
     assert files(repo) == before
+
+
+def test_the_hosts_config_or_secret_hard_linked_into_the_tree(repo: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file in the tree that is the host's config (outside the root) under another name holds
+    the ceiling: a policy file; one that is the per-user secret is never written."""
+    config = tmp_path / "config.toml"
+    config.write_text('protected = ["secret/**"]\n')
+    os.link(config, repo / "notes.toml")
+    lift = update("notes.toml", 'protected = ["secret/**"]', "protected = []")
+    outcomes = everywhere(repo, lift, env={"PATCHTX_CONFIG": str(config)})
+    assert set(outcomes.values()) == {"policy_violation"}, outcomes
+    assert config.read_text() == 'protected = ["secret/**"]\n'
+    from patchtx.txn import provenance
+
+    state = tmp_path / "state"
+    monkeypatch.setenv("PATCHTX_STATE_HOME", str(state))
+    provenance._cache.clear()
+    secret = provenance.user_secret().hex()
+    monkeypatch.delenv("PATCHTX_STATE_HOME")
+    provenance._cache.clear()
+    os.link(state / "secret", repo / "s.txt")
+    outcomes = everywhere(repo, update("s.txt", secret, "0" * 64), env={"PATCHTX_STATE_HOME": str(state)})
+    assert set(outcomes.values()) == {"unsafe_path"}, outcomes
+    assert (state / "secret").read_text() == secret + "\n"
+    provenance._cache.clear()

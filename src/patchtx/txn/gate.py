@@ -91,7 +91,34 @@ def check_plan(plan: Plan, policy: PlanOptions | None, dirs: DirectoryHandles,
             policy = tighten(policy, table)
     linked = {(st.st_dev, st.st_ino): path for path, st, count in files if st is not None and count > 1}
     names = other_names(dirs, plan.root, policy.protected, linked, [t.path for t in plan.targets])
-    check_changes(policy, plan.targets, plan.changes, names=names, extra_policy_files=policy_files(plan.root))
+    extra = policy_files(plan.root)
+    if linked:
+        _host_files_linked_in(linked, extra)
+    check_changes(policy, plan.targets, plan.changes, names=names, extra_policy_files=extra)
+
+
+def _host_files_linked_in(linked: dict[tuple[int, int], str], extra: dict[str, str]) -> None:
+    """The host's own files that a target with other hard links may be, outside the tree: the
+    host's config (its policy follows it under the name in the tree) and the per-user secret
+    (never written: a patch would replace every signature)."""
+    from ..policy import WORKSPACE_POLICY_FILE, config_path
+    from .provenance import SECRET_NAME, state_home
+
+    for path, is_secret in ((config_path(), False), (os.path.join(state_home(), SECRET_NAME), True)):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue  # (none yet: then no file in the tree is it)
+        inside = linked.get((st.st_dev, st.st_ino))
+        if inside is None:
+            continue
+        if not is_secret:
+            extra[inside] = WORKSPACE_POLICY_FILE
+            continue
+        raise UnsafePathError(
+            f"Refusing to change {inside}: it is the same file as the per-user secret {path} (a hard link).",
+            hint="patchtx never writes its own secret; remove the link from the workspace.",
+            path=inside, details={"other_name": path})
 
 
 def check_foreign(journal: Journal, dirs: DirectoryHandles, where: str) -> None:
