@@ -346,8 +346,7 @@ class _Undo:
         """Write the journal's copy back into the file itself, so its other hard links keep
         sharing it. Whatever the file holds now (possibly a half-written new version: nothing
         but this transaction writes it while the workspace is locked) is replaced."""
-        if (target_st is None or not stat.S_ISREG(target_st.st_mode)
-                or (entry.inode is not None and target_st.st_ino != entry.inode)):
+        if not _same_inode(target_st, entry):
             # Gone, or replaced by something else (another file, same bytes or not): not ours to
             # overwrite; the file the commit rewrote is no longer at this name.
             self.conflicts.append(entry.path)
