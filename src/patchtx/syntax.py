@@ -44,8 +44,9 @@ MAX_BYTES = 1 << 20
 """Files larger than this are not parsed (reported as not checked): a parse of a 10 MB file costs
 more than the whole apply of a patch to it."""
 _CONTEXT = 2
-_HEADER_LINE = re.compile(r" after .* on line (\d+)$")
 """Lines shown before and after an error's line in a refusal."""
+_HEADER_LINE = re.compile(r" after .* on line (\d+)$")
+"""CPython's "expected an indented block after 'if' statement on line 48": the header's line."""
 
 # File name endings -> language. Only languages whose history replay through the guard showed no
 # false refusal are listed (benchmarks/README.md, "The syntax guard"); the language pack has many
