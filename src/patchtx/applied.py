@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from .errors import PatchtxError
 from .matching import LineIndex, Locator, Missing, Placement, place
 from .model import Chunk
+from .normalise import matches_in_some_pass
 from .rewrite import rewrite
 from .textfile import TextFile, decode
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-def _reversed(chunk: Chunk) -> Chunk:
+def reversed_chunk(chunk: Chunk) -> Chunk:
     """The chunk that undoes ``chunk``: what it adds is what the file holds once it is applied.
     A pure insertion must stand right after its anchor (kept as a context line) or, with none,
     end the file."""
@@ -39,7 +40,8 @@ def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
     """Whether some chunk's new side already stands where it would be placed: a pure insertion's
     lines right after its anchor (or, with none, at the end of the file), a chunk that keeps
     lines and adds others (``Chunk.only_adds``) starting or ending where its kept lines are found
-    (``ExactUpdate.insertion_in_place`` on lines). Applied, it would stand there twice."""
+    (``ExactUpdate.insertion_in_place`` on lines). Applied, it would stand there twice. Added
+    lines must stand exactly (an earlier run wrote them); kept lines as some pass found them."""
     for placement in placements:
         chunk = chunks[placement.chunk_index]
         if chunk.inserts_text:
@@ -48,15 +50,42 @@ def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
             if at >= 0 and list(texts[at : at + len(added)]) == added:
                 return True
         elif chunk.only_adds:
-            new = [text for _, text in placement.lines]
+            new = placement.lines
             start, end = placement.start, placement.start + placement.length
-            if list(texts[start : start + len(new)]) == new or (
-                    end >= len(new) and list(texts[end - len(new) : end]) == new):
+            if _stands(texts, start, new) or (end >= len(new) and _stands(texts, end - len(new), new)):
                 return True
     return False
 
 
-def _redoes(exact: LineIndex, chunks: Sequence[Chunk], applied: Sequence[bool] | None = None) -> bool:
+def _stands(texts: Sequence[str], at: int, lines: Sequence[tuple[str, str]]) -> bool:
+    """Whether ``lines`` stand in ``texts`` from ``at``: added and removed lines exactly, kept
+    lines in some pass of the placement rule."""
+    if at + len(lines) > len(texts):
+        return False
+    return all(texts[at + i] == text or (kind == " " and matches_in_some_pass(text, texts[at + i]))
+               for i, (kind, text) in enumerate(lines))
+
+
+def _undone(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
+            ) -> list[tuple[int, int, int, tuple[tuple[str, str], ...]]] | None:
+    """Where the chunks, reversed, place: their new sides standing in the file, what they added
+    exactly (an earlier run wrote it, not a look-alike) and the lines they keep as the placement
+    rule found them (a context line written without its indentation); None where they do not."""
+    try:
+        return place(exact, [reversed_chunk(chunk) for chunk in chunks], first_match=True)
+    except Missing:
+        pass
+    try:
+        placed = place(loose, [reversed_chunk(chunk) for chunk in chunks], first_match=True)
+    except Missing:
+        return None
+    if all(_stands(exact.texts, start, lines) for _, start, _, lines in placed):
+        return placed
+    return None
+
+
+def _redoes(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
+            applied: Sequence[bool] | None = None) -> bool:
     """Whether undoing the chunks said ``applied`` (all of them by default) gives a file in which
     the placement rule puts each of them exactly where its new side stands, and places the others
     too: the file is then the patch's own work, in part or in whole. Each undone chunk placing
@@ -66,9 +95,8 @@ def _redoes(exact: LineIndex, chunks: Sequence[Chunk], applied: Sequence[bool] |
     if applied is None:
         applied = [True] * len(chunks)
     undo = [chunk for chunk, done in zip(chunks, applied, strict=True) if done]
-    try:
-        undone = place(exact, [_reversed(chunk) for chunk in undo], first_match=True)
-    except Missing:
+    undone = _undone(exact, loose, undo)
+    if undone is None:
         return False
     before = _rewritten(exact.texts, [Placement(number, start, end - start, lines)
                                       for number, start, end, lines in undone])
@@ -85,14 +113,22 @@ def _rewritten(texts: Sequence[str], placements: list[Placement]) -> list[str]:
     return rewrite(TextFile(list(texts), ["\n"] * len(texts)), placements)[0].texts
 
 
+def shows_its_change(chunk: Chunk, *, reverse: bool = False) -> bool:
+    """Whether the chunk's being applied can show in a file: it adds some non-blank text (or, read
+    backwards, removes some). One that only deletes (or adds blank lines) would be "in place"
+    wherever its old lines are absent, a typo included."""
+    shown = ("+", "-") if reverse else ("+",)
+    return any(kind in shown and text.strip() for kind, text in chunk.lines)
+
+
 def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
                    loose: LineIndex | None = None, reverse: bool = False) -> list[str] | None:
     """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a
     file that is not text.
 
-    A chunk is applied when it adds some text, its new side stands in the file exactly (what an
-    earlier run left is the patch's own text, not a look-alike) and its old side is found in no
-    pass; a pure insertion, whose old side is always found, when its lines already stand where it
+    A chunk is applied when it adds some text, its new side stands in the file (what it adds
+    exactly: what an earlier run left is the patch's own text, not a look-alike; what it keeps as
+    some pass finds it) and its old side is found in no pass; a pure insertion, whose old side is always found, when its lines already stand where it
     would put them. When the chunks undone together place, every chunk is applied. For a diff
     read backwards (``reverse``), the text its chunks remove shows the change as well (it is
     what the diff forwards added): such a diff "applied" is a diff not applied forwards."""
@@ -120,18 +156,14 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
             return False
         return placed[0][3] == chunk.lines
 
-    def shows_its_change(chunk: Chunk) -> bool:
-        # A chunk that only deletes (or adds blank lines) would be "in place" wherever its old
-        # lines are absent, a typo included.
-        return any(kind in shown and text.strip() for kind, text in chunk.lines)
+    def shows(chunk: Chunk) -> bool:
+        return shows_its_change(chunk, reverse=reverse)
 
-    shown = ("+", "-") if reverse else ("+",)
-
-    if all(map(shows_its_change, chunks)) and _redoes(exact, chunks):
+    if all(map(shows, chunks)) and _redoes(exact, loose, chunks):
         return ["applied"] * len(chunks)
-    in_place = [shows_its_change(chunk) and places(exact, [_reversed(chunk)])
+    in_place = [shows(chunk) and _undone(exact, loose, [chunk]) is not None
                 and (chunk.inserts_text or not old_side_found(chunk)) for chunk in chunks]
-    if any(in_place) and not _redoes(exact, chunks, in_place):
+    if any(in_place) and not _redoes(exact, loose, chunks, in_place):
         # Their new sides stand in the file, but not where the patch, its other hunks placed as
         # well, puts them: none is in place (the miss, or the update, stands).
         in_place = [False] * len(chunks)

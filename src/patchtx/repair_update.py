@@ -205,6 +205,16 @@ def _try(place: Place, chunks: Sequence[Chunk]) -> list[Placement] | None:
 
 def _without_file_header(texts: Sequence[str], chunks: list[Chunk], place: Place, spelled: str,
                          ) -> tuple[list[Chunk], list[Placement] | None, Repair] | None:
+    found = without_file_header(chunks, spelled)
+    if found is None:
+        return None
+    repaired, repair = found
+    return repaired, _try(place, repaired), repair
+
+
+def without_file_header(chunks: Sequence[Chunk], spelled: str) -> tuple[list[Chunk], Repair] | None:
+    """The hunks without a unified diff's file header naming ``spelled`` written at the top of
+    the first one, and that repair; None when there is none (or nothing else)."""
     first = chunks[0]
     lines = first.lines
     skip = 0
@@ -231,7 +241,7 @@ def _without_file_header(texts: Sequence[str], chunks: list[Chunk], place: Place
     repair = Repair("unified_headers_in_update", f"{spelled}, patch line {first.line}",
                     "dropped the unified diff's '--- a/…' and '+++ b/…' lines under "
                     "'*** Update File:' (the Update line names the file)")
-    return repaired, _try(place, repaired), repair
+    return repaired, repair
 
 
 def _header_name(field: str) -> str:

@@ -31,8 +31,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._record import record, replace
-from .applied import hunks_in_place, insertion_in_place
-from .errors import ContextNotFoundError, PartlyAppliedError
+from .applied import hunks_in_place, insertion_in_place, reversed_chunk, shows_its_change
+from .errors import ContextNotFoundError, HunkParseError, PartlyAppliedError, PatchtxError
 from .exact import update_exactly
 from .matching import LineIndex, Locator
 from .rewrite import rewrite
@@ -225,7 +225,13 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         def place(some: Sequence[Chunk]) -> list[Placement]:
             return placer.on_lines(original, index, some, rule, names.display).placements
 
-        repaired, _, repairs = after_miss(original.texts, chunks, place, names.spelled, miss)
+        try:
+            repaired, _, repairs = after_miss(original.texts, chunks, place, names.spelled, miss)
+        except (ContextNotFoundError, HunkParseError):
+            applied = _applied_once_repaired(content, chunks, rule, names) if check_applied else None
+            if applied is None:
+                raise
+            return applied
         # The repaired hunks are a patch like any other: placed, asked whether they are already
         # applied (a repaired patch sent again), checked for lines they would insert twice.
         update = update_file(content, repaired, rule, names, check_applied=check_applied)
@@ -306,6 +312,29 @@ def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex |
             hint="Send only the hunks that are not yet applied, or re-read the file first.",
             path=names.path, line=done[0], details={"applied_lines": done})
     return None
+
+
+def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule,
+                           names: FileNames) -> FileUpdate | None:
+    """The already-applied question for hunks that applied only through the repair step (line
+    numbers removed, indentation given, hunks reordered): undone, repairs included, they give a
+    file that the patch, repairs included, turns back into exactly this one. None otherwise."""
+    if not all(shows_its_change(chunk) for chunk in chunks):
+        return None
+    from .repair_update import without_file_header  # (off a one-line edit's path)
+
+    headless = without_file_header(chunks, names.spelled)  # (its lines, reversed, are no header)
+    undo = replace(rule, format="codex", reverse=False)  # (the reversed hunks state no lines)
+    try:
+        before = update_file(content, [reversed_chunk(chunk) for chunk in
+                                       (chunks if headless is None else headless[0])], undo, names,
+                             check_applied=False)
+        again = update_file(before.after, chunks, rule, names, check_applied=False)
+    except PatchtxError:
+        return None
+    if before.after == content or again.after != content:
+        return None
+    return FileUpdate(content, (), (), applied=True, repairs=again.repairs)
 
 
 def already_applied(content: bytes, chunks: Sequence[Chunk], *, reverse: bool = False) -> bool:

@@ -82,3 +82,24 @@ def test_strict_applies_what_needs_none(shape: Shape, tmp_path: Path) -> None:
     outcome = run(shape, root, strict=True)
     assert not isinstance(outcome, PatchtxError), outcome.message
     assert contents(root) == expected(shape)
+
+
+APPLIED = [s for s in SHAPES if s.intended is not None and not s.xfail]
+
+
+@pytest.mark.parametrize("shape", APPLIED, ids=[s.name for s in APPLIED])
+def test_a_shape_sent_again_is_already_applied(shape: Shape, tmp_path: Path) -> None:
+    """A model's patch resent (an agent's retry) is never applied on top of itself, whatever the
+    repair step did to place it the first time: ``already_applied``, and a no-op with
+    ``skip_applied``."""
+    root = tmp_path.resolve()
+    first = run(shape, root)
+    assert not isinstance(first, PatchtxError), first.message
+    once = contents(root)
+    patch = shape.patch.replace(ROOT, str(root))
+    with pytest.raises(PatchtxError) as again:
+        patchtx.apply_patch(patch, root, durable=False, **shape.options)
+    assert again.value.kind == "already_applied", again.value.message
+    assert contents(root) == once
+    skipped = patchtx.apply_patch(patch, root, durable=False, skip_applied=True, **shape.options)
+    assert not skipped.plan.changes and contents(root) == once
