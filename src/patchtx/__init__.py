@@ -6,7 +6,7 @@ starts fast.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 

@@ -18,6 +18,8 @@ from .textfile import TextFile, decode
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .model import LineKind
+
 
 def reversed_chunk(chunk: Chunk) -> Chunk:
     """The chunk that undoes ``chunk``: what it adds is what the file holds once it is applied.
@@ -67,7 +69,7 @@ def _stands(texts: Sequence[str], at: int, lines: Sequence[tuple[str, str]]) -> 
 
 
 def _undone(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
-            ) -> list[tuple[int, int, int, tuple[tuple[str, str], ...]]] | None:
+            ) -> list[tuple[int, int, int, tuple[tuple[LineKind, str], ...]]] | None:
     """Where the chunks, reversed, place: their new sides standing in the file, what they added
     exactly (an earlier run wrote it, not a look-alike) and the lines they keep as the placement
     rule found them (a context line written without its indentation); None where they do not."""
@@ -128,10 +130,11 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
 
     A chunk is applied when it adds some text, its new side stands in the file (what it adds
     exactly: what an earlier run left is the patch's own text, not a look-alike; what it keeps as
-    some pass finds it) and its old side is found in no pass; a pure insertion, whose old side is always found, when its lines already stand where it
-    would put them. When the chunks undone together place, every chunk is applied. For a diff
-    read backwards (``reverse``), the text its chunks remove shows the change as well (it is
-    what the diff forwards added): such a diff "applied" is a diff not applied forwards."""
+    some pass finds it) and its old side is found in no pass; a pure insertion, whose old side is
+    always found, when its lines already stand where it would put them. When the chunks undone
+    together place, every chunk is applied. For a diff read backwards (``reverse``), the text its
+    chunks remove shows the change as well (it is what the diff forwards added): such a diff
+    "applied" is a diff not applied forwards."""
     if loose is None:  # (the caller's index of the decoded file, when it has one)
         try:
             loose = LineIndex(decode(content, "").texts, source=content)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from ._record import replace
 from .api import recovery_of, verifier_for
@@ -51,7 +52,6 @@ from .txn.kept import (
 )
 from .txn.retention import KeepHistory
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Unpack

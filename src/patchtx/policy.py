@@ -34,6 +34,7 @@ workspace's policy become the ``PlanOptions`` and ``CommitOptions`` values (``pa
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from ._record import replace
 from .errors import PolicyError
@@ -52,7 +53,6 @@ from .options import (
     check_keywords,
 )
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any

@@ -21,6 +21,7 @@ hint names the repairs already made (so that one retry fixes everything). ``stri
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ._record import replace
 from .errors import HunkParseError, ParseError
@@ -40,7 +41,6 @@ from .parser import (
 )
 from .textfile import require_unicode
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -25,12 +25,12 @@ Each returns the repaired hunks and their placements, or None; the caller refuse
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ._record import replace
 from .errors import AmbiguousContextError, ContextNotFoundError, HunkParseError
 from .model import Repair
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 

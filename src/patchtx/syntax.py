@@ -28,11 +28,11 @@ import re
 import tomllib
 import warnings
 from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
 
 from .errors import SyntaxGuardError
 from .model import FileSyntax, SyntaxIssue, SyntaxReport
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -6,12 +6,13 @@ one that was interrupted. The protocol and its crash reasoning are in docs/guara
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .commit import commit
 from .fsops import Call, FileSystemOps
 from .reports import CommitReport, RecoveredTransaction, RecoveryReport
 from .retention import Retention, RetentionContext
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -17,6 +17,7 @@ import errno
 import hashlib
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from .._record import replace
 from ..emptied import emptied_folders
@@ -50,7 +51,6 @@ from .retention import Retention, RetentionContext
 from .statedir import ensure_state_dir, gitignore_in_place
 from .sync import Syncer, SyncMode
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Protocol

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import errno
+from typing import TYPE_CHECKING
 
 from ..errors import FilesystemError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

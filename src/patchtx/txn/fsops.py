@@ -17,6 +17,7 @@ import errno
 import os
 import stat
 import sys
+from typing import TYPE_CHECKING
 
 from .._fd import (
     DIR_FLAGS,
@@ -30,7 +31,6 @@ from .._fd import (
 )
 from .._record import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from typing import TypeVar

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from ..errors import ConflictError, PolicyError, UnsafePathError
 from ..workspace import path_problem
 from .layout import STATE_DIR
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 

@@ -30,6 +30,7 @@ may come from someone else). Recovery acts on neither.
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from .._record import record
 from ..errors import JournalError, UntrustedStateError
@@ -44,7 +45,6 @@ from .layout import (
 )
 from .provenance import sign, verify
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from typing import TYPE_CHECKING
 
 from .._record import as_dict, record
 from ..errors import (
@@ -39,7 +40,6 @@ from .layout import JOURNAL_DIR
 from .retention import _Kept, _kept
 from .statedir import check_state_folder
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any

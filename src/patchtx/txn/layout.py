@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 from .._record import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 

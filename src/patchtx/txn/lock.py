@@ -13,11 +13,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from ..errors import LockTimeoutError
 from .layout import LOCK_NAME, STATE_DIR
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
 

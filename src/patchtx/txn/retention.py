@@ -21,12 +21,12 @@ still pruned what it pruned — the history then holds one entry fewer than its 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from ..model import ChangeKind
 from ..options import DEFAULT_COMMIT
 from .layout import JOURNAL_DIR, JournalListing, kept_journals, pruned_name
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any, Protocol

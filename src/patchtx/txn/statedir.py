@@ -12,11 +12,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from ..errors import StateFolderError
 from .layout import GITIGNORE, GITIGNORE_TEXT, JOURNAL_DIR, LOCK_NAME, STATE_DIR
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -14,8 +14,8 @@ later barrier) and stays small; otherwise it uses one syncfs per filesystem.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
