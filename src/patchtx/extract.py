@@ -18,7 +18,7 @@ from __future__ import annotations
 from .errors import NoPatchFoundError, SeveralPatchesError
 from .parser import BEGIN_PATCH, END_PATCH, split_lines
 from .search_replace import looks_search_replace
-from .unified import looks_unified
+from .unified import command_around, command_around_error, looks_unified
 
 _FILE_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
 
@@ -76,6 +76,11 @@ def extract_patch(text: str) -> str:
         if all(candidate.text != kept.text for kept in distinct):
             distinct.append(candidate)
     if len(distinct) == 1:
+        lines = split_lines(text)
+        for candidate in found:  # (a command before any copy of it)
+            command = command_around(lines, candidate.first_line - 2) if candidate.first_line > 1 else ""
+            if command:
+                raise command_around_error(command, candidate.first_line - 1)
         return distinct[0].text
     if not distinct:
         if looks_unified(text) or looks_search_replace(text, indented=True):

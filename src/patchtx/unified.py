@@ -24,6 +24,8 @@ from .gitquote import unquote as _unquote
 from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .model import Hunk, LineKind
 
 DEV_NULL = "/dev/null"
@@ -165,6 +167,9 @@ class _Reader:
                     f"{self.at + 1}).", hint="patchtx applies text diffs only; apply binary "
                     "changes with git apply.", path=name, line=self.at + 1)
             else:
+                command = "" if files else command_around(lines, self.at)
+                if command:
+                    raise command_around_error(command, self.at + 1)
                 self.at += 1  # prose: a commit message, mail headers, a signature
         return files
 
@@ -292,6 +297,36 @@ class _Reader:
         hunk.old_open |= kind != "+"
         hunk.new_open |= kind != "-"
         self.at += 1
+
+
+_HEREDOC_COMMAND = re.compile(r"(.*?)<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\2")
+_APPLIER = re.compile(r"\b(?:git\s+apply|patch|apply_patch|applypatch)\b")
+_BARE_APPLIERS = frozenset({"git apply", "patch", "apply_patch", "applypatch"})
+
+
+def command_around(lines: Sequence[str], at: int) -> str:
+    """Line ``at`` when it is a shell command that feeds the lines below it (up to its end word,
+    which stands below) to an applier with more than the applier's name: a directory to change
+    to, -p, -R (``cd sub && git apply <<'EOF'``); "" otherwise. patchtx runs no command: the
+    patch applied without it would land elsewhere or read otherwise than the command says."""
+    command = _HEREDOC_COMMAND.fullmatch(lines[at].strip())
+    if command is None or _APPLIER.search(command.group(1)) is None:
+        return ""
+    if " ".join(command.group(1).split()) in _BARE_APPLIERS:
+        return ""
+    if command.group(3) not in (line.strip() for line in lines[at + 1:]):
+        return ""
+    return lines[at].strip()
+
+
+def command_around_error(command: str, line: int) -> ParseError:
+    """The refusal of a patch fed to an applier by a shell command (``command_around``)."""
+    return ParseError(
+        f"Refusing the patch: line {line} is a shell command that feeds it to an applier "
+        f"(\"{command[:120]}\"). patchtx runs no command, and the patch applied without it would "
+        "lose what the command says (a directory to change to, -p, -R).",
+        hint="Send the patch itself, its paths relative to the workspace root (give -p or -R as "
+             "options).", line=line)
 
 
 def mixed_formats_error(line: int) -> ParseError:

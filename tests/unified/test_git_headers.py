@@ -130,3 +130,33 @@ def test_a_codex_chain_of_moves_still_moves_each_file(tmp_path: Path) -> None:
     apply_patch("*** Begin Patch\n*** Update File: a\n*** Move to: b\n@@\n x\n"
                 "*** Update File: b\n*** Move to: c\n@@\n x\n*** End Patch\n", tmp_path, durable=False)
     assert read_tree(tmp_path) == {"c": ("x\n", "100644")}
+
+
+DIFF = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n"
+CODEX = "*** Begin Patch\n*** Update File: f\n@@\n-x\n+y\n*** End Patch\n"
+TWO_FS = {"f": ("x\n", "100644"), "sub/f": ("x\n", "100644")}
+
+
+@pytest.mark.parametrize(("before", "patch", "extract"), [
+    ("cd sub && git apply <<'EOF'", DIFF, False), ("patch -p0 <<EOF", DIFF, False),
+    ("git apply -R <<-END", DIFF, False), ("cd sub && git apply <<'EOF'", DIFF, True),
+    ("cd sub && apply_patch <<'PATCH'", CODEX, True)],
+    ids=["cd", "p0", "reverse", "cd-extract", "codex-cd-extract"])
+def test_a_shell_command_feeding_the_patch_is_refused(before: str, patch: str, extract: bool,
+                                                      tmp_path: Path) -> None:
+    # A model's reply that runs the patch in another directory (or with -p, -R): applied at the
+    # root without the command, it would edit another file of the same name (sub/f -> f).
+    write_tree(tmp_path, TWO_FS)
+    end = before.rsplit("<<", 1)[1].strip(" -'")
+    with pytest.raises(ParseError) as refused:
+        apply_patch(f"{before}\n{patch}{end}\n", tmp_path, extract=extract)
+    assert "shell command" in refused.value.message and refused.value.line == 1
+    assert read_tree(tmp_path) == TWO_FS
+
+
+@pytest.mark.parametrize("before", ["git apply <<'EOF'", "Apply it with git apply <<EOF if you like.\n",
+                                    "A commit message.\n\nSigned-off-by: A <a@b.c>\n"])
+def test_a_bare_applier_or_prose_before_the_diff_is_read_as_git_does(before: str, tmp_path: Path) -> None:
+    write_tree(tmp_path, {"f": ("x\n", "100644")})
+    apply_patch(f"{before}\n{DIFF}EOF\n", tmp_path)
+    assert read_tree(tmp_path) == {"f": ("y\n", "100644")}
