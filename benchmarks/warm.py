@@ -91,20 +91,17 @@ def mcp_floor_per_call(tree: Path, calls: int, python: str = sys.executable) -> 
 
 def _canned_server(argv: list[str]) -> int:
     """``patchtx mcp`` with the same tools, whose apply_patch returns the result of a one-line edit
-    (a durable commit's payload and text) without reading or writing anything."""
-    from patchtx.agents import mcp_server
-    from patchtx.agents.tool_call import ToolOutcome
+    (a durable commit's payload and text, made once at start in a scratch tree, so that its shape
+    is always the real one) without reading or writing anything."""
+    import tempfile
 
-    diff = ("diff --git a/counter.txt b/counter.txt\n--- a/counter.txt\n+++ b/counter.txt\n"
-            "@@ -1 +1 @@\n-value = 1\n+value = 2\n")
-    transaction = "20260101T000000-0123abcd"
-    payload = {"ok": True, "dry_run": False, "summary": "A 0, M 1, D 0, R 0",
-               "counts": {"A": 0, "M": 1, "D": 0, "R": 0},
-               "files": [{"path": COUNTER, "status": "modified", "diff": diff}],
-               "transaction": transaction, "recovered": None, "intent": None, "error": None}
-    text = (f"Applied: A 0, M 1, D 0, R 0\n  M {COUNTER}\nTransaction {transaction} (the undo tool "
-            f"reverts it).\n{diff}")
-    mcp_server.apply_patch_call = lambda *args, **options: ToolOutcome(payload, text)  # type: ignore[attr-defined]
+    from patchtx.agents import mcp_server
+
+    with tempfile.TemporaryDirectory() as scratch:
+        prepare(Path(scratch))
+        canned = mcp_server.apply_patch_call(edit(0), scratch, origin="mcp")
+    assert canned.payload["ok"], canned.text
+    mcp_server.apply_patch_call = lambda *args, **options: canned  # type: ignore[attr-defined]
     return mcp_server.mcp_main(argv)
 
 

@@ -77,6 +77,8 @@ def _undone(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
         return place(exact, [reversed_chunk(chunk) for chunk in chunks], first_match=True)
     except Missing:
         pass
+    if not all(text in exact.texts for chunk in chunks for kind, text in chunk.lines if kind == "+"):
+        return None  # (told by a scan of the lines, not by the four passes of a placement)
     try:
         placed = place(loose, [reversed_chunk(chunk) for chunk in chunks], first_match=True)
     except Missing:
@@ -162,10 +164,12 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
     def shows(chunk: Chunk) -> bool:
         return shows_its_change(chunk, reverse=reverse)
 
-    if all(map(shows, chunks)) and _redoes(exact, loose, chunks):
+    # (Chunks undone together place only where each, undone, places alone: asked first.)
+    alone = [shows(chunk) and _undone(exact, loose, [chunk]) is not None for chunk in chunks]
+    if all(alone) and _redoes(exact, loose, chunks):
         return ["applied"] * len(chunks)
-    in_place = [shows(chunk) and _undone(exact, loose, [chunk]) is not None
-                and (chunk.inserts_text or not old_side_found(chunk)) for chunk in chunks]
+    in_place = [undone and (chunk.inserts_text or not old_side_found(chunk))
+                for chunk, undone in zip(chunks, alone, strict=True)]
     if any(in_place) and not _redoes(exact, loose, chunks, in_place):
         # Their new sides stand in the file, but not where the patch, its other hunks placed as
         # well, puts them: none is in place (the miss, or the update, stands).

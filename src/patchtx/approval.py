@@ -8,9 +8,9 @@ moves, sensitive paths and large changes ask, and forbidden paths are rejected.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
 
+from ._record import record
 from .errors import ApprovalError
 from .model import ChangeKind, Plan
 from .options import PlanOptions
@@ -23,7 +23,7 @@ class Decision(StrEnum):
     REJECT = "reject"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Verdict:
     decision: Decision
     reason: str = ""
@@ -32,7 +32,7 @@ class Verdict:
 ApprovalHook = Callable[[Plan], Verdict]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApprovalPolicy:
     writable_roots: tuple[str, ...] = ("",)
     """Workspace-relative folders where edits may be approved without asking ("" = everywhere)."""

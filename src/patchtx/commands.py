@@ -14,9 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
-from .agents.toolspec import tool_spec_main
 from .api import apply_plan, plan_patch
-from .approval import Decision, Verdict, enforce
 from .arguments import add_call_options, add_commit_options, add_policy_options, commit_keywords, policy_keywords
 from .errors import (
     FilesystemError,
@@ -27,15 +25,12 @@ from .errors import (
     UsageError,
     workspace_relative,
 )
-from .extract import extract_patch
-from .history import log, redo, undo, untrusted
 from .oneshot import leave_for_the_exit
 from .parser import parse
 from .policy import options_for
 from .progress import TerminalProgress
 from .render import coloured_diff, diff_texts, diffstat, error_json, log_json, log_text
 from .result import Result, human_report, recovery_lines, result_json, summary_line
-from .txn import recover
 
 if TYPE_CHECKING:
     from .model import Plan
@@ -358,6 +353,8 @@ def _run_apply(args: argparse.Namespace) -> int:
             if getattr(args, "confirm", False):
                 if progress is not None:
                     progress.close()  # the question goes to the terminal too
+                from .approval import Decision, Verdict, enforce  # (off a one-line edit's path)
+
                 try:
                     enforce(plan, lambda _plan: Verdict(Decision.ASK, ""), _ask_on_terminal)
                 except PatchtxError as declined:
@@ -385,6 +382,7 @@ def _extracted(names: list[str], texts: list[str]) -> list[str]:
     out = []
     for name, text in zip(names, texts, strict=True):
         try:
+            from .extract import extract_patch  # (off a one-line edit's path)
             out.append(extract_patch(text))
         except PatchtxError as exc:
             exc.patch_file = None if name == "-" else name
@@ -426,6 +424,7 @@ def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root
 
 def _run_recover(args: argparse.Namespace) -> int:
     try:
+        from .txn import recover  # (off a one-line edit's path)
         report = recover(args.root, trust_foreign=args.trust_foreign)
     except PatchtxError as exc:
         return _fail(exc, args.json, args.root)
@@ -438,6 +437,7 @@ def _run_recover(args: argparse.Namespace) -> int:
 
 def _run_log(args: argparse.Namespace) -> int:
     try:
+        from .history import log, untrusted  # (off a one-line edit's path)
         entries = log(args.root)
         foreign = untrusted(args.root)
     except PatchtxError as exc:
@@ -455,6 +455,8 @@ def _run_log(args: argparse.Namespace) -> int:
 
 def _run_undo(args: argparse.Namespace) -> int:
     """``patchtx undo [ID]`` and ``patchtx redo``."""
+    from .history import redo, undo  # (off a one-line edit's path)
+
     progress = _terminal_progress(args)
     options = {"dry_run": args.dry_run, "intent": args.intent, "progress": progress, **commit_keywords(args),
                **policy_keywords(args)}
@@ -504,6 +506,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(given: list[str]) -> int:
     if given[:1] == ["tool-spec"]:
+        from .agents.toolspec import tool_spec_main  # (off a one-line edit's path)
         return tool_spec_main(given[1:])
     if given[:1] == ["mcp"]:
         try:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import difflib
 import json
-from datetime import datetime
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ._record import replace
@@ -405,6 +403,8 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
 
 def result_schema() -> dict[str, Any]:
     """The JSON Schema of the result shape (``docs/result.schema.json``; shipped in the package)."""
+    from importlib import resources  # (off a one-line edit's path)
+
     schema: dict[str, Any] = json.loads(
         resources.files("patchtx").joinpath("result.schema.json").read_text(encoding="utf-8"))
     return schema
@@ -423,6 +423,8 @@ def log_json(entries: Sequence[HistoryEntry], untrusted: Sequence[str]) -> dict[
 def log_text(entries: Sequence[HistoryEntry]) -> str:
     """``patchtx log``'s lines: id, local time, summary, bytes of originals kept, intent; then
     the files it changed (the first few), indented."""
+    from datetime import datetime  # (off a one-line edit's path)
+
     if not entries:
         return "The undo history is empty.\n"
     lines = []

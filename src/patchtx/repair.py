@@ -362,7 +362,8 @@ def _undecorated_lines(lines: list[str]) -> list[str]:
 def _decorated_names(text: str) -> tuple[str, Repair] | None:
     """The decorated markers' repair of a Codex patch whose file headers have stars after their
     path, made whether or not it parses (it would name a file 'a.py ***')."""
-    if _DECORATED_NAME.search(text) is None or detect_format(text) != "codex":
+    if (detect_format(text) != "codex" or (" **" not in text and "\t**" not in text)
+            or _DECORATED_NAME.search(text) is None):  # (a search of a big text, asked last)
         return None
     return _decorated_markers(text)
 
@@ -373,7 +374,7 @@ def _absolute_names(text: str, strip: int | None, reverse: bool, unidiff_zero: b
     an agent's tools print them), read with those names kept whole: the planner takes a name
     inside the root as that file and refuses one outside it. Read as written, git's rule strips
     one component and names ``home/u/proj/x.py`` under the root. Not with an explicit ``-p``."""
-    if strip is not None or _ABSOLUTE_NAME.search(text) is None or detect_format(text) != "unified":
+    if strip is not None or detect_format(text) != "unified" or _ABSOLUTE_NAME.search(text) is None:
         return None
     try:
         patch = parse(text, reverse=reverse, unidiff_zero=unidiff_zero, absolute_names=True)

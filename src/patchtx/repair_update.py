@@ -161,11 +161,11 @@ def after_miss(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spel
 
 def _lost_plus(texts: Sequence[str], chunks: Sequence[Chunk], place: Place) -> str:
     """A context line the file does not have, with which the hunks would apply were it an added
-    line: a '+' lost before a line that starts with a space (a hint, never applied)."""
-    present = set(texts)
+    line: a '+' lost before a line that starts with a space (a hint, never applied). (Each of the
+    few lines asked is looked up in the file's lines: cheaper than a set of a big file's lines.)"""
     for number, chunk in enumerate(chunks):
         for index, (kind, text) in enumerate(chunk.lines[:40]):
-            if kind != " " or text in present or not text.strip():
+            if kind != " " or not text.strip() or text in texts:
                 continue
             trial = list(chunks)
             trial[number] = replace(chunk, lines=(*chunk.lines[:index], ("+", text),
@@ -438,10 +438,9 @@ def _numbered(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
 def _doubled(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
     from .hints import visible
 
-    present = set(texts)
     for chunk in chunks:
         for offset, (kind, text) in enumerate(chunk.lines):
-            if kind == "-" and text[:1] in "-+" and text not in present and text[1:] in present:
+            if kind == "-" and text[:1] in "-+" and text not in texts and text[1:] in texts:
                 line = texts.index(text[1:]) + 1
                 return (f"The hunk at patch line {chunk.line} removes the line \"{visible(text)}\" "
                         f"(body line {offset + 1}), which is not in the file; the file has "

@@ -34,7 +34,8 @@ from ._record import record, replace
 from .applied import hunks_in_place, insertion_in_place, reversed_chunk, shows_its_change
 from .errors import ContextNotFoundError, HunkParseError, PartlyAppliedError, PatchtxError
 from .exact import update_exactly
-from .matching import LineIndex, Locator
+from .matching import LineIndex, Locator, Missing
+from .matching import place as place_on
 from .rewrite import rewrite
 from .textfile import decode
 from .unified_placement import final_newline, place_at_stated_lines
@@ -186,6 +187,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     placer = PLACERS[rule.format]
     update: FileUpdate | None = None
     index: LineIndex | None = None
+    original: TextFile | None = None
     miss: ContextNotFoundError | None = None
     exact = (update_exactly(content, chunks, first_match=rule.first_match, in_turn=placer.in_turn)
              if placer.on_bytes else None)
@@ -219,8 +221,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             raise miss
         from .repair_update import after_miss  # (off a one-line edit's path)
 
-        assert index is not None
-        original = decode(content, names.display)
+        assert index is not None and original is not None
 
         def place(some: Sequence[Chunk]) -> list[Placement]:
             return placer.on_lines(original, index, some, rule, names.display).placements
@@ -228,7 +229,8 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         try:
             repaired, _, repairs = after_miss(original.texts, chunks, place, names.spelled, miss)
         except (ContextNotFoundError, HunkParseError):
-            applied = _applied_once_repaired(content, chunks, rule, names) if check_applied else None
+            applied = (_applied_once_repaired(content, chunks, rule, names, index) if check_applied
+                       else None)
             if applied is None:
                 raise
             return applied
@@ -315,26 +317,36 @@ def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex |
 
 
 def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule,
-                           names: FileNames) -> FileUpdate | None:
+                           names: FileNames, index: LineIndex) -> FileUpdate | None:
     """The already-applied question for hunks that applied only through the repair step (line
     numbers removed, indentation given, hunks reordered): undone, repairs included, they give a
     file that the patch, repairs included, turns back into exactly this one. None otherwise."""
     if not all(shows_its_change(chunk) for chunk in chunks):
         return None
-    from .repair_update import without_file_header  # (off a one-line edit's path)
+    from .repair_update import numbered_lines, without_file_header  # (off a one-line edit's path)
 
     headless = without_file_header(chunks, names.spelled)  # (its lines, reversed, are no header)
+    undone = [reversed_chunk(chunk) for chunk in (chunks if headless is None else headless[0])]
+    if numbered_lines(chunks) is None and not all(_places_alone(index, chunk) for chunk in undone):
+        return None  # (the common miss, told cheaply: no undone hunk stands in the file)
     undo = replace(rule, format="codex", reverse=False)  # (the reversed hunks state no lines)
     try:
-        before = update_file(content, [reversed_chunk(chunk) for chunk in
-                                       (chunks if headless is None else headless[0])], undo, names,
-                             check_applied=False)
+        before = update_file(content, undone, undo, names, check_applied=False)
         again = update_file(before.after, chunks, rule, names, check_applied=False)
     except PatchtxError:
         return None
     if before.after == content or again.after != content:
         return None
     return FileUpdate(content, (), (), applied=True, repairs=again.repairs)
+
+
+def _places_alone(index: LineIndex, chunk: Chunk) -> bool:
+    """Whether ``chunk`` stands in the file on its own, in some pass of the placement rule."""
+    try:
+        place_on(index, [chunk], first_match=True)
+    except Missing:
+        return False
+    return True
 
 
 def already_applied(content: bytes, chunks: Sequence[Chunk], *, reverse: bool = False) -> bool:
