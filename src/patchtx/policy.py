@@ -71,6 +71,8 @@ _KEYS = {row.option.key: row.name for row in OPTIONS if row.option.key is not No
 _COMBINE = {row.name: row.option.combine for row in OPTIONS}
 _TYPES = {row.name: row.type for row in OPTIONS}
 """Each option's annotation, as written (``bool``, ``int | None``, ``float``...)."""
+_CHOICES = {row.name: row.option.choices for row in OPTIONS if row.option.choices}
+"""The values of the options that take one of a few (``syntax``), least strict first."""
 
 
 def protected_by(options: PlanOptions, path: str) -> str | None:
@@ -96,10 +98,8 @@ def _problem(name: str, value: object) -> str | None:
     ``protected`` was read as one pattern per character (none of them the path meant), and a
     string cap failed inside planning with a TypeError."""
     kind = _TYPES[name]
-    if name == "syntax":
-        from .syntax import MODES
-
-        return None if value in MODES else f"must be one of {', '.join(MODES)}"
+    if name in _CHOICES:
+        return None if value in _CHOICES[name] else f"must be one of {', '.join(_CHOICES[name])}"
     if kind.startswith("str"):
         return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
     if name == "protected":
@@ -197,9 +197,7 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
         elif combine == REQUIREMENT:
             changes[name] = current or value
         elif combine == STRICTER:
-            from .syntax import MODES
-
-            changes[name] = max(current, value, key=MODES.index)
+            changes[name] = max(current, value, key=_CHOICES[name].index)
     return replace(host, **changes) if changes else host
 
 
