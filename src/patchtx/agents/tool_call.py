@@ -281,8 +281,9 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
     """Run one ``str_replace_based_edit_tool`` call (its decoded JSON arguments: ``command``,
     ``path``, ``old_str``...) against ``root`` under the host's policy ``host`` (``allow_overwrite``
     lets ``create`` replace a file). The text is the reference tool's (a ``cat -n`` view, the
-    edited snippet, or the error); a writing command's payload is the one result shape, with the
-    transaction the ``undo`` tool reverts; ``view``'s is ``{"ok": true, "output": text}``."""
+    edited snippet, or the error); the payload is the one result shape: a writing command's has
+    the transaction the ``undo`` tool reverts, ``view``'s is a call that changes nothing (a dry
+    run of no files) with ``output``, the text, as the reference's result carries it."""
     from ..editor import run_editor
 
     try:
@@ -292,8 +293,9 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
         return failure_outcome(error, root)
     except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
         return failure_outcome(InternalError.wrapping(exc), root)
-    if reply.result is None:
-        return ToolOutcome({"ok": True, "output": reply.text}, reply.text)
+    if reply.result is None:  # (view: it read, planned nothing and wrote nothing)
+        nothing = Result(Plan(os.path.realpath(root), (), ()), committed=False, dry_run=True)
+        return ToolOutcome({**result_json(nothing), "output": reply.text}, reply.text)
     text = reply.text
     if reply.result.transaction_id:
         text += f"\nTransaction {reply.result.transaction_id} (the undo tool reverts it)."
