@@ -503,7 +503,7 @@ def _dispatch(given: list[str]) -> int:
         return tool_spec_main(given[1:])
     if given[:1] == ["mcp"]:
         try:
-            from .agents.mcp_server import mcp_main
+            from .agents.mcp_server import mcp_main  # (optional extra)
         except MissingExtraError as missing:
             return _missing_extra(missing)
         return mcp_main(given[1:])

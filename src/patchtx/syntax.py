@@ -303,7 +303,7 @@ def _tree_sitter_parser(language: str) -> Any:
     if language in _PARSERS:
         return _PARSERS[language]
     try:
-        from tree_sitter_language_pack import get_parser
+        from tree_sitter_language_pack import get_parser  # (optional extra)
     except ImportError:
         parser = None
     else:

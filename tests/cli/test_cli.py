@@ -183,9 +183,46 @@ _NOT_ON_THE_TINY_PATH = (
     "inspect", "difflib", "argparse", "tomllib", "datetime", "filelock",
     "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
     "patchtx.history", "patchtx.progress", "patchtx.approval", "patchtx.txn.kept", "patchtx.globs",
+    "unicodedata", "bisect",
     # the patchtx command and its diffs
     "patchtx.commands", "patchtx.render",
+    # the other formats and placers, the repair step's second half, the checks asked for
+    "patchtx.unified", "patchtx.search_replace", "patchtx.block_placement", "patchtx.text_placement",
+    "patchtx.repair_update", "patchtx.extract", "patchtx.syntax", "patchtx.verify",
 )
+
+
+def _imported_off_the_tiny_path() -> set[str]:
+    """The modules that src/ imports inside a function marked ``(off a one-line edit's path)``
+    (docs/architecture.md, "Imports")."""
+    import ast
+
+    package = Path(__file__).resolve().parents[2] / "src" / "patchtx"
+    found = set()
+    for path in package.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        here = ".".join(("patchtx", *path.relative_to(package).parent.parts))
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.Import | ast.ImportFrom) or \
+                    "(off a one-line edit's path" not in lines[node.lineno - 1]:
+                continue
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif not node.level:
+                found.add(node.module or "")
+            else:
+                base = here.rsplit(".", node.level - 1)[0] if node.level > 1 else here
+                found.update([f"{base}.{node.module}"] if node.module else
+                             (f"{base}.{alias.name}" for alias in node.names))
+    return found
+
+
+def test_what_src_marks_off_the_tiny_path_is_checked_to_be_off_it() -> None:
+    # A late import's mark is a claim; the test below checks it for each module marked.
+    marked = _imported_off_the_tiny_path()
+    assert {"patchtx.unified", "patchtx.txn.recovery", "tomllib"} <= marked
+    assert sorted(marked - set(_NOT_ON_THE_TINY_PATH)) == []
 
 
 def _modules_loaded_by_apply_patch(cwd: Path, patch: str) -> list[str]:
