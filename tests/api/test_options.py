@@ -376,13 +376,17 @@ def test_the_call_keywords_of_plan_and_apply_are_the_call_options_they_take() ->
     """``plan_patch`` and ``apply_patch`` take one ``PatchKeywords``: what a call asks of the
     table's ``CallOptions`` (``dry_run`` is apply_patch's own parameter; ``workspace_root`` a tool
     call's), and ``progress``, which watches the call. help() names each of them."""
-    from patchtx.api import PatchKeywords
+    from patchtx import api
 
-    assert set(PatchKeywords.__annotations__) == (
+    tree = ast.parse(Path(api.__file__).read_text())
+    (typed,) = (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == "PatchKeywords")
+    keys = {item.target.id for item in typed.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)}
+    assert keys == api.CALL_KEYWORDS == (
         set(options.CallOptions.__annotations__) - {"dry_run", "workspace_root"}) | {"progress"}
     for function in (patchtx.plan_patch, patchtx.apply_patch):
         shown = pydoc.render_doc(function, renderer=pydoc.plaintext)
-        assert all(f"``{name}``" in shown for name in PatchKeywords.__annotations__), function
+        assert all(f"``{name}``" in shown for name in keys), function
 
 
 def test_plan_and_apply_read_a_patch_as_their_call_keywords_say(tmp_path: Path) -> None:
