@@ -178,3 +178,39 @@ async def test_json_looking_strings_arrive_as_the_text_sent(tree: Path, tmp_path
 
         is_error, content, text = await call(client, "apply_patch", {"patch": "{}\n"})
         assert is_error and content["error"]["kind"] == "parse_error", text
+
+
+async def test_view_never_shows_the_per_user_state_and_does_show_protected_files(tree: Path) -> None:
+    """Through the SDK's client, a server started with ``--protect notes.txt`` whose per-user
+    state folder lies inside its root: the protected file is shown (the policy guards writes) and
+    its edit refused; the state folder (the secret) is never shown, nor listed."""
+    import sys
+
+    from agents_support import server_environment
+    from mcp import Client, StdioServerParameters
+
+    state = tree / "home" / "state" / "patchtx"
+    state.mkdir(parents=True)
+    (state / "secret").write_text("a secret that is text\n")
+    params = StdioServerParameters(
+        command=sys.executable, cwd=str(tree.parent),
+        args=["-m", "patchtx.agents.mcp_server", "--root", str(tree), "--protect", "notes.txt"],
+        env={**server_environment(), "PATCHTX_STATE_HOME": str(state)})
+    before = files(tree)
+    async with Client(params) as client:
+        is_error, _content, text = await call(client, "str_replace_based_edit_tool",
+                                              {"command": "view", "path": "notes.txt"})
+        assert not is_error and "     2\ttwo" in text
+        is_error, content, text = await call(client, "str_replace_based_edit_tool", {
+            "command": "str_replace", "path": "notes.txt", "old_str": "two", "new_str": "2"})
+        assert is_error and content["error"]["kind"] == "policy_violation", text
+        for path in ("home/state/patchtx/secret", "home/state/patchtx"):
+            is_error, content, text = await call(client, "str_replace_based_edit_tool",
+                                                 {"command": "view", "path": path})
+            assert is_error and content["error"]["kind"] == "unsafe_path", text
+            assert text.startswith(f"Error [unsafe_path]: Refusing to show {path}: it is patchtx's")
+            assert "secret that is text" not in text
+        is_error, _content, text = await call(client, "str_replace_based_edit_tool",
+                                              {"command": "view", "path": "home"})
+        assert not is_error and text.endswith("home/\nhome/state/\n") and "patchtx" not in text, text
+    assert files(tree) == before
