@@ -128,6 +128,42 @@ def test_view_inside_git_or_patchtx_names_that_cause(tree: Path, path: str, caus
     assert cause in error["hint"] and "'..'" not in error["hint"] and "'..'" not in outcome.text
 
 
+def test_view_never_shows_the_per_user_state_and_does_show_protected_files(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The policy guards writes, not reads (docs/guarantees.md, section 12): a protected file is
+    shown, and refused to an edit. patchtx's per-user state folder (the secret), should the
+    workspace hold it, is never shown: refused as ``unsafe_path`` under its name or a link's, and
+    left out of listings."""
+    (tree / ".patchtx.toml").write_text('protected = ["pkg/**"]\n')
+    host = {"protected": ("notes.txt",)}
+    for path, line in (("notes.txt", "     2\ttwo"), ("pkg/util.py", "     1\tVALUE = 1"),
+                       (".patchtx.toml", '     1\tprotected = ["pkg/**"]')):
+        shown = editor_call({"command": "view", "path": path}, str(tree), host=host)
+        assert shown.ok and line in shown.text, shown.text
+        edit = editor_call({"command": "insert", "path": path, "insert_line": 0, "insert_text": "x"},
+                           str(tree), host=host)
+        assert not edit.ok and edit.payload["error"]["kind"] == "policy_violation", edit.text
+
+    state = tree / "home" / "state" / "patchtx"
+    state.mkdir(parents=True)
+    (state / "secret").write_text("a secret that is text\n")
+    (tree / "home" / "notes.md").write_text("kept\n")
+    (tree / "pkg" / "alias").symlink_to(state)
+    monkeypatch.setenv("PATCHTX_STATE_HOME", str(state))
+    before = snapshot(tree)
+    for path in ("home/state/patchtx/secret", "home/state/patchtx", "pkg/alias/secret",
+                 str(state / "secret")):
+        refused = editor_call({"command": "view", "path": path}, str(tree))
+        assert not refused.ok and refused.payload["error"]["kind"] == "unsafe_path", refused.text
+        assert refused.text.startswith(f"Error [unsafe_path]: Refusing to show {path}: it is patchtx's "
+                                       f"per-user state folder {state}")
+        assert "secret that is text" not in refused.text
+    listing = editor_call({"command": "view", "path": "."}, str(tree)).text
+    assert "./home/notes.md" in listing and "./home/state/" in listing and "./pkg/util.py" in listing
+    assert "patchtx" not in listing.replace("./home/state/\n", "") and "alias" not in listing
+    assert snapshot(tree) == before
+
+
 def test_tool_spec_prints_the_edit_tools(capsys: pytest.CaptureFixture[str]) -> None:
     assert tool_spec_main(["--tool", "edit_files", "--format", "chat-completions"]) == 0
     assert json.loads(capsys.readouterr().out) == edit_tool_spec("edit_files", "chat-completions")

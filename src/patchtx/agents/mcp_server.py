@@ -23,7 +23,7 @@ import os
 import sys
 from collections import deque
 from collections.abc import Callable
-from typing import IO, Annotated, Any, Literal, cast
+from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, cast
 
 try:
     import anyio
@@ -41,7 +41,16 @@ try:
         TextContent,
         ToolAnnotations,
     )
-    from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
+    from pydantic import (
+        BaseModel,
+        ConfigDict,
+        Field,
+        RootModel,
+        ValidationError,
+        ValidatorFunctionWrapHandler,
+        WithJsonSchema,
+        WrapValidator,
+    )
 except ImportError as _missing:
     from ..errors import MissingExtraError
 
@@ -113,6 +122,22 @@ UNDO_DESCRIPTION = (
 )
 
 PatchText = Annotated[str, Field(description=PATCH_DESCRIPTION)]
+
+
+def _as_sent(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    return None if value is None else handler(value)
+
+
+if TYPE_CHECKING:
+    OptionalText = str | None
+else:
+    OptionalText = Annotated[str, WrapValidator(_as_sent),
+                             WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]})]
+"""A string argument that may be omitted (or sent as JSON null: None). Declared to the SDK as
+``str``, not ``str | None``: the SDK reads a string sent for an argument of any other type as JSON
+first (``FuncMetadata.pre_parse_json``, for clients that send lists as JSON text), which turned
+``old_str='["a"]'`` or ``file_text='{}'`` into a list or an object (refused) and ``new_str='null'``
+into an omitted argument (a deletion). A string argument arrives as the text sent."""
 DryRun = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["dry_run"])]
 _Tool = Callable[..., "CallToolResult"]
 UNDO_OWN_ONLY = (
@@ -147,7 +172,7 @@ def _annotation(row: Declared) -> Any:
         return Annotated[bool, Field(strict=True, description=description)]
     if row.type == "int | None":
         return Annotated[int | None, Field(ge=0, strict=True, description=description)]
-    return Annotated[str if row.tool_default is not None else str | None, Field(description=description)]
+    return Annotated[str if row.tool_default is not None else OptionalText, Field(description=description)]
 
 
 def _with_options(first: tuple[str, Any], *names: str) -> Callable[[_Tool], _Tool]:
@@ -284,11 +309,11 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
     def str_replace_based_edit_tool(
         command: EditorCommand,
         path: Annotated[str, _described(_EDITOR, "path")],
-        file_text: Annotated[str | None, _described(_EDITOR, "file_text")] = None,
-        old_str: Annotated[str | None, _described(_EDITOR, "old_str")] = None,
-        new_str: Annotated[str | None, _described(_EDITOR, "new_str")] = None,
+        file_text: Annotated[OptionalText, _described(_EDITOR, "file_text")] = None,
+        old_str: Annotated[OptionalText, _described(_EDITOR, "old_str")] = None,
+        new_str: Annotated[OptionalText, _described(_EDITOR, "new_str")] = None,
         insert_line: Annotated[int | None, _described(_EDITOR, "insert_line", strict=True)] = None,
-        insert_text: Annotated[str | None, _described(_EDITOR, "insert_text")] = None,
+        insert_text: Annotated[OptionalText, _described(_EDITOR, "insert_text")] = None,
         view_range: Annotated[list[int] | None, _described(_EDITOR, "view_range", strict=True)] = None,
         max_characters: Annotated[int | None, _described(_EDITOR, "max_characters", strict=True)] = None,
     ) -> CallToolResult:
@@ -301,9 +326,9 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
     @server.tool(name=EDITS, description=EDITS_DESCRIPTION, annotations=writes("Edit files"))
     def edit_files(
         edits: Annotated[list[EditItem], _described(_EDITS, "edits")],
-        file_path: Annotated[str | None, _described(_EDITS, "file_path")] = None,
+        file_path: Annotated[OptionalText, _described(_EDITS, "file_path")] = None,
         dry_run: DryRun = False,
-        intent: Annotated[str | None, _described(_EDITS, "intent")] = None,
+        intent: Annotated[OptionalText, _described(_EDITS, "intent")] = None,
     ) -> Shaped:
         items = [edit.model_dump(exclude_none=True) for edit in edits]
         return _result(edits_call(items, root, file_path=file_path, dry_run=dry_run, intent=intent,
