@@ -5,7 +5,11 @@ A file's blocks are placed as a patch's hunks are: in order, each after the bloc
 the reply applies only when exactly one such placement exists. Aider applies them one after
 another instead, each where its SEARCH lines first stand in the file as the blocks before it left
 it; so each block's lines must also stand exactly once there (``_check_in_turn``), and a block is
-never placed at a copy aider would not change. Each block is found in the first of
+never placed at a copy aider would not change. A block whose SEARCH lines stand only in what an
+earlier block of the reply wrote (a block that edits the lines a block before it put there) is
+placed one block after another (``_one_after_another``): each block by the same rule in the file
+as the blocks before it leave it, exactly once there, after the lines the block before it wrote or
+within lines an earlier block wrote. Each block is found in the first of
 three passes that finds it from where it may start:
 
 0. exactly;
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import AmbiguousContextError, ContextNotFoundError
+from .errors import AmbiguousContextError, ContextNotFoundError, PatchtxError
 from .hints import describe_miss
 from .matching import MAX_CANDIDATES, Ambiguous, LineIndex, Missing, Placement, place
 from .normalise import strip
@@ -32,7 +36,7 @@ from .normalise import strip
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from .model import Chunk
+    from .model import Chunk, LineKind
     from .textfile import TextFile
 
 SHIFTED = 2
@@ -157,33 +161,131 @@ def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,
     try:
         placed = place(space, chunks, first_match=first_match)
     except Missing as miss:
-        raise _missing(texts, chunks, miss, space, display) from None
+        error = _missing(texts, chunks, miss, space, display)
+        if miss.number == 0:
+            raise error from None
+        return _one_after_another(texts, chunks, display, first_match, miss.number, error)
     except Ambiguous as ambiguous:
         raise _ambiguous(chunks, ambiguous, display) from None
     placements: list[Placement] = []
     notes: list[str] = []
     for number, start, end, lines in placed:
-        chunk = chunks[number]
-        old = [text for kind, text in lines if kind != "+"]
-        found = texts[start:end]
-        where = f"file line {start + 1}" if end - start <= 1 else f"file lines {start + 1}-{end}"
-        if found != old:
-            shift = shift_between(found, old)
-            if shift is None:
-                notes.append(f"the SEARCH lines of the block on line {chunk.line} matched {where} "
-                             "with trailing white space ignored.")
-            else:
-                direction, text = shift
-                notes.append(
-                    f"the SEARCH lines of the block on line {chunk.line} matched "
-                    f"{where} with their indentation shifted as a whole (the file has "
-                    f"{_spell(text)} {'more' if direction == '+' else 'less'} in front of each "
-                    "line); its REPLACE lines were shifted alike.")
-                lines = tuple((kind, shifted(text_, shift) if kind == "+" else text_)
-                              for kind, text_ in lines)
+        lines, note = _as_matched(chunks[number], texts[start:end], lines, start)
+        notes += [note] if note else []
         placements.append(Placement(number, start, end - start, lines))
-    _check_in_turn(texts, chunks, placements, space, first_match, display)
+    try:
+        _check_in_turn(texts, chunks, placements, space, first_match, display)
+    except AmbiguousContextError as error:
+        # A block's place in the file as the blocks before leave it is not where the order in the
+        # file put it: it may be in lines they wrote (its first place, with ``first_match``).
+        return _one_after_another(texts, chunks, display, first_match, len(chunks), error)
     return placements, notes
+
+
+def _as_matched(chunk: Chunk, found: Sequence[str], lines: tuple[tuple[LineKind, str], ...],
+                start: int, *, as_left: bool = False) -> tuple[tuple[tuple[LineKind, str], ...], str]:
+    """A placed block's lines (its REPLACE lines shifted as its SEARCH lines matched ``found``,
+    the file's lines from ``start``, or ``as_left`` by the blocks before it), and the note saying
+    how loosely it matched ("": exactly)."""
+    old = [text for kind, text in lines if kind != "+"]
+    if found == old:
+        return lines, ""
+    end = start + len(found)
+    at = f"line {start + 1}" if end - start <= 1 else f"lines {start + 1}-{end}"
+    at = f"{at} of the file as the blocks before it leave it" if as_left else f"file {at}"
+    shift = shift_between(found, old)
+    if shift is None:
+        return lines, (f"the SEARCH lines of the block on line {chunk.line} matched {at} "
+                       "with trailing white space ignored.")
+    direction, text = shift
+    return (tuple((kind, shifted(text_, shift) if kind == "+" else text_) for kind, text_ in lines),
+            f"the SEARCH lines of the block on line {chunk.line} matched "
+            f"{at} with their indentation shifted as a whole (the file has "
+            f"{_spell(text)} {'more' if direction == '+' else 'less'} in front of each "
+            "line); its REPLACE lines were shifted alike.")
+
+
+def _one_after_another(texts: Sequence[str], chunks: Sequence[Chunk], display: str,
+                       first_match: bool, failed: int, error: PatchtxError,
+                       ) -> tuple[list[Placement], list[str]]:
+    """The blocks placed one after another, as aider applies them, when placing them in the file
+    itself failed at block ``failed`` (with ``error``, raised unless the blocks up to that one have
+    one meaning so: it stands in lines an earlier block wrote). Each block is placed by the one
+    rule (``matching.place``) in the file as the blocks before it leave it, must stand exactly once
+    there (``_candidates``, as ``_check_in_turn`` asks; ``first_match``: its first place is taken),
+    and must lie after the lines the block before it wrote or overlap lines some earlier block
+    wrote (its REPLACE lines): blocks that touch only the file's own lines keep the file's order.
+    The outcome is one placement per run of changed lines of the file; a reply placed in the file
+    itself is placed alike here (that placement is this one's fast path)."""
+    # The file as the blocks leave it, a line at a time: (the line of the file it is, or None for a
+    # line a block added; its text; whether a block's REPLACE lines put it there).
+    current: list[tuple[int | None, str, bool]] = [(i, text, False) for i, text in enumerate(texts)]
+    touched: dict[int, int] = {}  # a line of the file removed -> the block that removed it
+    notes: list[str] = []
+    after = 0  # where the lines the block before wrote end
+
+    def refused(number: int, lines: list[str], space: BlockIndex,
+                found: list[int] | None = None) -> PatchtxError:
+        """Why block ``number`` has no place (the first error for a block up to ``failed``)."""
+        if number <= failed:
+            return error
+        if found is not None:
+            return _not_in_turn(chunks[number], found, number, first_match, display)
+        search = [text for kind, text in chunks[number].lines if kind != "+"]
+        return _missing(lines, chunks, Missing(number, search, after, None), space, display,
+                        as_left=True)
+
+    for number, chunk in enumerate(chunks):
+        lines = [text for _origin, text, _written in current]
+        space = BlockIndex(lines)
+        try:
+            ((_number, start, end, placed),) = place(space, [chunk], first_match=first_match)
+        except Missing:
+            raise refused(number, lines, space) from None
+        except Ambiguous as ambiguous:
+            raise refused(number, lines, space, ambiguous.hunks[0][2]) from None
+        found = _candidates(space, [text for kind, text in placed if kind != "+"])
+        if (found[:1] if first_match else found) != [start]:
+            raise refused(number, lines, space, sorted({*found, start}))
+        if start < after and not any(written for _origin, _text, written in current[start:end]):
+            raise refused(number, lines, space)  # (above the block before it, in the file's own lines)
+        placed, note = _as_matched(chunk, lines[start:end], placed, start, as_left=True)
+        notes += [note] if note else []
+        new: list[tuple[int | None, str, bool]] = []
+        at = start
+        for kind, text in placed:
+            if kind == "+":
+                new.append((None, text, True))
+                continue
+            origin, kept, _written = current[at]
+            if kind == " ":
+                new.append((origin, kept, True))  # (context keeps the line, and its text)
+            elif origin is not None:
+                touched[origin] = number
+            at += 1
+        current[start:end] = new
+        after = start + len(new)
+    return _as_placements(texts, [(origin, text) for origin, text, _ in current], touched), notes
+
+
+def _as_placements(texts: Sequence[str], current: Sequence[tuple[int | None, str]],
+                   touched: dict[int, int]) -> list[Placement]:
+    """The file's lines as ``current`` leaves them, as placements in the file: between two lines of
+    the file that stay, the lines of the file removed and the written lines in their place."""
+    placements: list[Placement] = []
+    kept = -1
+    written: list[str] = []
+    for origin, text in [*current, (len(texts), "")]:
+        if origin is None:
+            written.append(text)
+            continue
+        if origin != kept + 1 or written:
+            removed = range(kept + 1, origin)
+            placements.append(Placement(
+                min((touched[i] for i in removed), default=0), kept + 1, len(removed),
+                (*(("-", texts[i]) for i in removed), *(("+", line) for line in written))))
+        kept, written = origin, []
+    return placements
 
 
 def _candidates(space: LineIndex, old: list[str]) -> list[int]:
@@ -268,7 +370,8 @@ def _spell(indent: str) -> str:
 
 
 def _missing(texts: Sequence[str], chunks: Sequence[Chunk], miss: Missing, space: LineIndex,
-             display: str) -> ContextNotFoundError:
+             display: str, *, as_left: bool = False) -> ContextNotFoundError:
+    """``as_left``: ``texts`` is the file as the blocks before the block leave it."""
     chunk = chunks[miss.number]
     hint = describe_miss(texts, miss.lines, miss.low, normalised=space.keys(3))
     text = hint.text
@@ -285,8 +388,12 @@ def _missing(texts: Sequence[str], chunks: Sequence[Chunk], miss: Missing, space
         if done >= 0:
             text = (f"Its REPLACE lines already stand at file line {done + 1}: the block may have "
                     "been applied already. " + text)
+    if as_left:
+        text = ("(Blocks apply one after another: the line numbers here are those of the file as "
+                "the blocks before it leave it.) " + text)
     return ContextNotFoundError(
-        f"The SEARCH lines of the block on line {chunk.line} do not match {display}:\n"
+        f"The SEARCH lines of the block on line {chunk.line} do not match {display}"
+        f"{' as the blocks before it leave it' if as_left else ''}:\n"
         + "\n".join(miss.lines),
         hint="The SEARCH lines must equal the file's lines exactly (trailing white space and "
              "indentation shifted as a whole aside). " + text,

@@ -7,7 +7,9 @@ is parsed into a patch of the ``"text"`` format (an exact text replacement, an i
 line, a new file), planned under the host's policy and committed through the journal and the
 workspace lock, and kept in the undo history. Paths follow the rules of every patch: inside the
 workspace root (absolute inside it, or relative to it), never through a link that leaves it, never
-in ``.git`` or ``.patchtx``; ``view`` reads through the same rules and never writes.
+in ``.git`` or ``.patchtx``; ``view`` reads through the same rules and never writes, nor shows
+patchtx's per-user state folder (the secret) should the workspace hold it. The host's policy
+guards writes, not reads: protected files are shown (docs/guarantees.md, section 12, says why).
 
 Where this differs from the reference, on purpose (docs/integrations.md lists each): tabs are kept
 (the reference expands them in the file it writes); a file's line endings, BOM and final newline
@@ -29,11 +31,13 @@ from .errors import (
     FileNotFoundPatchError,
     InvalidArgumentsError,
     NotARegularFileError,
+    UnsafePathError,
 )
 from .model import AddFile, Chunk, Patch, UpdateFile
 from .policy import options_for
 from .text_placement import FORMAT, line_of, text_of
 from .textfile import decode, require_unicode
+from .txn.provenance import state_home
 from .workspace import STATE_DIR, Workspace
 
 if TYPE_CHECKING:
@@ -146,6 +150,13 @@ class TextEditor:
         workspace = self._workspace()
         try:
             rel = workspace.resolve(path).rel
+            state = self._state_inside()
+            if state is not None and _within(os.path.realpath(os.path.join(self.root, rel)), state):
+                raise UnsafePathError(
+                    f"Refusing to show {path}: it is patchtx's per-user state folder {state} (or "
+                    "inside it), which holds the secret that signs this user's journals.",
+                    hint="patchtx never shows its own secret; the host should keep that folder "
+                         "(PATCHTX_STATE_HOME) outside the workspace.", path=rel)
             info = workspace.info(rel)
             if info is None:
                 raise self._absent(path)
@@ -153,7 +164,7 @@ class TextEditor:
                 if view_range:
                     raise _invalid("The `view_range` parameter is not allowed when `path` points "
                                    "to a directory.")
-                return self._listing(workspace, rel, path, limit)
+                return self._listing(workspace, rel, path, limit, state)
             if info.kind != "file":
                 raise NotARegularFileError(f"The path {path} is not a regular file.", path=rel)
             return self._file_view(workspace.read(rel), path, view_range, limit)
@@ -286,7 +297,15 @@ class TextEditor:
         shown = clipped("\n".join(lines), limit, FILE_CLIPPED).split("\n")
         return f"{note}Here's the result of running `cat -n` on {path}:\n{numbered(shown, first)}\n"
 
-    def _listing(self, workspace: Workspace, rel: str, path: str, limit: int) -> str:
+    def _state_inside(self) -> str | None:
+        """The real path of patchtx's per-user state folder when it lies inside the root (a
+        workspace that holds it is refused every write: ``provenance.check_outside``); None, the
+        usual case, when it lies outside."""
+        state = os.path.realpath(state_home())
+        return state if _within(state, self.root) else None
+
+    def _listing(self, workspace: Workspace, rel: str, path: str, limit: int,
+                 state: str | None) -> str:
         base = path.rstrip("/") or "/"
         entries = [f"{base}/"]
         hidden = 0
@@ -299,6 +318,8 @@ class TextEditor:
                     hidden += depth == 1 and not (folder == "" and name == STATE_DIR)
                     continue
                 child = f"{folder}/{name}" if folder else name
+                if state is not None and _within(os.path.realpath(os.path.join(self.root, child)), state):
+                    continue  # (nor is the per-user one: never shown, not even by name)
                 info = workspace.info(child)
                 is_dir = info is not None and info.kind == "dir"
                 entries.append(f"{shown}/{name}{'/' if is_dir else ''}")
@@ -313,6 +334,10 @@ class TextEditor:
             out += (f"\n{hidden} hidden files/directories in this directory are excluded. You can "
                     f"use 'ls -la {path}' to see them.\n")
         return out
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,

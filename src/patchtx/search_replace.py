@@ -24,8 +24,9 @@ call's tags) is ignored, so a model's whole reply parses.
 What the blocks become: the blocks of one file are the hunks of one ``*** Update File`` (the
 SEARCH lines are the hunk's old lines, the REPLACE lines its new ones, and lines the two share are
 context), placed by the one placement rule of a patch: each block's SEARCH lines must stand once,
-after the block before it, and once in the file as the blocks before it leave it (as aider applies
-them, one after another: ``block_placement`` adds that, and the looser passes this format allows). A block
+after the block before it (or in lines an earlier block wrote), and once in the file as the blocks
+before it leave it (as aider applies them, one after another: ``block_placement`` adds that, and
+the looser passes this format allows). A block
 with an empty SEARCH creates its file, as ``*** Add File`` does (or fills an empty one; the
 planner refuses it on a file with content, whatever the policy: docs/format.md, [empty-search]).
 

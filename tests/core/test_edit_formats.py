@@ -165,11 +165,14 @@ def test_a_search_that_stands_twice_as_the_blocks_before_leave_the_file_is_refus
         tmp_path: Path, content: bytes, blocks: list[tuple[str, str]], places: str, first_match: bool) -> None:
     """[unique-search]: each block's SEARCH lines must stand once in the file as the blocks before
     it leave it (aider applies blocks one after another, each at the first place it finds), never
-    placed at a later copy only because the block before it is below the first one."""
+    placed at a later copy only because the block before it is below the first one. With
+    ``first_match`` the first place is taken, as aider takes it, when it lies after the block
+    before or in lines an earlier block wrote."""
     reply = "".join(sr("f.txt", search, replace) for search, replace in blocks)
-    if first_match and places == "lines 1, 3" and blocks[0][0] == "a\n":
-        apply(tmp_path, {"f.txt": content}, reply, first_match=True)  # aider's pick: line 1
-        assert (tmp_path / "f.txt").read_bytes() == b"A\nC\na\n"
+    picked = {"lines 2, 5": b"a\nB\nC\nx\nB\nc\n", "lines 1, 3": b"A\nC\na\n"}
+    if first_match and blocks[0][0] != "b = 2\n":
+        apply(tmp_path, {"f.txt": content}, reply, first_match=True)  # aider's pick
+        assert (tmp_path / "f.txt").read_bytes() == picked[places]
         return
     with pytest.raises(AmbiguousContextError, match=places) as caught:
         apply(tmp_path, {"f.txt": content}, reply, first_match=first_match)
@@ -218,6 +221,109 @@ def test_two_blocks_go_where_aider_puts_them_or_are_refused(lines: list[str], da
     except PatchtxError:
         return
     assert done.after == "".join(f"{line}\n" for line in current).encode()
+
+
+def _aider_in_turn(lines: list[str], blocks: list[tuple[list[str], list[str]]],
+                   first_match: bool) -> list[str] | None:
+    """The file after ``blocks`` applied one after another, as aider applies them, when patchtx
+    must apply them too (None: it must refuse): each SEARCH stands exactly once in the file as the
+    blocks before leave it (``first_match``: its first place is taken), after the lines the block
+    before it wrote or overlapping lines some earlier block wrote."""
+    current = [(line, False) for line in lines]  # (text, written by a block)
+    after = 0
+    for search, replace in blocks:
+        texts = [text for text, _ in current]
+        places = [at for at in range(len(texts) - len(search) + 1) if texts[at:at + len(search)] == search]
+        if not places or (len(places) > 1 and not first_match):
+            return None
+        at = places[0]
+        if at < after and not any(written for _, written in current[at:at + len(search)]):
+            return None
+        current[at:at + len(search)] = [(text, True) for text in replace]
+        after = at + len(replace)
+    return [text for text, _ in current]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from("abc"), min_size=1, max_size=8), st.data(), st.booleans())
+def test_blocks_apply_one_after_another_exactly_when_each_stands_once(
+        lines: list[str], data: st.DataObject, first_match: bool) -> None:
+    """Three blocks, each SEARCH taken from the file as the blocks before it leave it (often from
+    what they wrote): applied exactly when aider's one-after-another reading has one meaning
+    (``_aider_in_turn``), and then to aider's result; refused otherwise."""
+    from patchtx.errors import PatchtxError
+    from patchtx.update import FileNames, UpdateRule, update_file
+
+    current, reply, blocks = lines, "", []
+    for _ in range(3):
+        if not current:
+            break
+        start = data.draw(st.integers(0, len(current) - 1))
+        end = data.draw(st.integers(start + 1, min(len(current), start + 3)))
+        search, replace = current[start:end], data.draw(st.lists(st.sampled_from("abX"), max_size=3))
+        if replace == search:
+            break
+        reply += sr("f.txt", "".join(f"{line}\n" for line in search), "".join(f"{line}\n" for line in replace))
+        blocks.append((search, replace))
+        current = _aider(current, search, replace) or []
+    if not blocks:
+        return
+    expected = _aider_in_turn(lines, blocks, first_match)
+    (update,) = parse(reply).hunks
+    assert isinstance(update, UpdateFile)
+    content = "".join(f"{line}\n" for line in lines).encode()
+    try:
+        done = update_file(content, update.chunks, UpdateRule("search-replace", first_match),
+                           FileNames("f.txt", "f.txt", "f.txt"), check_applied=False)
+    except PatchtxError:
+        assert expected is None, (lines, blocks)
+        return
+    assert expected is not None, (lines, blocks)
+    assert done.after == "".join(f"{line}\n" for line in expected).encode()
+
+
+def test_a_block_that_edits_what_the_block_before_it_wrote(tmp_path: Path) -> None:
+    """aider applies blocks one after another: a SEARCH that stands only in lines an earlier block
+    of the reply wrote is placed there, as the only place it stands in the file as the blocks
+    before it leave it; the blocks after it go on from there."""
+    content = b"def a():\n    return 1\n\ndef b():\n    return 2\n"
+    reply = (sr("m.py", "def a():\n    return 1\n", "def a():\n    return helper()\n\n\ndef helper():\n    return 1\n")
+             + sr("m.py", "def helper():\n    return 1\n", "def helper():\n    return 42\n")
+             + sr("m.py", "    return 2\n", "    return 3\n"))
+    result = apply(tmp_path, {"m.py": content}, reply)
+    assert (tmp_path / "m.py").read_bytes() == (b"def a():\n    return helper()\n\n\ndef helper():\n"
+                                                b"    return 42\n\ndef b():\n    return 3\n")
+    assert result.summary == "A 0, M 1, D 0, R 0" and result.plan.notes == ()
+
+
+def test_a_block_that_edits_written_lines_keeps_endings_and_reports_a_shift(tmp_path: Path) -> None:
+    reply = (sr("w.py", "class A:\n    pass\n", "class A:\n    def f(self):\n        return 1\n")
+             + sr("w.py", "def f(self):\n    return 1\n", "def f(self):\n    return 2\n"))
+    result = apply(tmp_path, {"w.py": b"\xef\xbb\xbfclass A:\r\n    pass\r\n"}, reply)
+    assert (tmp_path / "w.py").read_bytes() == \
+        b"\xef\xbb\xbfclass A:\r\n    def f(self):\r\n        return 2\r\n"
+    (note,) = result.plan.notes
+    assert "lines 2-3 of the file as the blocks before it leave it" in note and "shifted" in note
+
+
+@pytest.mark.parametrize("blocks, error, words", [
+    # The written lines stand twice once a copy is in the file: refused, listing both.
+    ([("a\n", "b\nc\n"), ("b\nc\n", "B\n")], AmbiguousContextError,
+     "lines 1, 4 of the file as the blocks before it leave it"),
+    # A block after a chained one, above it in the file's own lines: the file's order.
+    ([("a\n", "a\nx\n"), ("x\n", "y\n"), ("p\n", "z\n")], ContextNotFoundError,
+     "stand at file line 1, above where the block before it matched"),
+    # Nowhere at all, after a chained block.
+    ([("a\n", "a\nx\n"), ("x\n", "y\n"), ("q\n", "r\n")], ContextNotFoundError,
+     "as the blocks before it leave it"),
+])
+def test_blocks_one_after_another_are_refused_without_one_meaning(
+        tmp_path: Path, blocks: list[tuple[str, str]], error: type[Exception], words: str) -> None:
+    content = b"a\nb\nb\nc\n" if blocks[0][1] == "b\nc\n" else b"p\na\nk\n"
+    reply = "".join(sr("f.txt", search, replace) for search, replace in blocks)
+    with pytest.raises(error, match=words):
+        apply(tmp_path, {"f.txt": content}, reply)
+    assert (tmp_path / "f.txt").read_bytes() == content
 
 
 def test_blocks_that_each_stand_once_in_turn_apply(tmp_path: Path) -> None:

@@ -106,10 +106,62 @@ def test_a_malformed_diff_is_a_parse_error(tree: Path) -> None:
     assert "the text ends inside the block" in outcome.text
 
 
-def test_view_reads_and_answers_with_its_output(tree: Path) -> None:
+def test_view_answers_in_the_one_result_shape_with_its_output(tree: Path) -> None:
+    before = snapshot(tree)
     outcome = editor_call({"command": "view", "path": "pkg"}, str(tree))
-    assert outcome.ok and outcome.payload == {"ok": True, "output": outcome.text}
+    jsonschema.validate(outcome.payload, result_schema())
+    assert outcome.ok and outcome.payload["output"] == outcome.text
+    assert outcome.payload["dry_run"] and outcome.payload["transaction"] is None
+    assert (outcome.payload["summary"], outcome.payload["files"]) == ("A 0, M 0, D 0, R 0", [])
     assert "pkg/util.py" in outcome.text and "pkg/empty/" in outcome.text
+    assert snapshot(tree) == before
+
+
+@pytest.mark.parametrize(("path", "cause"), [(".git/config", ".git"), (".patchtx/journal", ".patchtx")])
+def test_view_inside_git_or_patchtx_names_that_cause(tree: Path, path: str, cause: str) -> None:
+    (tree / ".git").mkdir()
+    (tree / ".git" / "config").write_text("[core]\n")
+    outcome = editor_call({"command": "view", "path": path}, str(tree))
+    error = outcome.payload["error"]
+    assert not outcome.ok and error["kind"] == "unsafe_path"
+    assert f"inside {'a' if cause == '.git' else 'patchtx'}" in error["message"]
+    assert cause in error["hint"] and "'..'" not in error["hint"] and "'..'" not in outcome.text
+
+
+def test_view_never_shows_the_per_user_state_and_does_show_protected_files(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The policy guards writes, not reads (docs/guarantees.md, section 12): a protected file is
+    shown, and refused to an edit. patchtx's per-user state folder (the secret), should the
+    workspace hold it, is never shown: refused as ``unsafe_path`` under its name or a link's, and
+    left out of listings."""
+    (tree / ".patchtx.toml").write_text('protected = ["pkg/**"]\n')
+    host = {"protected": ("notes.txt",)}
+    for path, line in (("notes.txt", "     2\ttwo"), ("pkg/util.py", "     1\tVALUE = 1"),
+                       (".patchtx.toml", '     1\tprotected = ["pkg/**"]')):
+        shown = editor_call({"command": "view", "path": path}, str(tree), host=host)
+        assert shown.ok and line in shown.text, shown.text
+        edit = editor_call({"command": "insert", "path": path, "insert_line": 0, "insert_text": "x"},
+                           str(tree), host=host)
+        assert not edit.ok and edit.payload["error"]["kind"] == "policy_violation", edit.text
+
+    state = tree / "home" / "state" / "patchtx"
+    state.mkdir(parents=True)
+    (state / "secret").write_text("a secret that is text\n")
+    (tree / "home" / "notes.md").write_text("kept\n")
+    (tree / "pkg" / "alias").symlink_to(state)
+    monkeypatch.setenv("PATCHTX_STATE_HOME", str(state))
+    before = snapshot(tree)
+    for path in ("home/state/patchtx/secret", "home/state/patchtx", "pkg/alias/secret",
+                 str(state / "secret")):
+        refused = editor_call({"command": "view", "path": path}, str(tree))
+        assert not refused.ok and refused.payload["error"]["kind"] == "unsafe_path", refused.text
+        assert refused.text.startswith(f"Error [unsafe_path]: Refusing to show {path}: it is patchtx's "
+                                       f"per-user state folder {state}")
+        assert "secret that is text" not in refused.text
+    listing = editor_call({"command": "view", "path": "."}, str(tree)).text
+    assert "./home/notes.md" in listing and "./home/state/" in listing and "./pkg/util.py" in listing
+    assert "patchtx" not in listing.replace("./home/state/\n", "") and "alias" not in listing
+    assert snapshot(tree) == before
 
 
 def test_tool_spec_prints_the_edit_tools(capsys: pytest.CaptureFixture[str]) -> None:

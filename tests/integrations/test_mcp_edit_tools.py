@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from agents_support import snapshot
 from test_mcp import anyio_backend, call, connect  # noqa: F401 - the fixture is used by name
@@ -43,7 +44,8 @@ async def test_an_editor_session_create_view_edit_fail_and_undo(tree: Path) -> N
         is_error, content, text = await edit(command="view", path=str(tree / "calc.py"))
         assert not is_error and text == (f"Here's the result of running `cat -n` on {tree / 'calc.py'}:\n"
                                          "     1\tdef add(a, b):\n     2\t    return a + b\n")
-        assert content == {"ok": True, "output": text}
+        assert content["output"] == text and content["dry_run"] and content["files"] == []
+        jsonschema.validate(content, result_schema())
 
         transactions = []
         for old, new in (("a + b", "a+b"), ("a+b", "sum((a, b))")):
@@ -112,3 +114,105 @@ async def test_edit_files_and_replace_in_file(tree: Path) -> None:
             "diff": "------- SEARCH\nVALUE = 1\n=======\nVALUE = 2\n+++++++ REPLACE\n"})
         assert not is_error and (tree / "pkg" / "util.py").read_text() == "VALUE = 2\n"
         assert before != files(tree)
+
+
+JSON_LOOKING = [text + end for text in ('["prod/**"]', "{}", "123", "null", "true", '"quoted"')
+                for end in ("", "\n")]
+"""Strings a model editing a JSON or YAML file sends, which the SDK would read as JSON for an
+argument not declared ``str`` (a list, an object, None...): each must arrive as the text sent."""
+
+
+async def test_json_looking_strings_arrive_as_the_text_sent(tree: Path, tmp_path: Path) -> None:
+    """Every string argument of every edit tool (and apply_patch's), through the SDK's client:
+    the editor's ``file_text``, ``old_str``, ``new_str`` and ``insert_text``; an edit list's strings,
+    ``file_path`` and ``intent``; a SEARCH/REPLACE call's ``path`` and ``diff``; a patch and its
+    intent. The library run with the same arguments on a copy is the oracle; an omitted
+    ``new_str`` still deletes (it is not the text "null")."""
+    from patchtx.editor import TextEditor
+
+    library = tmp_path / "library"
+    library.mkdir()
+    editor = TextEditor(library)
+    async with connect(tree) as client:
+
+        async def both(**arguments: Any) -> tuple[bool, dict[str, Any], str]:
+            outcome = await call(client, "str_replace_based_edit_tool", arguments)
+            assert not outcome[0], (arguments, outcome[2])
+            editor.run(**arguments)
+            path = arguments["path"]
+            assert (tree / path).read_bytes() == (library / path).read_bytes(), arguments
+            return outcome
+
+        for number, value in enumerate(JSON_LOOKING):
+            other = JSON_LOOKING[(number + 1) % len(JSON_LOOKING)]
+            name = f"data{number}.txt"
+            await both(command="create", path=name, file_text=value)
+            assert (tree / name).read_text() == value
+            await both(command="str_replace", path=name, old_str=value, new_str=other)
+            assert (tree / name).read_text() == other
+            await both(command="str_replace", path=name, old_str=other)  # new_str omitted: deleted
+            assert (tree / name).read_text() == ""
+            await both(command="create", path=f"head{number}.txt", file_text="head: 1\n")
+            await both(command="insert", path=f"head{number}.txt", insert_line=1, insert_text=value)
+            assert (tree / f"head{number}.txt").read_text().startswith("head: 1\n" + value)
+
+            is_error, content, text = await call(client, "edit_files", {
+                "file_path": "notes.txt", "intent": value,
+                "edits": [{"old_string": "two", "new_string": value}]})
+            assert not is_error and content["intent"] == value, text
+            assert (tree / "notes.txt").read_text() == f"one\n{value}\nthree\n"
+            is_error, content, text = await call(client, "edit_files", {"edits": [
+                {"path": "notes.txt", "old_string": value, "new_string": "two"}]})
+            assert not is_error, text
+
+            patch = f"*** Begin Patch\n*** Add File: patched{number}.json\n+{value.rstrip()}\n*** End Patch\n"
+            is_error, content, text = await call(client, "apply_patch", {"patch": patch, "intent": value})
+            assert not is_error and content["intent"] == value, text
+            assert (tree / f"patched{number}.json").read_text() == value.rstrip() + "\n"
+
+        for value in JSON_LOOKING[::2]:  # (without a line break: as a file's name)
+            is_error, content, text = await call(client, "edit_files", {
+                "file_path": value, "edits": [{"old_string": "", "new_string": "named\n"}]})
+            assert not is_error and (tree / value).read_text() == "named\n", text
+            is_error, content, text = await call(client, "replace_in_file", {
+                "path": value, "diff": f"------- SEARCH\nnamed\n=======\n{value}\n+++++++ REPLACE\n"})
+            assert not is_error and (tree / value).read_text() == value + "\n", text
+
+        is_error, content, text = await call(client, "apply_patch", {"patch": "{}\n"})
+        assert is_error and content["error"]["kind"] == "parse_error", text
+
+
+async def test_view_never_shows_the_per_user_state_and_does_show_protected_files(tree: Path) -> None:
+    """Through the SDK's client, a server started with ``--protect notes.txt`` whose per-user
+    state folder lies inside its root: the protected file is shown (the policy guards writes) and
+    its edit refused; the state folder (the secret) is never shown, nor listed."""
+    import sys
+
+    from agents_support import server_environment
+    from mcp import Client, StdioServerParameters
+
+    state = tree / "home" / "state" / "patchtx"
+    state.mkdir(parents=True)
+    (state / "secret").write_text("a secret that is text\n")
+    params = StdioServerParameters(
+        command=sys.executable, cwd=str(tree.parent),
+        args=["-m", "patchtx.agents.mcp_server", "--root", str(tree), "--protect", "notes.txt"],
+        env={**server_environment(), "PATCHTX_STATE_HOME": str(state)})
+    before = files(tree)
+    async with Client(params) as client:
+        is_error, _content, text = await call(client, "str_replace_based_edit_tool",
+                                              {"command": "view", "path": "notes.txt"})
+        assert not is_error and "     2\ttwo" in text
+        is_error, content, text = await call(client, "str_replace_based_edit_tool", {
+            "command": "str_replace", "path": "notes.txt", "old_str": "two", "new_str": "2"})
+        assert is_error and content["error"]["kind"] == "policy_violation", text
+        for path in ("home/state/patchtx/secret", "home/state/patchtx"):
+            is_error, content, text = await call(client, "str_replace_based_edit_tool",
+                                                 {"command": "view", "path": path})
+            assert is_error and content["error"]["kind"] == "unsafe_path", text
+            assert text.startswith(f"Error [unsafe_path]: Refusing to show {path}: it is patchtx's")
+            assert "secret that is text" not in text
+        is_error, _content, text = await call(client, "str_replace_based_edit_tool",
+                                              {"command": "view", "path": "home"})
+        assert not is_error and text.endswith("home/\nhome/state/\n") and "patchtx" not in text, text
+    assert files(tree) == before

@@ -15,17 +15,25 @@ stdout belongs to the protocol: nothing else may ever be printed there.
 
 from __future__ import annotations
 
+import argparse
 import inspect
+import io
+import json
 import os
 import sys
+from collections import deque
 from collections.abc import Callable
-from typing import IO, Annotated, Any, Literal, cast
+from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, cast
 
 try:
+    import anyio
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
     from mcp.types import (
         CallToolResult,
+        ErrorData,
         JSONRPCError,
         JSONRPCNotification,
         JSONRPCRequest,
@@ -33,7 +41,16 @@ try:
         TextContent,
         ToolAnnotations,
     )
-    from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
+    from pydantic import (
+        BaseModel,
+        ConfigDict,
+        Field,
+        RootModel,
+        ValidationError,
+        ValidatorFunctionWrapHandler,
+        WithJsonSchema,
+        WrapValidator,
+    )
 except ImportError as _missing:
     from ..errors import MissingExtraError
 
@@ -44,6 +61,7 @@ except ImportError as _missing:
     raise _error from _missing
 
 from .. import __version__
+from ..arguments import add_commit_options, add_policy_options, commit_keywords, policy_keywords
 from ..errors import InvalidArgumentsError
 from ..options import TOOL_OPTIONS, Declared
 from ..render import result_schema
@@ -104,6 +122,22 @@ UNDO_DESCRIPTION = (
 )
 
 PatchText = Annotated[str, Field(description=PATCH_DESCRIPTION)]
+
+
+def _as_sent(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    return None if value is None else handler(value)
+
+
+if TYPE_CHECKING:
+    OptionalText = str | None
+else:
+    OptionalText = Annotated[str, WrapValidator(_as_sent),
+                             WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]})]
+"""A string argument that may be omitted (or sent as JSON null: None). Declared to the SDK as
+``str``, not ``str | None``: the SDK reads a string sent for an argument of any other type as JSON
+first (``FuncMetadata.pre_parse_json``, for clients that send lists as JSON text), which turned
+``old_str='["a"]'`` or ``file_text='{}'`` into a list or an object (refused) and ``new_str='null'``
+into an omitted argument (a deletion). A string argument arrives as the text sent."""
 DryRun = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["dry_run"])]
 _Tool = Callable[..., "CallToolResult"]
 UNDO_OWN_ONLY = (
@@ -138,7 +172,7 @@ def _annotation(row: Declared) -> Any:
         return Annotated[bool, Field(strict=True, description=description)]
     if row.type == "int | None":
         return Annotated[int | None, Field(ge=0, strict=True, description=description)]
-    return Annotated[str if row.tool_default is not None else str | None, Field(description=description)]
+    return Annotated[str if row.tool_default is not None else OptionalText, Field(description=description)]
 
 
 def _with_options(first: tuple[str, Any], *names: str) -> Callable[[_Tool], _Tool]:
@@ -275,11 +309,11 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
     def str_replace_based_edit_tool(
         command: EditorCommand,
         path: Annotated[str, _described(_EDITOR, "path")],
-        file_text: Annotated[str | None, _described(_EDITOR, "file_text")] = None,
-        old_str: Annotated[str | None, _described(_EDITOR, "old_str")] = None,
-        new_str: Annotated[str | None, _described(_EDITOR, "new_str")] = None,
+        file_text: Annotated[OptionalText, _described(_EDITOR, "file_text")] = None,
+        old_str: Annotated[OptionalText, _described(_EDITOR, "old_str")] = None,
+        new_str: Annotated[OptionalText, _described(_EDITOR, "new_str")] = None,
         insert_line: Annotated[int | None, _described(_EDITOR, "insert_line", strict=True)] = None,
-        insert_text: Annotated[str | None, _described(_EDITOR, "insert_text")] = None,
+        insert_text: Annotated[OptionalText, _described(_EDITOR, "insert_text")] = None,
         view_range: Annotated[list[int] | None, _described(_EDITOR, "view_range", strict=True)] = None,
         max_characters: Annotated[int | None, _described(_EDITOR, "max_characters", strict=True)] = None,
     ) -> CallToolResult:
@@ -292,9 +326,9 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
     @server.tool(name=EDITS, description=EDITS_DESCRIPTION, annotations=writes("Edit files"))
     def edit_files(
         edits: Annotated[list[EditItem], _described(_EDITS, "edits")],
-        file_path: Annotated[str | None, _described(_EDITS, "file_path")] = None,
+        file_path: Annotated[OptionalText, _described(_EDITS, "file_path")] = None,
         dry_run: DryRun = False,
-        intent: Annotated[str | None, _described(_EDITS, "intent")] = None,
+        intent: Annotated[OptionalText, _described(_EDITS, "intent")] = None,
     ) -> Shaped:
         items = [edit.model_dump(exclude_none=True) for edit in edits]
         return _result(edits_call(items, root, file_path=file_path, dry_run=dry_run, intent=intent,
@@ -323,8 +357,6 @@ class _InFlight:
     have applied."""
 
     def __init__(self) -> None:
-        import anyio
-
         self.ids: set[object] = set()
         self.changed = anyio.Event()
 
@@ -340,16 +372,12 @@ class _InFlight:
             self.discard(message.id)
 
     def discard(self, request_id: object) -> None:
-        import anyio
-
         if request_id in self.ids:
             self.ids.discard(request_id)
             self.changed.set()
             self.changed = anyio.Event()
 
     async def drained(self) -> None:
-        import anyio
-
         with anyio.move_on_after(DRAIN_SECONDS):
             while self.ids:
                 await self.changed.wait()
@@ -363,9 +391,6 @@ def _malformed_answer(problem: Exception) -> Any:
     """The JSON-RPC error answering a line that is not one JSON-RPC message (id null: it could not
     be read): -32700 if the line is not JSON at all, -32600 for JSON that is not a message (a
     batch, a scalar, ``{}``, nesting too deep to read)."""
-    from mcp.shared.message import SessionMessage
-    from mcp.types import ErrorData
-
     errors: list[Any] = []
     try:
         errors = list(problem.errors())  # type: ignore[attr-defined]  # pydantic's ValidationError
@@ -388,8 +413,6 @@ def _bad_id(line: str) -> str | None:
     sent back)."""
     if '"id"' not in line:
         return None
-    import json
-
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
@@ -404,9 +427,6 @@ def _bad_id(line: str) -> str | None:
 
 
 def _bad_id_answer(why: str) -> Any:
-    from mcp.shared.message import SessionMessage
-    from mcp.types import ErrorData
-
     error = ErrorData(code=INVALID_REQUEST,
                       message=f"Invalid Request: the id is {why}; a request's id is a string or an integer.")
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
@@ -417,8 +437,6 @@ class _CheckedLines:
     would not answer (``_bad_id``): what is found goes to ``verdicts``, one per line, in order."""
 
     def __init__(self, raw: Any, verdicts: Any) -> None:
-        import io
-
         self._text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
         self._verdicts = verdicts
 
@@ -451,8 +469,6 @@ class _DrainingReader:
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> Any:
-        import anyio
-
         while True:
             try:
                 item = await self._inner.receive()
@@ -476,8 +492,6 @@ class _DrainingReader:
         return self
 
     async def __anext__(self) -> Any:
-        import anyio
-
         try:
             return await self.receive()
         except anyio.EndOfStream:
@@ -512,16 +526,10 @@ class _AnsweringWriter:
 
 
 async def _serve_stdio(server: MCPServer) -> None:
-    from mcp.server.stdio import stdio_server
-
     # A private attribute of the SDK, as its own run_stdio_async uses it: MCPServer has no public
     # way to run over streams other than its own, and its own end the session at end of input with
     # calls still running (modelcontextprotocol/python-sdk#2678, open), so the streams are wrapped.
     lowlevel = server._lowlevel_server
-    from collections import deque
-
-    import anyio
-
     verdicts: deque[str | None] = deque()
     with _claimed_stdin() as wire:
         stdin = anyio.wrap_file(cast("IO[str]", _CheckedLines(wire, verdicts)))  # (the calls it makes)
@@ -552,18 +560,12 @@ class _claimed_stdin:  # lower case: used as ``with _claimed_stdin() as wire``
 def run_mcp_server(root: str, host: dict[str, Any] | None = None) -> None:
     """Serve workspace ``root`` over stdio until the client closes the connection (answering
     every request read before that), under the host's policy ``host`` (see ``build_server``)."""
-    import anyio
-
     anyio.run(_serve_stdio, build_server(root, host))
 
 
 def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]]:
     """``patchtx mcp``'s command line: the root, and the host's options as ``patchtx.apply_patch``
     keywords (those of ``patchtx apply`` that a tool call may not set; see docs/integrations.md)."""
-    import argparse
-
-    from ..arguments import add_commit_options, add_policy_options, commit_keywords, policy_keywords
-
     parser = argparse.ArgumentParser(
         prog="patchtx mcp",
         description="Serve the apply_patch, preview_patch, log and undo tools, and the edit tools "
@@ -594,8 +596,6 @@ def mcp_main(argv: list[str] | None = None) -> int:
     except NotADirectoryError as exc:
         sys.stderr.write(f"patchtx mcp: {exc}\n")
         return 2
-    import anyio
-
     anyio.run(_serve_stdio, server)
     return 0
 

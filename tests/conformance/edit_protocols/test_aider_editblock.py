@@ -204,6 +204,27 @@ def test_full_edit(tmp_path: Path) -> None:
     assert (tmp_path / "counts.txt").read_text() == "uno\ntwo\ntres\n" and result.summary == "A 0, M 1, D 0, R 0"
 
 
+@follows(SUITE, "test_full_edit")
+def test_a_block_edits_what_the_block_before_it_wrote(tmp_path: Path) -> None:
+    """The path ``test_full_edit`` drives, ``EditBlockCoder.apply_edits``, applies a reply's blocks
+    one after another, each to the file as the blocks before it left it: a SEARCH that stands only
+    in lines an earlier block wrote is found there. patchtx places it there too when it stands
+    exactly once in the file as the blocks before it leave it (refused otherwise,
+    [unique-search]), the whole reply one transaction."""
+    write_tree(tmp_path, {"shop.py": "def price(item):\n    return item.cost\n\n\ndef tax():\n    return 0\n"})
+    reply = ("Add a discount, then round it:\n\n"
+             + block("shop.py", "def price(item):\n    return item.cost\n",
+                     "def price(item):\n    return item.cost - discount(item)\n\n\n"
+                     "def discount(item):\n    return item.cost / 10\n")
+             + "\n" + block("shop.py", "def discount(item):\n    return item.cost / 10\n",
+                            "def discount(item):\n    return round(item.cost / 10, 2)\n")
+             + "\n" + block("shop.py", "    return 0\n", "    return 0.2\n"))
+    patchtx.apply_patch(reply, tmp_path, durable=False)
+    assert (tmp_path / "shop.py").read_text() == (
+        "def price(item):\n    return item.cost - discount(item)\n\n\n"
+        "def discount(item):\n    return round(item.cost / 10, 2)\n\n\ndef tax():\n    return 0.2\n")
+
+
 @follows(SUITE, "test_full_edit_dry_run")
 def test_full_edit_dry_run(tmp_path: Path) -> None:
     write_tree(tmp_path, {"counts.txt": "uno\ndos\ntres\n"})
