@@ -31,6 +31,7 @@ from .policy import options_for
 from .progress import TerminalProgress
 from .render import coloured_diff, diff_texts, diffstat, error_json, log_json, log_text
 from .result import Result, human_report, recovery_lines, result_json, summary_line
+from .txn import recover
 
 if TYPE_CHECKING:
     from .model import Plan
@@ -420,7 +421,6 @@ def _patch_file_of(error: PatchtxError, names: list[str], texts: list[str], root
 
 def _run_recover(args: argparse.Namespace) -> int:
     try:
-        from .txn import recover  # (off a one-line edit's path)
         report = recover(args.root, trust_foreign=args.trust_foreign)
     except PatchtxError as exc:
         return _fail(exc, args.json, args.root)

@@ -403,10 +403,10 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
 
 def result_schema() -> dict[str, Any]:
     """The JSON Schema of the result shape (``docs/result.schema.json``; shipped in the package)."""
-    from importlib import resources  # (off a one-line edit's path)
+    import importlib.resources  # (off a one-line edit's path)
 
     schema: dict[str, Any] = json.loads(
-        resources.files("patchtx").joinpath("result.schema.json").read_text(encoding="utf-8"))
+        importlib.resources.files("patchtx").joinpath("result.schema.json").read_text(encoding="utf-8"))
     return schema
 
 

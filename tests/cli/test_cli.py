@@ -184,8 +184,8 @@ _NOT_ON_THE_TINY_PATH = (
     "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
     "patchtx.history", "patchtx.progress", "patchtx.approval", "patchtx.txn.kept", "patchtx.globs",
     "unicodedata", "bisect",
-    # the patchtx command and its diffs
-    "patchtx.commands", "patchtx.render",
+    # the patchtx command, its diffs and its other subcommands
+    "patchtx.commands", "patchtx.render", "importlib.resources", "patchtx.agents.toolspec",
     # the other formats and placers, the repair step's second half, the checks asked for
     "patchtx.unified", "patchtx.search_replace", "patchtx.block_placement", "patchtx.text_placement",
     "patchtx.repair_update", "patchtx.extract", "patchtx.syntax", "patchtx.verify",
