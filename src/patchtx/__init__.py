@@ -67,7 +67,7 @@ def __dir__() -> list[str]:
 
 
 def __getattr__(name: str) -> Any:
-    import importlib
+    import importlib  # (the lazy loader of the names above: the one late import by design)
 
     if name in _SUBMODULES:
         return importlib.import_module(f"patchtx.{name}")

@@ -106,7 +106,7 @@ def missing_posix_features() -> list[str]:
     if os.listdir not in os.supports_fd:
         missing.append("listing a directory by descriptor (os.listdir)")
     try:
-        import fcntl  # noqa: F401
+        import fcntl  # (not on every platform: this is the probe)  # noqa: F401
     except ImportError:
         missing.append("the fcntl module (flock)")
     return missing

@@ -7,7 +7,7 @@ The options are the keyword arguments of ``patchtx.options`` (``PlanOptions`` fo
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from .errors import PolicyError
 from .model import Patch, Plan
@@ -22,7 +22,7 @@ from .txn import commit
 from .txn.retention import KeepHistory
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from .options import CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
@@ -70,32 +70,64 @@ def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, in
     return plan(parsed, root, options, intent=intent, progress=progress)
 
 
-def plan_patch(
-    patches: Patches,
-    root: PathLike = ".",
-    *,
-    intent: str | None = None,
-    progress: Progress | None = None,
-    extract: bool = False,
-    strip: int | None = None,
-    reverse: bool = False,
-    unidiff_zero: bool = False,
-    **options: Unpack[PlanKeywords],
-) -> Plan:
-    """Parse and plan without writing. Several patches are planned in order as one; each text may
-    be a Codex patch or a unified diff (``strip`` is ``-p N``, ``reverse`` is ``-R`` and
-    ``unidiff_zero`` is git apply's ``--unidiff-zero`` for unified diffs).
+CALL_KEYWORDS = frozenset({"intent", "progress", "extract", "strip", "reverse", "unidiff_zero"})
+"""The keys of ``PatchKeywords`` (a test holds the two equal)."""
 
-    ``options`` are the fields of ``PlanOptions`` (``allow_delete``, ``protected``, ``max_files``...):
-    the host's ceiling (None or left out: the per-user config, then ``PATCHTX_POLICY``, then the
-    defaults), which the workspace's policy may only tighten. ``progress(phase, done, total)`` is
-    told each new file planned (phase "planning"). ``extract`` takes each patch text out of a
-    model's reply first (see ``patchtx.extract``).
+if TYPE_CHECKING:
+    # (For type checkers only: building a TypedDict at run time costs a one-line edit ~3 ms.)
+    class PatchKeywords(TypedDict, total=False):
+        """What one call of ``plan_patch`` or ``apply_patch`` asks besides the options: how the patch
+        texts are read, what is recorded with the change and who is told of its progress. Each may be
+        left out (its default in brackets)."""
+
+        intent: str | None
+        """Why the change is made, recorded with it in the undo history (None)."""
+        progress: Progress | None
+        """Called as ``progress(phase, done, total)`` for each new file planned (phase "planning")
+        and, by ``apply_patch``, as the commit works through its files (None)."""
+        extract: bool
+        """Take each patch text out of a model's reply first: code fences, prose around it (False;
+        see ``patchtx.extract``)."""
+        strip: int | None
+        """Unified diffs: ``-p N``, the leading path components removed (None: git's a/ b/, else 1)."""
+        reverse: bool
+        """Unified diffs: ``-R``, the diff applied in reverse (False)."""
+        unidiff_zero: bool
+        """Unified diffs: git apply's ``--unidiff-zero``, a context-free '@@ -0,0' hunk inserting at the
+        top of the file (False: it fills an empty file)."""
+
+    class PlanPatchKeywords(PatchKeywords, PlanKeywords, total=False):
+        pass
+
+    class ApplyPatchKeywords(PatchKeywords, OptionKeywords, total=False):
+        pass
+
+
+def _options(keywords: Mapping[str, Any]) -> dict[str, Any]:
+    """The options among a call's keywords (the ``PatchKeywords`` left out)."""
+    return {name: value for name, value in keywords.items() if name not in CALL_KEYWORDS}
+
+
+def _read_and_plan(patches: Patches, root: PathLike, options: PlanOptions,
+                   call: Mapping[str, Any]) -> Plan:
+    """The Plan of ``patches`` read and planned as the call's ``PatchKeywords`` say."""
+    parsed = parse_patches(patches, options, extract=call.get("extract", False), strip=call.get("strip"),
+                           reverse=call.get("reverse", False), unidiff_zero=call.get("unidiff_zero", False))
+    return plan_parsed(parsed, root, options, intent=call.get("intent"), progress=call.get("progress"))
+
+
+def plan_patch(patches: Patches, root: PathLike = ".", **keywords: Unpack[PlanPatchKeywords]) -> Plan:
+    """Parse and plan without writing. Several patches are planned in order as one; each text may
+    be a Codex patch or a unified diff.
+
+    ``keywords`` are those of ``PatchKeywords`` (``intent``, ``progress``, ``extract``, ``strip``,
+    ``reverse``, ``unidiff_zero``: how the texts are read) and the fields of ``PlanOptions``
+    (``allow_delete``, ``protected``, ``max_files``...): the host's ceiling (None or left out: the
+    per-user config, then ``PATCHTX_POLICY``, then the defaults), which the workspace's policy may
+    only tighten.
     """
-    plan_options, _ = options_for(root, options, accepted=PLAN_KEYWORDS, caller="plan_patch()")
-    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse,
-                           unidiff_zero=unidiff_zero)
-    return plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
+    plan_options, _ = options_for(root, _options(keywords), accepted=PLAN_KEYWORDS, caller="plan_patch()")
+    return _read_and_plan(patches, root, plan_options, keywords)
 
 
 def apply_plan(plan_: Plan, *, progress: Progress | None = None, **options: Unpack[OptionKeywords]) -> Result:
@@ -141,27 +173,15 @@ def recovery_of(report: CommitReport) -> RecoveryReport | None:
     return report.recovery
 
 
-def apply_patch(
-    patches: Patches,
-    root: PathLike = ".",
-    *,
-    dry_run: bool = False,
-    intent: str | None = None,
-    progress: Progress | None = None,
-    extract: bool = False,
-    strip: int | None = None,
-    reverse: bool = False,
-    unidiff_zero: bool = False,
-    **options: Unpack[OptionKeywords],
-) -> Result:
+def apply_patch(patches: Patches, root: PathLike = ".", *, dry_run: bool = False,
+                **keywords: Unpack[ApplyPatchKeywords]) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
-    failure, in which case nothing was changed. ``options`` are the fields of ``PlanOptions`` and
-    ``CommitOptions`` (see ``plan_patch`` and ``apply_plan``). ``extract`` takes each patch out of
-    a model's reply first (code fences, prose around it)."""
-    plan_options, commit_options = options_for(root, options, caller="apply_patch()")
-    parsed = parse_patches(patches, plan_options, extract=extract, strip=strip, reverse=reverse,
-                           unidiff_zero=unidiff_zero)
-    planned = plan_parsed(parsed, root, plan_options, intent=intent, progress=progress)
+    failure, in which case nothing was changed. ``dry_run`` plans and reports, writing nothing.
+    ``keywords`` are those of ``PatchKeywords`` (``intent``, ``progress``, ``extract``, ``strip``,
+    ``reverse``, ``unidiff_zero``: see ``plan_patch``) and the fields of ``PlanOptions`` and
+    ``CommitOptions`` (see ``plan_patch`` and ``apply_plan``)."""
+    plan_options, commit_options = options_for(root, _options(keywords), caller="apply_patch()")
+    planned = _read_and_plan(patches, root, plan_options, keywords)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)
-    return commit_plan(planned, commit_options, progress=progress, policy=plan_options)
+    return commit_plan(planned, commit_options, progress=keywords.get("progress"), policy=plan_options)

@@ -25,16 +25,26 @@ def count(value: str) -> int:
     return number
 
 
+def seconds(value: str) -> float:
+    """A non-negative, finite number (named for argparse's message: "invalid seconds value")."""
+    number = float(value)
+    if not 0 <= number < float("inf"):
+        raise ValueError(value)
+    return number
+
+
 def _add(group: Any, row: Declared) -> None:
     flags, surfaces = row.option.flag, row.option
-    dest = {"dest": row.name}
+    dest: dict[str, Any] = {"dest": row.name}
     if row.type == "bool":
         group.add_argument(*flags, action="store_true", help=surfaces.help, **dest)
     elif row.type.startswith("tuple"):
         group.add_argument(*flags, action="append", default=[], metavar=surfaces.metavar,
                            help=surfaces.help, **dest)
     else:
-        kind = {"float": float, "str | None": str, "str": str}.get(row.type, count)
+        kind = {"float": seconds, "str | None": str, "str": str}.get(row.type, count)
+        if surfaces.choices:  # (argparse names the valid values in its one-line error)
+            dest["choices"] = surfaces.choices
         group.add_argument(*flags, type=kind, metavar=surfaces.metavar, help=surfaces.help, **dest)
 
 

@@ -141,12 +141,8 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         _add_common_options(p)
         add_policy_options(p)
         _add_output_options(p)
-        add_call_options(p, "extract", "strip", "reverse")
+        add_call_options(p, "extract", "strip", "reverse", "unidiff_zero")
         _refuse_git_options(p)
-        p.add_argument("--unidiff-zero", action="store_true",
-                       help="unified diffs: '@@ -0,0' without context inserts at the top of the file"
-                            " (a -U0 diff), as git apply --unidiff-zero; by default it fills an"
-                            " empty file")
         if name == "apply":
             add_call_options(p, "dry_run")
             p.add_argument("--check", action="store_true",
@@ -507,7 +503,7 @@ def _dispatch(given: list[str]) -> int:
         return tool_spec_main(given[1:])
     if given[:1] == ["mcp"]:
         try:
-            from .agents.mcp_server import mcp_main
+            from .agents.mcp_server import mcp_main  # (optional extra)
         except MissingExtraError as missing:
             return _missing_extra(missing)
         return mcp_main(given[1:])

@@ -13,6 +13,7 @@ it); line breaks written CR LF in the strings are read as LF (the file keeps its
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Unpack
 
 from .api import apply_patch
@@ -90,8 +91,6 @@ def parse_edits(edits: Sequence[Mapping[str, Any]], *, path: str | None = None) 
 def as_text(arguments: object) -> str:
     """Edits (or an editor call's arguments) as the text of their patch: what the host's
     ``max_patch_bytes`` counts, and what a plan records as the patch."""
-    import json
-
     return json.dumps(arguments, ensure_ascii=False, default=str)
 
 

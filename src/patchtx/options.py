@@ -43,6 +43,9 @@ class Option:
     ``CAP`` (the smaller), ``UNION`` (both lists), ``SETTING`` (the workspace's replaces the
     host config's; an explicit argument replaces both), ``STRICTER`` (the stricter of the two
     modes, ``syntax``)."""
+    choices: tuple[str, ...] = ()
+    """The values a string option may take (none: any non-empty string); for ``STRICTER``, from
+    the least to the most strict."""
     tool: str | None = None
     """What the argument does, for a model (function tools, MCP); None: not a tool-call argument.
     A tool call narrows a permission of the host's; it never widens one."""
@@ -113,7 +116,7 @@ class PlanOptions:
         "off", "the syntax guard: off, warn (apply and report new syntax errors) or refuse (refuse a"
         " patch that leaves a file unparseable); default: the config's, else off for apply, warn for"
         " check, refuse for mcp and tool calls", flag=("--syntax",), metavar="MODE", key="syntax",
-        combine=STRICTER)
+        combine=STRICTER, choices=("off", "warn", "refuse"))
     """The syntax guard (``patchtx.syntax``): ``off``, ``warn`` (apply, report new syntax errors)
     or ``refuse`` (refuse a patch that leaves a file with new syntax errors). Off by default for
     the library and ``patchtx apply`` (a parse can cost more than the apply); the agent surfaces
@@ -186,6 +189,12 @@ class CallOptions:
         False, "unified diffs: apply in reverse", flag=("-R", "--reverse"),
         tool="Unified diffs only: apply the diff in reverse (as `git apply -R`), undoing it; "
              "refused for a '*** Begin Patch' patch.")
+    unidiff_zero: bool = option(
+        False, "unified diffs: '@@ -0,0' without context inserts at the top of the file (a -U0"
+        " diff), as git apply --unidiff-zero; by default it fills an empty file",
+        flag=("--unidiff-zero",))
+    """Not a tool-call argument: a model's context-free hunk is sent as '*** Update File:'
+    (``agents.tool_call`` says so when one is refused)."""
 
 
 @record

@@ -381,7 +381,7 @@ def detect_format(text: str) -> str:
     if first == BEGIN_PATCH or first in HEREDOC_OPENERS:
         return "codex"
     from .search_replace import looks_search_replace  # (off a one-line edit's path)
-    from .unified import looks_unified
+    from .unified import looks_unified  # (off a one-line edit's path)
 
     if looks_search_replace(text):  # (a diff's lines start with ' ', '+' or '-' and a marker's char)
         return "search-replace"

@@ -33,10 +33,14 @@ workspace's policy become the ``PlanOptions`` and ``CommitOptions`` values (``pa
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 
+from ._fd import READ_FLAGS, read_whole, require_posix
 from ._record import replace
-from .errors import PolicyError
+from .errors import InvalidArgumentsError, PolicyError, UnsafePathError
+from .model import ChangeKind
 from .options import (
     ALL_KEYWORDS,
     CAP,
@@ -51,6 +55,7 @@ from .options import (
     PlanOptions,
     check_keywords,
 )
+from .workspace import path_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,13 +76,15 @@ _KEYS = {row.option.key: row.name for row in OPTIONS if row.option.key is not No
 _COMBINE = {row.name: row.option.combine for row in OPTIONS}
 _TYPES = {row.name: row.type for row in OPTIONS}
 """Each option's annotation, as written (``bool``, ``int | None``, ``float``...)."""
+_CHOICES = {row.name: row.option.choices for row in OPTIONS if row.option.choices}
+"""The values of the options that take one of a few (``syntax``), least strict first."""
 
 
 def protected_by(options: PlanOptions, path: str) -> str | None:
     """The first of ``options.protected`` that matches ``path`` (linear time, see ``globs``)."""
     if not options.protected:
         return None
-    from .globs import compiled
+    from .globs import compiled  # (off a one-line edit's path)
 
     for pattern, matcher in zip(options.protected, compiled(options.protected), strict=True):
         if matcher.matches(path):
@@ -96,10 +103,8 @@ def _problem(name: str, value: object) -> str | None:
     ``protected`` was read as one pattern per character (none of them the path meant), and a
     string cap failed inside planning with a TypeError."""
     kind = _TYPES[name]
-    if name == "syntax":
-        from .syntax import MODES
-
-        return None if value in MODES else f"must be one of {', '.join(MODES)}"
+    if name in _CHOICES:
+        return None if value in _CHOICES[name] else f"must be one of {', '.join(_CHOICES[name])}"
     if kind.startswith("str"):
         return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
     if name == "protected":
@@ -126,7 +131,7 @@ def _values(table: dict[str, Any], where: str) -> dict[str, Any]:
         if why is not None:
             raise _invalid(where, f"'{key}' {why}")
         if name == "protected":
-            from .globs import MAX_PATTERN_LENGTH, MAX_PATTERNS
+            from .globs import MAX_PATTERN_LENGTH, MAX_PATTERNS  # (off a one-line edit's path)
 
             if len(value) > MAX_PATTERNS or any(len(pattern) > MAX_PATTERN_LENGTH for pattern in value):
                 raise _invalid(where, f"'{key}' holds more than {MAX_PATTERNS} patterns, or one longer than"
@@ -136,7 +141,7 @@ def _values(table: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _parse_toml(text: bytes, where: str) -> dict[str, Any]:
-    import tomllib
+    import tomllib  # (off a one-line edit's path: read only where a policy file exists)
 
     try:
         parsed: dict[str, Any] = tomllib.loads(text.decode("utf-8"))
@@ -197,9 +202,7 @@ def tighten(host: PlanOptions, workspace: dict[str, Any]) -> PlanOptions:
         elif combine == REQUIREMENT:
             changes[name] = current or value
         elif combine == STRICTER:
-            from .syntax import MODES
-
-            changes[name] = max(current, value, key=MODES.index)
+            changes[name] = max(current, value, key=_CHOICES[name].index)
     return replace(host, **changes) if changes else host
 
 
@@ -220,16 +223,12 @@ def workspace_policy(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def _read_policy_file(path: str, root: str) -> bytes | None:
-    from ._fd import READ_FLAGS, require_posix
-
     require_posix()  # (O_NOFOLLOW: a platform without it gets unsupported_platform, not a traceback)
     try:
         fd = os.open(path, READ_FLAGS)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        import errno
-
         if exc.errno != errno.ELOOP:
             raise _invalid(path, f"unreadable ({exc.strerror})") from None
         real = os.path.realpath(path)
@@ -238,13 +237,9 @@ def _read_policy_file(path: str, root: str) -> bytes | None:
                                  " patchtx reads a workspace's policy only inside it") from None
         return _read_policy_file(real, root)
     try:
-        import stat
-
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise _invalid(path, "it is not a regular file")
-        from ._fd import read_whole
-
         return read_whole(fd, st.st_size)
     finally:
         os.close(fd)
@@ -287,8 +282,6 @@ def _given(keywords: Mapping[str, Any], accepted: frozenset[str], caller: str) -
     for name, value in given.items():
         why = _problem(name, value)
         if why is not None:
-            from .errors import InvalidArgumentsError
-
             raise InvalidArgumentsError(
                 f"{caller} got {name}={value!r}: {name} {why}.",
                 hint="Pass the option as its type says (see docs/api.md for every option).",
@@ -390,8 +383,6 @@ def check_changes(
                 f"Refusing the patch: it changes {changed} bytes, more than the limit of "
                 f"{options.max_bytes}.", hint="Split it into smaller patches, or raise max-bytes.",
                 details={"bytes": changed, "limit": options.max_bytes})
-    from .model import ChangeKind
-
     if not (options.allow_delete and options.allow_move and options.allow_overwrite):
         written = {t.path for t in targets if t.after is not None}
         # A source counts as moved only when its destination is written (a hand-built plan could
@@ -424,7 +415,7 @@ def check_changes(
     protection: GlobSet | None = None
     exceeded: type[Exception] | tuple[()] = ()
     if options.protected:  # (globs is loaded only then: not on a small edit's path)
-        from .globs import GlobSet, GlobWorkExceeded
+        from .globs import GlobSet, GlobWorkExceeded  # (off a one-line edit's path)
 
         protection, exceeded = GlobSet(options.protected), GlobWorkExceeded
     try:
@@ -457,12 +448,8 @@ def _check_every_name(options: PlanOptions, protection: GlobSet | None, target: 
     for name, how in ((path, ""), *others):
         alias = "" if not how else f" (the same file as {name}, through a {how})"
         if how:
-            from .workspace import path_problem
-
             why = path_problem(name)
             if why is not None:
-                from .errors import UnsafePathError
-
                 raise UnsafePathError(
                     f"Refusing to change {path}: it is the same file as {name} (a {how}), and {why}.",
                     hint="patchtx never writes a file under a name it may not write; edit it with another"

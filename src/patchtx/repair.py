@@ -20,6 +20,7 @@ hint names the repairs already made (so that one retry fixes everything). ``stri
 
 from __future__ import annotations
 
+import json
 import re
 
 from ._record import replace
@@ -149,8 +150,6 @@ def _json_wrapper(text: str) -> tuple[str, Repair] | None:
     stripped = text.strip(WHITESPACE)
     if not stripped or stripped[0] not in "{[\"":
         return None
-    import json
-
     try:
         value = json.loads(stripped)
     except ValueError:
@@ -190,8 +189,6 @@ def _patch_strings(value: object, found: list[str], depth: int) -> None:
         elif _looks_like_patch(stripped):
             found.append(value)
         elif stripped[:1] in ("{", "[", '"'):
-            import json
-
             try:
                 inner = json.loads(stripped)
             except ValueError:
@@ -214,8 +211,6 @@ def _names_a_directory(value: object, depth: int = 0) -> bool:
     elif isinstance(value, list):
         return any(_names_a_directory(item, depth + 1) for item in value)
     elif isinstance(value, str) and value.strip(WHITESPACE)[:1] in ("{", "["):
-        import json
-
         try:
             inner = json.loads(value)
         except ValueError:
@@ -230,14 +225,14 @@ def _looks_like_patch(text: str) -> bool:
     first = text.split("\n", 1)[0].strip(WHITESPACE)
     if first in HEREDOC_OPENERS or _DECORATED.fullmatch(first) or first.startswith(_HEADERS):
         return "\n" in text
-    from .unified import looks_unified
+    from .unified import looks_unified  # (off a one-line edit's path)
 
     return first.startswith(_UNIFIED_STARTS) and looks_unified(text)
 
 
 def _holds_patch(text: str) -> bool:
     """Whether ``text`` holds a patch somewhere, with or without other text around it."""
-    from .unified import looks_unified
+    from .unified import looks_unified  # (off a one-line edit's path)
 
     return BEGIN_PATCH in text or looks_unified(text)
 
@@ -268,8 +263,6 @@ def _command_around_patch(value: object, depth: int = 0) -> str:
         if _is_patch_string(stripped):
             return ""
         if stripped[:1] in ("{", "["):  # (a tool call's arguments string)
-            import json
-
             try:
                 return _command_around_patch(json.loads(stripped), depth + 1)
             except ValueError:
@@ -452,7 +445,7 @@ def _unified_in_envelope(text: str) -> tuple[str, Repair] | None:
     inner = "\n".join(lines[1:-1]) + "\n"
     if any(line.strip(WHITESPACE).startswith(_HEADERS) for line in lines[1:-1]):
         return None  # both formats in one text: which lines belong to which is not determined
-    from .unified import looks_unified
+    from .unified import looks_unified  # (off a one-line edit's path)
 
     if not looks_unified(inner):
         return None
@@ -484,8 +477,6 @@ def _why_not(text: str) -> str:
     meaning is not determined), in a sentence the model can act on; "" otherwise."""
     stripped = text.strip(WHITESPACE)
     if stripped[:1] in ("{", "[", '"'):
-        import json
-
         try:
             command = _command_around_patch(json.loads(stripped))
         except ValueError:

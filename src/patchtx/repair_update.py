@@ -28,6 +28,7 @@ import re
 
 from ._record import replace
 from .errors import AmbiguousContextError, ContextNotFoundError, HunkParseError
+from .hints import describe_miss, visible
 from .model import Repair
 
 TYPE_CHECKING = False
@@ -87,8 +88,6 @@ def _check_unprefixed(texts: Sequence[str], chunks: Sequence[Chunk],
             text = chunk.lines[index][1]
             at = placement.start + old_index[index]
             if at >= len(texts) or texts[at].rstrip() != text.rstrip():
-                from .hints import visible
-
                 where = "past the end of the file" if at >= len(texts) else \
                     f'the file has "{visible(texts[at])}" there (line {at + 1})'
                 raise unprefixed_error(chunk, index, number, f"it does not stand in the file where "
@@ -410,8 +409,6 @@ def diagnose_miss(miss: ContextNotFoundError, texts: Sequence[str], chunks: Sequ
 
 
 def _numbered(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
-    from .hints import describe_miss
-
     numbered = numbered_lines(chunks)
     if numbered is None:
         return ""
@@ -426,8 +423,6 @@ def _numbered(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
 
 
 def _doubled(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
-    from .hints import visible
-
     present = set(texts)
     for chunk in chunks:
         for offset, (kind, text) in enumerate(chunk.lines):

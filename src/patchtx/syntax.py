@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 
     from .model import Plan
 
-MODES = ("off", "warn", "refuse")
-"""From the least to the most strict: a workspace may only move the host's mode to the right."""
 MAX_BYTES = 1 << 20
 """Files larger than this are not parsed (reported as not checked): a parse of a 10 MB file costs
 more than the whole apply of a patch to it."""
@@ -305,7 +303,7 @@ def _tree_sitter_parser(language: str) -> Any:
     if language in _PARSERS:
         return _PARSERS[language]
     try:
-        from tree_sitter_language_pack import get_parser
+        from tree_sitter_language_pack import get_parser  # (optional extra)
     except ImportError:
         parser = None
     else:

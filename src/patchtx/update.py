@@ -35,6 +35,7 @@ from .applied import hunks_in_place, insertion_in_place
 from .errors import ContextNotFoundError, PartlyAppliedError
 from .exact import update_exactly
 from .matching import LineIndex, Locator
+from .model import Repair
 from .rewrite import rewrite
 from .textfile import decode
 from .unified_placement import final_newline, place_at_stated_lines
@@ -270,8 +271,6 @@ def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: Update
     already-applied rule: their old lines found nowhere, their new lines standing in the file)
     left out, the others placed and applied as any hunks are. Not for a pure insertion in place,
     whose old side says nothing."""
-    from .model import Repair
-
     done = set(partly.details.get("applied_lines", ()))
     if any(chunk.line in done and chunk.inserts_text for chunk in chunks):
         # A pure insertion counts as in place when its lines merely stand where it would put

@@ -131,12 +131,14 @@ def path_problem(path: str) -> str | None:
     return reserved_reason(parts)
 
 
-def _unsafe(spelled: str, why: str, line: int | None) -> UnsafePathError:
-    return UnsafePathError(
-        f"Refusing path '{spelled}': {why}.",
-        hint="Use a relative path to a file inside the workspace root, without '..'.",
-        path=spelled, line=line,
-    )
+_INSIDE = "Use a relative path to a file inside the workspace root."
+_NO_DOTS = "Use a relative path to a file inside the workspace root, without '..'."
+_NOT_RESERVED = ("patchtx never reads or writes inside a .git folder (git's own files: use git) or "
+                 "a .patchtx folder (patchtx's state): name a file outside them.")
+
+
+def _unsafe(spelled: str, why: str, line: int | None, hint: str = _INSIDE) -> UnsafePathError:
+    return UnsafePathError(f"Refusing path '{spelled}': {why}.", hint=hint, path=spelled, line=line)
 
 
 class Workspace:
@@ -285,7 +287,7 @@ class Workspace:
             relative = self._relative_absolute(spelled, line)
         parts = [p for p in relative.split("/") if p not in ("", ".")]
         if ".." in parts:
-            raise _unsafe(spelled, "it contains '..'", line)
+            raise _unsafe(spelled, "it contains '..'", line, _NO_DOTS)
         if not parts:
             return ResolvedPath("", spelled)  # the root: a directory, which every operation refuses
         real, leaf_is_symlink = self._follow_links(parts, spelled, line)
@@ -303,7 +305,7 @@ class Workspace:
                 return ""
             if normal.startswith(base.rstrip("/") + "/"):
                 if ".." in spelled.split("/"):
-                    raise _unsafe(spelled, "it contains '..'", line)
+                    raise _unsafe(spelled, "it contains '..'", line, _NO_DOTS)
                 return normal[len(base.rstrip("/")) + 1 :]
         raise _unsafe(spelled, f"it is an absolute path outside the workspace root {self.root}",
                       line)
@@ -311,7 +313,7 @@ class Workspace:
     def _check_reserved(self, parts: list[str], spelled: str, line: int | None) -> None:
         why = path_problem("/".join(parts))
         if why is not None:
-            raise _unsafe(spelled, why, line)
+            raise _unsafe(spelled, why, line, _NOT_RESERVED if reserved_reason(parts) else _INSIDE)
 
     def _follow_links(self, parts: list[str], spelled: str,
                       line: int | None) -> tuple[list[str], bool]:

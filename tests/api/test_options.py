@@ -14,6 +14,7 @@ import ast
 import contextlib
 import io
 import json
+import pydoc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -347,6 +348,7 @@ def test_planning_progress_counts_each_path_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("call", "name"), [
     (lambda root: patchtx.apply_patch(UPDATE_A, root, allow_deletes=True), "apply_patch()"),
     (lambda root: patchtx.plan_patch(UPDATE_A, root, durable=False), "plan_patch()"),
+    (lambda root: patchtx.plan_patch(UPDATE_A, root, dry_run=True), "plan_patch()"),
     (lambda root: patchtx.apply_plan(patchtx.plan_patch(UPDATE_A, root), extract=True), "apply_plan()"),
     (lambda root: patchtx.Transaction(root, lock=1.0), "Transaction()"),
     (lambda root: history.undo(root, extract=False), "undo()"),
@@ -368,6 +370,39 @@ def test_the_typed_keywords_are_the_option_fields() -> None:
                 for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
     assert declared["PlanKeywords"] == list(PlanOptions.__annotations__)
     assert declared["CommitKeywords"] == list(CommitOptions.__annotations__)
+
+
+def test_the_call_keywords_of_plan_and_apply_are_the_call_options_they_take() -> None:
+    """``plan_patch`` and ``apply_patch`` take one ``PatchKeywords``: what a call asks of the
+    table's ``CallOptions`` (``dry_run`` is apply_patch's own parameter; ``workspace_root`` a tool
+    call's), and ``progress``, which watches the call. help() names each of them."""
+    from patchtx import api
+
+    tree = ast.parse(Path(api.__file__).read_text())
+    (typed,) = (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == "PatchKeywords")
+    keys = {item.target.id for item in typed.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)}
+    assert keys == api.CALL_KEYWORDS == (
+        set(options.CallOptions.__annotations__) - {"dry_run", "workspace_root"}) | {"progress"}
+    for function in (patchtx.plan_patch, patchtx.apply_patch):
+        shown = pydoc.render_doc(function, renderer=pydoc.plaintext)
+        assert all(f"``{name}``" in shown for name in keys), function
+
+
+def test_plan_and_apply_read_a_patch_as_their_call_keywords_say(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {})
+    diff = "--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+top\n"
+    reply = f"Here it is:\n```diff\n{diff}```\n"
+    told: list[tuple[str, int, int]] = []
+    planned = patchtx.plan_patch(reply, root, extract=True, unidiff_zero=True, intent="why",
+                                 progress=lambda *step: told.append(step))
+    assert planned.intent == "why" and told == [("planning", 1, 1)]
+    assert planned.changes[0].after == b"top\n" + (root / "a.txt").read_bytes()
+    result = patchtx.apply_patch(diff.replace("a/", "x/a/").replace("b/", "y/b/"), root, strip=2,
+                                 reverse=False, unidiff_zero=True, dry_run=True)
+    assert result.dry_run and result.plan.changes[0].after == planned.changes[0].after
+    with pytest.raises(patchtx.PatchtxError):  # without unidiff_zero, '@@ -0,0' fills an empty file
+        patchtx.apply_patch(diff, root, dry_run=True)
 
 
 # -- what an agent may not send ---------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import pty
@@ -182,9 +183,46 @@ _NOT_ON_THE_TINY_PATH = (
     "inspect", "difflib", "argparse", "tomllib", "datetime", "filelock",
     "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
     "patchtx.history", "patchtx.progress", "patchtx.approval", "patchtx.txn.kept", "patchtx.globs",
+    "unicodedata", "bisect",
     # the patchtx command and its diffs
     "patchtx.commands", "patchtx.render",
+    # the other formats and placers, the repair step's second half, the checks asked for
+    "patchtx.unified", "patchtx.search_replace", "patchtx.block_placement", "patchtx.text_placement",
+    "patchtx.repair_update", "patchtx.extract", "patchtx.syntax", "patchtx.verify",
 )
+
+
+def _imported_off_the_tiny_path() -> set[str]:
+    """The modules that src/ imports inside a function marked ``(off a one-line edit's path)``
+    (docs/architecture.md, "Imports")."""
+    import ast
+
+    package = Path(__file__).resolve().parents[2] / "src" / "patchtx"
+    found = set()
+    for path in package.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        here = ".".join(("patchtx", *path.relative_to(package).parent.parts))
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.Import | ast.ImportFrom) or \
+                    "(off a one-line edit's path" not in lines[node.lineno - 1]:
+                continue
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif not node.level:
+                found.add(node.module or "")
+            else:
+                base = here.rsplit(".", node.level - 1)[0] if node.level > 1 else here
+                found.update([f"{base}.{node.module}"] if node.module else
+                             (f"{base}.{alias.name}" for alias in node.names))
+    return found
+
+
+def test_what_src_marks_off_the_tiny_path_is_checked_to_be_off_it() -> None:
+    # A late import's mark is a claim; the test below checks it for each module marked.
+    marked = _imported_off_the_tiny_path()
+    assert {"patchtx.unified", "patchtx.txn.recovery", "tomllib"} <= marked
+    assert sorted(marked - set(_NOT_ON_THE_TINY_PATH)) == []
 
 
 def _modules_loaded_by_apply_patch(cwd: Path, patch: str) -> list[str]:
@@ -315,6 +353,28 @@ def test_patchtx_builds_only_the_command_it_runs_with_the_same_messages(tree: Pa
     assert bogus.stderr.endswith("error: unrecognized arguments: --bogus\n")
 
 
+def test_every_option_of_apply_and_check_is_declared_in_the_one_table() -> None:
+    """A flag that changes what a patch does is a row of ``options.OPTIONS`` (docs/architecture.md,
+    "Options"), so the library, the policy files and the tools see it too; the command's own are
+    how it reads its arguments and prints, and git's refused ones (hidden from --help)."""
+    from patchtx import commands
+    from patchtx.options import OPTIONS
+
+    own = {"-h", "--help", "--root", "--json", "-q", "--quiet", "--no-diff", "--stat", "--color",
+           "--check", "--confirm"}
+    declared = {flag: row for row in OPTIONS for flag in row.option.flag}
+    for name in ("apply", "check"):
+        parser = commands._parser(name)._subparsers._group_actions[0].choices[name]
+        for action in parser._actions:
+            if action.help == argparse.SUPPRESS:
+                continue
+            for flag in action.option_strings:
+                assert flag in own or flag in declared, f"patchtx {name} {flag} is not in options.OPTIONS"
+                if flag in declared:
+                    assert (action.dest, action.help) == (declared[flag].name, declared[flag].option.help)
+    assert declared["--unidiff-zero"].name == "unidiff_zero"
+
+
 def test_help_follows_columns(tree: Path) -> None:
     narrow = subprocess.run([PATCHTX, "apply", "--help"], capture_output=True, text=True, timeout=60,
                             env={**os.environ, "COLUMNS": "50"})
@@ -333,6 +393,30 @@ def test_a_negative_cap_is_a_usage_error_before_anything_runs(tmp_path: Path, co
     assert done.returncode == 2
     assert f"argument {option}: invalid count value: '-1'" in done.stderr
     assert (tmp_path / "a.txt").read_text() == "a\n"
+
+
+@pytest.mark.parametrize("command", [["apply", "p.patch"], ["apply", "--json", "p.patch"], ["mcp"]])
+@pytest.mark.parametrize(("option", "value", "says"), [
+    ("--syntax", "bogus", "argument --syntax: invalid choice: 'bogus' (choose from 'off', 'warn', 'refuse')"),
+    ("--lock-timeout", "-1", "argument --lock-timeout: invalid seconds value: '-1'"),
+    ("--verify-timeout", "nan", "argument --verify-timeout: invalid seconds value: 'nan'"),
+])
+def test_an_invalid_option_value_is_one_usage_line_naming_what_is_valid(
+        tmp_path: Path, command: list[str], option: str, value: str, says: str) -> None:
+    # Checked by the command line as every other value is (exit 2, before anything runs), not
+    # reported later by the library function it calls ("plan_patch() got syntax='bogus'").
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "p.patch").write_text("*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n")
+    done = run([PATCHTX, command[0], option, value, *command[1:]], tmp_path, stdin="")
+    assert done.returncode == 2
+    if "--json" in command:
+        error = json.loads(done.stdout)["error"]
+        assert error["kind"] == "usage_error"
+        assert error["message"] == f"patchtx apply: {says}. Nothing was changed. See `patchtx apply --help`."
+    else:
+        assert done.stderr.endswith(f"error: {says}\n")
+    assert "got " not in done.stdout + done.stderr
+    assert (tmp_path / "a.txt").read_text() == "a\n" and not (tmp_path / ".patchtx").exists()
 
 
 def _run_with_streams(argv: list[str], cwd: Path, stdin: str, *, stdout: object = subprocess.PIPE,

@@ -92,3 +92,33 @@ def test_no_module_imports_itself_through_others() -> None:
         if name not in state:
             walk(name, [])
     assert cycles == []
+
+
+LATE_IMPORT_REASONS = (
+    "(optional extra)",  # mcp, anyio, tree_sitter, the OpenAI agents SDK: may not be installed
+    "(off a one-line edit's path",  # the guard: tests/cli/test_cli.py::_NOT_ON_THE_TINY_PATH
+    "(a circle:",  # the module named imports this one
+    "(not on every platform",  # fcntl: _fd.require_posix reports its absence instead
+    "(the lazy loader",  # patchtx/__init__.py's __getattr__
+)
+
+
+def test_every_import_inside_a_function_says_why() -> None:
+    """docs/architecture.md, "Imports": imports stand at the top of the module; one inside a
+    function says on its line which of the few reasons keeps it there."""
+    package = ROOT / "src" / "patchtx"
+    untold = []
+    for path in sorted(package.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+
+        def visit(node: ast.AST, in_function: bool, path: Path = path, lines: list[str] = lines) -> None:
+            for child in ast.iter_child_nodes(node):
+                if in_function and isinstance(child, ast.Import | ast.ImportFrom):
+                    line = lines[child.lineno - 1]
+                    if not any(reason in line for reason in LATE_IMPORT_REASONS):
+                        untold.append(f"{path.relative_to(package)}:{child.lineno}: {line.strip()}")
+                visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef))
+
+        visit(ast.parse(text), False)
+    assert untold == []

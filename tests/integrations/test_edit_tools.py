@@ -106,10 +106,26 @@ def test_a_malformed_diff_is_a_parse_error(tree: Path) -> None:
     assert "the text ends inside the block" in outcome.text
 
 
-def test_view_reads_and_answers_with_its_output(tree: Path) -> None:
+def test_view_answers_in_the_one_result_shape_with_its_output(tree: Path) -> None:
+    before = snapshot(tree)
     outcome = editor_call({"command": "view", "path": "pkg"}, str(tree))
-    assert outcome.ok and outcome.payload == {"ok": True, "output": outcome.text}
+    jsonschema.validate(outcome.payload, result_schema())
+    assert outcome.ok and outcome.payload["output"] == outcome.text
+    assert outcome.payload["dry_run"] and outcome.payload["transaction"] is None
+    assert (outcome.payload["summary"], outcome.payload["files"]) == ("A 0, M 0, D 0, R 0", [])
     assert "pkg/util.py" in outcome.text and "pkg/empty/" in outcome.text
+    assert snapshot(tree) == before
+
+
+@pytest.mark.parametrize(("path", "cause"), [(".git/config", ".git"), (".patchtx/journal", ".patchtx")])
+def test_view_inside_git_or_patchtx_names_that_cause(tree: Path, path: str, cause: str) -> None:
+    (tree / ".git").mkdir()
+    (tree / ".git" / "config").write_text("[core]\n")
+    outcome = editor_call({"command": "view", "path": path}, str(tree))
+    error = outcome.payload["error"]
+    assert not outcome.ok and error["kind"] == "unsafe_path"
+    assert f"inside {'a' if cause == '.git' else 'patchtx'}" in error["message"]
+    assert cause in error["hint"] and "'..'" not in error["hint"] and "'..'" not in outcome.text
 
 
 def test_view_never_shows_the_per_user_state_and_does_show_protected_files(

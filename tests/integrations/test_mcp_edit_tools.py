@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from agents_support import snapshot
 from test_mcp import anyio_backend, call, connect  # noqa: F401 - the fixture is used by name
@@ -43,7 +44,8 @@ async def test_an_editor_session_create_view_edit_fail_and_undo(tree: Path) -> N
         is_error, content, text = await edit(command="view", path=str(tree / "calc.py"))
         assert not is_error and text == (f"Here's the result of running `cat -n` on {tree / 'calc.py'}:\n"
                                          "     1\tdef add(a, b):\n     2\t    return a + b\n")
-        assert content == {"ok": True, "output": text}
+        assert content["output"] == text and content["dry_run"] and content["files"] == []
+        jsonschema.validate(content, result_schema())
 
         transactions = []
         for old, new in (("a + b", "a+b"), ("a+b", "sum((a, b))")):

@@ -15,17 +15,25 @@ stdout belongs to the protocol: nothing else may ever be printed there.
 
 from __future__ import annotations
 
+import argparse
 import inspect
+import io
+import json
 import os
 import sys
+from collections import deque
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, cast
 
 try:
+    import anyio
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
     from mcp.types import (
         CallToolResult,
+        ErrorData,
         JSONRPCError,
         JSONRPCNotification,
         JSONRPCRequest,
@@ -53,6 +61,7 @@ except ImportError as _missing:
     raise _error from _missing
 
 from .. import __version__
+from ..arguments import add_commit_options, add_policy_options, commit_keywords, policy_keywords
 from ..errors import InvalidArgumentsError
 from ..options import TOOL_OPTIONS, Declared
 from ..render import result_schema
@@ -348,8 +357,6 @@ class _InFlight:
     have applied."""
 
     def __init__(self) -> None:
-        import anyio
-
         self.ids: set[object] = set()
         self.changed = anyio.Event()
 
@@ -365,16 +372,12 @@ class _InFlight:
             self.discard(message.id)
 
     def discard(self, request_id: object) -> None:
-        import anyio
-
         if request_id in self.ids:
             self.ids.discard(request_id)
             self.changed.set()
             self.changed = anyio.Event()
 
     async def drained(self) -> None:
-        import anyio
-
         with anyio.move_on_after(DRAIN_SECONDS):
             while self.ids:
                 await self.changed.wait()
@@ -388,9 +391,6 @@ def _malformed_answer(problem: Exception) -> Any:
     """The JSON-RPC error answering a line that is not one JSON-RPC message (id null: it could not
     be read): -32700 if the line is not JSON at all, -32600 for JSON that is not a message (a
     batch, a scalar, ``{}``, nesting too deep to read)."""
-    from mcp.shared.message import SessionMessage
-    from mcp.types import ErrorData
-
     errors: list[Any] = []
     try:
         errors = list(problem.errors())  # type: ignore[attr-defined]  # pydantic's ValidationError
@@ -413,8 +413,6 @@ def _bad_id(line: str) -> str | None:
     sent back)."""
     if '"id"' not in line:
         return None
-    import json
-
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
@@ -429,9 +427,6 @@ def _bad_id(line: str) -> str | None:
 
 
 def _bad_id_answer(why: str) -> Any:
-    from mcp.shared.message import SessionMessage
-    from mcp.types import ErrorData
-
     error = ErrorData(code=INVALID_REQUEST,
                       message=f"Invalid Request: the id is {why}; a request's id is a string or an integer.")
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
@@ -442,8 +437,6 @@ class _CheckedLines:
     would not answer (``_bad_id``): what is found goes to ``verdicts``, one per line, in order."""
 
     def __init__(self, raw: Any, verdicts: Any) -> None:
-        import io
-
         self._text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
         self._verdicts = verdicts
 
@@ -476,8 +469,6 @@ class _DrainingReader:
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> Any:
-        import anyio
-
         while True:
             try:
                 item = await self._inner.receive()
@@ -501,8 +492,6 @@ class _DrainingReader:
         return self
 
     async def __anext__(self) -> Any:
-        import anyio
-
         try:
             return await self.receive()
         except anyio.EndOfStream:
@@ -537,16 +526,10 @@ class _AnsweringWriter:
 
 
 async def _serve_stdio(server: MCPServer) -> None:
-    from mcp.server.stdio import stdio_server
-
     # A private attribute of the SDK, as its own run_stdio_async uses it: MCPServer has no public
     # way to run over streams other than its own, and its own end the session at end of input with
     # calls still running (modelcontextprotocol/python-sdk#2678, open), so the streams are wrapped.
     lowlevel = server._lowlevel_server
-    from collections import deque
-
-    import anyio
-
     verdicts: deque[str | None] = deque()
     with _claimed_stdin() as wire:
         stdin = anyio.wrap_file(cast("IO[str]", _CheckedLines(wire, verdicts)))  # (the calls it makes)
@@ -577,18 +560,12 @@ class _claimed_stdin:  # lower case: used as ``with _claimed_stdin() as wire``
 def run_mcp_server(root: str, host: dict[str, Any] | None = None) -> None:
     """Serve workspace ``root`` over stdio until the client closes the connection (answering
     every request read before that), under the host's policy ``host`` (see ``build_server``)."""
-    import anyio
-
     anyio.run(_serve_stdio, build_server(root, host))
 
 
 def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]]:
     """``patchtx mcp``'s command line: the root, and the host's options as ``patchtx.apply_patch``
     keywords (those of ``patchtx apply`` that a tool call may not set; see docs/integrations.md)."""
-    import argparse
-
-    from ..arguments import add_commit_options, add_policy_options, commit_keywords, policy_keywords
-
     parser = argparse.ArgumentParser(
         prog="patchtx mcp",
         description="Serve the apply_patch, preview_patch, log and undo tools, and the edit tools "
@@ -619,8 +596,6 @@ def mcp_main(argv: list[str] | None = None) -> int:
     except NotADirectoryError as exc:
         sys.stderr.write(f"patchtx mcp: {exc}\n")
         return 2
-    import anyio
-
     anyio.run(_serve_stdio, server)
     return 0
 

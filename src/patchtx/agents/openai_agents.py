@@ -175,7 +175,7 @@ def _failure_text(error: PatchtxError, operation: ApplyPatchOperation) -> str:
 
 def _sdk_result(status: Literal["completed", "failed"], output: str) -> ApplyPatchResult:
     try:
-        from agents import ApplyPatchResult
+        from agents import ApplyPatchResult  # (optional extra)
     except ImportError as exc:
         raise ImportError(SDK_MISSING) from exc
     return ApplyPatchResult(status=status, output=output)
@@ -299,7 +299,7 @@ class PatchtxEditor:
              on_approval: ApplyPatchOnApprovalFunction | None = None) -> ApplyPatchTool:
         """An ``agents.ApplyPatchTool`` over this editor, its approval step wired to the hook."""
         try:
-            from agents import ApplyPatchTool
+            from agents import ApplyPatchTool  # (optional extra)
         except ImportError as exc:
             raise ImportError(SDK_MISSING) from exc
         self._sdk_asks = True

@@ -32,6 +32,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from ..errors import MissingExtraError, ParseError
+from ..parser import parse
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
@@ -87,9 +90,6 @@ def parse_invocation(argv: list[str], cwd: str) -> Invocation:
 
 
 def _is_patch(text: str) -> bool:
-    from ..errors import ParseError
-    from ..parser import parse
-
     try:
         parse(text)
     except ParseError:
@@ -176,13 +176,10 @@ def extract_heredoc_call(script: str) -> tuple[str, str | None] | None:
 
 @cache
 def _parser() -> Parser:
-    # Imported here: most agent commands are not shell scripts, and the CLI must start fast.
     try:
-        import tree_sitter
-        import tree_sitter_bash
+        import tree_sitter  # (optional extra)
+        import tree_sitter_bash  # (optional extra)
     except ImportError as exc:
-        from ..errors import MissingExtraError
-
         raise MissingExtraError("Recognising apply_patch in shell commands", "shell",
                                 exc.name or "tree_sitter") from None
 

@@ -22,12 +22,17 @@ from typing import Any
 
 from .._record import replace
 from ..api import commit_plan, parse_patches, plan_parsed
+from ..editor import run_editor
+from ..edits import name_the_edit, parse_edits
 from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
+from ..history import log, undo, untrusted
 from ..model import Hunk, Patch, Plan, UpdateFile
 from ..options import TOOL_OPTIONS, CommitOptions, PlanOptions
 from ..policy import options_for
 from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
+from ..search_replace import parse_search_replace
+from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
 AGENT_DEFAULTS = {"syntax": "refuse"}
@@ -194,8 +199,6 @@ def log_call(root: str) -> ToolOutcome:
     """The undo history of ``root``: ``{"ok": true, "transactions": [...]}`` (as ``patchtx log
     --json``, with ``untrusted``: kept journals this user's patchtx did not sign, never undone) and
     ``patchtx log``'s lines as the text."""
-    from ..history import log, untrusted
-
     try:
         entries = log(root)
         foreign = untrusted(root)
@@ -220,8 +223,6 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False, allow_delet
     gate checks it against the ``host``'s ceiling and the workspace's policy, and an undo that
     deletes files (undoing an add) is refused unless ``allow_delete`` (the call's, the host's and
     the workspace's) allows it. ``scope`` (``UNDO_SCOPES``): which transactions may be undone."""
-    from ..history import undo
-
     real_root = os.path.realpath(root)
     try:
         if scope not in UNDO_SCOPES:
@@ -281,10 +282,9 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
     """Run one ``str_replace_based_edit_tool`` call (its decoded JSON arguments: ``command``,
     ``path``, ``old_str``...) against ``root`` under the host's policy ``host`` (``allow_overwrite``
     lets ``create`` replace a file). The text is the reference tool's (a ``cat -n`` view, the
-    edited snippet, or the error); a writing command's payload is the one result shape, with the
-    transaction the ``undo`` tool reverts; ``view``'s is ``{"ok": true, "output": text}``."""
-    from ..editor import run_editor
-
+    edited snippet, or the error); the payload is the one result shape: a writing command's has
+    the transaction the ``undo`` tool reverts, ``view``'s is a call that changes nothing (a dry
+    run of no files) with ``output``, the text, as the reference's result carries it."""
     try:
         reply = run_editor(arguments, root, intent=intent, origin=origin, defaults=AGENT_DEFAULTS,
                            **dict(host or {}))
@@ -292,8 +292,9 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
         return failure_outcome(error, root)
     except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
         return failure_outcome(InternalError.wrapping(exc), root)
-    if reply.result is None:
-        return ToolOutcome({"ok": True, "output": reply.text}, reply.text)
+    if reply.result is None:  # (view: it read, planned nothing and wrote nothing)
+        nothing = Result(Plan(os.path.realpath(root), (), ()), committed=False, dry_run=True)
+        return ToolOutcome({**result_json(nothing), "output": reply.text}, reply.text)
     text = reply.text
     if reply.result.transaction_id:
         text += f"\nTransaction {reply.result.transaction_id} (the undo tool reverts it)."
@@ -306,8 +307,6 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
     """Apply an edit list (``[{path, old_string, new_string, replace_all}, ...]``, see
     ``patchtx.edits``; ``file_path``: the file of the edits that name none) to ``root`` as one
     transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s shape."""
-    from ..edits import name_the_edit, parse_edits
-
     patch = None
     try:
         patch = parse_edits(edits, path=file_path)
@@ -331,8 +330,6 @@ def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = Fal
     """Apply SEARCH/REPLACE blocks ``diff`` to the file ``path`` (Cline's ``replace_in_file``) as
     one transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s
     shape."""
-    from ..search_replace import parse_search_replace
-
     try:
         patch = parse_search_replace(diff, path=path)
     except PatchtxError as error:
@@ -345,8 +342,6 @@ def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,
     """Execute a call of an edit-protocol tool (``patchtx.agents.edit_toolspec``) by its name and
     decoded JSON arguments: ``str_replace_based_edit_tool``, ``edit_files`` or
     ``replace_in_file``."""
-    from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
-
     if tool == EDITOR:
         return editor_call(arguments, root, host=host)
     if tool == EDITS:

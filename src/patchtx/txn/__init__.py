@@ -33,7 +33,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # recovery loads on first use: a commit imports it only when there is something to recover.
     if name == "recover":
-        from . import recovery
+        from . import recovery  # (off a one-line edit's path)
 
         return getattr(recovery, name)
     raise AttributeError(f"module 'patchtx.txn' has no attribute {name!r}")

@@ -833,10 +833,10 @@ def _load_roll_back(dirs: DirectoryHandles) -> Callable[..., RecoveredTransactio
     the roll back itself mostly renames. The commit's cached folder descriptors are then closed
     and the import tried again; the roll back reopens the folders it needs one by one."""
     try:
-        from .recovery import roll_back
+        from .recovery import roll_back  # (off a one-line edit's path)
     except OSError:
         dirs.close_all()
-        from .recovery import roll_back
+        from .recovery import roll_back  # (off a one-line edit's path)
     return roll_back
 
 
@@ -891,6 +891,6 @@ def recover_leftovers(
         listing = JournalListing(fs.listdir(journal_fd))
         if not listing.has_unfinished_work:
             return (), listing
-    from .recovery import recover_workspace
+    from .recovery import recover_workspace  # (off a one-line edit's path)
 
     return recover_workspace(fs, dirs, durable=durable), None

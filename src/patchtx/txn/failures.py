@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 
 from ..errors import FilesystemError
 
@@ -66,8 +67,6 @@ def describe_errno(code: int | None) -> tuple[str, str]:
     """(errno name, short description), e.g. ("ENOSPC", "disk full")."""
     if code is None:
         return ("EUNKNOWN", "unknown error")
-    import os
-
     return (errno.errorcode.get(code, f"E{code}"), _DESCRIPTIONS.get(code, os.strerror(code)))
 
 

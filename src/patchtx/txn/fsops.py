@@ -395,7 +395,7 @@ def _read_preserved_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
 
 def _in_threads(function: Callable[[_A], object], items: Iterable[_A]) -> None:
     # fsync and unlink release the GIL, and concurrent calls share journal commits (ext4, xfs).
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor  # (off a one-line edit's path)
 
     items = list(items)
     with ThreadPoolExecutor(max_workers=min(_THREADS, len(items))) as pool:
@@ -407,7 +407,7 @@ def _full_fsync_function() -> Callable[[int], None] | None:
     """fcntl(F_FULLFSYNC) where the platform has it (macOS), as SQLite does; it falls back to
     fsync for a filesystem that refuses it (some network and FAT volumes). None elsewhere."""
     try:
-        import fcntl
+        import fcntl  # (not on every platform: macOS's F_FULLFSYNC is looked for)
     except ImportError:
         return None
     command = getattr(fcntl, "F_FULLFSYNC", None)
@@ -440,7 +440,7 @@ def _load_syncfs() -> Callable[[int], None] | None:
     if not sys.platform.startswith("linux") or not _kernel_at_least(5, 8):
         return None
     try:
-        import ctypes
+        import ctypes  # (off a one-line edit's path)
     except ImportError:
         return None
     try:

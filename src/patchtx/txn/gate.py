@@ -26,8 +26,19 @@ import os
 import stat
 
 from ..errors import ConflictError, PolicyError, UnsafePathError
+from ..policy import (
+    WORKSPACE_POLICY_FILE,
+    check_changes,
+    config_path,
+    options_for,
+    policy_file_rules,
+    policy_files,
+    tighten,
+    workspace_policy,
+)
 from ..workspace import path_problem
 from .layout import STATE_DIR
+from .provenance import SECRET_NAME, check_outside, state_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,8 +65,6 @@ def check_paths(plan: Plan) -> None:
     naming a path twice, or a workspace that holds the per-user secret."""
     if not os.path.isabs(plan.root):
         raise UnsafePathError(f"The workspace root {plan.root!r} is not an absolute path.")
-    from .provenance import check_outside
-
     check_outside(plan.root)  # the secret that signs its journals may not lie inside it
     seen: set[str] = set()
     for target in plan.targets:
@@ -82,8 +91,6 @@ def check_plan(plan: Plan, policy: PlanOptions | None, dirs: DirectoryHandles,
     file. ``policy`` is the host's ceiling as the caller has it (None: the host's config and
     environment alone); ``files``: each target as verified (its stat, None when absent) and how
     many names it has besides the journal's."""
-    from ..policy import check_changes, options_for, policy_files, tighten, workspace_policy
-
     if policy is None:
         policy = options_for(plan.root, caller="commit()")[0]
     else:
@@ -101,9 +108,6 @@ def _host_files_linked_in(linked: dict[tuple[int, int], str], extra: dict[str, s
     """The host's own files that a target with other hard links may be, outside the tree: the
     host's config (its policy follows it under the name in the tree) and the per-user secret
     (never written: a patch would replace every signature)."""
-    from ..policy import WORKSPACE_POLICY_FILE, config_path
-    from .provenance import SECRET_NAME, state_home
-
     for path, is_secret in ((config_path(), False), (os.path.join(state_home(), SECRET_NAME), True)):
         try:
             st = os.stat(path)
@@ -127,9 +131,7 @@ def check_foreign(journal: Journal, dirs: DirectoryHandles, where: str) -> None:
     force protects (under its own name or one a symbolic link gives it) or a policy file: its
     bytes are someone else's, and the policy holds for them as for a patch's. (A foreign roll back
     never writes into an existing file, so a hard-linked twin keeps what it holds.)"""
-    from ..globs import GlobSet, GlobWorkExceeded
-    from ..policy import options_for, policy_file_rules, policy_files
-
+    from ..globs import GlobSet, GlobWorkExceeded  # (off a one-line edit's path)
     policy = options_for(dirs.root, caller="recover()")[0]
     paths = sorted({e.path for e in journal.entries} | set(journal.created_dirs)
                    | {d.path for d in journal.removed_dirs})

@@ -30,9 +30,11 @@ may come from someone else). Recovery acts on neither.
 from __future__ import annotations
 
 import hashlib
+import json
 
 from .._record import record
 from ..errors import JournalError, UntrustedStateError
+from ..workspace import path_problem
 from .layout import (
     JOURNAL_DIR,
     STATE_DIR,
@@ -256,15 +258,11 @@ def damaged(where: str, reason: str) -> JournalError:
 def canonical_json(value: object) -> str:
     """The one spelling of a journal's body: sorted keys, no spaces, ASCII (what is signed and
     check-summed)."""
-    import json
-
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def parse_json(text: str) -> Any:
     """``json.loads`` (ValueError if ``text`` is not one JSON value)."""
-    import json
-
     return json.loads(text)
 
 
@@ -309,8 +307,6 @@ def relpath_field(value: object) -> str:
     see ``dirs``)."""
     if not isinstance(value, str):
         raise ValueError(f"path {value!r}")
-    from ..workspace import path_problem
-
     why = path_problem(value)
     if why is not None:
         raise ValueError(f"path {value!r}: {why}")

@@ -13,9 +13,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 
 from ..errors import LockTimeoutError
 from .layout import LOCK_NAME, STATE_DIR
+from .statedir import state_folder_error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,8 +49,6 @@ class workspace_lock:  # lower case: it was (and reads as) a function, ``with wo
         self._fd: int | None = None
 
     def __enter__(self) -> None:
-        from .statedir import state_folder_error
-
         state_fd = self._dirs.lookup(STATE_DIR)  # (opened, without following links, by the check)
         if state_fd is None:
             raise state_folder_error(STATE_DIR, "it vanished")
@@ -76,18 +76,16 @@ class workspace_lock:  # lower case: it was (and reads as) a function, ``with wo
 
     def _wait_for(self, fd: int) -> None:
         """Take the flock, polling (1 ms, doubling up to 50 ms) until ``timeout`` if it is held."""
-        import fcntl
+        import fcntl  # (not on every platform: _fd.require_posix names it when missing)
 
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
             pass
-        from ..verify import refuse_inside_own_check
+        from ..verify import refuse_inside_own_check  # (off a one-line edit's path)
 
         refuse_inside_own_check(self._root, os.path.join(self._root, STATE_DIR, LOCK_NAME))
-        import time
-
         deadline = time.monotonic() + self._timeout
         wait = _FIRST_WAIT
         while True:
