@@ -37,6 +37,7 @@ from .model import AddFile, Chunk, Patch, UpdateFile
 from .policy import options_for
 from .text_placement import FORMAT, line_of, text_of
 from .textfile import decode, require_unicode
+from .txn.provenance import state_home
 from .workspace import STATE_DIR, Workspace
 
 if TYPE_CHECKING:
@@ -300,8 +301,6 @@ class TextEditor:
         """The real path of patchtx's per-user state folder when it lies inside the root (a
         workspace that holds it is refused every write: ``provenance.check_outside``); None, the
         usual case, when it lies outside."""
-        from .txn.provenance import state_home
-
         state = os.path.realpath(state_home())
         return state if _within(state, self.root) else None
 
