@@ -125,6 +125,16 @@ def shows_its_change(chunk: Chunk, *, reverse: bool = False) -> bool:
     return any(kind in shown and text.strip() for kind, text in chunk.lines)
 
 
+def deletions_in_place(loose: LineIndex, chunks: Sequence[Chunk]) -> bool:
+    """Whether every chunk only removes lines, between kept lines that now stand together in the
+    file: how a deletion already applied looks, and a typo too, so it is never taken for applied,
+    only said in a miss's hint."""
+    if not all(any(kind == "-" for kind, _ in chunk.lines) and not shows_its_change(chunk)
+               and any(kind == " " and text.strip() for kind, text in chunk.lines) for chunk in chunks):
+        return False
+    return _undone(LineIndex(loose.texts, passes=1), loose, chunks) is not None
+
+
 def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
                    loose: LineIndex | None = None, reverse: bool = False) -> list[str] | None:
     """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a

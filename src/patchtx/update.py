@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._record import record, replace
-from .applied import hunks_in_place, insertion_in_place, reversed_chunk, shows_its_change
+from .applied import deletions_in_place, hunks_in_place, insertion_in_place, reversed_chunk, shows_its_change
 from .errors import ContextNotFoundError, HunkParseError, PartlyAppliedError, PatchtxError
 from .exact import update_exactly
 from .matching import LineIndex, Locator, Missing
@@ -217,6 +217,8 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             return _without_applied_hunks(content, chunks, rule, names, partly)
         if applied is not None:
             return applied
+        if miss is not None and index is not None and deletions_in_place(index, chunks):
+            miss.hint = f"{_DELETIONS_IN_PLACE} {miss.hint}".rstrip()
     if miss is not None:
         if not _repairs(rule):
             raise miss
@@ -241,6 +243,13 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         return replace(update, repairs=(*repairs, *update.repairs))
     assert update is not None
     return update
+
+
+_DELETIONS_IN_PLACE = (
+    "The hunks only remove lines, and the lines they keep stand together in the file: if this "
+    "patch was applied before, it is in place. patchtx does not take removed lines' absence for "
+    "a replay (a typo, or a patch meant for another file, looks the same), so --skip-applied does "
+    "not cover it; check the file and leave the patch out.")
 
 
 def _repairs(rule: UpdateRule) -> bool:

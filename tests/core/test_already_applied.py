@@ -190,3 +190,20 @@ def test_a_section_sent_twice_is_never_applied_on_top_of_itself(tmp_path: Path, 
             apply_patch(patch, tmp_path / name, durable=False)
         assert not apply_patch(patch, tmp_path / name, durable=False, skip_applied=True).plan.changes
         assert (tmp_path / name / "f").read_bytes() == once
+
+
+def test_a_deletion_sent_again_is_refused_saying_it_may_be_in_place(tmp_path: Path) -> None:
+    # The removed lines' absence is not taken for a replay (see above), but the miss says what it
+    # sees: the kept lines stand together, as after the deletion.
+    (tmp_path / "f.txt").write_text("a\nb\nc\n")
+    patch = "*** Begin Patch\n*** Update File: f.txt\n a\n-b\n c\n*** End Patch"
+    patchtx.apply_patch(patch, tmp_path)
+    for skip_applied in (False, True):
+        with pytest.raises(ContextNotFoundError) as info:
+            patchtx.apply_patch(patch, tmp_path, skip_applied=skip_applied)
+        assert info.value.hint.startswith("The hunks only remove lines, and the lines they keep")
+    (tmp_path / "g.txt").write_text("a\nc\nz\n")  # the kept lines apart: no such sentence
+    with pytest.raises(ContextNotFoundError) as apart:
+        patchtx.apply_patch("*** Begin Patch\n*** Update File: g.txt\n a\n-b\n z\n*** End Patch", tmp_path)
+    assert "only remove lines" not in apart.value.hint
+    assert (tmp_path / "f.txt").read_text() == "a\nc\n"
