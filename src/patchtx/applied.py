@@ -54,17 +54,21 @@ def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
         elif chunk.only_adds:
             new = placement.lines
             start, end = placement.start, placement.start + placement.length
-            if _stands(texts, start, new) or (end >= len(new) and _stands(texts, end - len(new), new)):
+            # Kept lines as the placement found them: exactly where it found them exactly (a
+            # look-alike above, indented, is another line), else in some pass.
+            loose = list(texts[start:end]) != chunk.old_lines
+            if (_stands(texts, start, new, loose=loose)
+                    or (end >= len(new) and _stands(texts, end - len(new), new, loose=loose))):
                 return True
     return False
 
 
-def _stands(texts: Sequence[str], at: int, lines: Sequence[tuple[str, str]]) -> bool:
+def _stands(texts: Sequence[str], at: int, lines: Sequence[tuple[str, str]], *, loose: bool = True) -> bool:
     """Whether ``lines`` stand in ``texts`` from ``at``: added and removed lines exactly, kept
-    lines in some pass of the placement rule."""
+    lines in some pass of the placement rule (exactly, without ``loose``)."""
     if at + len(lines) > len(texts):
         return False
-    return all(texts[at + i] == text or (kind == " " and matches_in_some_pass(text, texts[at + i]))
+    return all(texts[at + i] == text or (loose and kind == " " and matches_in_some_pass(text, texts[at + i]))
                for i, (kind, text) in enumerate(lines))
 
 

@@ -94,7 +94,7 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *, first_match: bool = 
         body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
         for number, at, end, lines in placed if at == end and chunks[number].inserts_text
         for added in [_framed_or_nothing([text for _, text in lines])]) or any(
-        body.startswith(new, at) or (end >= len(new) and body.startswith(new, end - len(new)))
+        body.startswith(new, at) or (_line_start(body, end - len(new)) and body.startswith(new, end - len(new)))
         for (number, at, end, _), new in zip(placed, replacements, strict=True)
         if at != end and chunks[number].only_adds)
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
@@ -117,6 +117,12 @@ def _each_once_in_turn(body: bytes, placed: Sequence[tuple[int, int, int, Sequen
                 raise NotExact
         current = current[:expected] + replacement + current[expected + end - at:]
         shift += len(replacement) - (end - at)
+
+
+def _line_start(body: bytes, at: int) -> bool:
+    """Whether byte ``at`` of ``body`` starts a line (the new side's lines are whole lines: ending
+    inside an indented look-alike, ``    b`` for ``b``, is standing nowhere)."""
+    return at == 0 or (at > 0 and body[at - 1] == 0x0A)
 
 
 def _framed_or_nothing(lines: list[str]) -> bytes:

@@ -299,24 +299,34 @@ class _Reader:
         self.at += 1
 
 
-_HEREDOC_COMMAND = re.compile(r"(.*?)<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\2")
-_APPLIER = re.compile(r"\b(?:git\s+apply|patch|apply_patch|applypatch)\b")
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w-]*)\2")
+_APPLIER = re.compile(r"\b(?:git\b.*?\bapply|patch|apply_patch|applypatch)\b")
 _BARE_APPLIERS = frozenset({"git apply", "patch", "apply_patch", "applypatch"})
+_CHANGES_FOLDER = re.compile(r"[ \t]*(?:cd|pushd)[ \t]")
+_PATCH_STARTS = ("diff --git ", "--- ", "*** Begin Patch")
 
 
 def command_around(lines: Sequence[str], at: int) -> str:
-    """Line ``at`` when it is a shell command that feeds the lines below it (up to its end word,
-    which stands below) to an applier with more than the applier's name: a directory to change
-    to, -p, -R (``cd sub && git apply <<'EOF'``); "" otherwise. patchtx runs no command: the
-    patch applied without it would land elsewhere or read otherwise than the command says."""
-    command = _HEREDOC_COMMAND.fullmatch(lines[at].strip())
-    if command is None or _APPLIER.search(command.group(1)) is None:
+    """Line ``at`` when it is a shell command whose here-document holds the patch (its end word on
+    a line of its own below a file header) and feeds it to an applier with more than the
+    applier's name, or after a line that changes folder: ``cd sub && git apply <<'EOF'``,
+    ``git -C sub apply``, ``cat <<EOF | (cd sub && patch)``; "" otherwise. patchtx runs no
+    command: the patch applied without it would land elsewhere or read otherwise."""
+    line = lines[at]
+    heredoc = _HEREDOC.search(line)
+    if heredoc is None or _APPLIER.search(line) is None:
         return ""
-    if " ".join(command.group(1).split()) in _BARE_APPLIERS:
+    indented, word = heredoc.group(1), heredoc.group(3)
+    bare = (" ".join(line[:heredoc.start()].split()) in _BARE_APPLIERS
+            and not line[heredoc.end():].strip())
+    if bare and not any(_CHANGES_FOLDER.match(before) for before in lines[:at]):
         return ""
-    if command.group(3) not in (line.strip() for line in lines[at + 1:]):
-        return ""
-    return lines[at].strip()
+    inside = False
+    for below in lines[at + 1:]:
+        if (below.lstrip("\t") if indented else below).rstrip("\r") == word:
+            return line.strip() if inside else ""
+        inside = inside or below.startswith(_PATCH_STARTS)
+    return ""
 
 
 def command_around_error(command: str, line: int) -> ParseError:

@@ -294,6 +294,11 @@ def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: Update
         # them: enough to refuse a patch sent again, too little to leave it out and write the rest.
         raise partly
     rest = [chunk for chunk in chunks if chunk.line not in done]
+    if not all(map(shows_its_change, rest)):
+        # A hunk that only deletes (or adds blank lines) never counts as in place: sent again,
+        # its old lines may be found elsewhere (the same line in the next function) and it would
+        # apply a second time there.
+        raise partly
     update = update_file(content, rest, rule, names, check_applied=False)
     shown = ", ".join(map(str, sorted(done)))
     skipped = Repair(

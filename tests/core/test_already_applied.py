@@ -207,3 +207,46 @@ def test_a_deletion_sent_again_is_refused_saying_it_may_be_in_place(tmp_path: Pa
         patchtx.apply_patch("*** Begin Patch\n*** Update File: g.txt\n a\n-b\n z\n*** End Patch", tmp_path)
     assert "only remove lines" not in apart.value.hint
     assert (tmp_path / "f.txt").read_text() == "a\nc\n"
+
+
+LOOK_ALIKE = 'if verbose:\n    print("-" * 40)\nprint("-" * 40)\nprint(total)\n'
+"""A line that the insertion's kept line looks like, indented, right above where it inserts."""
+
+
+@pytest.mark.parametrize(("patch", "ending"), [
+    ('*** Begin Patch\n*** Update File: r.py\n@@\n print("-" * 40)\n+print("-" * 40)\n print(total)\n'
+     '*** End Patch\n', "\n"),
+    ('*** Begin Patch\n*** Update File: r.py\n@@\n print("-" * 40)\n+print("-" * 40)\n print(total)\n'
+     '*** End Patch\n', "\r\n"),
+    ('--- a/r.py\n+++ b/r.py\n@@ -3,5 +3,7 @@\n print("-" * 40)\n+print("-" * 40)\n print(total)\n', "\n"),
+], ids=["bytes", "crlf-lines", "unified-recounted"])
+def test_an_insertion_beside_an_indented_look_alike_is_applied_not_skipped(
+        tmp_path: Path, patch: str, ending: str) -> None:
+    # Placed exactly, its kept lines are compared exactly: the indented line above is another line,
+    # so the new side does not stand there yet (skip_applied must not make this a no-op).
+    (tmp_path / "r.py").write_bytes(LOOK_ALIKE.replace("\n", ending).encode())
+    patchtx.apply_patch(patch, tmp_path, skip_applied=True)
+    expected = 'if verbose:\n    print("-" * 40)\nprint("-" * 40)\nprint("-" * 40)\nprint(total)\n'
+    assert (tmp_path / "r.py").read_bytes() == expected.replace("\n", ending).encode()
+
+
+@pytest.mark.parametrize(("text", "patch"), [
+    ('def f():\n    print("debug")\n    return 1\n\n\ndef g():\n    print("debug")\n    return 1\n\n\n'
+     'def h():\n    return 3\n',
+     '*** Begin Patch\n*** Update File: m.py\n@@ def f():\n-    print("debug")\n     return 1\n'
+     '@@ def h():\n-    return 3\n+    return 4\n*** End Patch\n'),
+    ('import os\n\ndef helper():\n    return 0\n\ndef main():\n    return 0\n',
+     '*** Begin Patch\n*** Update File: m.py\n@@ import os\n+\n def helper():\n@@ def main():\n'
+     '-    return 0\n+    return 1\n*** End Patch\n'),
+], ids=["deletion-found-in-the-next-function", "blank-line-added"])
+def test_a_resent_patch_whose_other_hunk_never_counts_as_in_place_is_partly_applied(
+        tmp_path: Path, text: str, patch: str) -> None:
+    # The hunk in place is left out only when every other hunk could show its own change; a
+    # deletion (or a blank line added) sent again would apply a second time elsewhere.
+    (tmp_path / "m.py").write_text(text)
+    patchtx.apply_patch(patch, tmp_path)
+    once = (tmp_path / "m.py").read_text()
+    for skip_applied in (False, True):
+        with pytest.raises(PartlyAppliedError):
+            patchtx.apply_patch(patch, tmp_path, skip_applied=skip_applied)
+    assert (tmp_path / "m.py").read_text() == once

@@ -4,6 +4,7 @@ hunks that change nothing, renames and copies read from the tree as it was befor
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -140,23 +141,30 @@ TWO_FS = {"f": ("x\n", "100644"), "sub/f": ("x\n", "100644")}
 @pytest.mark.parametrize(("before", "patch", "extract"), [
     ("cd sub && git apply <<'EOF'", DIFF, False), ("patch -p0 <<EOF", DIFF, False),
     ("git apply -R <<-END", DIFF, False), ("cd sub && git apply <<'EOF'", DIFF, True),
-    ("cd sub && apply_patch <<'PATCH'", CODEX, True)],
-    ids=["cd", "p0", "reverse", "cd-extract", "codex-cd-extract"])
+    ("cd sub && apply_patch <<'PATCH'", CODEX, True), ("git -C sub apply <<'EOF'", DIFF, False),
+    ("cd sub\ngit apply <<'EOF'", DIFF, False), ("cat <<'EOF' | (cd sub && git apply)", DIFF, False),
+    ("cd sub\ngit apply <<'EOF'", DIFF, True)],
+    ids=["cd", "p0", "reverse", "cd-extract", "codex-cd-extract", "git-C", "cd-line-before",
+         "piped", "cd-line-before-extract"])
 def test_a_shell_command_feeding_the_patch_is_refused(before: str, patch: str, extract: bool,
                                                       tmp_path: Path) -> None:
     # A model's reply that runs the patch in another directory (or with -p, -R): applied at the
     # root without the command, it would edit another file of the same name (sub/f -> f).
     write_tree(tmp_path, TWO_FS)
-    end = before.rsplit("<<", 1)[1].strip(" -'")
+    end = re.search(r"<<-?\s*'?(\w+)", before).group(1)  # type: ignore[union-attr]
     with pytest.raises(ParseError) as refused:
         apply_patch(f"{before}\n{patch}{end}\n", tmp_path, extract=extract)
-    assert "shell command" in refused.value.message and refused.value.line == 1
+    assert "shell command" in refused.value.message and refused.value.line == before.count("\n") + 1
     assert read_tree(tmp_path) == TWO_FS
 
 
-@pytest.mark.parametrize("before", ["git apply <<'EOF'", "Apply it with git apply <<EOF if you like.\n",
-                                    "A commit message.\n\nSigned-off-by: A <a@b.c>\n"])
-def test_a_bare_applier_or_prose_before_the_diff_is_read_as_git_does(before: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("before", "after"), [
+    ("git apply <<'EOF'", "EOF\n"), ("Apply it with git apply if you like.\n", ""),
+    ("A commit message.\n\nSigned-off-by: A <a@b.c>\n", ""),
+    # a message that shows a command in an example: its here-document does not hold the diff
+    ("Usage:\n\n    patch -p1 <<EOF\n    DIFF\n    EOF\n\n---\n", "-- \n2.39.5\n")])
+def test_a_bare_applier_or_prose_before_the_diff_is_read_as_git_does(before: str, after: str,
+                                                                     tmp_path: Path) -> None:
     write_tree(tmp_path, {"f": ("x\n", "100644")})
-    apply_patch(f"{before}\n{DIFF}EOF\n", tmp_path)
+    apply_patch(f"{before}\n{DIFF}{after}", tmp_path)
     assert read_tree(tmp_path) == {"f": ("y\n", "100644")}
