@@ -77,14 +77,15 @@ def _undone(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
     """Where the chunks, reversed, place: their new sides standing in the file, what they added
     exactly (an earlier run wrote it, not a look-alike) and the lines they keep as the placement
     rule found them (a context line written without its indentation); None where they do not."""
+    undoing = [reversed_chunk(chunk) for chunk in chunks]
     try:
-        return place(exact, [reversed_chunk(chunk) for chunk in chunks], first_match=True)
+        return place(exact, undoing, first_match=True)
     except Missing:
         pass
     if not all(text in exact.texts for chunk in chunks for kind, text in chunk.lines if kind == "+"):
         return None  # (told by a scan of the lines, not by the four passes of a placement)
     try:
-        placed = place(loose, [reversed_chunk(chunk) for chunk in chunks], first_match=True)
+        placed = place(loose, undoing, first_match=True)
     except Missing:
         return None
     if all(_stands(exact.texts, start, lines) for _, start, _, lines in placed):
@@ -119,6 +120,16 @@ def _redoes(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
 def _rewritten(texts: Sequence[str], placements: list[Placement]) -> list[str]:
     """The lines ``rewrite`` makes of ``texts`` (line endings aside)."""
     return rewrite(TextFile(list(texts), ["\n"] * len(texts)), placements)[0].texts
+
+
+def places(index: LineIndex, chunks: Sequence[Chunk]) -> bool:
+    """Whether the placement rule finds ``chunks`` in the file (in the passes ``index`` tries,
+    the first place of each)."""
+    try:
+        place(index, chunks, first_match=True)
+    except Missing:
+        return False
+    return True
 
 
 def shows_its_change(chunk: Chunk, *, reverse: bool = False) -> bool:
@@ -157,13 +168,6 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *,
         except PatchtxError:
             return None
     exact = LineIndex(loose.texts, passes=1)
-
-    def places(index: LineIndex, some: Sequence[Chunk]) -> bool:
-        try:
-            place(index, some, first_match=True)
-        except Missing:
-            return False
-        return True
 
     def old_side_found(chunk: Chunk) -> bool:
         # As written: a chunk found only by Codex's retry without its trailing blank line, whose

@@ -31,11 +31,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._record import record, replace
-from .applied import deletions_in_place, hunks_in_place, insertion_in_place, reversed_chunk, shows_its_change
+from .applied import (
+    deletions_in_place,
+    hunks_in_place,
+    insertion_in_place,
+    places,
+    reversed_chunk,
+    shows_its_change,
+)
 from .errors import ContextNotFoundError, HunkParseError, PartlyAppliedError, PatchtxError
 from .exact import update_exactly
-from .matching import LineIndex, Locator, Missing
-from .matching import place as place_on
+from .matching import LineIndex, Locator
 from .model import Repair
 from .rewrite import rewrite
 from .textfile import decode
@@ -340,7 +346,7 @@ def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: Update
 
     headless = without_file_header(chunks, names.spelled)  # (its lines, reversed, are no header)
     undone = [reversed_chunk(chunk) for chunk in (chunks if headless is None else headless[0])]
-    if numbered_lines(chunks) is None and not all(_places_alone(index, chunk) for chunk in undone):
+    if numbered_lines(chunks) is None and not all(places(index, [chunk]) for chunk in undone):
         return None  # (the common miss, told cheaply: no undone hunk stands in the file)
     undo = replace(rule, format="codex", reverse=False)  # (the reversed hunks state no lines)
     try:
@@ -351,15 +357,6 @@ def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: Update
     if before.after == content or again.after != content:
         return None
     return FileUpdate(content, (), (), applied=True, repairs=again.repairs)
-
-
-def _places_alone(index: LineIndex, chunk: Chunk) -> bool:
-    """Whether ``chunk`` stands in the file on its own, in some pass of the placement rule."""
-    try:
-        place_on(index, [chunk], first_match=True)
-    except Missing:
-        return False
-    return True
 
 
 def already_applied(content: bytes, chunks: Sequence[Chunk], *, reverse: bool = False) -> bool:
