@@ -3,7 +3,9 @@ that signs journals) and per-user policy config live in a temporary folder, expo
 environment so that every subprocess the tests start (CLI, MCP server) uses them too. Each process
 that runs tests (each xdist worker) makes its own, so parallel workers share no per-user state.
 
-``--full-examples``: the property tests' full counts (tests/examples.py).
+``--full-examples``: the property tests' full counts (tests/examples.py). ``--fresh-servers``:
+every MCP server the tests start is a fresh interpreter, not a fork of a warm one
+(tests/warm_server.py).
 
 Hypothesis runs without its per-example deadline and without the "input generation is slow"
 health check: both measure wall time, and CI shares its two cores with whatever else runs, so
@@ -30,9 +32,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--full-examples", action="store_true",
                      help="property tests draw their full count of examples (a nightly run), not a "
                           "tenth of it (tests/examples.py)")
+    parser.addoption("--fresh-servers", action="store_true",
+                     help="start every MCP server as a fresh interpreter, not forked from one that "
+                          "has imported the SDK (tests/warm_server.py)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # Before the test modules are imported (their @settings read it), in every xdist worker too.
     if config.getoption("--full-examples"):
         os.environ["PATCHTX_FULL_EXAMPLES"] = "1"
+    if config.getoption("--fresh-servers"):
+        os.environ["PATCHTX_TEST_FRESH_SERVERS"] = "1"

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 from agents_support import server_environment, snapshot
-from mcp import Client, StdioServerParameters
+from mcp import Client
+from tests.warm_server import parameters
 
 from patchtx.render import result_schema
 
@@ -31,9 +32,7 @@ def anyio_backend() -> str:
 
 @asynccontextmanager
 async def connect(root: Path) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "patchtx.agents.mcp_server", "--root", str(root)],
-                                   cwd=str(root.parent), env=server_environment())
+    params = parameters(["--root", str(root)], cwd=str(root.parent), env=server_environment())
     async with Client(params) as client:
         yield client
 

@@ -186,18 +186,15 @@ async def test_view_never_shows_the_per_user_state_and_does_show_protected_files
     """Through the SDK's client, a server started with ``--protect notes.txt`` whose per-user
     state folder lies inside its root: the protected file is shown (the policy guards writes) and
     its edit refused; the state folder (the secret) is never shown, nor listed."""
-    import sys
-
     from agents_support import server_environment
-    from mcp import Client, StdioServerParameters
+    from mcp import Client
+    from tests.warm_server import parameters
 
     state = tree / "home" / "state" / "patchtx"
     state.mkdir(parents=True)
     (state / "secret").write_text("a secret that is text\n")
-    params = StdioServerParameters(
-        command=sys.executable, cwd=str(tree.parent),
-        args=["-m", "patchtx.agents.mcp_server", "--root", str(tree), "--protect", "notes.txt"],
-        env={**server_environment(), "PATCHTX_STATE_HOME": str(state)})
+    params = parameters(["--root", str(tree), "--protect", "notes.txt"], cwd=str(tree.parent),
+                        env={**server_environment(), "PATCHTX_STATE_HOME": str(state)})
     before = files(tree)
     async with Client(params) as client:
         is_error, _content, text = await call(client, "str_replace_based_edit_tool",

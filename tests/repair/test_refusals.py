@@ -183,17 +183,16 @@ def test_the_command_lines_report_repairs_and_strict_turns_them_off(tmp_path: Pa
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_the_mcp_server_reports_repairs_and_its_strict_option_turns_them_off(
         tmp_path: Path, anyio_backend: str) -> None:
-    from mcp import Client, StdioServerParameters
+    from mcp import Client
+
+    from tests.warm_server import parameters
 
     shape = BY_NAME["begin_marker_decorated"]
     for strict in (False, True):
         root = tmp_path / ("strict" if strict else "host")
         root.mkdir()
         tree(root, shape.files)
-        params = StdioServerParameters(
-            command=sys.executable, cwd=str(tmp_path),
-            args=["-m", "patchtx.agents.mcp_server", "--root", str(root),
-                  *(["--strict"] if strict else [])])
+        params = parameters(["--root", str(root), *(["--strict"] if strict else [])], cwd=str(tmp_path))
         async with Client(params) as client:
             result = await client.call_tool("apply_patch", {"patch": shape.patch})
         payload = result.structured_content

@@ -48,11 +48,11 @@ def mcp(root: Path, calls: list[tuple[str, dict[str, Any]]], *args: str,
         env: dict[str, str] | None = None) -> list[tuple[str, dict[str, Any]]]:
     """Start ``patchtx mcp --root ROOT ARGS`` and make ``calls`` (tool, arguments) in one session
     through the official SDK client; each call's outcome and structured content."""
-    from mcp import Client, StdioServerParameters
+    from mcp import Client
 
-    params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "patchtx.agents.mcp_server", "--root", str(root), *args],
-                                   cwd=str(root), env={**os.environ, **(env or {})})
+    from tests.warm_server import parameters
+
+    params = parameters(["--root", str(root), *args], cwd=str(root), env={**os.environ, **(env or {})})
     outcomes: list[tuple[str, dict[str, Any]]] = []
 
     async def session() -> None:

@@ -127,14 +127,13 @@ def test_the_mcp_server_undoes_its_own_transactions_by_default(repo: Path) -> No
     assert outcomes[0][0] == "policy_violation"
     assert outcomes[1][0] == "applied" and (repo / "notes.txt").read_text() == "notes\n"
     # --undo none: no undo tool at all.
-    import sys
-
     import anyio
-    from mcp import Client, StdioServerParameters
+    from mcp import Client
+
+    from tests.warm_server import parameters
 
     async def tools() -> set[str]:
-        params = StdioServerParameters(command=sys.executable, cwd=str(repo), env=dict(os.environ),
-                                       args=["-m", "patchtx.agents.mcp_server", "--root", str(repo), "--undo", "none"])
+        params = parameters(["--root", str(repo), "--undo", "none"], cwd=str(repo), env=dict(os.environ))
         async with Client(params) as client:
             return {tool.name for tool in (await client.list_tools()).tools}
 
