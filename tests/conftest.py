@@ -30,8 +30,8 @@ os.environ.pop("PATCHTX_POLICY", None)
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--full-examples", action="store_true",
-                     help="property tests draw their full count of examples (a nightly run), not a "
-                          "tenth of it (tests/examples.py)")
+                     help="property tests draw their full count of examples and power cuts their full count "
+                          "of disks (a nightly run), not a twentieth of it (tests/examples.py)")
     parser.addoption("--fresh-servers", action="store_true",
                      help="start every MCP server as a fresh interpreter, not forked from one that "
                           "has imported the SDK (tests/warm_server.py)")

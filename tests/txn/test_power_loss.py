@@ -19,6 +19,7 @@ from patchtx.txn import commit, recover
 from patchtx.txn.fsops import FileSystemOps
 from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 
+from ..examples import FULL
 from .helpers import (
     Scenario,
     Snapshot,
@@ -35,7 +36,9 @@ from .helpers import (
 from .powerloss import Disk
 from .scenarios import DELETE_THEN_DESCEND, KEPT_DIR, MIXED, ONLY_DELETES
 
-SAMPLES_PER_CUT = 10
+# Disks per cut: "all lost", "all kept", then random mixes; fewer mixes by default, all of them
+# with --full-examples (tests/examples.py).
+SAMPLES_PER_CUT = 10 if FULL else 6
 Fast = variant(FileSystemOps, real_sync=False)
 
 
