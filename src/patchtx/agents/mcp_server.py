@@ -24,7 +24,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, Self, cast
 
 try:
     import anyio
@@ -490,7 +490,24 @@ class _CheckedLines:
         return getattr(self._text, name)
 
 
-class _DrainingReader:
+class _Wrapped:
+    """A stream of the SDK's, wrapped: closing (and leaving ``async with``) closes it."""
+
+    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
+        self._inner = inner
+        self._in_flight = in_flight
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class _DrainingReader(_Wrapped):
     """The client's messages; at their end, waits until every request read has been answered.
 
     A line that is not a JSON-RPC message reaches here as the exception that reading it raised;
@@ -499,8 +516,7 @@ class _DrainingReader:
     notification's (``verdicts``: one per line, from ``_CheckedLines``)."""
 
     def __init__(self, inner: Any, in_flight: _InFlight, answers: Any = None, verdicts: Any = None) -> None:
-        self._inner = inner
-        self._in_flight = in_flight
+        super().__init__(inner, in_flight)
         self._answers = answers
         self._verdicts = verdicts
 
@@ -525,9 +541,6 @@ class _DrainingReader:
             self._in_flight.note_incoming(getattr(item, "message", None))
             return item
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def __aiter__(self) -> _DrainingReader:
         return self
 
@@ -537,32 +550,13 @@ class _DrainingReader:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> _DrainingReader:
-        return self
 
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-
-class _AnsweringWriter:
+class _AnsweringWriter(_Wrapped):
     """The server's messages, each answer noted as such."""
-
-    def __init__(self, inner: Any, in_flight: _InFlight) -> None:
-        self._inner = inner
-        self._in_flight = in_flight
 
     async def send(self, item: Any, /) -> None:
         await self._inner.send(item)
         self._in_flight.note_outgoing(getattr(item, "message", None))
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _AnsweringWriter:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
 
 async def _serve_stdio(server: PatchtxMCPServer) -> None:
@@ -596,12 +590,6 @@ class _claimed_stdin:  # lower case: used as ``with _claimed_stdin() as wire``
 
     def __exit__(self, *exc_info: object) -> None:
         os.dup2(self._wire, 0)  # (the duplicate stays open: a reader thread may still block on it)
-
-
-def run_mcp_server(root: str, host: dict[str, Any] | None = None) -> None:
-    """Serve workspace ``root`` over stdio until the client closes the connection (answering
-    every request read before that), under the host's policy ``host`` (see ``build_server``)."""
-    anyio.run(_serve_stdio, build_server(root, host))
 
 
 def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]]:
