@@ -131,6 +131,13 @@ def path_problem(path: str) -> str | None:
     return reserved_reason(parts)
 
 
+def inside(folder: str, path: str) -> str | None:
+    """``path`` relative to ``folder`` (both absolute and normalised), or None when it does not lie
+    inside it (the folder itself included)."""
+    prefix = folder.rstrip("/") + "/"
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
 _INSIDE = "Use a relative path to a file inside the workspace root."
 _NO_DOTS = "Use a relative path to a file inside the workspace root, without '..'."
 _NOT_RESERVED = ("patchtx never reads or writes inside a .git folder (git's own files: use git) or "
