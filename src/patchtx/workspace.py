@@ -131,7 +131,7 @@ def path_problem(path: str) -> str | None:
     return reserved_reason(parts)
 
 
-def inside(folder: str, path: str) -> str | None:
+def under(folder: str, path: str) -> str | None:
     """``path`` relative to ``folder`` (both absolute and normalised), or None when it does not lie
     inside it (the folder itself included)."""
     prefix = folder.rstrip("/") + "/"
