@@ -154,16 +154,22 @@ def _init_code(made: tuple[bool, ...]) -> CodeType:
     return code
 
 
-def as_dict(obj: Any) -> Any:
-    """Fields as a dict, recursively through records, lists, tuples, dicts (``dataclasses.asdict``)."""
+def as_dict(obj: Any, *, lists: bool = False) -> Any:
+    """Fields as a dict, recursively through records, lists, tuples, dicts (``dataclasses.asdict``);
+    ``lists``: every tuple a list."""
     fields = getattr(type(obj), "__record_fields__", None)
     if fields is not None:
-        return {n: as_dict(getattr(obj, n)) for n in fields}
+        return {n: as_dict(getattr(obj, n), lists=lists) for n in fields}
     if isinstance(obj, list | tuple):
-        return type(obj)(as_dict(v) for v in obj)
+        return (list if lists else type(obj))(as_dict(v, lists=lists) for v in obj)
     if isinstance(obj, dict):
-        return {k: as_dict(v) for k, v in obj.items()}
+        return {k: as_dict(v, lists=lists) for k, v in obj.items()}
     return obj
+
+
+def as_json(obj: Any) -> Any:
+    """A record's fields as JSON values (a record's ``to_json``, written ``to_json = as_json``)."""
+    return as_dict(obj, lists=True)
 
 
 def replace(obj: _T, **changes: Any) -> _T:

@@ -38,7 +38,7 @@ from .policy import options_for
 from .text_placement import FORMAT, line_of, text_of
 from .textfile import decode, require_unicode
 from .txn.provenance import state_home
-from .workspace import STATE_DIR, Workspace
+from .workspace import STATE_DIR, Workspace, under
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -337,7 +337,7 @@ class TextEditor:
 
 
 def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
+    return path == folder or under(folder, path) is not None
 
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,
