@@ -3,7 +3,7 @@
 Every ``apply_patch`` run is a new process, so what it imports is part of every edit, and
 ``dataclasses`` (with the ``inspect`` it imports) would be the largest import of a small edit.
 ``record`` builds what patchtx asks of a dataclass, the same way: ``__init__`` compiled from
-source with ``exec`` (positional or keyword arguments, defaults, ``field(default_factory=...)``),
+source (positional or keyword arguments, defaults, ``field(default_factory=...)``),
 ``__slots__``, ``__match_args__``, ``__repr__``, ``__eq__``, and for a frozen record (the default)
 ``__hash__`` and a ``__setattr__`` that refuses. Type checkers see a dataclass through
 ``dataclass_transform``. Not supported, as nothing needs it: inheritance between records,
@@ -13,6 +13,7 @@ source with ``exec`` (positional or keyword arguments, defaults, ``field(default
 
 from __future__ import annotations
 
+from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any, TypeVar, dataclass_transform
 
 if TYPE_CHECKING:
@@ -20,10 +21,6 @@ if TYPE_CHECKING:
 
     _C = TypeVar("_C", bound=type)
     _T = TypeVar("_T")
-else:
-
-    def dataclass_transform(**_options):  # typing is not imported at run time
-        return lambda function: function
 
 
 class _Factory:
@@ -108,48 +105,71 @@ def record(cls: _C | None = None, *, frozen: bool = True) -> Any:
 
 
 def _make_init(cls: type, built: type, names: tuple[str, ...]) -> Callable[..., None]:
-    """``__init__(self, <names>)``, compiled as ``dataclasses`` compiles it, but setting each field
-    through its slot's own descriptor (``built.<name>.__set__``) rather than by name with
+    """``__init__(self, <names>)``, as ``dataclasses`` makes it, but setting each field through its
+    slot's own descriptor (``built.<name>.__set__``) rather than by name with
     ``object.__setattr__``, which looks the name up again on every call (and a frozen record's
-    ``__setattr__`` refuses)."""
+    ``__setattr__`` refuses). Its code is ``_init_code``'s for the fields' shape, with the fields'
+    names as its parameters' names."""
+    if "self" in names:
+        raise TypeError(f"{cls.__qualname__}: a field may not be named 'self' (the first parameter of __init__)")
     defaults: list[Any] = []
     scope: dict[str, Any] = {"__record_make__": _MAKE}
-    body = []
-    for name in names:
-        setter = f"__record_set_{name}__"
-        scope[setter] = built.__dict__[name].__set__
-        value = name
+    made = []
+    for index, name in enumerate(names):
+        scope[f"__record_set_{index}__"] = built.__dict__[name].__set__
+        made.append(False)
         if name in cls.__dict__:
             default = cls.__dict__[name]
             if isinstance(default, _Field):
                 default = default.default
             elif isinstance(default, _Factory):
-                scope[f"__record_make_{name}__"] = default.make
-                value = f"__record_make_{name}__() if {name} is __record_make__ else {name}"
+                scope[f"__record_make_{index}__"] = default.make
+                made[-1] = True
                 default = _MAKE
             defaults.append(default)
         elif defaults:
             raise TypeError(f"{cls.__qualname__}: field {name!r} without a default follows one with a default")
-        body.append(f"\n    {setter}(self, {value})")
-    source = f"def __init__(self{''.join(', ' + n for n in names)}):{''.join(body) or ' pass'}\n"
-    exec(source, scope)  # noqa: S102 - the source holds only the class's field names
-    init: Callable[..., None] = scope["__init__"]
-    init.__defaults__ = tuple(defaults) or None
+    code = _init_code(tuple(made)).replace(co_varnames=("self", *names), co_qualname=f"{cls.__qualname__}.__init__")
+    init: Callable[..., None] = FunctionType(code, scope, "__init__", tuple(defaults) or None)
     init.__module__ = cls.__module__
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
 
 
-def as_dict(obj: Any) -> Any:
-    """Fields as a dict, recursively through records, lists, tuples, dicts (``dataclasses.asdict``)."""
+_INIT_CODES: dict[tuple[bool, ...], CodeType] = {}
+
+
+def _init_code(made: tuple[bool, ...]) -> CodeType:
+    """The code of an ``__init__`` that sets its i-th parameter through ``__record_set_<i>__``,
+    through ``__record_make_<i>__()`` first where ``made[i]`` and the argument is the factory
+    marker. Compiled once per shape and renamed per class (``CodeType.replace``): compiling an
+    ``__init__`` for each of the ~40 records cost a one-line edit ~10 ms of its start-up."""
+    code = _INIT_CODES.get(made)
+    if code is None:
+        parameters = "".join(f", _{i}" for i in range(len(made)))
+        body = "".join(f"\n    __record_set_{i}__(self, __record_make_{i}__() if _{i} is __record_make__ else _{i})"
+                       if factory else f"\n    __record_set_{i}__(self, _{i})" for i, factory in enumerate(made))
+        scope: dict[str, Any] = {}
+        exec(f"def __init__(self{parameters}):{body or ' pass'}\n", scope)  # noqa: S102 - generated from numbers only
+        code = _INIT_CODES[made] = scope["__init__"].__code__
+    return code
+
+
+def as_dict(obj: Any, *, lists: bool = False) -> Any:
+    """Fields as a dict, recursively through records, lists, tuples, dicts (``dataclasses.asdict``);
+    ``lists``: every tuple a list."""
     fields = getattr(type(obj), "__record_fields__", None)
     if fields is not None:
-        return {n: as_dict(getattr(obj, n)) for n in fields}
+        return {n: as_dict(getattr(obj, n), lists=lists) for n in fields}
     if isinstance(obj, list | tuple):
-        return type(obj)(as_dict(v) for v in obj)
+        return (list if lists else type(obj))(as_dict(v, lists=lists) for v in obj)
     if isinstance(obj, dict):
-        return {k: as_dict(v) for k, v in obj.items()}
+        return {k: as_dict(v, lists=lists) for k, v in obj.items()}
     return obj
+
+
+def as_json(obj: Any) -> Any:
+    """A record's fields as JSON values (a record's ``to_json``, written ``to_json = as_json``)."""
+    return as_dict(obj, lists=True)
 
 
 def replace(obj: _T, **changes: Any) -> _T:

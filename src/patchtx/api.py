@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from .options import CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
+    from .txn.fsops import FileSystemOps
     from .txn.reports import CommitReport, RecoveryReport
     from .verify import Verifier
 
@@ -143,14 +144,18 @@ def apply_plan(plan_: Plan, *, progress: Progress | None = None, **options: Unpa
 
 
 def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | None = None,
-                policy: PlanOptions | None = None, origin: str | None = None) -> Result:
+                policy: PlanOptions | None = None, origin: str | None = None, undoes: str | None = None,
+                fs: FileSystemOps | None = None, dir_modes: Mapping[str, int] | None = None) -> Result:
     """Commit a Plan with the options in force (see ``apply_plan``); ``policy`` is the host's
     ceiling the commit's gate checks it against, ``origin`` the surface it came through (recorded
-    in its undo-history entry: ``mcp`` for the MCP server, see ``patchtx mcp --undo``)."""
-    keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes, origin=origin)
+    in its undo-history entry: ``mcp`` for the MCP server, see ``patchtx mcp --undo``). An undo
+    names the transaction it ``undoes`` and the ``dir_modes`` of the folders it puts back; ``fs``
+    is the commit's filesystem layer (tests fail or crash it)."""
+    keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes, undoes=undoes,
+                       origin=origin)
     check = verifier_for(options)
-    report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, retention=keep,
-                    progress=progress, check=check, policy=policy)
+    report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, fs=fs,
+                    retention=keep, progress=progress, dir_modes=dir_modes, check=check, policy=policy)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
                   fsyncs=report.fsyncs, recovery=recovery_of(report),
                   verify=None if check is None else check.outcome)

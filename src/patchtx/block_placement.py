@@ -343,23 +343,42 @@ def _check_in_turn(texts: Sequence[str], chunks: Sequence[Chunk], placements: Se
 
 def _not_in_turn(chunk: Chunk, found: list[int], turn: int, first_match: bool,
                  display: str) -> AmbiguousContextError:
-    shown = ", ".join(str(s + 1) for s in found[:MAX_CANDIDATES])
-    more = " (and more)" if len(found) > MAX_CANDIDATES else ""
-    where = (f"file lines {shown}{more}" if turn == 0 else
-             f"lines {shown}{more} of the file as the blocks before it leave it (blocks apply one "
+    where = (f"file lines {_lines(found)}" if turn == 0 else
+             f"lines {_lines(found)} of the file as the blocks before it leave it (blocks apply one "
              "after another)")
-    hint = ("Add lines around the change to the SEARCH (and REPLACE) lines until they match in "
-            "one place only.")
+    hint = _UNIQUE
     if first_match:
         hint = ("With --first-match a block takes the first place its SEARCH lines stand in the file "
                 "as the blocks before it leave it, and that place is not after the block before it: "
                 "send the blocks in the file's order. " + hint)
+    return _ambiguity(display, [(chunk, found, where)], hint)
+
+
+def _ambiguous(chunks: Sequence[Chunk], ambiguous: Ambiguous, display: str) -> AmbiguousContextError:
+    return _ambiguity(display, [(chunks[number], found, f"file lines {_lines(found)}")
+                                for number, _anchor, found in ambiguous.hunks], _UNIQUE)
+
+
+_UNIQUE = "Add lines around the change to the SEARCH (and REPLACE) lines until they match in one place only."
+
+
+def _lines(found: Sequence[int]) -> str:
+    """Where a block's SEARCH lines stand (0-based), as a message lists them."""
+    shown = ", ".join(str(s + 1) for s in found[:MAX_CANDIDATES])
+    return shown + (" (and more)" if len(found) > MAX_CANDIDATES else "")
+
+
+def _ambiguity(display: str, blocks: list[tuple[Chunk, Sequence[int], str]], hint: str) -> AmbiguousContextError:
+    """Blocks whose SEARCH lines stand in several places: each (block, places, where they are)."""
+    first, first_found, _where = blocks[0]
     return AmbiguousContextError(
-        f"Ambiguous SEARCH/REPLACE block for {display}: the SEARCH lines of the block on line "
-        f"{chunk.line} match at {where}.", hint=hint, path=display, line=chunk.line,
-        details={"candidate_lines": [s + 1 for s in found[:MAX_CANDIDATES]],
-                 "hunks": [{"patch_line": chunk.line,
-                            "candidate_lines": [s + 1 for s in found[:MAX_CANDIDATES]]}]})
+        f"Ambiguous SEARCH/REPLACE block for {display}: " + "; ".join(
+            f"the SEARCH lines of the block on line {chunk.line} match at {where}"
+            for chunk, _found, where in blocks) + ".",
+        hint=hint, path=display, line=first.line,
+        details={"candidate_lines": [s + 1 for s in first_found[:MAX_CANDIDATES]],
+                 "hunks": [{"patch_line": chunk.line, "candidate_lines": [s + 1 for s in found[:MAX_CANDIDATES]]}
+                           for chunk, found, _where in blocks]})
 
 
 def _spell(indent: str) -> str:
@@ -398,26 +417,3 @@ def _missing(texts: Sequence[str], chunks: Sequence[Chunk], miss: Missing, space
         hint="The SEARCH lines must equal the file's lines exactly (trailing white space and "
              "indentation shifted as a whole aside). " + text,
         path=display, line=chunk.line, details={"closest_line": hint.closest_line})
-
-
-def _ambiguous(chunks: Sequence[Chunk], ambiguous: Ambiguous, display: str) -> AmbiguousContextError:
-    described = []
-    for number, _anchor, found in ambiguous.hunks:
-        shown = ", ".join(str(s + 1) for s in found[:MAX_CANDIDATES])
-        more = " (and more)" if len(found) > MAX_CANDIDATES else ""
-        described.append(f"the SEARCH lines of the block on line {chunks[number].line} match at "
-                         f"file lines {shown}{more}")
-    first_number, _anchor, first_found = ambiguous.hunks[0]
-    return AmbiguousContextError(
-        f"Ambiguous SEARCH/REPLACE block for {display}: " + "; ".join(described) + ".",
-        hint="Add lines around the change to the SEARCH (and REPLACE) lines until they match in "
-             "one place only.",
-        path=display, line=chunks[first_number].line,
-        details={
-            "candidate_lines": [s + 1 for s in first_found[:MAX_CANDIDATES]],
-            "hunks": [{"patch_line": chunks[number].line, "candidate_lines":
-                       [s + 1 for s in found[:MAX_CANDIDATES]]}
-                      for number, _anchor, found in ambiguous.hunks],
-        },
-    )
-

@@ -38,7 +38,7 @@ from .policy import options_for
 from .text_placement import FORMAT, line_of, text_of
 from .textfile import decode, require_unicode
 from .txn.provenance import state_home
-from .workspace import STATE_DIR, Workspace
+from .workspace import STATE_DIR, Workspace, under
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -337,7 +337,7 @@ class TextEditor:
 
 
 def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
+    return path == folder or under(folder, path) is not None
 
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,
@@ -357,11 +357,9 @@ def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".",
     command = arguments.get("command")
     if command is None:
         raise _invalid("Parameter `command` is required: one of " + ", ".join(COMMANDS) + ".")
+    given = {name: value for name, value in arguments.items() if name not in ("command", "path")}
     return TextEditor(root, intent=intent, origin=origin, defaults=defaults, **options).run(
-        command, arguments.get("path") or "", file_text=arguments.get("file_text"),
-        view_range=arguments.get("view_range"), old_str=arguments.get("old_str"),
-        new_str=arguments.get("new_str"), insert_line=arguments.get("insert_line"),
-        insert_text=arguments.get("insert_text"), max_characters=arguments.get("max_characters"))
+        command, arguments.get("path") or "", **given)
 
 
 ARGUMENTS: dict[str, tuple[type, ...]] = {

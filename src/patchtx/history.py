@@ -24,7 +24,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from ._record import replace
-from .api import recovery_of, verifier_for
+from .api import commit_plan
 from .errors import (
     ChangedSincePlanningError,
     HistoryDamagedError,
@@ -36,7 +36,6 @@ from .errors import (
 from .model import ChangeKind, FileChange, PathTarget, Plan
 from .policy import check_changes, options_for, policy_files
 from .result import Result
-from .txn import commit
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
 from .txn.kept import (
@@ -50,7 +49,6 @@ from .txn.kept import (
     read_record,
     untrusted_entries,
 )
-from .txn.retention import KeepHistory
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -189,28 +187,9 @@ def undo(
         approve(plan)
     if dry_run:
         return Result(plan, committed=False, dry_run=True, undone=entry.transaction_id)
-    keep = KeepHistory(count=commit_options.history_count, max_bytes=commit_options.history_bytes,
-                       undoes=entry.transaction_id, origin=origin)
-    report = commit(
-        plan,
-        durable=commit_options.durable,
-        lock_timeout=commit_options.lock_timeout,
-        fs=fs,
-        retention=keep,
-        progress=progress,
-        dir_modes=dict(record.removed_dirs),
-        policy=plan_options,
-        check=(check := verifier_for(commit_options)),
-    )
-    return Result(
-        plan,
-        committed=True,
-        transaction_id=report.transaction_id,
-        fsyncs=report.fsyncs,
-        recovery=recovery_of(report),
-        undone=entry.transaction_id,
-        verify=None if check is None else check.outcome,
-    )
+    result = commit_plan(plan, commit_options, progress=progress, policy=plan_options, origin=origin,
+                         undoes=entry.transaction_id, fs=fs, dir_modes=dict(record.removed_dirs))
+    return replace(result, undone=entry.transaction_id)
 
 
 def _not_own(entry: HistoryEntry, origin: str | None) -> PolicyError:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from ._record import record
+from ._record import as_json, record
 
 if TYPE_CHECKING:
     SyntaxStatus = Literal["ok", "errors", "unchanged_errors", "not_checked"]
@@ -123,8 +123,7 @@ class Repair:
     detail: str
     """What was done, in one sentence."""
 
-    def to_json(self) -> dict[str, str]:
-        return {"kind": self.kind, "where": self.where, "detail": self.detail}
+    to_json = as_json
 
 
 @record
@@ -218,8 +217,7 @@ class SyntaxIssue:
     column: int
     message: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "column": self.column, "message": self.message}
+    to_json = as_json
 
 
 @record
@@ -234,9 +232,7 @@ class FileSyntax:
     reason: str | None = None
     """Why a file was not checked."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "status": self.status, "language": self.language,
-                "errors": [e.to_json() for e in self.errors], "reason": self.reason}
+    to_json = as_json
 
 
 @record
@@ -248,8 +244,7 @@ class SyntaxReport:
     def introduced(self) -> tuple[FileSyntax, ...]:
         return tuple(f for f in self.files if f.status == "errors")
 
-    def to_json(self) -> dict[str, Any]:
-        return {"mode": self.mode, "files": [f.to_json() for f in self.files]}
+    to_json = as_json
 
     def lines(self) -> list[str]:
         """For a person or a model: one line per file the patch leaves with new errors (mode warn;

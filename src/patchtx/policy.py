@@ -56,7 +56,7 @@ from .options import (
     PlanOptions,
     check_keywords,
 )
-from .workspace import path_problem
+from .workspace import path_problem, under
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -232,7 +232,7 @@ def _read_policy_file(path: str, root: str) -> bytes | None:
         if exc.errno != errno.ELOOP:
             raise _invalid(path, f"unreadable ({exc.strerror})") from None
         real = os.path.realpath(path)
-        if _under(os.path.realpath(root), real) is None:
+        if under(os.path.realpath(root), real) is None:
             raise _invalid(path, f"it is a symbolic link that leads outside the workspace (to {real});"
                                  " patchtx reads a workspace's policy only inside it") from None
         return _read_policy_file(real, root)
@@ -316,12 +316,6 @@ def options_for(
     return plan_options, replace(commit_options, **_only(COMMIT_KEYWORDS, given))
 
 
-def _under(root: str, path: str) -> str | None:
-    """``path`` (absolute, normalised) relative to ``root``, or None if it is not inside it."""
-    prefix = root.rstrip("/") + "/"
-    return path[len(prefix):] if path.startswith(prefix) else None
-
-
 def policy_files(root: str) -> dict[str, str]:
     """Workspace-relative paths that hold policy under a name that is not a policy file's own,
     each with the name whose rules it follows (``pyproject.toml``: its ``[tool.patchtx]`` table;
@@ -330,13 +324,13 @@ def policy_files(root: str) -> dict[str, str]:
     found: dict[str, str] = {}
     config = os.path.abspath(config_path())
     for candidate in (os.path.normpath(config), os.path.realpath(config)):
-        rel = _under(root, candidate)
+        rel = under(root, candidate)
         if rel is not None:
             found[rel] = WORKSPACE_POLICY_FILE
     for name in POLICY_FILES:
         path = os.path.join(root, name)
         if os.path.islink(path):
-            rel = _under(root, os.path.realpath(path))
+            rel = under(root, os.path.realpath(path))
             if rel is not None:
                 found[rel] = name
     return found

@@ -49,21 +49,20 @@ if TYPE_CHECKING:
 
 _HEADERS = (ADD_FILE.rstrip(), DELETE_FILE.rstrip(), UPDATE_FILE.rstrip())
 _NAMING = (*_HEADERS, MOVE_TO.rstrip())
-_DECORATED_NAME = re.compile(r"^\*\*\* (?:Add File|Delete File|Update File|Move to): .*[ \t]\*{2,}[ \t]*\r?$",
-                             re.MULTILINE)
-_ABSOLUTE_NAME = re.compile(r"^(?:---|\+\+\+|diff --git) (?:[ab]/)?/(?!dev/null\s*$)", re.MULTILINE)
-_DECORATED_END_OF_FILE = re.compile(r"\*{2,}\s*end[ _-]?of[ _-]?file\b[\s*:=-]*", re.IGNORECASE)
-_DECORATED = re.compile(r"\*{2,}\s*(begin|end)[ _-]?patch\b[\s*:=-]*", re.IGNORECASE)
-_DECORATED_PATH = re.compile(r"[ \t]+\*{2,}[ \t]*$")
-_SHELL_HEREDOC = re.compile(
-    r"(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\1[ \t]*\n(.*?)\n?\2[ \t]*",
-    re.DOTALL)
+# Patterns as text, compiled by ``re`` at first use and cached there: most patches need one or two
+# of them, and compiling them all at import cost every one-line edit ~3 ms.
+_DECORATED_NAME = r"(?m)^\*\*\* (?:Add File|Delete File|Update File|Move to): .*[ \t]\*{2,}[ \t]*\r?$"
+_ABSOLUTE_NAME = r"(?m)^(?:---|\+\+\+|diff --git) (?:[ab]/)?/(?!dev/null\s*$)"
+_DECORATED_END_OF_FILE = r"(?i)\*{2,}\s*end[ _-]?of[ _-]?file\b[\s*:=-]*"
+_DECORATED = r"(?i)\*{2,}\s*(begin|end)[ _-]?patch\b[\s*:=-]*"
+_DECORATED_PATH = r"[ \t]+\*{2,}[ \t]*$"
+_SHELL_HEREDOC = r"(?s)(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\1[ \t]*\n(.*?)\n?\2[ \t]*"
 _UNIFIED_STARTS = ("diff --git ", "diff --cc ", "diff --combined ", "--- ")
 """How a unified diff's text starts (its first file header)."""
 _COMMAND_WORDS = frozenset({"apply_patch", "applypatch", "bash", "sh", "zsh", "-c", "-lc", "-l"})
 """The words a command array may hold beside its patch: Codex's ``["apply_patch", PATCH]`` and
 ``["bash", "-lc", "apply_patch <<'EOF'..."]``."""
-_DIRECTORY_KEY = re.compile(r"dir|cwd|root|path|folder|workspace|repo|base|project", re.IGNORECASE)
+_DIRECTORY_KEY = r"(?i)dir|cwd|root|path|folder|workspace|repo|base|project"
 """A JSON key that may name where the patch's paths start (``workdir``, ``cwd``, ``root``,
 ``project_dir``, ``path``...): a wrapper with one is not taken apart, since the patch's paths
 would then start elsewhere than the root."""
@@ -183,7 +182,7 @@ def _patch_strings(value: object, found: list[str], depth: int) -> None:
             _patch_strings(item, found, depth + 1)
     elif isinstance(value, str):
         stripped = value.strip(WHITESPACE)
-        heredoc = _SHELL_HEREDOC.fullmatch(stripped)
+        heredoc = re.fullmatch(_SHELL_HEREDOC, stripped)
         if heredoc is not None:
             found.append(heredoc.group(3))
         elif _looks_like_patch(stripped):
@@ -203,7 +202,7 @@ def _names_a_directory(value: object, depth: int = 0) -> bool:
         return True
     if isinstance(value, dict):
         for key, item in value.items():
-            if (_DIRECTORY_KEY.search(str(key)) and item not in (None, "", ".", "./")
+            if (re.search(_DIRECTORY_KEY, str(key)) and item not in (None, "", ".", "./")
                     and not (isinstance(item, str) and _looks_like_patch(item.strip(WHITESPACE)))):
                 return True
             if _names_a_directory(item, depth + 1):
@@ -223,7 +222,7 @@ def _looks_like_patch(text: str) -> bool:
     """Whether ``text`` is a patch and nothing else: it starts as a Codex patch or a unified diff
     starts (text before the diff, a shell command around it, is more than the patch)."""
     first = text.split("\n", 1)[0].strip(WHITESPACE)
-    if first in HEREDOC_OPENERS or _DECORATED.fullmatch(first) or first.startswith(_HEADERS):
+    if first in HEREDOC_OPENERS or re.fullmatch(_DECORATED, first) or first.startswith(_HEADERS):
         return "\n" in text
     from .unified import looks_unified  # (off a one-line edit's path)
 
@@ -275,7 +274,7 @@ def _command_around_patch(value: object, depth: int = 0) -> str:
 def _is_patch_string(text: str) -> bool:
     """A JSON string that is a patch, or Codex's shell heredoc that runs apply_patch on one."""
     stripped = text.strip(WHITESPACE)
-    return _SHELL_HEREDOC.fullmatch(stripped) is not None or _looks_like_patch(stripped)
+    return re.fullmatch(_SHELL_HEREDOC, stripped) is not None or _looks_like_patch(stripped)
 
 
 def _code_fence(text: str) -> tuple[str, Repair] | None:
@@ -311,7 +310,7 @@ def _decorated_markers(text: str) -> tuple[str, Repair] | None:
     changed = []
     for index, marker in ((filled[0], BEGIN_PATCH), (filled[-1], END_PATCH)):
         line = lines[index].strip(WHITESPACE)
-        match = _DECORATED.fullmatch(line)
+        match = re.fullmatch(_DECORATED, line)
         if (line != marker and match is not None
                 and match.group(1).lower() == marker.split()[1].lower()):
             changed.append(f"patch line {index + 1}: '{line}'")
@@ -342,9 +341,9 @@ def _undecorated_lines(lines: list[str]) -> list[str]:
     changed = []
     for index, line in enumerate(lines):
         stripped = line.strip(WHITESPACE)
-        if stripped.startswith(_NAMING) and _DECORATED_PATH.search(stripped):
-            lines[index] = _DECORATED_PATH.sub("", stripped)
-        elif stripped != END_OF_FILE and _DECORATED_END_OF_FILE.fullmatch(stripped):
+        if stripped.startswith(_NAMING) and re.search(_DECORATED_PATH, stripped):
+            lines[index] = re.sub(_DECORATED_PATH, "", stripped)
+        elif stripped != END_OF_FILE and re.fullmatch(_DECORATED_END_OF_FILE, stripped):
             lines[index] = END_OF_FILE
         else:
             continue
@@ -356,7 +355,7 @@ def _decorated_names(text: str) -> tuple[str, Repair] | None:
     """The decorated markers' repair of a Codex patch whose file headers have stars after their
     path, made whether or not it parses (it would name a file 'a.py ***')."""
     if (detect_format(text) != "codex" or (" **" not in text and "\t**" not in text)
-            or _DECORATED_NAME.search(text) is None):  # (a search of a big text, asked last)
+            or re.search(_DECORATED_NAME, text) is None):  # (a search of a big text, asked last)
         return None
     return _decorated_markers(text)
 
@@ -367,7 +366,7 @@ def _absolute_names(text: str, strip: int | None, reverse: bool, unidiff_zero: b
     an agent's tools print them), read with those names kept whole: the planner takes a name
     inside the root as that file and refuses one outside it. Read as written, git's rule strips
     one component and names ``home/u/proj/x.py`` under the root. Not with an explicit ``-p``."""
-    if strip is not None or detect_format(text) != "unified" or _ABSOLUTE_NAME.search(text) is None:
+    if strip is not None or detect_format(text) != "unified" or re.search(_ABSOLUTE_NAME, text) is None:
         return None
     try:
         patch = parse(text, reverse=reverse, unidiff_zero=unidiff_zero, absolute_names=True)

@@ -211,12 +211,8 @@ def _line_placements(original: TextFile, text: str, spans: list[tuple[int, int, 
             k = bisect_right(starts, offset) - 1
             return offsets[k - first] + offset - starts[k]
 
-        joined, pieces, position = "".join(lines), [], 0
-        for start, end, new in group:
-            pieces += [joined[position:at(start)], new if dominant == "\n" else new.replace("\n", dominant)]
-            position = at(end)
-        pieces.append(joined[position:])
-        return "".join(pieces)
+        return _spliced("".join(lines), [(at(start), at(end), new if dominant == "\n" else
+                                          new.replace("\n", dominant)) for start, end, new in group])
 
     placements: list[Placement] = []
     index = 0
@@ -246,17 +242,15 @@ def _line_placements(original: TextFile, text: str, spans: list[tuple[int, int, 
             len(placements), first, last + 1 - first,
             tuple((kind, key.rstrip("\r\n")) for kind, key in keyed),
             tuple(key[len(key.rstrip("\r\n")):] for kind, key in keyed if kind == "+")))
-    final = _spliced(text, 0, len(text), spans)
+    final = _spliced(text, spans)
     return placements, (final.endswith(("\n", "\r")) if final else None)
 
 
-def _spliced(text: str, low: int, high: int, spans: Sequence[tuple[int, int, str]]) -> str:
-    """``text[low:high]`` with the spans inside it replaced."""
-    pieces, position = [], low
+def _spliced(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with the spans (in order, apart) replaced."""
+    pieces, position = [], 0
     for start, end, new in spans:
-        if start < low or end > high:
-            continue
         pieces += [text[position:start], new]
         position = end
-    pieces.append(text[position:high])
+    pieces.append(text[position:])
     return "".join(pieces)

@@ -131,6 +131,13 @@ def path_problem(path: str) -> str | None:
     return reserved_reason(parts)
 
 
+def under(folder: str, path: str) -> str | None:
+    """``path`` relative to ``folder`` (both absolute and normalised), or None when it does not lie
+    inside it (the folder itself included)."""
+    prefix = folder.rstrip("/") + "/"
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
 _INSIDE = "Use a relative path to a file inside the workspace root."
 _NO_DOTS = "Use a relative path to a file inside the workspace root, without '..'."
 _NOT_RESERVED = ("patchtx never reads or writes inside a .git folder (git's own files: use git) or "
@@ -301,12 +308,11 @@ class Workspace:
     def _relative_absolute(self, spelled: str, line: int | None) -> str:
         normal = os.path.normpath(spelled)
         for base in (self.root, self.given_root):
-            if normal == base:
-                return ""
-            if normal.startswith(base.rstrip("/") + "/"):
-                if ".." in spelled.split("/"):
+            rel = "" if normal == base else under(base, normal)
+            if rel is not None:
+                if rel and ".." in spelled.split("/"):
                     raise _unsafe(spelled, "it contains '..'", line, _NO_DOTS)
-                return normal[len(base.rstrip("/")) + 1 :]
+                return rel
         raise _unsafe(spelled, f"it is an absolute path outside the workspace root {self.root}",
                       line)
 
@@ -339,7 +345,7 @@ class Workspace:
                 target = os.path.realpath(candidate)
             except OSError as exc:  # the link went away between lstat and readlink (a swap)
                 raise _read_error(candidate, exc) from None
-            if target != self.root and not target.startswith(self.root.rstrip("/") + "/"):
+            if target != self.root and under(self.root, target) is None:
                 raise _unsafe(spelled, f"'{'/'.join(parts[: i + 1])}' is a symbolic link that "
                               f"leads outside the workspace (to {target})", line)
             inside = os.path.relpath(target, self.root)

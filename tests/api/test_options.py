@@ -254,7 +254,6 @@ def test_the_agents_editor_records_its_intent(tmp_path: Path) -> None:
 def commits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, Any]]]:
     """What every commit was asked for: durable, lock_timeout and the history limits."""
     import patchtx.api
-    import patchtx.history
     import patchtx.txn
 
     seen: list[dict[str, Any]] = []
@@ -267,7 +266,7 @@ def commits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, Any]]]:
                      "history_count": keep.count, "history_bytes": keep.max_bytes})
         return real(plan, **keywords)
 
-    for module in (patchtx.txn, patchtx.api, patchtx.history):  # (each binds the name on import)
+    for module in (patchtx.txn, patchtx.api):  # (each binds the name on import; undo commits through api)
         monkeypatch.setattr(module, "commit", spy)
     yield seen
 

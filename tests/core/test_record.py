@@ -144,3 +144,31 @@ def test_a_default_before_a_field_without_one_is_refused() -> None:
         class _Bad:
             a: int = 0
             b: int
+
+
+@record
+class Span:
+    start: int
+    end: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def test_records_of_one_shape_share_compiled_code_but_not_their_fields_or_names() -> None:
+    # Point and Span have the same shape (two plain fields, then a factory): one compiled
+    # __init__, renamed for each, setting each class's own slots.
+    assert Point.__init__.__code__.co_code == Span.__init__.__code__.co_code
+    assert (Span(1, 2).start, Span(1, 2).end, Point(3, 4).x) == (1, 2, 3)
+    assert Span(end=5, start=4) == Span(4, 5) and Span(1).notes is not Span(1).notes
+    assert str(inspect.signature(Span)) == "(start, end=0, notes=<factory>)"
+    assert Span.__init__.__qualname__ == "Span.__init__" and Span.__init__.__module__ == __name__
+    with pytest.raises(TypeError, match=r"Span.__init__\(\) missing 1 required positional argument: 'start'"):
+        Span()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'x'"):
+        Span(1, x=2)  # type: ignore[call-arg]
+
+
+def test_a_field_named_self_is_refused_when_the_class_is_made() -> None:
+    with pytest.raises(TypeError, match="may not be named 'self'"):
+        @record
+        class Odd:
+            self: int

@@ -295,3 +295,46 @@ async def test_log_and_undo_tools(tree: Path) -> None:
         assert is_error and unknown["error"]["kind"] == "unknown_transaction"
         is_error, wrong, text = await call(client, "undo", {})
         assert is_error and wrong["error"]["kind"] == "invalid_arguments" and "`transaction` is required" in text
+
+
+async def test_what_a_call_prunes_from_the_history_is_deleted_after_its_answer(tree: Path) -> None:
+    # The server answers first and deletes the pruned entry between calls (deleting it frees the
+    # original file it kept, a few milliseconds on some disks): the history never lists more than
+    # its limit, and nothing is left once the session ends.
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "patchtx.agents.mcp_server", "--root", str(tree), "--history-count", "2"],
+        cwd=str(tree.parent), env=server_environment())
+    async with Client(params) as client:
+        for value in range(5):
+            patch = f"*** Begin Patch\n*** Add File: counter{value}.txt\n+{value}\n*** End Patch\n"
+            is_error, applied, _ = await call(client, "apply_patch", {"patch": patch})
+            assert not is_error, applied
+            is_error, listed, _ = await call(client, "log", {})
+            assert [t["id"] for t in listed["transactions"]][:1] == [applied["transaction"]]
+            assert len(listed["transactions"]) == min(value + 1, 2)
+    journal = tree / ".patchtx" / "journal"
+    names = sorted(path.name for path in journal.iterdir())
+    assert not [name for name in names if name.endswith(".pruned")], names
+    kept = {name.partition(".")[0] for name in names}
+    assert len(kept) == 2 and all(name.endswith((".before", "-0")) or ".kept-" in name for name in names)
+
+
+async def test_a_call_that_prunes_nothing_leaves_the_state_folder_alone(tree: Path) -> None:
+    # The sweep runs only after a call whose commit pruned an entry: a read, a dry run or a refused
+    # patch neither deletes what lies in .patchtx/journal (here, files a repository planted with a
+    # pruned entry's names) nor creates the lock.
+    journal = tree / ".patchtx" / "journal"
+    journal.mkdir(parents=True)
+    planted = ["20260101T000000-0123abcd.pruned", "20260101T000000-0123abcd.0.before"]
+    for name in planted:
+        (journal / name).write_text("planted\n")
+    async with connect(tree) as client:
+        is_error, _, _ = await call(client, "str_replace_based_edit_tool", {"command": "view", "path": "app.py"})
+        assert not is_error
+        is_error, _, _ = await call(client, "apply_patch", {"patch": EDIT, "dry_run": True})
+        assert not is_error
+        is_error, _, _ = await call(client, "apply_patch", {"patch": DELETE})
+        assert is_error  # refused: deleting needs allow_delete
+    assert sorted(path.name for path in journal.iterdir()) == sorted(planted)
+    assert not (tree / ".patchtx" / "lock").exists()

@@ -120,11 +120,6 @@ def _file_reports(plan: Plan) -> list[tuple[dict[str, Any] | None, dict[str, Any
     return reports
 
 
-def diff_content(plan: Plan) -> list[dict[str, Any]]:
-    """The ``diff`` content items of a Plan (one per changed text file)."""
-    return [diff for diff, _ in _file_reports(plan) if diff is not None]
-
-
 def edit_locations(plan: Plan) -> list[dict[str, Any]]:
     """The ``locations`` of a Plan: absolute path and first changed row (0-based) per file."""
     return [location for _, location in _file_reports(plan)]

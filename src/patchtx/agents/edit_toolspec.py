@@ -138,15 +138,23 @@ def edit_tool_spec(tool: str, format: str = "function") -> dict[str, Any]:
     description, schema = SPECS[tool]
     if format == "json-schema":
         return schema()
+    if format == "anthropic" and tool == EDITOR:
+        return {"type": ANTHROPIC_EDITOR_TYPE, "name": EDITOR}
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r} for {tool}; choose one of: {', '.join(FORMATS)}")
+    return json_tool(tool, description, schema(), format)
+
+
+def json_tool(name: str, description: str, parameters: dict[str, Any], format: str) -> dict[str, Any]:
+    """A tool whose arguments are JSON of the schema ``parameters``, in ``format``: ``function`` (a
+    Responses API function tool, ``strict`` off: optional arguments stay optional),
+    ``chat-completions`` (the same nested as Chat Completions wants it) or ``anthropic`` (an
+    Anthropic Messages API tool)."""
     if format == "anthropic":
-        if tool == EDITOR:
-            return {"type": ANTHROPIC_EDITOR_TYPE, "name": EDITOR}
-        return {"name": tool, "description": description, "input_schema": schema()}
-    function = {"type": "function", "name": tool, "description": description, "strict": False,
-                "parameters": schema()}
-    if format == "function":
-        return function
+        return {"name": name, "description": description, "input_schema": parameters}
+    function = {"type": "function", "name": name, "description": description, "strict": False,
+                "parameters": parameters}
     if format == "chat-completions":
         return {"type": "function", "function": {key: function[key] for key in
                                                  ("name", "description", "parameters", "strict")}}
-    raise ValueError(f"unknown format {format!r} for {tool}; choose one of: {', '.join(FORMATS)}")
+    return function

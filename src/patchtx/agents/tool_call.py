@@ -32,6 +32,7 @@ from ..policy import options_for
 from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
 from ..search_replace import parse_search_replace
+from ..workspace import under
 from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
@@ -55,10 +56,6 @@ class ToolOutcome:
         return bool(self.payload["ok"])
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def resolve_workspace_root(root: str, workspace_root: str | None) -> str:
     """The real path of ``workspace_root`` (relative to ``root``, or absolute), which must be an
     existing directory inside the real ``root``; raise UnsafePathError otherwise."""
@@ -67,7 +64,7 @@ def resolve_workspace_root(root: str, workspace_root: str | None) -> str:
         return real_root
     candidate = os.path.realpath(os.path.join(real_root, workspace_root))
     hint = f"Pass a directory inside {real_root}, or leave workspace_root out to use the root itself."
-    if not _inside(candidate, real_root):
+    if candidate != real_root and under(real_root, candidate) is None:
         raise UnsafePathError(
             f"Refusing workspace_root '{workspace_root}': it resolves to {candidate}, outside the "
             f"workspace root {real_root}.", hint=hint, path=workspace_root)
@@ -160,7 +157,11 @@ def tool_wording(text: str) -> str:
     return text
 
 
-def failure_outcome(error: PatchtxError, root: str | None = None, *, dry_run: bool = False) -> ToolOutcome:
+def failure_outcome(error: Exception, root: str | None = None, *, dry_run: bool = False) -> ToolOutcome:
+    """A refused call's outcome; an exception other than a ``PatchtxError`` is an internal error
+    (the model gets an error with a kind, never a traceback)."""
+    if not isinstance(error, PatchtxError):
+        error = InternalError.wrapping(error)
     payload = error_json(error, root=root, dry_run=dry_run)
     worded = payload["error"]
     for key in ("message", "hint"):
@@ -182,16 +183,21 @@ def apply_patch_call(patch: str | Patch, root: str, *, host: Mapping[str, Any] |
     (``"mcp"``: the MCP server, whose undo tool may be limited to its own transactions). Never
     raises for a refused patch: the refusal is the outcome (``ok`` false, nothing written).
     """
-    call = call_arguments(arguments)
-    dry_run: bool = call["dry_run"]
+    return _applied(patch, root, call_arguments(arguments), host or {}, origin)
+
+
+def _applied(patch: str | Patch, root: str, call: Mapping[str, Any], host: Mapping[str, Any],
+             origin: str | None, *, edits: Patch | None = None) -> ToolOutcome:
+    """``apply_patch_call`` with the call's options ``call`` (``edits``: the edit list's patch,
+    whose edit a refusal names)."""
     try:
-        plan, options, commit_options = _plan(patch, root, call, host or {})
-        result = (Result(plan, committed=False, dry_run=True) if dry_run
+        plan, options, commit_options = _plan(patch, root, call, host)
+        result = (Result(plan, committed=False, dry_run=True) if call["dry_run"]
                   else commit_plan(plan, commit_options, policy=options, origin=origin))
-    except PatchtxError as error:
-        return failure_outcome(error, root, dry_run=dry_run)
-    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
-        return failure_outcome(InternalError.wrapping(exc), root, dry_run=dry_run)
+    except Exception as error:  # noqa: BLE001 - every refusal is the outcome
+        if edits is not None and isinstance(error, PatchtxError):
+            error = name_the_edit(error, edits)
+        return failure_outcome(error, root, dry_run=call["dry_run"])
     return success_outcome(result)
 
 
@@ -236,10 +242,8 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False, allow_delet
             keywords["allow_delete"] = False  # (narrowed: the host's and the workspace's still apply)
         result = undo(real_root, transaction, dry_run=dry_run, origin=origin, only_own=scope == "own",
                       **keywords)
-    except PatchtxError as error:
+    except Exception as error:  # noqa: BLE001 - every refusal is the outcome
         return failure_outcome(error, real_root, dry_run=dry_run)
-    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
-        return failure_outcome(InternalError.wrapping(exc), real_root, dry_run=dry_run)
     outcome = success_outcome(result)
     verb = "Would undo" if dry_run else "Undid"
     done = "" if dry_run else f" as transaction {result.transaction_id}"
@@ -288,10 +292,8 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
     try:
         reply = run_editor(arguments, root, intent=intent, origin=origin, defaults=AGENT_DEFAULTS,
                            **dict(host or {}))
-    except PatchtxError as error:
+    except Exception as error:  # noqa: BLE001 - every refusal is the outcome
         return failure_outcome(error, root)
-    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
-        return failure_outcome(InternalError.wrapping(exc), root)
     if reply.result is None:  # (view: it read, planned nothing and wrote nothing)
         nothing = Result(Plan(os.path.realpath(root), (), ()), committed=False, dry_run=True)
         return ToolOutcome({**result_json(nothing), "output": reply.text}, reply.text)
@@ -307,21 +309,12 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
     """Apply an edit list (``[{path, old_string, new_string, replace_all}, ...]``, see
     ``patchtx.edits``; ``file_path``: the file of the edits that name none) to ``root`` as one
     transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s shape."""
-    patch = None
     try:
         patch = parse_edits(edits, path=file_path)
-        real_root = os.path.realpath(root)
-        options, commit_options = options_for(real_root, host or {}, caller="the host's options:",
-                                              defaults=AGENT_DEFAULTS)
-        plan = plan_parsed(parse_patches(patch, options), real_root, options, intent=intent)
-        result = (Result(plan, committed=False, dry_run=True) if dry_run
-                  else commit_plan(plan, commit_options, policy=options, origin=origin))
     except PatchtxError as error:
-        return failure_outcome(error if patch is None else name_the_edit(error, patch), root,
-                               dry_run=dry_run)
-    except Exception as exc:  # noqa: BLE001 - the model gets an error with a kind, never a traceback
-        return failure_outcome(InternalError.wrapping(exc), root, dry_run=dry_run)
-    return success_outcome(result)
+        return failure_outcome(error, root, dry_run=dry_run)
+    return _applied(patch, root, call_arguments({"dry_run": dry_run, "intent": intent}), host or {},
+                    origin, edits=patch)
 
 
 def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = False,

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..options import TOOL_OPTIONS
 from .edit_toolspec import FORMATS as EDIT_FORMATS
-from .edit_toolspec import TOOLS, edit_tool_spec
+from .edit_toolspec import TOOLS, edit_tool_spec, json_tool
 
 TOOL_NAME = "apply_patch"
 GRAMMAR_RESOURCE = "apply_patch.lark"
@@ -110,37 +110,16 @@ def option_properties() -> dict[str, dict[str, Any]]:
     return properties
 
 
-def function_tool(patch_parameter: str = "input") -> dict[str, Any]:
-    """A Responses API function tool (``strict`` off: the options are optional)."""
+def function_tool(patch_parameter: str = "input", format: str = "function") -> dict[str, Any]:
+    """The tool with the patch as the JSON argument ``patch_parameter``, beside the options: a
+    Responses API function tool, or in another JSON ``format`` (``edit_toolspec.json_tool``)."""
     properties: dict[str, Any] = {
         patch_parameter: {"type": "string", "description": PATCH_DESCRIPTION},
         **option_properties(),
     }
-    return {
-        "type": "function",
-        "name": TOOL_NAME,
-        "description": instructions(),
-        "strict": False,
-        "parameters": {
-            "type": "object",
-            "properties": properties,
-            "required": [patch_parameter],
-            "additionalProperties": False,
-        },
-    }
-
-
-def chat_completions_tool(patch_parameter: str = "input") -> dict[str, Any]:
-    """The function tool in the Chat Completions API's shape (the function nested one level)."""
-    tool = function_tool(patch_parameter)
-    return {"type": "function", "function": {key: tool[key] for key in ("name", "description",
-                                                                         "parameters", "strict")}}
-
-
-def anthropic_tool(patch_parameter: str = "input") -> dict[str, Any]:
-    """An Anthropic Messages API tool definition: the same JSON schema as ``input_schema``."""
-    tool = function_tool(patch_parameter)
-    return {"name": tool["name"], "description": tool["description"], "input_schema": tool["parameters"]}
+    parameters = {"type": "object", "properties": properties, "required": [patch_parameter],
+                  "additionalProperties": False}
+    return json_tool(TOOL_NAME, instructions(), parameters, format)
 
 
 def tool_spec(format: str = "custom") -> dict[str, Any] | str:
@@ -150,10 +129,8 @@ def tool_spec(format: str = "custom") -> dict[str, Any] | str:
         return custom_tool()
     if format in FUNCTION_PATCH_PARAMETERS:
         return function_tool(FUNCTION_PATCH_PARAMETERS[format])
-    if format == "chat-completions":
-        return chat_completions_tool()
-    if format == "anthropic":
-        return anthropic_tool()
+    if format in ("chat-completions", "anthropic"):
+        return function_tool(format=format)
     if format == "lark":
         return grammar_definition()
     if format == "instructions":

@@ -32,7 +32,7 @@ from .._fd import (
 from .._record import record
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Sequence
     from typing import TypeVar
 
 if TYPE_CHECKING:
@@ -296,15 +296,8 @@ class FileSystemOps:
         if not names:
             return
         parent = self.path_of(dir_fd)
-
-        def unlink_all() -> None:
-            if len(names) < _THREADED_FSYNC_MIN or not frees_data:
-                for name in names:
-                    os.unlink(name, dir_fd=dir_fd)
-            else:
-                _in_threads(lambda name: os.unlink(name, dir_fd=dir_fd), names)
-
-        self._call("unlink_many", (dir_fd, names[0]), unlink_all,
+        self._call("unlink_many", (dir_fd, names[0]),
+                   lambda: _each(lambda name: os.unlink(name, dir_fd=dir_fd), names, threaded=frees_data),
                    paths=lambda: tuple(join(parent, n) for n in names))
 
     def fsync(self, fds: Sequence[int]) -> None:
@@ -319,19 +312,11 @@ class FileSystemOps:
                 # cache, all of it, so the barrier is each fsync then one full flush per device.
                 last_of_device = {self.fstat(fd).st_dev: fd for fd in fds}
                 flushing = set(last_of_device.values())
-                others = [fd for fd in fds if fd not in flushing]
-                if len(others) < _THREADED_FSYNC_MIN:
-                    for fd in others:
-                        os.fsync(fd)
-                else:
-                    _in_threads(os.fsync, others)
+                _each(os.fsync, [fd for fd in fds if fd not in flushing])
                 for fd in flushing:
                     full_flush(fd)
-            elif len(fds) < _THREADED_FSYNC_MIN:
-                for fd in fds:
-                    os.fsync(fd)
             else:
-                _in_threads(os.fsync, fds)
+                _each(os.fsync, fds)
             self.fsyncs += len(fds)
 
         self._call("fsync", fds[0], sync_each, paths=lambda: tuple(map(self.path_of, fds)))
@@ -393,11 +378,16 @@ def _read_preserved_xattrs(fd: int) -> tuple[tuple[str, bytes], ...]:
     return tuple((name, os.getxattr(fd, name)) for name in sorted(names) if name.startswith(kept))
 
 
-def _in_threads(function: Callable[[_A], object], items: Iterable[_A]) -> None:
+def _each(function: Callable[[_A], object], items: Sequence[_A], *, threaded: bool = True) -> None:
+    """``function`` of each item: one by one below ``_THREADED_FSYNC_MIN`` items (or unless
+    ``threaded``), else from threads."""
+    if len(items) < _THREADED_FSYNC_MIN or not threaded:
+        for item in items:
+            function(item)
+        return
     # fsync and unlink release the GIL, and concurrent calls share journal commits (ext4, xfs).
     from concurrent.futures import ThreadPoolExecutor  # (off a one-line edit's path)
 
-    items = list(items)
     with ThreadPoolExecutor(max_workers=min(_THREADS, len(items))) as pool:
         for _ in pool.map(function, items):
             pass

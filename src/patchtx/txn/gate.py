@@ -37,7 +37,7 @@ from ..policy import (
     tighten,
     workspace_policy,
 )
-from ..workspace import path_problem
+from ..workspace import path_problem, under
 from .layout import STATE_DIR
 from .provenance import SECRET_NAME, check_outside, state_home
 
@@ -214,7 +214,7 @@ class _Walk:
                 rel = f"{folder}/{name}" if folder else name
                 if is_link:
                     if self.links is not None:
-                        real = _inside(self.root, os.path.realpath(os.path.join(self.root, rel)))
+                        real = under(self.root, os.path.realpath(os.path.join(self.root, rel)))
                         if real is not None:
                             self.links.append((rel, real))
                 elif is_dir:
@@ -271,7 +271,7 @@ def _starts(patterns: tuple[str, ...], dirs: DirectoryHandles, root: str,
             st = dirs.fs.lstat(parent_fd, part)
             if st is None or not stat.S_ISDIR(st.st_mode):
                 if st is not None and stat.S_ISLNK(st.st_mode):
-                    real = _inside(root, os.path.realpath(os.path.join(root, path)))
+                    real = under(root, os.path.realpath(os.path.join(root, path)))
                     if real is not None:
                         links.append((path, real))
                 folder = None
@@ -281,11 +281,6 @@ def _starts(patterns: tuple[str, ...], dirs: DirectoryHandles, root: str,
             starts.add(folder)
     ordered = sorted(starts)
     return [s for s in ordered if not any(o != s and (o == "" or s.startswith(o + "/")) for o in ordered)]
-
-
-def _inside(root: str, real: str) -> str | None:
-    prefix = root.rstrip("/") + "/"
-    return real[len(prefix):] if real.startswith(prefix) else None
 
 
 def _too_many(paths: list[str]) -> PolicyError:

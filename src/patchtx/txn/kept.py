@@ -21,7 +21,7 @@ import hashlib
 import os
 from typing import TYPE_CHECKING
 
-from .._record import as_dict, record
+from .._record import record
 from ..errors import (
     HistoryDamagedError,
     NothingToUndoError,
@@ -114,9 +114,6 @@ class HistoryFile:
     """Name of the before-image in the journal folder (None when there was no original)."""
     size: int | None
     """Size of the before-image."""
-
-    def to_json(self) -> dict[str, Any]:
-        return as_dict(self)  # type: ignore[no-any-return]
 
 
 @record(frozen=False)

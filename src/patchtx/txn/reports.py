@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._record import as_dict, record
+from .._record import as_json, record
 
 if TYPE_CHECKING:
     from typing import Any, Literal
@@ -32,10 +32,7 @@ class RecoveredTransaction:
     conflicts: tuple[str, ...] = ()
     """Paths left as found because something else changed them after the interruption."""
 
-    def to_json(self) -> dict[str, Any]:
-        """As JSON values (lists, not tuples): one item of a result's ``recovered``."""
-        return {name: list(value) if isinstance(value, tuple) else value
-                for name, value in as_dict(self).items()}
+    to_json = as_json
 
 
 @record

@@ -44,10 +44,6 @@ class Syncer:
         self._barriers_left = barriers
         self._spent = 0
 
-    @property
-    def durable(self) -> bool:
-        return self._durable
-
     def choose(self, count: int) -> SyncMode:
         """Decide (and account for) the next barrier, which will cover ``count`` descriptors.
 
