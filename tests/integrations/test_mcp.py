@@ -301,10 +301,8 @@ async def test_what_a_call_prunes_from_the_history_is_deleted_after_its_answer(t
     # The server answers first and deletes the pruned entry between calls (deleting it frees the
     # original file it kept, a few milliseconds on some disks): the history never lists more than
     # its limit, and nothing is left once the session ends.
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "patchtx.agents.mcp_server", "--root", str(tree), "--history-count", "2"],
-        cwd=str(tree.parent), env=server_environment())
+    params = parameters(["--root", str(tree), "--history-count", "2"], cwd=str(tree.parent),
+                        env=server_environment())
     async with Client(params) as client:
         for value in range(5):
             patch = f"*** Begin Patch\n*** Add File: counter{value}.txt\n+{value}\n*** End Patch\n"
