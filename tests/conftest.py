@@ -43,3 +43,33 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["PATCHTX_FULL_EXAMPLES"] = "1"
     if config.getoption("--fresh-servers"):
         os.environ["PATCHTX_TEST_FRESH_SERVERS"] = "1"
+
+
+# Modules holding the suite's longest tests (5 to 20 s each on the 2-core machine), run first: the
+# workers (xdist's worksteal) then end on short tests instead of one worker finishing a long test
+# alone while the other waits. Only the order changes; a stale entry costs time, nothing else.
+SLOW_FIRST = (
+    "tests/security/test_degraded.py",
+    "tests/txn/test_faults.py",
+    "tests/replay/test_edit_protocols_replay.py",
+    "tests/security/test_fuzz.py",
+    "tests/txn/test_crash.py",
+    "tests/txn/test_power_loss.py",
+    "tests/txn/test_state_machine.py",
+    "tests/verify/test_verify_crash.py",
+    "tests/peers/test_peer_suite.py",
+    "tests/conformance/test_codex_corpus.py",
+    "tests/syntax/test_corpus.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(SLOW_FIRST)}
+    root = config.rootpath
+
+    def key(item: pytest.Item) -> int:
+        return rank.get(item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else "",
+                        len(rank))
+
+    items.sort(key=key)  # stable: each module's tests keep their order
+
