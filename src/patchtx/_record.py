@@ -110,6 +110,8 @@ def _make_init(cls: type, built: type, names: tuple[str, ...]) -> Callable[..., 
     ``object.__setattr__``, which looks the name up again on every call (and a frozen record's
     ``__setattr__`` refuses). Its code is ``_init_code``'s for the fields' shape, with the fields'
     names as its parameters' names."""
+    if "self" in names:
+        raise TypeError(f"{cls.__qualname__}: a field may not be named 'self' (the first parameter of __init__)")
     defaults: list[Any] = []
     scope: dict[str, Any] = {"__record_make__": _MAKE}
     made = []

@@ -165,3 +165,10 @@ def test_records_of_one_shape_share_compiled_code_but_not_their_fields_or_names(
         Span()  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="got an unexpected keyword argument 'x'"):
         Span(1, x=2)  # type: ignore[call-arg]
+
+
+def test_a_field_named_self_is_refused_when_the_class_is_made() -> None:
+    with pytest.raises(TypeError, match="may not be named 'self'"):
+        @record
+        class Odd:
+            self: int

@@ -38,9 +38,9 @@ def _pruned_left(folder: Path) -> tuple[Path, str, list[str]]:
     t0 = commit_kept(plan_changes(root, {"a.txt": b"a1\n"}), count=2)
     commit_kept(plan_changes(root, {"b.txt": b"b1\n"}), count=2)
     keep = KeepHistory(count=2)
-    with pruned_deleted_later():
+    with pruned_deleted_later() as later:
         report = commit(plan_changes(root, {"c.txt": b"c1\n"}), retention=keep)
-    assert keep.pruned == [t0] and report.retention_error is None
+    assert keep.pruned == [t0] and report.retention_error is None and later.left
     return root, t0, logged_ids(root)
 
 
@@ -53,6 +53,14 @@ def test_a_commit_within_pruned_deleted_later_leaves_its_pruned_entry_to_the_swe
     assert not any(name.startswith(t0) for name in (p.name for p in journal.iterdir()))
     assert logged_ids(root) == listed and leftovers(root) == []
     assert sweep_pruned(str(root)) == 0  # nothing left: a second sweep finds nothing
+
+
+def test_the_block_says_whether_a_commit_left_anything_to_delete(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, {"a.txt": b"a0\n"})
+    with pruned_deleted_later() as later:
+        commit_kept(plan_changes(root, {"a.txt": b"a1\n"}), count=2)  # nothing to prune yet
+    assert not later.left and sweep_pruned(str(root)) == 0
 
 
 def test_outside_the_block_a_commit_deletes_what_it_prunes(tmp_path: Path) -> None:

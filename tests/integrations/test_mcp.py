@@ -319,3 +319,23 @@ async def test_what_a_call_prunes_from_the_history_is_deleted_after_its_answer(t
     assert not [name for name in names if name.endswith(".pruned")], names
     kept = {name.partition(".")[0] for name in names}
     assert len(kept) == 2 and all(name.endswith((".before", "-0")) or ".kept-" in name for name in names)
+
+
+async def test_a_call_that_prunes_nothing_leaves_the_state_folder_alone(tree: Path) -> None:
+    # The sweep runs only after a call whose commit pruned an entry: a read, a dry run or a refused
+    # patch neither deletes what lies in .patchtx/journal (here, files a repository planted with a
+    # pruned entry's names) nor creates the lock.
+    journal = tree / ".patchtx" / "journal"
+    journal.mkdir(parents=True)
+    planted = ["20260101T000000-0123abcd.pruned", "20260101T000000-0123abcd.0.before"]
+    for name in planted:
+        (journal / name).write_text("planted\n")
+    async with connect(tree) as client:
+        is_error, _, _ = await call(client, "str_replace_based_edit_tool", {"command": "view", "path": "app.py"})
+        assert not is_error
+        is_error, _, _ = await call(client, "apply_patch", {"patch": EDIT, "dry_run": True})
+        assert not is_error
+        is_error, _, _ = await call(client, "apply_patch", {"patch": DELETE})
+        assert is_error  # refused: deleting needs allow_delete
+    assert sorted(path.name for path in journal.iterdir()) == sorted(planted)
+    assert not (tree / ".patchtx" / "lock").exists()

@@ -250,29 +250,46 @@ def _argument_problems(error: ValidationError) -> str:
 class _Sweeper:
     """Deletes what the server's commits pruned from the undo history once they have answered
     (``retention.pruned_deleted_later``): in a background thread, which the next writing call waits
-    for, so that the client does not wait for it while the model reads the answer."""
+    for, so that the client does not wait for it while the model reads the answer. Only after a
+    call that pruned something: a call that writes nothing leaves the state folder alone."""
 
     def __init__(self, root: str) -> None:
         self._root = root
         self._guard = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._again = False
+        """A call pruned while the thread was sweeping: sweep once more before it ends."""
 
     def writing(self, call: Callable[[], ToolOutcome]) -> ToolOutcome:
         """Run a writing tool call, its pruned entries deleted after it."""
         self.wait()
-        with pruned_deleted_later():
+        with pruned_deleted_later() as later:
             outcome = call()
-        with self._guard:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._sweep, name="patchtx-sweep", daemon=True)
-                self._thread.start()
+        if later.left:
+            with self._guard:
+                if self._thread is not None:
+                    self._again = True
+                else:
+                    thread = threading.Thread(target=self._sweep, name="patchtx-sweep", daemon=True)
+                    try:
+                        thread.start()
+                    except RuntimeError:  # (no thread to be had: the next commit's recovery deletes them)
+                        pass
+                    else:
+                        self._thread = thread
         return outcome
 
     def _sweep(self) -> None:
-        try:
-            sweep_pruned(self._root)
-        except Exception:  # no one to tell: the next commit's recovery deletes it, or says why not
-            pass
+        while True:
+            try:
+                sweep_pruned(self._root)
+            except Exception:  # no one to tell: the next commit's recovery deletes it, or says why not
+                pass
+            with self._guard:
+                if not self._again:
+                    self._thread = None
+                    return
+                self._again = False
 
     def wait(self) -> None:
         with self._guard:

@@ -42,21 +42,27 @@ else:
     Protocol = object
 
 
-_DELETE_LATER: ContextVar[bool] = ContextVar("patchtx_delete_pruned_later", default=False)
+_DELETE_LATER: ContextVar[pruned_deleted_later | None] = ContextVar("patchtx_delete_pruned_later", default=None)
 
 
-class pruned_deleted_later:  # lower case: used as ``with pruned_deleted_later():``
+class pruned_deleted_later:  # lower case: used as ``with pruned_deleted_later() as later:``
     """Within this block (this thread's calls), a commit leaves the entries it prunes, renamed
     ``<txn>.pruned`` and never listed again, for the caller to delete once it has answered
-    (``recovery.sweep_pruned``); the next commit's recovery deletes any still there. Deleting an
-    entry frees the original file it kept, which costs a few milliseconds per file on some disks
-    (online discard): a server does it between calls, not while the client waits. (A class, not a
-    ``contextlib.contextmanager``: contextlib is one more import on every commit.)"""
+    (``recovery.sweep_pruned``; ``left`` says whether there is anything to delete); the next
+    commit's recovery deletes any still there. Deleting an entry frees the original file it
+    kept, which costs a few milliseconds per file on some disks (online discard): a server does it
+    between calls, not while the client waits. (A class, not a ``contextlib.contextmanager``:
+    contextlib is one more import on every commit.)"""
 
-    __slots__ = ("_token",)
+    __slots__ = ("_token", "left")
 
-    def __enter__(self) -> None:
-        self._token = _DELETE_LATER.set(True)
+    def __init__(self) -> None:
+        self.left = False
+        """Whether a commit in the block pruned an entry and left it."""
+
+    def __enter__(self) -> pruned_deleted_later:
+        self._token = _DELETE_LATER.set(self)
+        return self
 
     def __exit__(self, *exc_info: object) -> None:
         _DELETE_LATER.reset(self._token)
@@ -179,7 +185,9 @@ class KeepHistory:
         """Delete what ``prepare`` pruned, its journal last: until then, an interrupted deletion is
         recognisably a pruned entry's, which the next recovery sweeps without reporting it. Within
         ``pruned_deleted_later``, leave it to the caller's sweep."""
-        if _DELETE_LATER.get():
+        later = _DELETE_LATER.get()
+        if later is not None:
+            later.left = later.left or bool(self._to_delete)
             self._to_delete = []
             return
         journal_fd = context.dirs.open(JOURNAL_DIR)
