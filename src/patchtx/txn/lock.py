@@ -78,27 +78,24 @@ class workspace_lock:  # lower case: it was (and reads as) a function, ``with wo
         """Take the flock, polling (1 ms, doubling up to 50 ms) until ``timeout`` if it is held."""
         import fcntl  # (not on every platform: _fd.require_posix names it when missing)
 
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            pass
-        from ..verify import refuse_inside_own_check  # (off a one-line edit's path)
-
-        refuse_inside_own_check(self._root, os.path.join(self._root, STATE_DIR, LOCK_NAME))
-        deadline = time.monotonic() + self._timeout
+        deadline = None
         wait = _FIRST_WAIT
         while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                pass
+            if deadline is None:  # held: by the transaction whose verify command runs us?
+                from ..verify import refuse_inside_own_check  # (off a one-line edit's path)
+
+                refuse_inside_own_check(self._root, os.path.join(self._root, STATE_DIR, LOCK_NAME))
+                deadline = time.monotonic() + self._timeout
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _timed_out(os.path.join(self._root, STATE_DIR, LOCK_NAME), self._timeout)
             time.sleep(min(wait, left))
             wait = min(wait * 2, _LONGEST_WAIT)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                continue
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
