@@ -2,7 +2,8 @@
 # The project's test command (the README's, and what CI runs): installs what the tests need from
 # the project's own files, then runs the whole suite (in parallel, one worker per core) and the
 # shared Codex scenario corpus. Arguments go to pytest ("-n 0" runs in one process;
-# "--full-examples" draws every property test's full count, as a nightly run would).
+# "--full-examples" draws every property test's full count, as a nightly run would;
+# "--fresh-servers" starts every MCP server as a fresh interpreter: tests/warm_server.py).
 #
 # The Codex reference binary (npm @openai/codex, for tests/differential) is installed into a cache
 # folder outside the repository while the project installs: a 160 MB download and 404 MB on disk
