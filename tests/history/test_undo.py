@@ -125,7 +125,7 @@ def test_undo_stacks_read_from_the_log() -> None:
     from patchtx.txn.kept import HistoryEntry
 
     def entry(name: str, undoes: str | None = None) -> HistoryEntry:
-        return HistoryEntry(name, 0, "2026-01-01T00:00:00Z", "A 0, M 1, D 0, R 0", {}, None, undoes, 0, 1, 0, name)
+        return HistoryEntry(name, 0, "2026-01-01T00:00:00Z", "A 0, M 1, D 0, R 0", {}, None, undoes, 0, 1, name)
 
     newest_first = [entry("u3", "r2"), entry("r2", "u1"), entry("u1", "e2"), entry("e2"), entry("e1"),
                     entry("u0", "gone")]

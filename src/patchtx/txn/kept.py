@@ -74,7 +74,6 @@ class HistoryEntry:
     bytes: int
     """Bytes of before-images kept."""
     file_count: int
-    before_images: int
     journal_name: str
     """Its kept journal's name in the journal folder (``<txn>.kept-<seq>-<bytes>``)."""
     origin: str | None = None
@@ -334,7 +333,6 @@ def _entry(kept: _Kept, journal: Journal) -> HistoryEntry:
         bytes=kept.bytes,
         file_count=len(journal.entries),
         paths=tuple(entry.path for entry in journal.entries),
-        before_images=len(journal.backup_names()),
         journal_name=kept.name,
         origin=optional_str_field(history.get("origin")),
     )
