@@ -297,10 +297,9 @@ async def test_log_and_undo_tools(tree: Path) -> None:
         assert is_error and wrong["error"]["kind"] == "invalid_arguments" and "`transaction` is required" in text
 
 
-async def test_what_a_call_prunes_from_the_history_is_deleted_after_its_answer(tree: Path) -> None:
-    # The server answers first and deletes the pruned entry between calls (deleting it frees the
-    # original file it kept, a few milliseconds on some disks): the history never lists more than
-    # its limit, and nothing is left once the session ends.
+async def test_the_history_keeps_its_limit_through_the_server(tree: Path) -> None:
+    # Each call's commit prunes what no longer fits: the history never lists more than its limit,
+    # and nothing of a pruned entry is left.
     params = parameters(["--root", str(tree), "--history-count", "2"], cwd=str(tree.parent),
                         env=server_environment())
     async with Client(params) as client:
@@ -318,10 +317,9 @@ async def test_what_a_call_prunes_from_the_history_is_deleted_after_its_answer(t
     assert len(kept) == 2 and all(name.endswith((".before", "-0")) or ".kept-" in name for name in names)
 
 
-async def test_a_call_that_prunes_nothing_leaves_the_state_folder_alone(tree: Path) -> None:
-    # The sweep runs only after a call whose commit pruned an entry: a read, a dry run or a refused
-    # patch neither deletes what lies in .patchtx/journal (here, files a repository planted with a
-    # pruned entry's names) nor creates the lock.
+async def test_a_call_that_commits_nothing_leaves_the_state_folder_alone(tree: Path) -> None:
+    # A read, a dry run or a refused patch neither deletes what lies in .patchtx/journal (here,
+    # files a repository planted under a pruned entry's names) nor creates the lock.
     journal = tree / ".patchtx" / "journal"
     journal.mkdir(parents=True)
     planted = ["20260101T000000-0123abcd.pruned", "20260101T000000-0123abcd.0.before"]

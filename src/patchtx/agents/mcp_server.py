@@ -21,7 +21,6 @@ import io
 import json
 import os
 import sys
-import threading
 from collections import deque
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, Self, cast
@@ -66,8 +65,6 @@ from ..arguments import add_commit_options, add_policy_options, commit_keywords,
 from ..errors import InvalidArgumentsError
 from ..options import TOOL_OPTIONS, Declared
 from ..render import result_schema
-from ..txn.recovery import sweep_pruned
-from ..txn.retention import pruned_deleted_later
 from .edit_toolspec import (
     EDITOR,
     EDITOR_DESCRIPTION,
@@ -247,61 +244,8 @@ def _argument_problems(error: ValidationError) -> str:
     return "; ".join(problems)
 
 
-class _Sweeper:
-    """Deletes what the server's commits pruned from the undo history once they have answered
-    (``retention.pruned_deleted_later``): in a background thread, which the next writing call waits
-    for, so that the client does not wait for it while the model reads the answer. Only after a
-    call that pruned something: a call that writes nothing leaves the state folder alone."""
-
-    def __init__(self, root: str) -> None:
-        self._root = root
-        self._guard = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._again = False
-        """A call pruned while the thread was sweeping: sweep once more before it ends."""
-
-    def writing(self, call: Callable[[], ToolOutcome]) -> ToolOutcome:
-        """Run a writing tool call, its pruned entries deleted after it."""
-        self.wait()
-        with pruned_deleted_later() as later:
-            outcome = call()
-        if later.left:
-            with self._guard:
-                if self._thread is not None:
-                    self._again = True
-                else:
-                    thread = threading.Thread(target=self._sweep, name="patchtx-sweep", daemon=True)
-                    try:
-                        thread.start()
-                    except RuntimeError:  # (no thread to be had: the next commit's recovery deletes them)
-                        pass
-                    else:
-                        self._thread = thread
-        return outcome
-
-    def _sweep(self) -> None:
-        while True:
-            try:
-                sweep_pruned(self._root)
-            except Exception:  # no one to tell: the next commit's recovery deletes it, or says why not
-                pass
-            with self._guard:
-                if not self._again:
-                    self._thread = None
-                    return
-                self._again = False
-
-    def wait(self) -> None:
-        with self._guard:
-            thread = self._thread
-        if thread is not None:
-            thread.join()
-
-
 class PatchtxMCPServer(MCPServer):
     """The SDK's server, with argument errors answered in the one result shape."""
-
-    sweeper: _Sweeper
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:
@@ -315,7 +259,7 @@ class PatchtxMCPServer(MCPServer):
             return _result(failure_outcome(error))
 
 
-def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: str = "own") -> PatchtxMCPServer:
+def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: str = "own") -> MCPServer:
     """The server for workspace ``root`` (an existing directory), not yet running. ``host`` is the
     host's policy (``plan_patch`` keywords: ``protected``, ``allow_delete``, ``max_files``...), a
     ceiling that neither the workspace's policy nor a tool call can lift (undo included).
@@ -327,7 +271,6 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
         raise NotADirectoryError(f"The workspace root {root!r} is not a directory.")
     root = os.path.realpath(root)
     server = PatchtxMCPServer("patchtx", version=__version__, instructions=SERVER_INSTRUCTIONS)
-    sweeper = server.sweeper = _Sweeper(root)
 
     def writes(title: str) -> ToolAnnotations:
         return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=True,
@@ -341,7 +284,7 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
                  annotations=writes("Apply patch"))
     @_with_options(("patch", PatchText), *(row.name for row in TOOL_OPTIONS))
     def apply_patch(patch: str, **options: Any) -> Shaped:
-        return _result(sweeper.writing(lambda: apply_patch_call(patch, root, host=host, origin="mcp", **options)))
+        return _result(apply_patch_call(patch, root, host=host, origin="mcp", **options))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
@@ -355,8 +298,8 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
 
     @_with_options(("transaction", TransactionId), "dry_run", "allow_delete")
     def undo(transaction: str, dry_run: bool, allow_delete: bool) -> Shaped:
-        return _result(sweeper.writing(lambda: undo_call(
-            root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host, scope=undo_scope)))
+        return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host,
+                                 scope=undo_scope))
 
     if undo_scope != "none":
         described = UNDO_DESCRIPTION + (UNDO_OWN_ONLY if undo_scope == "own" else "")
@@ -377,8 +320,8 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
         arguments = {"command": command, "path": path, "file_text": file_text, "old_str": old_str,
                      "new_str": new_str, "insert_line": insert_line, "insert_text": insert_text,
                      "view_range": view_range, "max_characters": max_characters}
-        sent = {k: v for k, v in arguments.items() if v is not None}
-        return _result(sweeper.writing(lambda: editor_call(sent, root, host=host, origin="mcp")))
+        return _result(editor_call({k: v for k, v in arguments.items() if v is not None}, root,
+                                   host=host, origin="mcp"))
 
     @server.tool(name=EDITS, description=EDITS_DESCRIPTION, annotations=writes("Edit files"))
     def edit_files(
@@ -388,8 +331,8 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
         intent: Annotated[OptionalText, _described(_EDITS, "intent")] = None,
     ) -> Shaped:
         items = [edit.model_dump(exclude_none=True) for edit in edits]
-        return _result(sweeper.writing(lambda: edits_call(
-            items, root, file_path=file_path, dry_run=dry_run, intent=intent, host=host, origin="mcp")))
+        return _result(edits_call(items, root, file_path=file_path, dry_run=dry_run, intent=intent,
+                                  host=host, origin="mcp"))
 
     @server.tool(name=REPLACE_IN_FILE, description=REPLACE_IN_FILE_DESCRIPTION,
                  annotations=writes("Replace in file"))
@@ -397,7 +340,7 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
         path: Annotated[str, _described(_REPLACE, "path")],
         diff: Annotated[str, _described(_REPLACE, "diff")],
     ) -> Shaped:
-        return _result(sweeper.writing(lambda: replace_in_file_call(path, diff, root, host=host, origin="mcp")))
+        return _result(replace_in_file_call(path, diff, root, host=host, origin="mcp"))
 
     return server
 
@@ -576,7 +519,7 @@ class _AnsweringWriter(_Wrapped):
         self._in_flight.note_outgoing(getattr(item, "message", None))
 
 
-async def _serve_stdio(server: PatchtxMCPServer) -> None:
+async def _serve_stdio(server: MCPServer) -> None:
     # A private attribute of the SDK, as its own run_stdio_async uses it: MCPServer has no public
     # way to run over streams other than its own, and its own end the session at end of input with
     # calls still running (modelcontextprotocol/python-sdk#2678, open), so the streams are wrapped.
@@ -589,7 +532,6 @@ async def _serve_stdio(server: PatchtxMCPServer) -> None:
             await lowlevel.run(_DrainingReader(read_stream, in_flight, write_stream, verdicts),
                                _AnsweringWriter(write_stream, in_flight),
                                lowlevel.create_initialization_options())
-    server.sweeper.wait()
 
 
 class _claimed_stdin:  # lower case: used as ``with _claimed_stdin() as wire``

@@ -25,7 +25,7 @@ import os
 import stat
 
 from .._record import field, record
-from ..errors import PatchtxError, UntrustedStateError
+from ..errors import UntrustedStateError
 from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles
 from .failures import filesystem_error
@@ -107,7 +107,8 @@ def recover_workspace(
     newest_kept = max((sequence for _name, sequence, _size in kept_journals(names)), default=0)
     for files in group_journal_folder(names):
         if files.is_pruned and files.kept is None:
-            _delete_pruned(fs, journal_fd, files)
+            _delete_files(fs, journal_fd, sorted(files.names - {pruned_name(files.transaction_id)}))
+            _delete_files(fs, journal_fd, [pruned_name(files.transaction_id)])
         elif files.kept is None:
             found.append(files)
     loaded = [(files, *_load_journal(fs, journal_fd, files, trust_foreign, dirs.root, newest_kept))
@@ -127,45 +128,6 @@ def recover_workspace(
         else:
             done.append(roll_back(fs, dirs, journal, durable=durable, files=files, foreign=foreign))
     return tuple(done)
-
-
-def sweep_pruned(root: str, *, fs: FileSystemOps | None = None) -> int:
-    """Delete the undo-history entries that commits pruned and left (``retention.pruned_deleted_later``),
-    if the workspace lock is free at once; return how many were deleted. What it does not delete
-    (the lock is held, a call fails) stays unlisted until the next commit's recovery deletes it:
-    nothing here raises, as a host runs it after it has answered, with no one to tell."""
-    fs = FileSystemOps() if fs is None else fs
-    root = os.path.realpath(root)
-    try:
-        root_fd = fs.open_root(root)
-    except OSError:
-        return 0
-    dirs = DirectoryHandles(fs, root_fd, root=root)
-    swept = 0
-    try:
-        if check_state_folder(dirs) is None:
-            return 0
-        with workspace_lock(root, dirs, 0):
-            journal_fd = dirs.lookup(JOURNAL_DIR)
-            if journal_fd is None:
-                return 0
-            for files in group_journal_folder(fs.listdir(journal_fd)):
-                if files.is_pruned and files.kept is None:
-                    _delete_pruned(fs, journal_fd, files)
-                    swept += 1
-    except (OSError, PatchtxError):
-        pass
-    finally:
-        dirs.close_all()
-        fs.close(root_fd)
-    return swept
-
-
-def _delete_pruned(fs: FileSystemOps, journal_fd: int, files: JournalFiles) -> None:
-    """A pruned entry's before-images, then its journal: until that goes, what is left of it is
-    recognisably a pruned entry's."""
-    _delete_files(fs, journal_fd, sorted(files.names - {pruned_name(files.transaction_id)}))
-    _delete_files(fs, journal_fd, [pruned_name(files.transaction_id)])
 
 
 def roll_back(

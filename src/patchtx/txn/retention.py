@@ -5,9 +5,7 @@ The retention hook, :class:`KeepHistory`, runs under the lock before the journal
 1. Prune: choose the oldest entries that no longer fit (count and byte limits, counting the new
    entry) and rename each ``<old>.kept-…`` to ``<old>.pruned``.
 2. Return the journal's ``history`` member (or None: not kept).
-3. Once the commit is durable, delete the pruned journals and their before-images; or, within
-   :func:`pruned_deleted_later` (a long-running host), leave them to :func:`recovery.sweep_pruned`,
-   which the host runs once it has answered.
+3. Once the commit is durable, delete the pruned journals and their before-images.
 
 Crash reasoning. An entry appears in one rename, the commit point itself: before it, the journal
 is an uncommitted one (rolled back and deleted by recovery, never listed); after it, the journal
@@ -23,7 +21,6 @@ still pruned what it pruned — the history then holds one entry fewer than its 
 from __future__ import annotations
 
 import time
-from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from ..model import ChangeKind
@@ -40,32 +37,6 @@ if TYPE_CHECKING:
     from .journal import Journal
 else:
     Protocol = object
-
-
-_DELETE_LATER: ContextVar[pruned_deleted_later | None] = ContextVar("patchtx_delete_pruned_later", default=None)
-
-
-class pruned_deleted_later:  # lower case: used as ``with pruned_deleted_later() as later:``
-    """Within this block (this thread's calls), a commit leaves the entries it prunes, renamed
-    ``<txn>.pruned`` and never listed again, for the caller to delete once it has answered
-    (``recovery.sweep_pruned``; ``left`` says whether there is anything to delete); the next
-    commit's recovery deletes any still there. Deleting an entry frees the original file it
-    kept, which costs a few milliseconds per file on some disks (online discard): a server does it
-    between calls, not while the client waits. (A class, not a ``contextlib.contextmanager``:
-    contextlib is one more import on every commit.)"""
-
-    __slots__ = ("_token", "left")
-
-    def __init__(self) -> None:
-        self.left = False
-        """Whether a commit in the block pruned an entry and left it."""
-
-    def __enter__(self) -> pruned_deleted_later:
-        self._token = _DELETE_LATER.set(self)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        _DELETE_LATER.reset(self._token)
 
 
 class RetentionContext:
@@ -183,13 +154,7 @@ class KeepHistory:
 
     def finish(self, context: RetentionContext) -> None:
         """Delete what ``prepare`` pruned, its journal last: until then, an interrupted deletion is
-        recognisably a pruned entry's, which the next recovery sweeps without reporting it. Within
-        ``pruned_deleted_later``, leave it to the caller's sweep."""
-        later = _DELETE_LATER.get()
-        if later is not None:
-            later.left = later.left or bool(self._to_delete)
-            self._to_delete = []
-            return
+        recognisably a pruned entry's, which the next recovery sweeps without reporting it."""
         journal_fd = context.dirs.open(JOURNAL_DIR)
         for txn, images in self._to_delete:
             context.fs.unlink_many(journal_fd, sorted(images))
