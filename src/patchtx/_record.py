@@ -114,22 +114,20 @@ def _make_init(cls: type, built: type, names: tuple[str, ...]) -> Callable[..., 
         raise TypeError(f"{cls.__qualname__}: a field may not be named 'self' (the first parameter of __init__)")
     defaults: list[Any] = []
     scope: dict[str, Any] = {"__record_make__": _MAKE}
-    made = []
     for index, name in enumerate(names):
         scope[f"__record_set_{index}__"] = built.__dict__[name].__set__
-        made.append(False)
         if name in cls.__dict__:
             default = cls.__dict__[name]
             if isinstance(default, _Field):
                 default = default.default
             elif isinstance(default, _Factory):
                 scope[f"__record_make_{index}__"] = default.make
-                made[-1] = True
                 default = _MAKE
             defaults.append(default)
         elif defaults:
             raise TypeError(f"{cls.__qualname__}: field {name!r} without a default follows one with a default")
-    code = _init_code(tuple(made)).replace(co_varnames=("self", *names), co_qualname=f"{cls.__qualname__}.__init__")
+    made = tuple(isinstance(cls.__dict__.get(name), _Factory) for name in names)
+    code = _init_code(made).replace(co_varnames=("self", *names), co_qualname=f"{cls.__qualname__}.__init__")
     init: Callable[..., None] = FunctionType(code, scope, "__init__", tuple(defaults) or None)
     init.__module__ = cls.__module__
     return init

@@ -38,7 +38,7 @@ from .policy import options_for
 from .text_placement import FORMAT, line_of, text_of
 from .textfile import decode, require_unicode
 from .txn.provenance import state_home
-from .workspace import STATE_DIR, Workspace, under
+from .workspace import STATE_DIR, Workspace, within
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -151,7 +151,7 @@ class TextEditor:
         try:
             rel = workspace.resolve(path).rel
             state = self._state_inside()
-            if state is not None and _within(os.path.realpath(os.path.join(self.root, rel)), state):
+            if state is not None and within(state, os.path.realpath(os.path.join(self.root, rel))):
                 raise UnsafePathError(
                     f"Refusing to show {path}: it is patchtx's per-user state folder {state} (or "
                     "inside it), which holds the secret that signs this user's journals.",
@@ -302,7 +302,7 @@ class TextEditor:
         workspace that holds it is refused every write: ``provenance.check_outside``); None, the
         usual case, when it lies outside."""
         state = os.path.realpath(state_home())
-        return state if _within(state, self.root) else None
+        return state if within(self.root, state) else None
 
     def _listing(self, workspace: Workspace, rel: str, path: str, limit: int,
                  state: str | None) -> str:
@@ -318,7 +318,7 @@ class TextEditor:
                     hidden += depth == 1 and not (folder == "" and name == STATE_DIR)
                     continue
                 child = f"{folder}/{name}" if folder else name
-                if state is not None and _within(os.path.realpath(os.path.join(self.root, child)), state):
+                if state is not None and within(state, os.path.realpath(os.path.join(self.root, child))):
                     continue  # (nor is the per-user one: never shown, not even by name)
                 info = workspace.info(child)
                 is_dir = info is not None and info.kind == "dir"
@@ -334,10 +334,6 @@ class TextEditor:
             out += (f"\n{hidden} hidden files/directories in this directory are excluded. You can "
                     f"use 'ls -la {path}' to see them.\n")
         return out
-
-
-def _within(path: str, folder: str) -> bool:
-    return path == folder or under(folder, path) is not None
 
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,

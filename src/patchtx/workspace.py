@@ -133,9 +133,14 @@ def path_problem(path: str) -> str | None:
 
 def under(folder: str, path: str) -> str | None:
     """``path`` relative to ``folder`` (both absolute and normalised), or None when it does not lie
-    inside it (the folder itself included)."""
+    inside it (None for the folder itself too: see ``within``)."""
     prefix = folder.rstrip("/") + "/"
     return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def within(folder: str, path: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies inside it (both absolute and normalised)."""
+    return path == folder or under(folder, path) is not None
 
 
 _INSIDE = "Use a relative path to a file inside the workspace root."
@@ -345,7 +350,7 @@ class Workspace:
                 target = os.path.realpath(candidate)
             except OSError as exc:  # the link went away between lstat and readlink (a swap)
                 raise _read_error(candidate, exc) from None
-            if target != self.root and under(self.root, target) is None:
+            if not within(self.root, target):
                 raise _unsafe(spelled, f"'{'/'.join(parts[: i + 1])}' is a symbolic link that "
                               f"leads outside the workspace (to {target})", line)
             inside = os.path.relpath(target, self.root)

@@ -32,7 +32,7 @@ from ..policy import options_for
 from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
 from ..search_replace import parse_search_replace
-from ..workspace import under
+from ..workspace import within
 from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
@@ -64,7 +64,7 @@ def resolve_workspace_root(root: str, workspace_root: str | None) -> str:
         return real_root
     candidate = os.path.realpath(os.path.join(real_root, workspace_root))
     hint = f"Pass a directory inside {real_root}, or leave workspace_root out to use the root itself."
-    if candidate != real_root and under(real_root, candidate) is None:
+    if not within(real_root, candidate):
         raise UnsafePathError(
             f"Refusing workspace_root '{workspace_root}': it resolves to {candidate}, outside the "
             f"workspace root {real_root}.", hint=hint, path=workspace_root)

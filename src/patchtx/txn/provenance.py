@@ -26,7 +26,7 @@ import os
 import stat
 
 from ..errors import FilesystemError
-from ..workspace import under
+from ..workspace import within
 
 STATE_HOME_ENV = "PATCHTX_STATE_HOME"
 SECRET_NAME = "secret"
@@ -100,7 +100,7 @@ def _check_outside(home: str, workspace: str) -> None:
         return
     real = os.path.realpath(home)
     for folder in {home, real}:
-        if folder == workspace or under(workspace, folder) is not None:
+        if within(workspace, folder):
             raise _secret_error(
                 os.path.join(home, SECRET_NAME),
                 f"it lies inside the workspace {workspace}, where a patch could replace it (and the"
