@@ -44,7 +44,7 @@ from .exact import update_exactly
 from .matching import LineIndex, Locator
 from .model import Repair
 from .rewrite import rewrite
-from .textfile import decode
+from .textfile import TextFile, decode
 from .unified_placement import final_newline, place_at_stated_lines
 
 if TYPE_CHECKING:
@@ -53,7 +53,6 @@ if TYPE_CHECKING:
     from .matching import Placement
     from .model import Chunk, Repair
     from .rewrite import Edit
-    from .textfile import TextFile
 
 
 @record
@@ -216,7 +215,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             reinserted = placed.reinserted
     if placer.asks_applied and check_applied and (miss is not None or reinserted):
         try:
-            applied = _already_applied(content, chunks, index, names, rule.reverse)
+            applied = _already_applied(content, chunks, index, names, rule)
         except PartlyAppliedError as partly:
             if not _repairs(rule):
                 raise
@@ -315,12 +314,20 @@ def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: Update
 
 
 def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex | None,
-                     names: FileNames, reverse: bool) -> FileUpdate | None:
+                     names: FileNames, rule: UpdateRule) -> FileUpdate | None:
     """THE already-applied question for an update whose hunks miss or re-insert lines that stand
     (docs/format.md, "A patch sent again"): every hunk in place is an update that changes nothing;
     some in place while the others would apply is refused; otherwise None (the update, or its
-    miss, stands)."""
-    verdicts = hunks_in_place(content, chunks, loose=index, reverse=reverse)
+    miss, stands). Undone hunks are redone by the format's own placement, each hunk found once
+    (SEARCH/REPLACE blocks in turn: the content rule alone could take the file for their work
+    where a block's SEARCH still stands)."""
+    placer, unique = PLACERS[rule.format], replace(rule, first_match=False)
+
+    def redo(texts: list[str], some: Sequence[Chunk]) -> list[Placement]:
+        return placer.on_lines(TextFile(texts, ["\n"] * len(texts)), LineIndex(texts), some, unique,
+                               "").placements
+
+    verdicts = hunks_in_place(content, chunks, loose=index, reverse=rule.reverse, redo=redo)
     if verdicts is None:
         return None
     done = [chunk.line for chunk, verdict in zip(chunks, verdicts, strict=True) if verdict == "applied"]

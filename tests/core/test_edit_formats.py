@@ -223,6 +223,23 @@ def test_two_blocks_go_where_aider_puts_them_or_are_refused(lines: list[str], da
     assert done.after == "".join(f"{line}\n" for line in current).encode()
 
 
+@pytest.mark.parametrize("first_match", [False, True])
+def test_a_block_whose_search_still_stands_is_not_taken_for_applied(first_match: bool) -> None:
+    """Found by the property test above: in ``a a a a a b``, block 1 turns ``a b`` into ``a a`` and
+    block 2's SEARCH ``a`` stands only above it. The content rule, redoing the blocks undone, took
+    the file for their work (a false "already applied", which ``--skip-applied`` would report as
+    success); undone blocks are redone in turn, as blocks are placed, so the update is refused."""
+    from patchtx.errors import PatchtxError
+    from patchtx.update import FileNames, UpdateRule, update_file
+
+    (update,) = parse(sr("f.txt", "a\nb\n", "a\na\n") + sr("f.txt", "a\n", "a\na\na\n")).hunks
+    assert isinstance(update, UpdateFile)
+    with pytest.raises(PatchtxError) as caught:
+        update_file(b"a\na\na\na\na\nb\n", update.chunks, UpdateRule("search-replace", first_match),
+                    FileNames("f.txt", "f.txt", "f.txt"))
+    assert caught.value.kind == "context_not_found"
+
+
 def _aider_in_turn(lines: list[str], blocks: list[tuple[list[str], list[str]]],
                    first_match: bool) -> list[str] | None:
     """The file after ``blocks`` applied one after another, as aider applies them, when patchtx
