@@ -20,6 +20,7 @@ import asyncio
 import inspect
 import json
 import os
+import stat
 import sys
 from collections import deque
 from collections.abc import Callable
@@ -437,11 +438,12 @@ class _CheckedLines:
     at for an id the SDK would not answer (``_bad_id``): what is found goes to ``verdicts``, one per
     line, in order.
 
-    A pipe (what a host gives) is read by the event loop itself: ``anyio.wrap_file``, which the SDK
-    uses, hands each line to a worker thread and back, and that hand-off was a tenth of the SDK's
-    round trip per call (benchmarks/README.md, the MCP guard). Other input (a file) is read by a
-    worker thread. Either way a line is decoded as the SDK's own reader decodes it: UTF-8 with bad
-    bytes replaced, line ends read as text files read them (``\\r\\n`` and ``\\r`` end a line too)."""
+    A pipe or a socket (what a host gives) is read by the event loop itself: ``anyio.wrap_file``,
+    which the SDK uses, hands each line to a worker thread and back, and that hand-off was a tenth
+    of the SDK's round trip per call (benchmarks/README.md, the MCP guard). Other input (a file, a
+    terminal, whose mode a shell shares) is read by a worker thread. Either way a line is decoded
+    as the SDK's own reader decodes it: UTF-8 with bad bytes replaced, line ends read as text files
+    read them (``\\r\\n`` and ``\\r`` end a line too)."""
 
     def __init__(self, raw: IO[bytes], verdicts: deque[str | None]) -> None:
         self._raw = raw
@@ -470,14 +472,12 @@ class _CheckedLines:
     async def _read(self) -> bytes:
         """The input up to and with its next line end (all that is left at its end; b"" after)."""
         if self._pipe is None and not self._threaded:
-            loop = asyncio.get_running_loop()
-            pipe = asyncio.StreamReader(limit=_LINE_LIMIT, loop=loop)
-            try:
+            kind = os.fstat(self._raw.fileno()).st_mode
+            self._threaded = not (stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind))
+            if not self._threaded:
+                loop = asyncio.get_running_loop()
+                pipe = self._pipe = asyncio.StreamReader(limit=_LINE_LIMIT, loop=loop)
                 await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(pipe), self._raw)
-            except ValueError:  # not a pipe, socket or terminal: a file
-                self._threaded = True
-            else:
-                self._pipe = pipe
         if self._pipe is not None:
             return await self._pipe.readline()
         return await anyio.to_thread.run_sync(self._raw.readline)
