@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import PatchtxError
-from .matching import LineIndex, Locator, Missing, Placement, place
+from .matching import LineIndex, Missing, Placement, place
 from .model import Chunk
 from .normalise import matches_in_some_pass
 from .rewrite import rewrite
@@ -97,14 +97,10 @@ def _undone(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
     return None
 
 
-def _by_content(texts: list[str], chunks: Sequence[Chunk]) -> list[Placement]:
-    return Locator(texts, "").place(chunks)
-
-
-def _redoes(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
-            applied: Sequence[bool] | None = None, redo: Redo = _by_content) -> bool:
+def _redoes(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk], redo: Redo,
+            applied: Sequence[bool] | None = None) -> bool:
     """Whether undoing the chunks said ``applied`` (all of them by default) gives a file in which
-    the placement rule puts each of them exactly where its new side stands, and places the others
+    ``redo`` (the patch format's placement) puts each of them exactly where its new side stands, and places the others
     too: the file is then the patch's own work, in part or in whole. Each undone chunk placing
     on its own is not enough: a hunk whose new lines also stand elsewhere (an ``x = 2`` in another
     function) would count as applied where its old lines still wait, or where the hunk, placed
@@ -158,8 +154,8 @@ def deletions_in_place(loose: LineIndex, chunks: Sequence[Chunk]) -> bool:
     return _undone(LineIndex(loose.texts, passes=1), loose, chunks) is not None
 
 
-def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *, loose: LineIndex | None = None,
-                   reverse: bool = False, redo: Redo = _by_content) -> list[str] | None:
+def hunks_in_place(content: bytes, chunks: Sequence[Chunk], redo: Redo, *,
+                   loose: LineIndex | None = None, reverse: bool = False) -> list[str] | None:
     """For each chunk, "applied", "pending" (it would apply) or "missing" (neither); None for a
     file that is not text.
 
@@ -167,8 +163,8 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *, loose: LineIndex 
     exactly: what an earlier run left is the patch's own text, not a look-alike; what it keeps as
     some pass finds it) and its old side is found in no pass; a pure insertion, whose old side is
     always found, when its lines already stand where it would put them. When the chunks undone
-    together place and, redone by ``redo`` (the format's placement; the content rule by default),
-    give the file back, every chunk is applied. For a diff read backwards (``reverse``), the text its
+    together place and, redone by ``redo`` (the patch format's placement: ``update._redo``), give
+    the file back, every chunk is applied. For a diff read backwards (``reverse``), the text its
     chunks remove shows the change as well (it is what the diff forwards added): such a diff
     "applied" is a diff not applied forwards."""
     if loose is None:  # (the caller's index of the decoded file, when it has one)
@@ -193,11 +189,11 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], *, loose: LineIndex 
 
     # (Chunks undone together place only where each, undone, places alone: asked first.)
     alone = [shows(chunk) and _undone(exact, loose, [chunk]) is not None for chunk in chunks]
-    if all(alone) and _redoes(exact, loose, chunks, redo=redo):
+    if all(alone) and _redoes(exact, loose, chunks, redo):
         return ["applied"] * len(chunks)
     in_place = [undone and (chunk.inserts_text or not old_side_found(chunk))
                 for chunk, undone in zip(chunks, alone, strict=True)]
-    if any(in_place) and not _redoes(exact, loose, chunks, in_place, redo):
+    if any(in_place) and not _redoes(exact, loose, chunks, redo, in_place):
         # Their new sides stand in the file, but not where the patch, its other hunks placed as
         # well, puts them: none is in place (the miss, or the update, stands).
         in_place = [False] * len(chunks)

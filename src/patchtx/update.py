@@ -323,7 +323,7 @@ def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex |
     (docs/format.md, "A patch sent again"): every hunk in place is an update that changes nothing;
     some in place while the others would apply is refused; otherwise None (the update, or its
     miss, stands)."""
-    verdicts = hunks_in_place(content, chunks, loose=index, reverse=rule.reverse, redo=_redo(rule))
+    verdicts = hunks_in_place(content, chunks, _redo(rule), loose=index, reverse=rule.reverse)
     if verdicts is None:
         return None
     done = [chunk.line for chunk, verdict in zip(chunks, verdicts, strict=True) if verdict == "applied"]
@@ -380,5 +380,5 @@ def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: Update
 def already_applied(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule) -> bool:
     """Whether ``content`` holds every hunk of ``chunks`` applied (true of none): the question for
     a file the update itself does not read, the destination of a move whose source is gone."""
-    verdicts = hunks_in_place(content, chunks, reverse=rule.reverse, redo=_redo(rule)) if chunks else []
+    verdicts = hunks_in_place(content, chunks, _redo(rule), reverse=rule.reverse) if chunks else []
     return verdicts is not None and all(verdict == "applied" for verdict in verdicts)
