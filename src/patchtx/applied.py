@@ -100,11 +100,11 @@ def _undone(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
 def _redoes(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk], redo: Redo,
             applied: Sequence[bool] | None = None) -> bool:
     """Whether undoing the chunks said ``applied`` (all of them by default) gives a file in which
-    ``redo`` (the patch format's placement) puts each of them exactly where its new side stands, and places the others
-    too: the file is then the patch's own work, in part or in whole. Each undone chunk placing
-    on its own is not enough: a hunk whose new lines also stand elsewhere (an ``x = 2`` in another
-    function) would count as applied where its old lines still wait, or where the hunk, placed
-    among the others, does not go."""
+    ``redo`` (the patch format's placement) puts each of them exactly where its new side stands,
+    and places the others too: the file is then the patch's own work, in part or in whole. Each
+    undone chunk placing on its own is not enough: a hunk whose new lines also stand elsewhere (an
+    ``x = 2`` in another function) would count as applied where its old lines still wait, or where
+    the hunk, placed among the others, does not go."""
     if applied is None:
         applied = [True] * len(chunks)
     undo = [chunk for chunk, done in zip(chunks, applied, strict=True) if done]
