@@ -26,23 +26,24 @@ if [ "${PATCHTX_NO_CODEX:-}" != 1 ] && [ -z "${PATCHTX_CODEX_APPLY_PATCH:-}" ]; 
   ) &
   codex_pid=$!
 fi
-# The install: a fresh .venv has no pip of its own when the system's pip can install into it
-# (pip >= 22.3, --python), which saves ensurepip's install of pip and setuptools; packages are not
-# byte-compiled at install (--no-compile: the tests write the .pyc of the modules they import,
-# a fraction of what is installed). Measured on the project's 2-core VM: see README.
-if [ -x .venv/bin/python ]; then
-  pip=(.venv/bin/python -m pip)
-  .venv/bin/python -m pip --version >/dev/null 2>&1 || pip=("$python" -m pip --python .venv/bin/python)
-elif "$python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (22, 3))' \
-    2>/dev/null; then
-  "$python" -m venv --without-pip .venv
-  pip=("$python" -m pip --python .venv/bin/python)
-else
-  "$python" -m venv .venv
-  pip=(.venv/bin/python -m pip)
+# The install. A fresh .venv first gets a current pip: Debian 12's pip 23.0 takes about 35 s of CPU
+# to resolve the test extras (most of it reading PyPI's pages of projects with thousands of wheels:
+# pydantic-core, hypothesis), pip 26 about 12 s, and getting it takes 3 s. It comes from the
+# system's pip when that can install into another environment (pip >= 22.3, --python), else from
+# ensurepip. Packages are not byte-compiled at install (--no-compile: the tests write the .pyc of
+# the modules they import, a fraction of what is installed). Measured on the project's 2-core VM:
+# see README.
+quiet=(-q --no-compile --disable-pip-version-check)
+[ -x .venv/bin/python ] || "$python" -m venv --without-pip .venv
+if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+  if "$python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (22, 3))' \
+      2>/dev/null; then
+    "$python" -m pip --python .venv/bin/python install "${quiet[@]}" --upgrade pip
+  else
+    .venv/bin/python -m ensurepip >/dev/null && .venv/bin/python -m pip install "${quiet[@]}" --upgrade pip
+  fi 2>&1 | grep -v "^WARNING: Location" || true
 fi
-"${pip[@]}" install -q --no-compile --disable-pip-version-check -e '.[test,shell,mcp]' 2>&1 \
-  | grep -v "^WARNING: Location" || true
+.venv/bin/python -m pip install "${quiet[@]}" -e '.[test,shell,mcp]' 2>&1 | grep -v "^WARNING: Location" || true
 # The tests start hundreds of Python processes: let them keep the .pyc they compile (in
 # __pycache__ folders, ignored by git) rather than compile patchtx again in every one.
 unset PYTHONDONTWRITEBYTECODE
