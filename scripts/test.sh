@@ -47,7 +47,8 @@ fi
 # The tests start hundreds of Python processes: let them keep the .pyc they compile (in
 # __pycache__ folders, ignored by git) rather than compile patchtx again in every one.
 unset PYTHONDONTWRITEBYTECODE
-.venv/bin/python -m pytest -n auto --dist worksteal "$@"
+tests=0
+.venv/bin/python -m pytest -n auto --dist worksteal "$@" || tests=$?
 if [ -n "${codex_pid:-}" ]; then
   wait "$codex_pid"  # (done already, unless no differential test ran)
   cat "$PATCHTX_CODEX_INSTALLING/log" >&2
@@ -56,6 +57,7 @@ if [ -n "${codex_pid:-}" ]; then
     exit 1
   fi
 fi
+[ "$tests" = 0 ] || exit "$tests"
 shared="$(pwd)/../shared/conformance/run_codex_scenarios.py"
 [ -f "$shared" ] || shared="$(pwd)/tests/conformance/run_codex_scenarios.py"
 .venv/bin/python "$shared" --apply-patch "$(pwd)/.venv/bin/apply_patch" \

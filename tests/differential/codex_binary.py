@@ -35,7 +35,7 @@ ARG0_NAMES = ("apply_patch", "applypatch")
 
 INSTALL_HELP = (
     f"The differential tests need the reference Codex binary (npm @openai/codex@{CODEX_VERSION}). "
-    f"Install it with `bash {INSTALL_SCRIPT}` (npm; a 160 MB download, 404 MB on disk, about 50 s "
+    f"Install it with `bash {INSTALL_SCRIPT}` (npm; a 160 MB download, 404 MB on disk, 12 to 77 s "
     "the first time; it prints the path) and, if "
     f"you installed it somewhere else, point {ENV_BINARY} at the printed `apply_patch` path. "
     f"To run the rest of the suite without it, set {ENV_DISABLE}=1 (the differential tests are then "
