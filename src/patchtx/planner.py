@@ -513,7 +513,7 @@ class Stager:
             return False
         if hunk.new_mode is not None and git_permissions(hunk.new_mode, target.mode) != target.mode:
             return False
-        if not already_applied(target.content, hunk.chunks, reverse=self.rule.reverse):
+        if not already_applied(target.content, hunk.chunks, self.rule):
             return False
         self.in_place.append(f"Update File: {hunk.path} moved to {hunk.move_to} (patch line "
                              f"{hunk.line}): the source is gone and the destination holds the "

@@ -318,16 +318,8 @@ def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex |
     """THE already-applied question for an update whose hunks miss or re-insert lines that stand
     (docs/format.md, "A patch sent again"): every hunk in place is an update that changes nothing;
     some in place while the others would apply is refused; otherwise None (the update, or its
-    miss, stands). Undone hunks are redone by the format's own placement, each hunk found once
-    (SEARCH/REPLACE blocks in turn: the content rule alone could take the file for their work
-    where a block's SEARCH still stands)."""
-    placer, unique = PLACERS[rule.format], replace(rule, first_match=False)
-
-    def redo(texts: list[str], some: Sequence[Chunk]) -> list[Placement]:
-        return placer.on_lines(TextFile(texts, ["\n"] * len(texts)), LineIndex(texts), some, unique,
-                               "").placements
-
-    verdicts = hunks_in_place(content, chunks, loose=index, reverse=rule.reverse, redo=redo)
+    miss, stands)."""
+    verdicts = hunks_in_place(content, chunks, loose=index, reverse=rule.reverse, redo=_redo(rule))
     if verdicts is None:
         return None
     done = [chunk.line for chunk, verdict in zip(chunks, verdicts, strict=True) if verdict == "applied"]
@@ -340,6 +332,19 @@ def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex |
             hint="Send only the hunks that are not yet applied, or re-read the file first.",
             path=names.path, line=done[0], details={"applied_lines": done})
     return None
+
+
+def _redo(rule: UpdateRule) -> Callable[[list[str], Sequence[Chunk]], list[Placement]]:
+    """How the already-applied question redoes undone hunks: by the format's own placement, each
+    hunk found once (SEARCH/REPLACE blocks in turn: the content rule alone could take a file for
+    their work where a block's SEARCH still stands)."""
+    placer, unique = PLACERS[rule.format], replace(rule, first_match=False)
+
+    def redo(texts: list[str], some: Sequence[Chunk]) -> list[Placement]:
+        return placer.on_lines(TextFile(texts, ["\n"] * len(texts)), LineIndex(texts), some, unique,
+                               "").placements
+
+    return redo
 
 
 def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule,
@@ -366,8 +371,8 @@ def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: Update
     return FileUpdate(content, (), (), applied=True, repairs=again.repairs)
 
 
-def already_applied(content: bytes, chunks: Sequence[Chunk], *, reverse: bool = False) -> bool:
+def already_applied(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule) -> bool:
     """Whether ``content`` holds every hunk of ``chunks`` applied (true of none): the question for
     a file the update itself does not read, the destination of a move whose source is gone."""
-    verdicts = hunks_in_place(content, chunks, reverse=reverse) if chunks else []
+    verdicts = hunks_in_place(content, chunks, reverse=rule.reverse, redo=_redo(rule)) if chunks else []
     return verdicts is not None and all(verdict == "applied" for verdict in verdicts)

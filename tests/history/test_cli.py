@@ -52,7 +52,8 @@ def test_log_lists_newest_first_with_intent_and_undo_restores(tmp_path: Path) ->
     assert [(f["path"], f["status"]) for f in payload["files"]] == [("b.txt", "deleted")]
     assert not (tmp_path / "b.txt").exists()
 
-    second = run(["undo", transactions[1]["id"][:18], "--no-diff"], tmp_path)
+    # A unique prefix (six of the eight hex digits: the undo just made may share the second and two)
+    second = run(["undo", transactions[1]["id"][:-2], "--no-diff"], tmp_path)
     assert second.returncode == 0
     assert second.stdout.startswith(f"Undid transaction {transactions[1]['id']} as transaction ")
     assert "  M a.txt" in second.stdout and "---" not in second.stdout

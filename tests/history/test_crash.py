@@ -28,9 +28,9 @@ from patchtx.errors import PatchtxError
 from patchtx.model import Plan
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call, FileSystemOps
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.retention import KeepHistory
 
+from ..fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 from ..txn.helpers import (
     Snapshot,
     build_plan,

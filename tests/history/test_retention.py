@@ -11,10 +11,10 @@ import patchtx
 from patchtx import history
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
-from patchtx.txn.fsops_testing import RecordingFileSystemOps
 from patchtx.txn.layout import JOURNAL_DIR, JournalListing, parse_kept_kind
 from patchtx.txn.retention import KeepHistory
 
+from ..fsops_testing import RecordingFileSystemOps
 from ..txn.helpers import make_tree
 from .support import commit_kept, history_names, logged_ids, plan_changes
 

@@ -13,11 +13,11 @@ from patchtx import history
 from patchtx._record import replace
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from patchtx.txn.journal import Journal
 from patchtx.txn.layout import JOURNAL_DIR
 from patchtx.txn.retention import KeepHistory
 
+from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from ..txn.helpers import Dir, Scenario, build_plan, crash_in_process, index_of, leftovers, make_tree, snapshot
 from ..txn.scenarios import ALL, MIXED
 from .support import commit_kept, history_folder, logged_ids

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -226,6 +227,33 @@ def test_a_call_written_just_before_end_of_input_is_still_answered(tree: Path) -
     result = answers[2]["result"]
     assert not result.get("isError") and result["structuredContent"]["summary"] == "A 1, M 1, D 0, R 0"
     assert (tree / "pkg" / "new.py").read_text() == "NEW = True\n"
+
+
+@pytest.mark.parametrize(("stdin", "line_end"), [("pipe", "\r\n"), ("file", "\r")])
+def test_requests_are_read_from_a_pipe_or_a_file_with_any_line_end(tree: Path, tmp_path: Path,
+                                                                   stdin: str, line_end: str) -> None:
+    # A pipe is read by the server's event loop, which sets it non-blocking: a mode every holder
+    # of the pipe shares (a terminal's shell), set back at the end. A file is read by a thread.
+    # Either way a line may end as text files end them.
+    requests = _requests_then_end_of_input(EDIT).replace("\n", line_end).encode()
+    patchtx = str(Path(sys.executable).parent / "patchtx")
+    if stdin == "pipe":
+        read_end, write_end = os.pipe()
+        with open(write_end, "wb") as writing:
+            writing.write(requests)  # (smaller than a pipe's buffer)
+        with open(read_end, "rb") as reading:
+            done = subprocess.run([patchtx, "mcp", "--root", str(tree)], stdin=reading,
+                                  capture_output=True, text=True, timeout=60)
+            assert os.get_blocking(reading.fileno())
+    else:
+        (tmp_path / "requests").write_bytes(requests)
+        with open(tmp_path / "requests", "rb") as reading:
+            done = subprocess.run([patchtx, "mcp", "--root", str(tree)], stdin=reading,
+                                  capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == [1, 2]
+    assert answers[2]["result"]["structuredContent"]["summary"] == "A 1, M 1, D 0, R 0"
 
 
 def test_a_cancelled_request_does_not_hold_the_end_of_input() -> None:

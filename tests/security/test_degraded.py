@@ -199,7 +199,7 @@ def test_undo_refuses_to_revert_a_chmod_made_since(root: Path) -> None:
 def test_a_roll_back_in_place_goes_only_into_the_file_rewritten(root: Path) -> None:
     """An update of a file with hard links is written in place; interrupted, its roll back writes
     the original back into that file, never into another one that took its name since."""
-    from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps, SimulatedCrash
+    from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps, SimulatedCrash
 
     probe = root.parent / "probe"
     for folder in (root, probe):

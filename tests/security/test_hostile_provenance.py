@@ -15,8 +15,8 @@ import patchtx
 from patchtx import history
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit, recover
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps, SimulatedCrash
 
+from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps, SimulatedCrash
 from .surfaces import cli, everywhere, mcp
 from .test_boundary import snapshot
 from .test_hostile_state import TXN, entry, forge, without_lock

@@ -24,9 +24,9 @@ from patchtx import history
 from patchtx.agents.tool_call import apply_patch_call, log_call
 from patchtx.errors import JournalError, PatchtxError, UntrustedStateError
 from patchtx.txn import commit, recover
-from patchtx.txn.fsops_testing import RecordingFileSystemOps
 from patchtx.txn.provenance import sign
 
+from ..fsops_testing import RecordingFileSystemOps
 from .test_boundary import snapshot
 
 TXN = "20260101T000000-0000abcd"
@@ -228,7 +228,7 @@ def test_forged_history_entry_cannot_be_undone(repo: Path, path: str, kind: str)
 
 def _interrupt_a_transaction(repo: Path) -> None:
     """Leave a real (signed) journal of an update of src/app.py, crashed after its rename."""
-    from patchtx.txn.fsops_testing import CrashingFileSystemOps, SimulatedCrash
+    from ..fsops_testing import CrashingFileSystemOps, SimulatedCrash
 
     update = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-print('hi')\n+print('bye')\n*** End Patch\n"
     plan = patchtx.plan_patch(update, repo)

@@ -14,7 +14,8 @@ from typing import Any, TypeVar
 
 from patchtx.model import PathTarget, Plan
 from patchtx.txn.fsops import Call, FileSystemOps
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, SimulatedCrash
+
+from ..fsops_testing import CrashingFileSystemOps, SimulatedCrash
 
 STATE_DIR = ".patchtx"
 

@@ -12,8 +12,8 @@ import pytest
 from patchtx.errors import PatchtxError
 from patchtx.txn import commit
 from patchtx.txn.fsops import Call, FileSystemOps
-from patchtx.txn.fsops_testing import FailingFileSystemOps, RecordingFileSystemOps
 
+from ..fsops_testing import FailingFileSystemOps, RecordingFileSystemOps
 from .helpers import build_plan, make_tree, snapshot
 from .scenarios import ALL, Scenario
 

@@ -23,10 +23,10 @@ from patchtx.errors import (
 from patchtx.model import PathTarget, Plan
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call
-from patchtx.txn.fsops_testing import RecordingFileSystemOps
 from patchtx.txn.journal import Journal
 from patchtx.txn.retention import RetentionContext
 
+from ..fsops_testing import RecordingFileSystemOps
 from .helpers import (
     NEW_FILE_MODE,
     Scenario,

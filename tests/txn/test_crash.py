@@ -24,8 +24,8 @@ from patchtx.edits import parse_edits
 from patchtx.model import Chunk, Patch, Plan, UpdateFile
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call, FileSystemOps
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 
+from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from .helpers import (
     Scenario,
     Snapshot,

@@ -17,8 +17,8 @@ from patchtx.errors import FilesystemError, PatchtxError
 from patchtx.model import PathTarget, Plan
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call, FileSystemOps
-from patchtx.txn.fsops_testing import FailingFileSystemOps, RecordingFileSystemOps
 
+from ..fsops_testing import FailingFileSystemOps, RecordingFileSystemOps
 from .helpers import (
     Scenario,
     build_plan,

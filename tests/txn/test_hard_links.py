@@ -15,8 +15,8 @@ from patchtx.errors import FilesystemError
 from patchtx.model import Plan
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call, FileSystemOps
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 
+from ..fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, RecordingFileSystemOps
 from ..history.support import commit_kept, history_folder
 from .helpers import (
     Scenario,

@@ -14,8 +14,8 @@ from patchtx.commands import main
 from patchtx.errors import UnsupportedPlatformError
 from patchtx.txn import commit, fsops, recover
 from patchtx.txn.fsops import Call, FileSystemOps
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 
+from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from .helpers import build_plan, crash_in_process, expected_after, make_tree, snapshot
 from .platforms import LINUX_ONLY_OS_FUNCTIONS, SimulatedPlatform, simulate
 from .scenarios import MIXED

@@ -17,9 +17,9 @@ import pytest
 
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import FileSystemOps
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 
 from ..examples import FULL
+from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from .helpers import (
     Scenario,
     Snapshot,

@@ -40,7 +40,7 @@ def crashed_workspace(root: Path, *, before_mark: bool = True) -> tuple[dict[str
     make_tree(root, MIXED.tree)
     before = snapshot(root)
     plan = build_plan(root, MIXED)
-    from patchtx.txn.fsops_testing import RecordingFileSystemOps
+    from ..fsops_testing import RecordingFileSystemOps
 
     recording = variant(RecordingFileSystemOps, real_sync=False)()
     commit(plan, fs=recording)
@@ -119,7 +119,7 @@ def test_an_unpublished_journal_is_discarded_without_touching_the_tree(scratch: 
     make_tree(root, MIXED.tree)
     before = snapshot(root)
     plan = build_plan(root, MIXED)
-    from patchtx.txn.fsops_testing import RecordingFileSystemOps
+    from ..fsops_testing import RecordingFileSystemOps
 
     recording = variant(RecordingFileSystemOps, real_sync=False)()
     commit(plan, fs=recording)

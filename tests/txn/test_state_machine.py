@@ -16,8 +16,8 @@ from patchtx.errors import ChangedSincePlanningError, PatchtxError
 from patchtx.model import PathTarget, Plan
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import FileSystemOps
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, SimulatedCrash
 
+from ..fsops_testing import CrashingFileSystemOps, FailingFileSystemOps, SimulatedCrash
 from .helpers import (
     NEW_DIR_MODE,
     NEW_FILE_MODE,

@@ -234,7 +234,8 @@ def test_a_crash_at_every_call_of_a_check_that_fails_half_way_then_recovery(tmp_
     links: a crash at any of those calls (before or while cleaning up) leaves the tree as it was,
     and the next recovery leaves no link behind."""
     from patchtx.txn import recover
-    from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
+
+    from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 
     tree = {"a.txt": b"a\n", "b.txt": b"b\n", "c.txt": b"c\n"}
     scenario = Scenario("stale-third", tree, {"a.txt": b"A\n", "b.txt": None, "c.txt": b"C\n"})

@@ -9,8 +9,8 @@ from pathlib import Path
 from patchtx.api import plan_patch
 from patchtx.model import Plan
 from patchtx.txn import commit, recover
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 
+from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from ..txn.helpers import crash_in_process, leftovers, snapshot, variant
 from .support import write_tree
 

@@ -21,9 +21,9 @@ import pytest
 from patchtx.errors import VerifyFailedError
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import FileSystemOps
-from patchtx.txn.fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from patchtx.verify import Verifier
 
+from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from ..txn.helpers import (
     build_plan,
     crash_in_child,

@@ -1,8 +1,8 @@
 """The only code in patchtx that changes the filesystem.
 
 Every mutating call (create, write, truncate, chmod/chown, xattr, fsync, syncfs, rename, link, unlink, mkdir,
-rmdir, and batched unlinks) goes through :meth:`FileSystemOps._call`, which numbers it. Test implementations
-(``patchtx.txn.fsops_testing``) override the single hook :meth:`FileSystemOps._perform` to record, fail or
+rmdir, and batched unlinks) goes through :meth:`FileSystemOps._call`, which numbers it. The tests' implementations
+(``tests/fsops_testing.py``) override the single hook :meth:`FileSystemOps._perform` to record, fail or
 "crash" at call N, so "call N" means the same thing in every test.
 
 All paths are handled relative to directory file descriptors opened with ``O_NOFOLLOW``: a symlink

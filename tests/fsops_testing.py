@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Container
 from typing import Literal, TypeVar
 
-from .fsops import Call, FileSystemOps
+from patchtx.txn.fsops import Call, FileSystemOps
 
 _T = TypeVar("_T")
 
