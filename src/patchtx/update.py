@@ -291,14 +291,18 @@ def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: Update
                            names: FileNames, partly: PartlyAppliedError) -> FileUpdate:
     """The repair of a patch sent again after part of it was applied: the hunks in place (by the
     already-applied rule: their old lines found nowhere, their new lines standing in the file)
-    left out, the others placed and applied as any hunks are. Not for a pure insertion in place,
-    whose old side says nothing."""
+    left out, the others placed and applied as any hunks are. Not for a pure insertion, in place
+    or not, whose old side says nothing."""
     done = set(partly.details.get("applied_lines", ()))
     if any(chunk.line in done and chunk.inserts_text for chunk in chunks):
         # A pure insertion counts as in place when its lines merely stand where it would put
         # them: enough to refuse a patch sent again, too little to leave it out and write the rest.
         raise partly
     rest = [chunk for chunk in chunks if chunk.line not in done]
+    if any(not chunk.old_lines for chunk in rest):
+        # A hunk with no old lines (a -U0 diff's insertion) places wherever its line number says:
+        # its being "pending" says nothing, and applying it would insert its lines a second time.
+        raise partly
     if not all(map(shows_its_change, rest)):
         # A hunk that only deletes (or adds blank lines) never counts as in place: sent again,
         # its old lines may be found elsewhere (the same line in the next function) and it would
@@ -337,7 +341,9 @@ def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex |
 def _redo(rule: UpdateRule) -> Callable[[list[str], Sequence[Chunk]], list[Placement]]:
     """How the already-applied question redoes undone hunks: by the format's own placement, each
     hunk found once (SEARCH/REPLACE blocks in turn: the content rule alone could take a file for
-    their work where a block's SEARCH still stands)."""
+    their work where a block's SEARCH still stands). Once under ``first_match`` too: a file that is
+    the patch's work at first places may also be one it would apply to again, and in doubt the
+    answer is no (the miss stands)."""
     placer, unique = PLACERS[rule.format], replace(rule, first_match=False)
 
     def redo(texts: list[str], some: Sequence[Chunk]) -> list[Placement]:

@@ -228,7 +228,10 @@ def test_a_block_whose_search_still_stands_is_not_taken_for_applied(first_match:
     """Found by the property test above: in ``a a a a a b``, block 1 turns ``a b`` into ``a a`` and
     block 2's SEARCH ``a`` stands only above it. The content rule, redoing the blocks undone, took
     the file for their work (a false "already applied", which ``--skip-applied`` would report as
-    success); undone blocks are redone in turn, as blocks are placed, so the update is refused."""
+    success); undone blocks are redone in turn, as blocks are placed, so the update is refused.
+    With ``first_match`` too: the file is the blocks' work on ``a b a b`` taken at first places,
+    but also a file in which aider would apply them again; the redo asks each block to stand once,
+    and in doubt patchtx refuses."""
     from patchtx.errors import PatchtxError
     from patchtx.update import FileNames, UpdateRule, update_file
 

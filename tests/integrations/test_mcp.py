@@ -256,6 +256,36 @@ def test_requests_are_read_from_a_pipe_or_a_file_with_any_line_end(tree: Path, t
     assert answers[2]["result"]["structuredContent"]["summary"] == "A 1, M 1, D 0, R 0"
 
 
+def test_a_request_longer_than_the_pipe_readers_buffer_is_read_whole(tree: Path) -> None:
+    # The pipe reader buffers 64 KiB (so that a client that never reads is held back); a longer
+    # line (a patch of 300 KB) comes in pieces and is read whole.
+    big = "".join(f"+line {i} {'x' * 60}\n" for i in range(4500))
+    patch = f"*** Begin Patch\n*** Add File: big.txt\n{big}*** End Patch\n"
+    patchtx = str(Path(sys.executable).parent / "patchtx")
+    done = subprocess.run([patchtx, "mcp", "--root", str(tree)], input=_requests_then_end_of_input(patch),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
+    assert answers[2]["result"]["structuredContent"]["summary"] == "A 1, M 0, D 0, R 0"
+    assert len((tree / "big.txt").read_bytes()) > 256 * 1024
+
+
+def test_ctrl_c_ends_the_server_with_one_line(tree: Path) -> None:
+    import signal
+
+    patchtx = str(Path(sys.executable).parent / "patchtx")
+    server = subprocess.Popen([patchtx, "mcp", "--root", str(tree)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write(_requests_then_end_of_input(EDIT).splitlines(keepends=True)[0].encode())
+    server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 1  # serving
+    server.send_signal(signal.SIGINT)
+    _, errors = server.communicate(timeout=60)
+    assert server.returncode == 130
+    assert errors.decode().startswith("patchtx mcp: interrupted.") and "Traceback" not in errors.decode()
+
+
 def test_a_cancelled_request_does_not_hold_the_end_of_input() -> None:
     from mcp.types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 

@@ -73,6 +73,21 @@ def test_a_context_free_insertion_is_placed_by_its_line_not_taken_as_applied(tmp
     assert (tmp_path / "f").read_text() == "a\na\n"
 
 
+@pytest.mark.parametrize("skip_applied", [False, True])
+def test_a_context_free_insertion_sent_again_with_a_hunk_in_place_is_refused(tmp_path: Path,
+                                                                             skip_applied: bool) -> None:
+    # Found by review: the change hunk is in place, the -U0 insertion "would apply" (its stated
+    # line always places it), and the repair that leaves out hunks in place inserted the line a
+    # second time. git apply --unidiff-zero and GNU patch refuse the second run; so does patchtx.
+    diff = "--- a/f\n+++ b/f\n@@ -1,0 +2 @@\n+new\n@@ -3 +4 @@\n-c\n+C\n"
+    write_tree(tmp_path, {"f": ("a\nb\nc\nd\n", "100644")})
+    apply_patch(diff, tmp_path, durable=False)
+    assert (tmp_path / "f").read_text() == "a\nnew\nb\nC\nd\n"
+    with pytest.raises(PartlyAppliedError):
+        apply_patch(diff, tmp_path, durable=False, skip_applied=skip_applied)
+    assert (tmp_path / "f").read_text() == "a\nnew\nb\nC\nd\n"
+
+
 # -- sent twice: a hunk pinned to the file's end or start, as git apply places it ------------------
 
 APPEND = "--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n a\n b\n c\n+d\n"

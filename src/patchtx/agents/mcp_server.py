@@ -63,6 +63,7 @@ except ImportError as _missing:
 from .. import __version__
 from ..arguments import server_arguments
 from ..errors import InvalidArgumentsError
+from ..oneshot import INTERRUPTED
 from ..options import TOOL_OPTIONS, Declared
 from ..render import result_schema
 from .edit_toolspec import (
@@ -441,7 +442,8 @@ class _CheckedLines:
     of the SDK's round trip per call (benchmarks/README.md, the MCP guard). Other input (a file, a
     terminal, whose mode a shell shares) is read by a worker thread. Either way a line is decoded
     as the SDK's own reader decodes it: UTF-8 with bad bytes replaced, line ends read as text files
-    read them (``\\r\\n`` and ``\\r`` end a line too)."""
+    read them (``\\r\\n`` too; a lone ``\\r``, which MCP does not use, ends a line once a ``\\n``
+    follows it)."""
 
     def __init__(self, raw: IO[bytes], verdicts: deque[str | None]) -> None:
         self._raw = raw
@@ -476,14 +478,24 @@ class _CheckedLines:
                 loop = asyncio.get_running_loop()
                 pipe = self._pipe = asyncio.StreamReader(limit=_LINE_LIMIT, loop=loop)
                 await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(pipe), self._raw)
-        if self._pipe is not None:
-            return await self._pipe.readline()
-        return await anyio.to_thread.run_sync(self._raw.readline)
+        if self._pipe is None:
+            return await anyio.to_thread.run_sync(self._raw.readline)
+        pieces = []  # (a line longer than the reader's buffer comes in pieces: read whole)
+        while True:
+            try:
+                pieces.append(await self._pipe.readuntil(b"\n"))
+            except asyncio.IncompleteReadError as end:  # the end of input
+                pieces.append(end.partial)
+            except asyncio.LimitOverrunError as long_line:
+                pieces.append(await self._pipe.readexactly(long_line.consumed))
+                continue
+            return b"".join(pieces)
 
 
-_LINE_LIMIT = 2**31
-"""The longest line read from a pipe, in bytes: the SDK reads a line whole, however long (the tools
-refuse a patch over their own limit, with an answer)."""
+_LINE_LIMIT = 64 * 1024
+"""The pipe reader's buffer, in bytes: it stops reading ahead at twice this, so a client that
+writes and never reads the answers is held back as a blocking read holds it. A longer line is
+still read whole (the tools refuse a patch over their own limit, with an answer)."""
 
 
 class _Wrapped:
@@ -603,7 +615,11 @@ def serve(root: str, host: dict[str, Any]) -> int:
     except NotADirectoryError as exc:
         sys.stderr.write(f"patchtx mcp: {exc}\n")
         return 2
-    anyio.run(_serve_stdio, server)
+    try:
+        anyio.run(_serve_stdio, server)
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback
+        sys.stderr.write(f"patchtx mcp: interrupted. {INTERRUPTED}\n")
+        return 130
     return 0
 
 
