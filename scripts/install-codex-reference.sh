@@ -10,8 +10,9 @@
 #   PATCHTX_CODEX_VERSION   npm version to install (default 0.169.0, the compatibility target)
 #   PATCHTX_CODEX_CACHE     cache folder (default ${XDG_CACHE_HOME:-$HOME/.cache}/patchtx-codex)
 #
-# Cost, measured on the development machine (2 cores, fresh npm cache): about 50 s, a 160 MB
-# download (the platform package @openai/codex-linux-x64), 404 MB on disk; nothing once cached.
+# Cost, measured on the development machine (2 cores, fresh npm cache): a 160 MB download (only the
+# platform package, @openai/codex-linux-x64), 12 to 77 s depending on the network, 7 s of CPU,
+# 404 MB on disk; nothing once cached. scripts/test.sh runs it while the other tests run.
 set -euo pipefail
 
 version="${PATCHTX_CODEX_VERSION:-0.169.0}"
@@ -53,8 +54,10 @@ trap 'rm -rf "$staging"' EXIT
 chmod 755 "$staging"
 echo "install-codex-reference: installing @openai/codex@$version into $prefix ..." >&2
 started=$(date +%s)
-npm install --prefix "$staging" --no-save --no-audit --no-fund --no-package-lock \
-  --loglevel=error "@openai/codex@$version" >&2
+# --prefix alone would also move where npm reads its global config from (<prefix>/etc/npmrc): keep
+# the machine's, which may name the certificate authority of a proxy (cafile).
+npm install --prefix "$staging" --globalconfig "$(npm config get globalconfig)" --no-save --no-audit \
+  --no-fund --no-package-lock --loglevel=error "@openai/codex@$version" >&2
 native=$(find_native "$staging") || {
   echo "install-codex-reference: no native codex binary for this platform in @openai/codex@$version" >&2
   exit 1

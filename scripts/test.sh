@@ -6,55 +6,58 @@
 # "--fresh-servers" starts every MCP server as a fresh interpreter: tests/warm_server.py).
 #
 # The Codex reference binary (npm @openai/codex, for tests/differential) is installed into a cache
-# folder outside the repository while the project installs: a 160 MB download and 404 MB on disk
-# the first time (about 50 s here), nothing after. PATCHTX_NO_CODEX=1 leaves it out and deselects
-# those tests; if it cannot be installed (no npm, no network) they are skipped, saying why, except
-# under CI=true, where that is an error.
+# folder outside the repository in the background, while the project installs and the other tests
+# run (tests/differential runs last and waits for it): a 160 MB download and 404 MB on disk the
+# first time, nothing after. PATCHTX_NO_CODEX=1 leaves it out and deselects those tests; if it
+# cannot be installed (no npm, no network) they are skipped, saying why, except under CI=true,
+# where they fail (tests/differential/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
-codex_out=$(mktemp) codex_err=$(mktemp)
-trap 'rm -f "$codex_out" "$codex_err"' EXIT
-if [ "${PATCHTX_NO_CODEX:-}" != 1 ]; then
-  bash scripts/install-codex-reference.sh >"$codex_out" 2>"$codex_err" &
+if [ "${PATCHTX_NO_CODEX:-}" != 1 ] && [ -z "${PATCHTX_CODEX_APPLY_PATCH:-}" ]; then
+  PATCHTX_CODEX_INSTALLING=$(mktemp -d)
+  export PATCHTX_CODEX_INSTALLING
+  trap 'rm -rf "$PATCHTX_CODEX_INSTALLING"' EXIT
+  (
+    cd "$PATCHTX_CODEX_INSTALLING"  # (path: what it prints; log: npm's output; status: once done)
+    status=0
+    bash "$OLDPWD/scripts/install-codex-reference.sh" >path 2>log || status=$?
+    echo "$status" >status.part && mv status.part status
+  ) &
   codex_pid=$!
 fi
-# The install: a fresh .venv has no pip of its own when the system's pip can install into it
-# (pip >= 22.3, --python), which saves ensurepip's install of pip and setuptools; packages are not
-# byte-compiled at install (--no-compile: the tests write the .pyc of the modules they import,
-# a fraction of what is installed). Measured on the project's 2-core VM: see README.
-if [ -x .venv/bin/python ]; then
-  pip=(.venv/bin/python -m pip)
-  .venv/bin/python -m pip --version >/dev/null 2>&1 || pip=("$python" -m pip --python .venv/bin/python)
-elif "$python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (22, 3))' \
-    2>/dev/null; then
-  "$python" -m venv --without-pip .venv
-  pip=("$python" -m pip --python .venv/bin/python)
-else
-  "$python" -m venv .venv
-  pip=(.venv/bin/python -m pip)
+# The install. A fresh .venv first gets a current pip: Debian 12's pip 23.0 takes about 35 s of CPU
+# to resolve the test extras (most of it reading PyPI's pages of projects with thousands of wheels:
+# pydantic-core, hypothesis), pip 26 about 12 s, and getting it takes 3 s. It comes from the
+# system's pip when that can install into another environment (pip >= 22.3, --python), else from
+# ensurepip. Packages are not byte-compiled at install (--no-compile: the tests write the .pyc of
+# the modules they import, a fraction of what is installed). Measured on the project's 2-core VM:
+# see README.
+quiet=(-q --no-compile --disable-pip-version-check)
+[ -x .venv/bin/python ] || "$python" -m venv --without-pip .venv
+if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+  if "$python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (22, 3))' \
+      2>/dev/null; then
+    "$python" -m pip --python .venv/bin/python install "${quiet[@]}" --upgrade pip
+  else
+    .venv/bin/python -m ensurepip >/dev/null && .venv/bin/python -m pip install "${quiet[@]}" --upgrade pip
+  fi 2>&1 | grep -v "^WARNING: Location" || true
 fi
-"${pip[@]}" install -q --no-compile --disable-pip-version-check -e '.[test,shell,mcp]' 2>&1 \
-  | grep -v "^WARNING: Location" || true
+.venv/bin/python -m pip install "${quiet[@]}" -e '.[test,shell,mcp]' 2>&1 | grep -v "^WARNING: Location" || true
 # The tests start hundreds of Python processes: let them keep the .pyc they compile (in
 # __pycache__ folders, ignored by git) rather than compile patchtx again in every one.
 unset PYTHONDONTWRITEBYTECODE
+tests=0
+.venv/bin/python -m pytest -n auto --dist worksteal "$@" || tests=$?
 if [ -n "${codex_pid:-}" ]; then
-  if wait "$codex_pid"; then
-    PATCHTX_CODEX_APPLY_PATCH=$(cat "$codex_out")
-    export PATCHTX_CODEX_APPLY_PATCH
-    cat "$codex_err" >&2
-  else
-    cat "$codex_err" >&2
-    if [ "${CI:-}" = true ]; then
-      echo "scripts/test.sh: the Codex reference could not be installed (see above)" >&2
-      exit 1
-    fi
-    PATCHTX_CODEX_UNAVAILABLE=$(grep -v '^ *$' "$codex_err" | tail -n 1 | cut -c1-200)
-    export PATCHTX_CODEX_UNAVAILABLE="${PATCHTX_CODEX_UNAVAILABLE:-the install script failed}"
+  wait "$codex_pid"  # (done already, unless no differential test ran)
+  cat "$PATCHTX_CODEX_INSTALLING/log" >&2
+  if [ "$(cat "$PATCHTX_CODEX_INSTALLING/status")" != 0 ] && [ "${CI:-}" = true ]; then
+    echo "scripts/test.sh: the Codex reference could not be installed (see above)" >&2
+    exit 1
   fi
 fi
-.venv/bin/python -m pytest -n auto --dist worksteal "$@"
+[ "$tests" = 0 ] || exit "$tests"
 shared="$(pwd)/../shared/conformance/run_codex_scenarios.py"
 [ -f "$shared" ] || shared="$(pwd)/tests/conformance/run_codex_scenarios.py"
 .venv/bin/python "$shared" --apply-patch "$(pwd)/.venv/bin/apply_patch" \

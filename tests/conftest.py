@@ -63,13 +63,18 @@ SLOW_FIRST = (
 )
 
 
+# Run last: the tests that wait for the Codex reference, which scripts/test.sh installs (a download
+# the first time) while the others run.
+LAST = "tests/differential/"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rank = {path: i for i, path in enumerate(SLOW_FIRST)}
     root = config.rootpath
 
     def key(item: pytest.Item) -> int:
-        return rank.get(item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else "",
-                        len(rank))
+        path = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+        return len(rank) + 1 if path.startswith(LAST) else rank.get(path, len(rank))
 
     items.sort(key=key)  # stable: each module's tests keep their order
 

@@ -1,19 +1,18 @@
 """patchtx's command-line options, built for argparse from the one table of options
 (``options.OPTIONS``): the host's policy (``PlanOptions``), how a commit is made
 (``CommitOptions``) and what one call asks (``CallOptions``). ``patchtx apply``, ``check``,
-``undo``, ``redo`` (in ``commands``) and ``patchtx mcp`` (in ``agents.mcp_server``) take them from
-here.
+``undo``, ``redo`` (in ``commands``) and ``patchtx mcp`` (``server_arguments``, read before the
+MCP SDK is imported: a usage error does not wait for it) take them from here.
 """
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING, Any
 
-from .options import OPTIONS, CallOptions, CommitOptions, PlanOptions
+from .options import OPTIONS, UNDO_SCOPES, CallOptions, CommitOptions, PlanOptions
 
 if TYPE_CHECKING:
-    import argparse
-
     from .options import Declared
 
 
@@ -96,3 +95,27 @@ def commit_keywords(args: argparse.Namespace) -> dict[str, Any]:
 def add_call_options(parser: argparse.ArgumentParser, *names: str) -> None:
     """What one call asks (``CallOptions``): the named ones."""
     add_options(parser, CallOptions, names=names)
+
+
+def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]]:
+    """``patchtx mcp``'s command line: the root, and the host's options as ``patchtx.apply_patch``
+    keywords (those of ``patchtx apply`` that a tool call may not set; see docs/integrations.md)."""
+    parser = argparse.ArgumentParser(
+        prog="patchtx mcp",
+        description="Serve the apply_patch, preview_patch, log and undo tools, and the edit tools "
+                    "(str_replace_based_edit_tool, edit_files, replace_in_file), over MCP (stdio).",
+    )
+    parser.add_argument("--root", default=".",
+                        help="workspace root the tools may edit (default: current directory)")
+    add_policy_options(parser, "A ceiling on what tool calls may do: the workspace's [tool.patchtx]"
+                               " table and the calls' own options can only tighten it.")
+    add_commit_options(parser)
+    parser.add_argument("--undo", choices=UNDO_SCOPES, default="own",
+                        help="what the undo tool may undo: any transaction, only those made through"
+                             " this server (default: own), or nothing (no undo tool)")
+    args = parser.parse_args(argv)
+    host = {**policy_keywords(args), **commit_keywords(args)}
+    host = {name: value for name, value in host.items() if value is not None}
+    if args.undo != "own":
+        host["undo"] = args.undo
+    return args.root, host

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .api import apply_plan, plan_patch
-from .arguments import add_call_options, add_commit_options, add_policy_options, commit_keywords, policy_keywords
+from .arguments import (
+    add_call_options,
+    add_commit_options,
+    add_policy_options,
+    commit_keywords,
+    policy_keywords,
+    server_arguments,
+)
 from .errors import (
     FilesystemError,
     InternalError,
@@ -505,11 +512,12 @@ def _dispatch(given: list[str]) -> int:
         from .agents.toolspec import tool_spec_main  # (off a one-line edit's path)
         return tool_spec_main(given[1:])
     if given[:1] == ["mcp"]:
+        root, host = server_arguments(given[1:])  # (first: importing the MCP SDK takes 2 s of CPU)
         try:
-            from .agents.mcp_server import mcp_main  # (optional extra)
+            from .agents.mcp_server import serve  # (optional extra)
         except MissingExtraError as missing:
             return _missing_extra(missing)
-        return mcp_main(given[1:])
+        return serve(root, host)
     if given[:1] in (["--version"], ["-V"]):
         return print_version("patchtx")
     as_json = "--json" in given

@@ -14,7 +14,10 @@ regular expression lets ``**a**a**a**a**a**a**a**a**a**a**a**a**c`` take minutes
 path. Here a pattern is a small automaton whose set of live states is advanced one character at a
 time (Thompson's construction): O(len(path) x len(pattern)) for any pattern. Before it runs, two
 necessary conditions are checked at C speed: an anchored pattern's leading literal text starts the
-path, and each of the pattern's literal runs occurs in it (most paths fail one of them).
+path, and each of the pattern's literal runs occurs in it (most paths fail one of them). Within
+one check (a ``GlobSet``), the sets of live states computed are kept (``Moves``): the paths of a
+patch share folders and endings, so a later path mostly looks up where a character leads instead of
+working it out again (a deterministic automaton built as it is needed).
 
 Many patterns over many paths still add up (20,000 patterns against a 2,000-file patch took ten
 minutes), so the work is bounded: a ``GlobSet`` counts the automaton's steps across every path it
@@ -66,8 +69,12 @@ def _in_set(members: str, char: str) -> bool:
 MAX_PATTERNS = 1000
 MAX_PATTERN_LENGTH = 1000
 WORK_LIMIT = 10_000_000
-"""Automaton steps (a live state advanced over one character) a ``GlobSet`` may spend: a few
-seconds at most; an ordinary patch against an ordinary policy spends a few thousand."""
+"""Automaton steps (a live state advanced over one character, looked up or worked out) a ``GlobSet``
+may spend: a few seconds at most; an ordinary patch against an ordinary policy spends a few
+thousand."""
+MOVES_HELD = 250_000
+"""Live states a ``Moves`` table holds at most (a few megabytes); past it, moves are worked out
+each time, as without the table."""
 
 
 class GlobWorkExceeded(Exception):
@@ -77,7 +84,7 @@ class GlobWorkExceeded(Exception):
 class Glob:
     """One compiled pattern."""
 
-    __slots__ = ("pattern", "_steps", "_prefix", "_runs")
+    __slots__ = ("pattern", "_steps", "_prefix", "_runs", "_start")
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
@@ -124,6 +131,7 @@ class Glob:
         # Literal text the path must start with (an anchored pattern's first run), and hold.
         self._prefix = runs[0] if runs and steps[0][0] == _LITERAL else ""
         self._runs = tuple(runs)
+        self._start = frozenset(self._closure({0}))
 
     def could_match(self, path: str) -> bool:
         """A necessary condition for ``matches``, checked at C speed."""
@@ -145,13 +153,14 @@ class Glob:
                     todo.append(following)
         return states
 
-    def matches(self, path: str, work: list[int] | None = None) -> bool:
+    def matches(self, path: str, work: list[int] | None = None, moves: Moves | None = None) -> bool:
         """Whether ``path`` (workspace-relative, ``/``-separated) or a folder above it matches.
-        ``work``: a one-item counter of automaton steps, raised GlobWorkExceeded at its limit."""
+        ``work``: a one-item counter of automaton steps, raised GlobWorkExceeded at its limit.
+        ``moves``: the moves worked out so far in this check (kept there, and looked up)."""
         if not self.could_match(path):
             return False
-        steps, end = self._steps, len(self._steps)
-        states = self._closure({0})
+        end = len(self._steps)
+        states = self._start
         for char in path:
             if work is not None:
                 work[0] += len(states)
@@ -159,33 +168,56 @@ class Glob:
                     raise GlobWorkExceeded
             if end in states and char == "/":
                 return True  # the pattern matched a folder holding the path
-            following: set[int] = set()
-            for state in states:
-                if state == end:
-                    continue
-                kind, literal = steps[state]
-                if kind == _LITERAL:
-                    if char == literal:
-                        following.add(state + 1)
-                elif kind == _ONE:
-                    if char != "/":
-                        following.add(state + 1)
-                elif kind == _CLASS or kind == _NOT_CLASS:
-                    if char != "/" and _in_set(literal, char) == (kind == _CLASS):
-                        following.add(state + 1)
-                elif kind == _SEGMENT:
-                    if char != "/":
-                        following.add(state)
-                elif kind == _ANY:
-                    following.add(state)
-                elif kind == _DIRS_LOOP:
-                    following.add(state)
-                    if char == "/":
-                        following.add(state + 1)
-            if not following:
+            known = moves.table.get((self, states, char)) if moves is not None else None
+            if known is None:
+                known = self._advance(states, char)
+                if moves is not None and moves.held < MOVES_HELD:
+                    moves.table[self, states, char] = known
+                    moves.held += len(states) + len(known)
+            if not known:
                 return False
-            states = self._closure(following)
+            states = known
         return end in states
+
+    def _advance(self, states: frozenset[int], char: str) -> frozenset[int]:
+        """The live states after ``char`` (empty: the pattern cannot match)."""
+        steps, end = self._steps, len(self._steps)
+        following: set[int] = set()
+        for state in states:
+            if state == end:
+                continue
+            kind, literal = steps[state]
+            if kind == _LITERAL:
+                if char == literal:
+                    following.add(state + 1)
+            elif kind == _ONE:
+                if char != "/":
+                    following.add(state + 1)
+            elif kind == _CLASS or kind == _NOT_CLASS:
+                if char != "/" and _in_set(literal, char) == (kind == _CLASS):
+                    following.add(state + 1)
+            elif kind == _SEGMENT:
+                if char != "/":
+                    following.add(state)
+            elif kind == _ANY:
+                following.add(state)
+            elif kind == _DIRS_LOOP:
+                following.add(state)
+                if char == "/":
+                    following.add(state + 1)
+        return frozenset(self._closure(following)) if following else frozenset()
+
+
+class Moves:
+    """Where a character leads each set of live states of each pattern, as worked out so far in
+    one ``GlobSet``'s check: ``table[glob, states, char]`` is the set after ``char``. Holds at most
+    ``MOVES_HELD`` states (counted in ``held``), and lives as long as its ``GlobSet``."""
+
+    __slots__ = ("table", "held")
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[Glob, frozenset[int], str], frozenset[int]] = {}
+        self.held = 0
 
 
 _COMPILED: dict[tuple[str, ...], tuple[Glob, ...]] = {}
@@ -194,17 +226,18 @@ _COMPILED: dict[tuple[str, ...], tuple[Glob, ...]] = {}
 class GlobSet:
     """Patterns asked about many paths, with the work they may spend bounded (``WORK_LIMIT``)."""
 
-    __slots__ = ("patterns", "globs", "work")
+    __slots__ = ("patterns", "globs", "work", "moves")
 
     def __init__(self, patterns: tuple[str, ...]) -> None:
         self.patterns = tuple(patterns)
         self.globs = compiled(self.patterns)
         self.work = [0]
+        self.moves = Moves()
 
     def first_match(self, path: str) -> str | None:
         """The first pattern that matches ``path``; GlobWorkExceeded past the work limit."""
         for pattern, glob in zip(self.patterns, self.globs, strict=True):
-            if glob.matches(path, self.work):
+            if glob.matches(path, self.work, self.moves):
                 return pattern
         return None
 

@@ -228,6 +228,10 @@ one of the three records above (and, for type checkers, a line to the keywords b
 TOOL_OPTIONS = tuple(row for row in OPTIONS if row.option.tool is not None)
 """A tool call's arguments besides the patch, in the order tools declare them."""
 
+UNDO_SCOPES = ("any", "own", "none")
+"""What an MCP client may undo (``patchtx mcp --undo``): any transaction in the history, only
+those made through the MCP server (the default), or none."""
+
 DEFAULT_COMMIT = CommitOptions()
 """The defaults, for the layers below the API (``txn.commit``, ``recover``, ``KeepHistory``)."""
 

@@ -210,10 +210,11 @@ class Workspace:
             return fd
         parts = rel.split("/")
         depth, fd = 0, self._dir_fds.get("")
-        for above in range(len(parts) - 1, 0, -1):
-            found = self._dir_fds.get("/".join(parts[:above]))
+        cut = len(rel)
+        while (cut := rel.rfind("/", 0, cut)) >= 0:  # each folder above, the nearest first
+            found = self._dir_fds.get(rel[:cut])  # (a slice: joining parts made deep paths cubic)
             if found is not None:
-                depth, fd = above, found
+                depth, fd = rel.count("/", 0, cut) + 1, found
                 break
         if fd is None:
             fd = self._dir_fd("")

@@ -6,8 +6,10 @@ dispatch). ``scripts/install-codex-reference.sh`` installs it into a cache folde
 repository and prints the path of the ``apply_patch`` symlink.
 
 Lookup order: the environment variable ``PATCHTX_CODEX_APPLY_PATCH`` (the ``apply_patch`` symlink,
-or the ``codex`` binary itself, for which a symlink is made in a temporary folder), then the cache
-folder ``${PATCHTX_CODEX_CACHE:-${XDG_CACHE_HOME:-~/.cache}/patchtx-codex}/<version>/bin/apply_patch``.
+or the ``codex`` binary itself, for which a symlink is made in a temporary folder), then the install
+that ``scripts/test.sh`` runs while the other tests run (``PATCHTX_CODEX_INSTALLING``: a folder
+where it writes ``path``, ``log`` and, once done, ``status``; the first lookup waits for it), then
+the cache folder ``${PATCHTX_CODEX_CACHE:-${XDG_CACHE_HOME:-~/.cache}/patchtx-codex}/<version>/bin/apply_patch``.
 """
 
 from __future__ import annotations
@@ -18,19 +20,22 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 CODEX_VERSION = os.environ.get("PATCHTX_CODEX_VERSION", "0.169.0")
 ENV_BINARY = "PATCHTX_CODEX_APPLY_PATCH"
 ENV_DISABLE = "PATCHTX_NO_CODEX"
-ENV_UNAVAILABLE = "PATCHTX_CODEX_UNAVAILABLE"
+ENV_INSTALLING = "PATCHTX_CODEX_INSTALLING"
+INSTALL_WAIT = 900.0
+"""Seconds the differential tests wait for scripts/test.sh's install of the reference at most."""
 INSTALL_SCRIPT = "scripts/install-codex-reference.sh"
 ARG0_NAMES = ("apply_patch", "applypatch")
 
 INSTALL_HELP = (
     f"The differential tests need the reference Codex binary (npm @openai/codex@{CODEX_VERSION}). "
-    f"Install it with `bash {INSTALL_SCRIPT}` (npm; a 160 MB download, 404 MB on disk, about 50 s "
+    f"Install it with `bash {INSTALL_SCRIPT}` (npm; a 160 MB download, 404 MB on disk, 12 to 77 s "
     "the first time; it prints the path) and, if "
     f"you installed it somewhere else, point {ENV_BINARY} at the printed `apply_patch` path. "
     f"To run the rest of the suite without it, set {ENV_DISABLE}=1 (the differential tests are then "
@@ -61,10 +66,37 @@ def _as_apply_patch(path: Path) -> Path:
     return link
 
 
+class InstallFailed(CodexNotFound):
+    """scripts/test.sh's install of the reference failed (no npm, no network): the message says why."""
+
+
+def install_done() -> bool:
+    """Whether the install scripts/test.sh started (``ENV_INSTALLING``) has finished, if any."""
+    folder = os.environ.get(ENV_INSTALLING)
+    return not folder or os.path.exists(os.path.join(folder, "status"))
+
+
+def _installed(folder: Path) -> Path:
+    """Wait for scripts/test.sh's install of the reference (in the background since the suite
+    started), then its ``apply_patch``; InstallFailed with the install's last line otherwise."""
+    deadline = time.monotonic() + INSTALL_WAIT
+    while not (folder / "status").exists():
+        if time.monotonic() > deadline:
+            raise InstallFailed(f"{INSTALL_SCRIPT} did not finish in {INSTALL_WAIT:.0f} s")
+        time.sleep(0.2)
+    if (folder / "status").read_text().strip() == "0":
+        return Path((folder / "path").read_text().strip())
+    lines = [line for line in (folder / "log").read_text(errors="replace").splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower() and "complete log" not in line]
+    raise InstallFailed(("; ".join(errors[:2]) or (lines[-1] if lines else f"{INSTALL_SCRIPT} failed"))[:300])
+
+
 @functools.cache
 def find_codex_apply_patch() -> Path:
     """Return the ``apply_patch`` executable of the reference Codex; raise CodexNotFound."""
     explicit = os.environ.get(ENV_BINARY)
+    if not explicit and os.environ.get(ENV_INSTALLING):
+        explicit = str(_installed(Path(os.environ[ENV_INSTALLING])))
     if explicit:
         path = Path(explicit)
         if not (path.is_file() and os.access(path, os.X_OK)):

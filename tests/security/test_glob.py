@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from patchtx.globs import Glob
+from patchtx import globs
+from patchtx.globs import Glob, GlobSet
 from patchtx.options import PlanOptions
 from patchtx.policy import protected_by
 
@@ -51,6 +52,30 @@ _PATH = st.lists(st.text(st.sampled_from("ab.*?"), min_size=1, max_size=4), min_
 @given(_PATTERN, _PATH)
 def test_same_answers_as_the_regular_expression(pattern: str, path: str) -> None:
     assert Glob(pattern).matches(path) == bool(reference_regex(pattern).match(path)), (pattern, path)
+
+
+@settings(max_examples=examples(1000))
+@given(st.lists(_PATTERN, min_size=1, max_size=4), st.lists(_PATH, min_size=1, max_size=12))
+def test_a_check_that_keeps_its_moves_answers_as_each_path_alone(patterns: list[str], paths: list[str]) -> None:
+    """A GlobSet keeps the moves worked out for earlier paths (globs.Moves) and looks them up for
+    later ones: the same first matching pattern as each path matched afresh, for the same count
+    of steps (the work bound is reached at the same point)."""
+    kept = GlobSet(tuple(patterns))
+    for path in paths:
+        work = [0]
+        alone = next((pattern for pattern in patterns if Glob(pattern).matches(path, work)), None)
+        before = kept.work[0]
+        assert kept.first_match(path) == alone, (patterns, paths, path)
+        assert kept.work[0] - before == work[0]
+
+
+def test_the_moves_a_check_keeps_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(globs, "MOVES_HELD", 50)
+    pattern = "**a**a**a**c"
+    kept = GlobSet((pattern,))
+    for count in range(1, 200):
+        assert kept.first_match("a" * count + "c") == (pattern if count >= 3 else None)
+    assert 50 <= kept.moves.held <= 50 + 2 * (len(pattern) + 3)  # kept until full, then no more
 
 
 def test_examples() -> None:

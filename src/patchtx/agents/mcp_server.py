@@ -15,7 +15,6 @@ stdout belongs to the protocol: nothing else may ever be printed there.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import inspect
 import json
@@ -62,7 +61,7 @@ except ImportError as _missing:
     raise _error from _missing
 
 from .. import __version__
-from ..arguments import add_commit_options, add_policy_options, commit_keywords, policy_keywords
+from ..arguments import server_arguments
 from ..errors import InvalidArgumentsError
 from ..oneshot import INTERRUPTED
 from ..options import TOOL_OPTIONS, Declared
@@ -79,7 +78,6 @@ from .edit_toolspec import (
     replace_in_file_schema,
 )
 from .tool_call import (
-    UNDO_SCOPES,
     ToolOutcome,
     apply_patch_call,
     editor_call,
@@ -604,34 +602,14 @@ class _claimed_stdin:  # lower case: used as ``with _claimed_stdin() as wire``
         os.dup2(self._wire, 0)  # (the duplicate stays open: a reader thread may still block on it)
 
 
-def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]]:
-    """``patchtx mcp``'s command line: the root, and the host's options as ``patchtx.apply_patch``
-    keywords (those of ``patchtx apply`` that a tool call may not set; see docs/integrations.md)."""
-    parser = argparse.ArgumentParser(
-        prog="patchtx mcp",
-        description="Serve the apply_patch, preview_patch, log and undo tools, and the edit tools "
-                    "(str_replace_based_edit_tool, edit_files, replace_in_file), over MCP (stdio).",
-    )
-    parser.add_argument("--root", default=".",
-                        help="workspace root the tools may edit (default: current directory)")
-    add_policy_options(parser, "A ceiling on what tool calls may do: the workspace's [tool.patchtx]"
-                               " table and the calls' own options can only tighten it.")
-    add_commit_options(parser)
-    parser.add_argument("--undo", choices=UNDO_SCOPES, default="own",
-                        help="what the undo tool may undo: any transaction, only those made through"
-                             " this server (default: own), or nothing (no undo tool)")
-    args = parser.parse_args(argv)
-    host = {**policy_keywords(args), **commit_keywords(args)}
-    host = {name: value for name, value in host.items() if value is not None}
-    if args.undo != "own":
-        host["undo"] = args.undo
-    return args.root, host
-
-
 def mcp_main(argv: list[str] | None = None) -> int:
     """``patchtx mcp [--root DIR] [--undo any|own|none] [host options]``: the MCP server on
     stdin/stdout."""
-    root, host = server_arguments(argv)
+    return serve(*server_arguments(argv))
+
+
+def serve(root: str, host: dict[str, Any]) -> int:
+    """The MCP server of ``root`` on stdin/stdout, with the host's options (``server_arguments``)."""
     try:
         server = build_server(root, host)
     except NotADirectoryError as exc:

@@ -27,7 +27,7 @@ from ..edits import name_the_edit, parse_edits
 from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
 from ..history import log, undo, untrusted
 from ..model import Hunk, Patch, Plan, UpdateFile
-from ..options import TOOL_OPTIONS, CommitOptions, PlanOptions
+from ..options import TOOL_OPTIONS, UNDO_SCOPES, CommitOptions, PlanOptions
 from ..policy import options_for
 from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
@@ -215,11 +215,6 @@ def log_call(root: str) -> ToolOutcome:
         text += (f"Not listed, never undone: {len(foreign)} entr{'y' if len(foreign) == 1 else 'ies'} not"
                  " written by this user's patchtx (" + ", ".join(foreign) + ").\n")
     return ToolOutcome(log_json(entries, foreign), text)
-
-
-UNDO_SCOPES = ("any", "own", "none")
-"""What an MCP client may undo (``patchtx mcp --undo``): any transaction in the history, only
-those made through the MCP server (the default), or none."""
 
 
 def undo_call(root: str, transaction: str, *, dry_run: bool = False, allow_delete: bool = False,

@@ -58,15 +58,16 @@ class DirectoryHandles:
             return cached
         parts = relpath.split("/")
         start, fd = 0, self.root_fd
-        for depth in range(len(parts) - 1, 0, -1):
-            ancestor = self._cache.get("/".join(parts[:depth]))
+        cut = len(relpath)
+        while (cut := relpath.rfind("/", 0, cut)) >= 0:  # each folder above, the nearest first
+            ancestor = self._cache.get(relpath[:cut])  # (a slice: joining parts made deep paths cubic)
             if ancestor is not None:
-                start, fd = depth, ancestor
+                start, fd = relpath.count("/", 0, cut) + 1, ancestor
                 break
         transient: list[int] = []
         try:
             for depth in range(start, len(parts)):
-                fd = self._open_child(fd, parts[depth], "/".join(parts[: depth + 1]))
+                fd = self._open_child(fd, parts, depth)
                 transient.append(fd)
         finally:
             for intermediate in transient[:-1]:
@@ -108,10 +109,13 @@ class DirectoryHandles:
             evicted = self._cache.pop(next(iter(self._cache)))
             self.fs.close(evicted)
 
-    def _open_child(self, parent_fd: int, name: str, relpath: str) -> int:
+    def _open_child(self, parent_fd: int, parts: list[str], depth: int) -> int:
+        """Open ``parts[depth]`` in ``parent_fd``; the error names ``parts[:depth + 1]``."""
+        name = parts[depth]
         try:
             return self.fs.open_dir(parent_fd, name)
         except OSError as exc:
+            relpath = "/".join(parts[: depth + 1])
             if exc.errno == errno.ENOENT:
                 raise FileNotFoundError(errno.ENOENT, "no such directory", relpath) from None
             if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
