@@ -291,17 +291,19 @@ def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: Update
                            names: FileNames, partly: PartlyAppliedError) -> FileUpdate:
     """The repair of a patch sent again after part of it was applied: the hunks in place (by the
     already-applied rule: their old lines found nowhere, their new lines standing in the file)
-    left out, the others placed and applied as any hunks are. Not for a pure insertion, in place
-    or not, whose old side says nothing."""
+    left out, the others placed and applied as any hunks are, at stated lines moved past the hunks
+    left out. Not for a pure insertion in place, whose old side says nothing, nor where a hunk left
+    may be in place as well."""
     done = set(partly.details.get("applied_lines", ()))
     if any(chunk.line in done and chunk.inserts_text for chunk in chunks):
         # A pure insertion counts as in place when its lines merely stand where it would put
         # them: enough to refuse a patch sent again, too little to leave it out and write the rest.
         raise partly
-    rest = [chunk for chunk in chunks if chunk.line not in done]
-    if any(not chunk.old_lines for chunk in rest):
-        # A hunk with no old lines (a -U0 diff's insertion) places wherever its line number says:
-        # its being "pending" says nothing, and applying it would insert its lines a second time.
+    rest = _shifted_past(chunks, done)
+    texts = decode(content, names.display).texts
+    if any(_new_side_stands(texts, chunk) for chunk in rest):
+        # A hunk left whose new side already stands where it would go may be in place too, its
+        # old side found elsewhere (the same line in the next function): in doubt, refuse.
         raise partly
     if not all(map(shows_its_change, rest)):
         # A hunk that only deletes (or adds blank lines) never counts as in place: sent again,
@@ -315,6 +317,32 @@ def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: Update
         "left out the hunks already in place (their new lines stand in the file and their old "
         "lines do not) and applied the others")
     return FileUpdate(update.after, update.edits, update.offsets, repairs=(skipped, *update.repairs))
+
+
+def _shifted_past(chunks: Sequence[Chunk], done: set[int]) -> list[Chunk]:
+    """The chunks not ``done`` (by patch line), each stated line moved by the lines the done ones
+    above it added or removed: the file holds them already."""
+    shift, rest = 0, []
+    for chunk in chunks:
+        if chunk.line in done:
+            shift += len(chunk.new_lines) - len(chunk.old_lines)
+        elif chunk.stated_line is not None and shift:
+            rest.append(replace(chunk, stated_line=max(chunk.stated_line + shift, 0)))
+        else:
+            rest.append(chunk)
+    return rest
+
+
+def _new_side_stands(texts: Sequence[str], chunk: Chunk) -> bool:
+    """Whether ``chunk``'s new lines stand where it would put them: at its stated line (a unified
+    hunk), or, for a pure insertion, anywhere (its old side says nothing of where it goes)."""
+    new = chunk.new_lines
+    if not chunk.old_lines:
+        return any(list(texts[at:at + len(new)]) == new for at in range(len(texts) - len(new) + 1))
+    if chunk.stated_line is None:
+        return False
+    at = max(chunk.stated_line - 1, 0)
+    return list(texts[at:at + len(new)]) == new
 
 
 def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex | None,

@@ -250,3 +250,15 @@ def test_a_resent_patch_whose_other_hunk_never_counts_as_in_place_is_partly_appl
         with pytest.raises(PartlyAppliedError):
             patchtx.apply_patch(patch, tmp_path, skip_applied=skip_applied)
     assert (tmp_path / "m.py").read_text() == once
+
+
+def test_an_anchored_insertion_not_yet_applied_completes_a_patch_sent_again(tmp_path: Path) -> None:
+    # The first hunk is in place, the insertion under `@@ def g():` is not (its lines stand nowhere):
+    # the repair leaves the first out and applies the insertion once.
+    (tmp_path / "f").write_text("import os\n\ndef f():\n    return 10\n\ndef g():\n    return 2\n")
+    patch = ("*** Begin Patch\n*** Update File: f\n@@ def f():\n-    return 1\n+    return 10\n"
+             "@@ def g():\n+    '''g.'''\n*** End Patch\n")
+    result = patchtx.apply_patch(patch, tmp_path, durable=False)
+    assert [repair.kind for repair in result.plan.repairs] == ["applied_hunk_skipped"]
+    assert (tmp_path / "f").read_text() == ("import os\n\ndef f():\n    return 10\n\ndef g():\n"
+                                           "    '''g.'''\n    return 2\n")

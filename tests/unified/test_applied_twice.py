@@ -88,6 +88,53 @@ def test_a_context_free_insertion_sent_again_with_a_hunk_in_place_is_refused(tmp
     assert (tmp_path / "f").read_text() == "a\nnew\nb\nC\nd\n"
 
 
+_U = "--- a/f\n+++ b/f\n"
+_PARTLY_SENT = {  # name: (the file, the part applied first, the whole diff sent after it)
+    "a -U0 change whose old line stands again further down": (
+        "def f():\n    return None\n\ndef g():\n    return None\n\nx = 1\ny = 2\n",
+        _U + "@@ -2 +2 @@\n-    return None\n+    return 0\n@@ -7 +7 @@\n-x = 1\n+x = 10\n",
+        _U + "@@ -2 +2 @@\n-    return None\n+    return 0\n@@ -7 +7 @@\n-x = 1\n+x = 10\n"
+             "@@ -8 +8 @@\n-y = 2\n+y = 20\n"),
+    "a -U0 change of a blank line": (
+        "a\n\nb\n\nc\nd\n",
+        _U + "@@ -2 +2 @@\n-\n+x\n@@ -5 +5 @@\n-c\n+C\n",
+        _U + "@@ -2 +2 @@\n-\n+x\n@@ -5 +5 @@\n-c\n+C\n@@ -6 +6 @@\n-d\n+D\n"),
+    "a hunk left out that removed a line, before duplicate lines": (
+        "x\nb\nb\nb\na\nb\nx\nb\nb\n\n",
+        _U + "@@ -4,2 +4 @@\n-b\n-a\n+c\n",
+        _U + "@@ -4,2 +4 @@\n-b\n-a\n+c\n@@ -8 +7 @@\n-b\n+  a\n"),
+    "a -U0 insertion not yet applied": (
+        "w17\nw20\nw27\nw14\n",
+        _U + "@@ -3,2 +3 @@\n-w27\n-w14\n+w13\n",
+        _U + "@@ -1,0 +2 @@\n+w1\n@@ -3,2 +4 @@\n-w27\n-w14\n+w13\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(_PARTLY_SENT))
+def test_a_diff_sent_again_after_part_of_it_is_completed_or_refused_never_written_twice(
+        tmp_path: Path, name: str) -> None:
+    # From helper-22's review: the repair that leaves out the hunks in place wrote a -U0 change a
+    # second time where its old line also stands (return 0 in g too; x twice), and placed the next
+    # hunk a line off when a hunk left out had changed the line count. The hunks left are placed at
+    # their stated lines moved past the ones left out, and refused when their new side already
+    # stands there (then they may be in place too).
+    before, part, whole = _PARTLY_SENT[name]
+    (tmp_path / "want").mkdir()
+    write_tree(tmp_path / "want", {"f": (before, "100644")})
+    apply_patch(whole, tmp_path / "want", durable=False)
+    (tmp_path / "got").mkdir()
+    write_tree(tmp_path / "got", {"f": (before, "100644")})
+    apply_patch(part, tmp_path / "got", durable=False)
+    sent_to = (tmp_path / "got" / "f").read_text()
+    try:
+        apply_patch(whole, tmp_path / "got", durable=False)
+    except PartlyAppliedError:
+        assert (tmp_path / "got" / "f").read_text() == sent_to
+        assert name != "a -U0 insertion not yet applied"  # (nothing of it stands: it completes)
+    else:
+        assert (tmp_path / "got" / "f").read_text() == (tmp_path / "want" / "f").read_text()
+
+
 # -- sent twice: a hunk pinned to the file's end or start, as git apply places it ------------------
 
 APPEND = "--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n a\n b\n c\n+d\n"
