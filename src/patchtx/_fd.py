@@ -1,13 +1,18 @@
 """Descriptors: reading a whole file from one (shared by the workspace, planning, and fsops, the
-commit), how many this process may still open, and whether the platform has the descriptor-relative
-calls both rely on."""
+commit), how many this process may still open, the nearest folder of a path already open (both
+keep folders open by path), and whether the platform has the descriptor-relative calls both rely
+on."""
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from .errors import UnsupportedPlatformError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 # POSIX flags; looked up with a default so that every module imports everywhere, and a platform
 # without them (Windows) gets UnsupportedPlatformError from require_posix instead of a traceback.
@@ -41,6 +46,19 @@ def descriptor_budget() -> int:
     if soft < 0:  # unlimited
         soft = _UNLIMITED
     return max(1, min(soft, _UNLIMITED) - _open_descriptors() - DESCRIPTOR_RESERVE)
+
+
+def nearest_open_folder(relpath: str, open_folders: Mapping[str, int]) -> tuple[int, int | None]:
+    """The deepest folder above ``relpath`` (workspace-relative, ``/``-separated) whose descriptor
+    ``open_folders`` holds: how many of ``relpath``'s parts it covers, and its descriptor; (0, None)
+    for none. Each folder is a slice of the path: joining its parts again at each level made deep
+    paths cubic."""
+    cut = len(relpath)
+    while (cut := relpath.rfind("/", 0, cut)) >= 0:  # each folder above, the nearest first
+        fd = open_folders.get(relpath[:cut])
+        if fd is not None:
+            return relpath.count("/", 0, cut) + 1, fd
+    return 0, None
 
 
 def _open_descriptors() -> int:

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from ._fd import DIR_FLAGS as _DIR_FLAGS
 from ._fd import READ_FLAGS as _READ_FLAGS
-from ._fd import descriptor_budget, read_whole, require_posix
+from ._fd import descriptor_budget, nearest_open_folder, read_whole, require_posix
 from ._record import record
 from .errors import FilesystemError, NotARegularFileError, UnsafePathError
 
@@ -209,13 +209,9 @@ class Workspace:
             self._dir_fds[rel] = fd
             return fd
         parts = rel.split("/")
-        depth, fd = 0, self._dir_fds.get("")
-        cut = len(rel)
-        while (cut := rel.rfind("/", 0, cut)) >= 0:  # each folder above, the nearest first
-            found = self._dir_fds.get(rel[:cut])  # (a slice: joining parts made deep paths cubic)
-            if found is not None:
-                depth, fd = rel.count("/", 0, cut) + 1, found
-                break
+        depth, fd = nearest_open_folder(rel, self._dir_fds)
+        if fd is None:
+            fd = self._dir_fds.get("")
         if fd is None:
             fd = self._dir_fd("")
         start = fd

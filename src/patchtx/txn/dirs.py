@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import stat
 
-from .._fd import descriptor_budget
+from .._fd import descriptor_budget, nearest_open_folder
 from ..errors import UnsafePathError
 from .fsops import FileSystemOps
 
@@ -57,13 +57,8 @@ class DirectoryHandles:
             self._cache[relpath] = self._cache.pop(relpath)
             return cached
         parts = relpath.split("/")
-        start, fd = 0, self.root_fd
-        cut = len(relpath)
-        while (cut := relpath.rfind("/", 0, cut)) >= 0:  # each folder above, the nearest first
-            ancestor = self._cache.get(relpath[:cut])  # (a slice: joining parts made deep paths cubic)
-            if ancestor is not None:
-                start, fd = relpath.count("/", 0, cut) + 1, ancestor
-                break
+        start, ancestor = nearest_open_folder(relpath, self._cache)
+        fd = self.root_fd if ancestor is None else ancestor
         transient: list[int] = []
         try:
             for depth in range(start, len(parts)):
