@@ -586,8 +586,8 @@ class _claimed_stdin:  # lower case: used as ``with _claimed_stdin() as wire``
     """The client's input (descriptor 0) read through a duplicate, while descriptor 0 itself reads
     the null device: nothing else in the process (a child it runs) can take the client's bytes.
     (The SDK does the same for the input it opens itself; this input is given to it, to be
-    looked at on the way.) The event loop reads a pipe without blocking, a mode its other holders
-    (a terminal's shell) share: it is set back on the way out."""
+    looked at on the way.) The event loop reads a pipe without blocking, a mode every holder of
+    the pipe shares: it is set back on the way out."""
 
     def __enter__(self) -> Any:
         self._wire = os.dup(0)
