@@ -211,9 +211,7 @@ class Workspace:
         parts = rel.split("/")
         depth, fd = nearest_open_folder(rel, self._dir_fds)
         if fd is None:
-            fd = self._dir_fds.get("")
-        if fd is None:
-            fd = self._dir_fd("")
+            fd = self._dir_fd("")  # (the root's, open already or opened now)
         start = fd
         try:
             for index in range(depth, len(parts)):
