@@ -113,7 +113,7 @@ def place(space: SearchSpace, chunks: Sequence[Chunk], *, first_match: bool = Fa
     cursor = 0
     windows = windows or {}
     for number, chunk in enumerate(chunks):
-        hunk = _earliest(space, number, chunk, cursor, windows.get(number))
+        hunk = _earliest(space, number, chunk, cursor, windows.get(number), first_match)
         placed.append(hunk)
         if not hunk.floating:
             cursor = hunk.end
@@ -124,7 +124,7 @@ def place(space: SearchSpace, chunks: Sequence[Chunk], *, first_match: bool = Fa
 
 
 def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int,
-              window: tuple[int, int] | None) -> _Placed:
+              window: tuple[int, int] | None, first_match: bool) -> _Placed:
     hunk = _Placed(number, chunk.lines)
     old = [text for kind, text in chunk.lines if kind != "+"]
     low = cursor
@@ -151,7 +151,7 @@ def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int,
         hunk.start = hunk.end = low if chunk.anchors else space.end
         return hunk
     hunk.eof = chunk.is_end_of_file
-    found = _find_hunk(space, hunk, chunk, old, low, window)
+    found = _find_hunk(space, hunk, chunk, old, low, window, first_match)
     if found is None and chunk.anchors:
         # The anchor's first match in its earliest pass left the hunk without a place: an
         # earlier line that only a looser pass takes for the anchor (trailing white space, say)
@@ -163,7 +163,7 @@ def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int,
                 continue
             at = earlier[0]
             low = at if hunk.repeats else at + space.span(pattern)
-            found = _find_hunk(space, hunk, chunk, old, low, window)
+            found = _find_hunk(space, hunk, chunk, old, low, window, first_match)
             if found is not None:
                 hunk.anchor_tier, hunk.anchor_at, hunk.anchor_pattern = tier, at, pattern
                 break
@@ -175,18 +175,22 @@ def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int,
 
 
 def _find_hunk(space: SearchSpace, hunk: _Placed, chunk: Chunk, old: list[str], low: int,
-               window: tuple[int, int] | None) -> tuple[int, int, Any] | None:
+               window: tuple[int, int] | None, first_match: bool) -> tuple[int, int, Any] | None:
     """(pass, start, pattern) of the hunk's first match from ``low`` (in its window), trying
     Codex's retry without a trailing blank line (then ``hunk.lines`` is the retry's); None if it
-    matches nowhere there."""
+    matches nowhere there.
+
+    A retry left with no old line (the hunk's one old line was that blank line) would fit at every
+    line from ``low`` on: it is taken only where that is one place, the end of the file, or with
+    ``first_match`` (Codex takes the first: the cursor)."""
     if window is not None:
         low = max(low, window[0])
     search = space.ending_any if hunk.eof else space.first_any
     tier, start, pattern = search(old, low)
     if start < 0:
         retry = _without_trailing_blank(chunk.lines)
-        if retry is not None:
-            retry_old = [text for kind, text in retry if kind != "+"]
+        retry_old = [text for kind, text in retry or () if kind != "+"]
+        if retry is not None and (retry_old or first_match or low == space.end):
             tier, start, pattern = search(retry_old, low)
             if start >= 0:
                 hunk.lines = retry

@@ -337,6 +337,24 @@ class TestTrailingBlankRetry:
         exc = miss(tree, " a\n\n-b\n+B")
         assert exc.headline == f"Failed to find expected lines in {tree.path('f.txt')}:\na\n\nb"
 
+    # A section whose one old line is a blank line the file lacks: the retry leaves it nothing to
+    # stand on, so its other lines could go at any line from the cursor on (Codex: the cursor).
+    @pytest.mark.parametrize("body", ["-\n+c", "@@ x\n-\n+c", "-", "\n+c"])
+    def test_a_retry_left_with_no_old_line_is_refused(self, tree, body: str) -> None:
+        tree.write("f.txt", "x\ny\n")
+        miss(tree, body)
+        assert tree.read("f.txt") == b"x\ny\n"
+
+    @pytest.mark.parametrize(("body", "codex"), [("-\n+c", b"c\nx\ny\n"), ("@@ x\n-\n+c", b"x\nc\ny\n"),
+                                                 ("-", b"x\ny\n")])
+    def test_first_match_takes_the_cursor_as_codex_does(self, tree, body: str, codex: bytes) -> None:
+        tree.write("f.txt", "x\ny\n")
+        assert tree.after(update(body), first_match=True) == codex
+
+    def test_a_retry_left_with_no_old_line_at_the_end_of_the_file_has_one_place(self, tree) -> None:
+        tree.write("f.txt", "")
+        assert tree.after(update("@@\n\n+")) == b"\n"  # (differential table case X1b)
+
 
 # --------------------------------------------------------------------------------------------
 # Ambiguity (DESIGN §2: refused with every candidate unless made unique)

@@ -36,6 +36,7 @@ from patchtx.errors import (
     AlreadyAppliedError,
     AmbiguousContextError,
     BinaryFileError,
+    ContextNotFoundError,
     FileExistsPatchError,
     ParseError,
     PartlyAppliedError,
@@ -85,6 +86,9 @@ class Allowed:
     APPLIED = "a patch already (or partly) in place refused (Codex applies it again)"
     REPAIRED = ("a malformed shape with one meaning repaired and reported (Codex refuses it, or "
                 "applies its loose reading); --strict restores Codex's grammar")
+    BLANK_RETRY = ("a hunk whose one old line is a blank line the file lacks refused where its other "
+                   "lines could go at more than one line (Codex inserts them at the cursor); "
+                   "first-match restores Codex's")
 
 
 # Rules of patchtx's rewrite that can be switched to Codex's, for the counterfactual predicates.
@@ -526,6 +530,10 @@ def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
         verdict.add(Allowed.AMBIGUOUS)
         _classify(case, codex, dirs, verdict, replace(how, first_match=True))
         return
+    if isinstance(error, ContextNotFoundError) and not how.first_match and _has_blank_only_old_side(case):
+        verdict.add(Allowed.BLANK_RETRY)
+        _classify(case, codex, dirs, verdict, replace(how, first_match=True))
+        return
     if isinstance(error, UnsafePathError) and _patch_has_unsafe_path(case):
         verdict.add(Allowed.UNSAFE_PATH)
         return
@@ -605,6 +613,16 @@ def _parses_with_move_to_self(case: Case, root: Path) -> bool:
         return moves_onto_itself(parse(case.text_for(root)), root)
     except PatchtxError:
         return False
+
+
+def _has_blank_only_old_side(case: Case) -> bool:
+    """Some chunk of the patch has one old line, and it is blank (see matching._find_hunk)."""
+    try:
+        hunks = parse(case.patch).hunks
+    except PatchtxError:
+        return False
+    return any(chunk.old_lines == [""] for hunk in hunks if isinstance(hunk, UpdateFile)
+               for chunk in hunk.chunks)
 
 
 def _patch_has_unsafe_path(case: Case) -> bool:
