@@ -304,6 +304,10 @@ class TestContent:
             (b"a\n\n", "-a\n+b", b"b\n\n"),  # trailing blank kept [R: 01, 74]
             (b"", "@@\n+x", b"x\n"),  # [R: 32]
             (b"a\nb\n", "-a\n-b", b""),  # [R: 31]
+            # A blank line left last: it ends with its line break, or it would be no line at all.
+            (b"a\nb", " b\n+", b"a\nb\n\n"),
+            (b"a\n\nb", " a\n \n-b", b"a\n\n"),
+            (b"a\r\nb", "@@\n+z\n+\n*** End of File", b"a\r\nb\r\nz\r\n\r\n"),
         ],
     )
     def test_final_newline_state_is_kept(self, tree, before: bytes, body: str, after: bytes) -> None:
