@@ -314,6 +314,17 @@ class TestContent:
         tree.write("f.txt", before)
         assert tree.after(f"*** Update File: f.txt\n{body}") == after
 
+    @pytest.mark.parametrize("before", [b"a\nb\n", b"a\r\nb\r\n", b"a\nb"])
+    def test_lines_replaced_by_themselves_change_nothing_and_show_no_diff(self, tree, before: bytes) -> None:
+        # Listed as Codex lists it, but no '-a' / '+a' diff beside a summary of 'M 0'.
+        from patchtx.render import diff_texts
+
+        tree.write("f.txt", before)
+        planned = tree.plan("*** Update File: f.txt\n-a\n+a")
+        assert planned.targets == ()
+        assert planned.summary_counts()["M"] == 0
+        assert diff_texts(planned) == [""]
+
     def test_context_only_chunk_changes_nothing(self, tree) -> None:  # [R: 26, 77] differ
         tree.write("f.txt", b"a\nb")
         planned = tree.plan("*** Update File: f.txt\n a")
