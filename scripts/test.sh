@@ -34,6 +34,9 @@ fi
 # the modules they import, a fraction of what is installed). Measured on the project's 2-core VM:
 # see README.
 quiet=(-q --no-compile --disable-pip-version-check)
+# pip's warnings about this machine's package index locations are left out; a failed install still
+# fails the command (pipefail: the pipe's status is pip's; grep finding no line is not a failure).
+unwarned() { grep -v "^WARNING: Location" || true; }
 [ -x .venv/bin/python ] || "$python" -m venv --without-pip .venv
 if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
   if "$python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (22, 3))' \
@@ -41,9 +44,9 @@ if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
     "$python" -m pip --python .venv/bin/python install "${quiet[@]}" --upgrade pip
   else
     .venv/bin/python -m ensurepip >/dev/null && .venv/bin/python -m pip install "${quiet[@]}" --upgrade pip
-  fi 2>&1 | grep -v "^WARNING: Location" || true
+  fi 2>&1 | unwarned
 fi
-.venv/bin/python -m pip install "${quiet[@]}" -e '.[test,shell,mcp]' 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -m pip install "${quiet[@]}" -e '.[test,shell,mcp]' 2>&1 | unwarned
 # The tests start hundreds of Python processes: let them keep the .pyc they compile (in
 # __pycache__ folders, ignored by git) rather than compile patchtx again in every one.
 unset PYTHONDONTWRITEBYTECODE

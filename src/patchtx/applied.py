@@ -13,22 +13,23 @@ from .matching import LineIndex, Missing, Placement, place
 from .model import Chunk
 from .normalise import matches_in_some_pass
 from .rewrite import rewrite
-from .textfile import TextFile, decode
+from .textfile import BOM_BYTES, TextFile, decode
+from .unified_placement import final_newline
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from .model import LineKind
 
-    Redo = Callable[[list[str], Sequence[Chunk]], list[Placement]]
-    """How the patch's format places its hunks in some lines (raising ``PatchtxError`` where it
-    does not): the already-applied question redoes undone hunks by the rule that would apply them."""
+    Redo = Callable[[TextFile, Sequence[Chunk]], list[Placement]]
+    """How the patch's format places its hunks in a file (raising ``PatchtxError`` where it does
+    not): the already-applied question redoes undone hunks by the rule that would apply them."""
 
 
 def reversed_chunk(chunk: Chunk) -> Chunk:
     """The chunk that undoes ``chunk``: what it adds is what the file holds once it is applied.
     A pure insertion must stand right after its anchor (kept as a context line) or, with none,
-    end the file."""
+    end the file. A unified hunk's ``\\ No newline at end of file`` marks change sides with its lines."""
     swap = {" ": " ", "-": "+", "+": "-"}
     lines = tuple((swap[kind], text) for kind, text in chunk.lines)
     eof = chunk.is_end_of_file
@@ -38,7 +39,8 @@ def reversed_chunk(chunk: Chunk) -> Chunk:
             eof = False
         else:
             eof = True
-    return Chunk(chunk.anchors, lines, eof, chunk.line)  # type: ignore[arg-type]
+    return Chunk(chunk.anchors, lines, eof, chunk.line,  # type: ignore[arg-type]
+                 old_unterminated=chunk.new_unterminated, new_unterminated=chunk.old_unterminated)
 
 
 def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
@@ -113,32 +115,50 @@ def _undone(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
 
 
 def _redoes(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk], redo: Redo,
-            applied: Sequence[bool] | None = None) -> bool:
+            ends_with_newline: bool, applied: Sequence[bool] | None = None) -> bool:
     """Whether undoing the chunks said ``applied`` (all of them by default) gives a file in which
     ``redo`` (the patch format's placement) puts each of them exactly where its new side stands,
     and places the others too: the file is then the patch's own work, in part or in whole. Each
     undone chunk placing on its own is not enough: a hunk whose new lines also stand elsewhere (an
     ``x = 2`` in another function) would count as applied where its old lines still wait, or where
-    the hunk, placed among the others, does not go."""
+    the hunk, placed among the others, does not go. The final newline counts as well
+    (``ends_with_newline``: the file's): a hunk marked ``\\ No newline at end of file`` undoes and
+    redoes it too."""
     if applied is None:
         applied = [True] * len(chunks)
     undo = [chunk for chunk, done in zip(chunks, applied, strict=True) if done]
     undone = _undone(exact, loose, undo)
     if undone is None:
         return False
-    before = _rewritten(exact.texts, [Placement(number, start, end - start, lines)
-                                      for number, start, end, lines in undone])
+    before = _rewritten(_lines(exact.texts, ends_with_newline), [reversed_chunk(chunk) for chunk in undo],
+                        [Placement(number, start, end - start, lines) for number, start, end, lines in undone])
     try:
         redone = redo(before, chunks)
     except PatchtxError:
         return False
-    return _rewritten(before, [placement for placement in redone
-                               if applied[placement.chunk_index]]) == list(exact.texts)
+    after = _rewritten(before, chunks, [placement for placement in redone
+                                        if applied[placement.chunk_index]])
+    return after.texts == list(exact.texts) and after.ends_with_newline == ends_with_newline
 
 
-def _rewritten(texts: Sequence[str], placements: list[Placement]) -> list[str]:
-    """The lines ``rewrite`` makes of ``texts`` (line endings aside)."""
-    return rewrite(TextFile(list(texts), ["\n"] * len(texts)), placements)[0].texts
+def _lines(texts: Sequence[str], ends_with_newline: bool) -> TextFile:
+    """``texts`` as a file with LF endings, its last line unterminated unless ``ends_with_newline``."""
+    endings = ["\n"] * len(texts)
+    if endings and not ends_with_newline:
+        endings[-1] = ""
+    return TextFile(list(texts), endings)
+
+
+def _rewritten(file: TextFile, chunks: Sequence[Chunk], placements: list[Placement]) -> TextFile:
+    """What ``rewrite`` makes of ``file`` (line endings aside, the final newline as the hunk that
+    reaches the file's end says)."""
+    return rewrite(file, placements, final_newline(chunks, placements, len(file.texts)))[0]
+
+
+def _ends_with_newline(content: bytes) -> bool:
+    """Whether the file's last line has a line break (true of an empty file), as ``TextFile`` says."""
+    body = content[len(BOM_BYTES):] if content.startswith(BOM_BYTES) else content
+    return not body or body.endswith((b"\n", b"\r"))
 
 
 def places(index: LineIndex, chunks: Sequence[Chunk]) -> bool:
@@ -188,6 +208,7 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], redo: Redo, *,
         except PatchtxError:
             return None
     exact = LineIndex(loose.texts, passes=1)
+    ends_with_newline = _ends_with_newline(content)
 
     def old_side_found(chunk: Chunk) -> bool:
         # As written: a chunk found only by Codex's retry without its trailing blank line, whose
@@ -204,11 +225,11 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], redo: Redo, *,
 
     # (Chunks undone together place only where each, undone, places alone: asked first.)
     alone = [shows(chunk) and _undone(exact, loose, [chunk]) is not None for chunk in chunks]
-    if all(alone) and _redoes(exact, loose, chunks, redo):
+    if all(alone) and _redoes(exact, loose, chunks, redo, ends_with_newline):
         return ["applied"] * len(chunks)
     in_place = [undone and (chunk.inserts_text or not old_side_found(chunk))
                 for chunk, undone in zip(chunks, alone, strict=True)]
-    if any(in_place) and not _redoes(exact, loose, chunks, redo, in_place):
+    if any(in_place) and not _redoes(exact, loose, chunks, redo, ends_with_newline, in_place):
         # Their new sides stand in the file, but not where the patch, its other hunks placed as
         # well, puts them: none is in place (the miss, or the update, stands).
         in_place = [False] * len(chunks)

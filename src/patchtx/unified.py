@@ -595,7 +595,9 @@ def _chunk(hunk: _Hunk, crs: bool) -> Chunk:
     trailing = next((at for at, kind in enumerate(reversed(kinds)) if kind != " "), len(kinds))
     lines = tuple((kind, _without_cr(text)) for kind, text in hunk.lines) if crs else tuple(hunk.lines)
     pinned = not hunk.recounted  # (wrong counts: hand- or model-written, context as it came)
-    return Chunk((), lines, hunk.old_open or pinned and trailing == 0 < leading, hunk.line,
+    # (A hunk marked "\ No newline at end of file" on either side ends at the file's end.)
+    ends = hunk.old_open or hunk.new_open and any(kind != "+" for kind in kinds)
+    return Chunk((), lines, ends or pinned and trailing == 0 < leading, hunk.line,
                  hunk.old_start, hunk.recounted, hunk.old_open, hunk.new_open,
                  pinned and leading == 0 < trailing)
 

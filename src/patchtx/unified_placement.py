@@ -6,7 +6,10 @@ exactly; otherwise at the nearest exact match, looking both ways as ``git apply`
 matches equally near are ambiguous and refused, listing both. A hunk whose header counts were
 wrong (``Chunk.recounted``, as models write them) has no line to trust: it must match exactly once
 after the previous hunk. No fuzz: every old line must match, whitespace included (the line ending
-aside). Hunks stay in order and never overlap.
+aside). Hunks stay in order and never overlap. A hunk that says where the file ends (``\\ No newline
+at end of file`` on either side) must end at the file's end, and the file's final newline must be
+what its old side says: none after a marked old line, one after an unmarked old line whose new
+side is marked (as ``git apply`` compares the last line with its line break).
 """
 
 from __future__ import annotations
@@ -39,9 +42,11 @@ def _starts(texts: Sequence[str], old: list[str], lower: int, upper: int) -> lis
     return found
 
 
-def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk],
-                          display_path: str) -> list[Placement]:
-    """The placement of each of a file's unified hunks (all carry ``stated_line``), in order."""
+def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk], display_path: str, *,
+                          ends_with_newline: bool = True) -> list[Placement]:
+    """The placement of each of a file's unified hunks (all carry ``stated_line``), in order;
+    ``ends_with_newline``: the file's final-newline state, which a hunk marked with ``\\ No newline
+    at end of file`` must agree with."""
     placements: list[Placement] = []
     cursor = offset = 0
     size = len(texts)
@@ -58,6 +63,10 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk],
             last = min(last, 0) if cursor == 0 else -1
         if not old:
             start = min(max(wanted, cursor), size)
+        elif _states_the_end(chunk) and ends_with_newline == chunk.old_unterminated:
+            # (Said in the error only where the old lines do end the file.)
+            differs = size >= len(old) and list(texts[size - len(old):]) == old
+            raise _miss(texts, chunk, old, cursor, display_path, newline_differs=differs)
         elif chunk.recounted:
             found = _starts(texts, old, lower, last)
             if len(found) != 1:
@@ -81,6 +90,13 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk],
     return placements
 
 
+def _states_the_end(chunk: Chunk) -> bool:
+    """Whether the hunk says where the old file ends, and with or without a line break: its old
+    side's last line is marked ``\\ No newline at end of file`` (none), or only its new side's is
+    (one: the hunk takes it away). Such a hunk is pinned to the file's end (``is_end_of_file``)."""
+    return chunk.old_unterminated or chunk.new_unterminated
+
+
 def final_newline(chunks: Sequence[Chunk], placements: Sequence[Placement],
                   size: int) -> bool | None:
     """Whether the new file ends with a line break, as the hunk that reaches the old file's end
@@ -97,14 +113,21 @@ def final_newline(chunks: Sequence[Chunk], placements: Sequence[Placement],
 
 
 def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
-          display_path: str) -> ContextNotFoundError:
+          display_path: str, *, newline_differs: bool = False) -> ContextNotFoundError:
     from .hints import describe_miss  # (off a one-line edit's path)
 
     hint = describe_miss(texts, old, cursor)
     where = ("at the file's end " if chunk.is_end_of_file else
              "at the file's start " if chunk.is_start_of_file else "")
     pinned = ""
-    if chunk.is_end_of_file and not chunk.old_unterminated:
+    if newline_differs:
+        pinned = (" The hunk's old side says the file ends " +
+                  ("without a line break ('\\ No newline at end of file' after its last old line), "
+                   "and the file ends with one." if chunk.old_unterminated else
+                   "with a line break (only its new side is marked '\\ No newline at end of file'), "
+                   "and the file ends without one.") +
+                  " git apply compares the last line with its line break too.")
+    elif chunk.is_end_of_file and not _states_the_end(chunk):
         pinned = (" The hunk has less context after its change than before it, so it must end at "
                   "the file's last line, as git apply places it.")
     elif chunk.is_start_of_file:

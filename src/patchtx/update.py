@@ -148,7 +148,8 @@ def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chun
     # one with context on one side only is pinned to the file's end or start (unified.py), and a
     # stated line says where an insertion without context goes, where lines equal to it may stand
     # before, as `git apply --unidiff-zero` takes a -U0 diff.
-    placements = place_at_stated_lines(original.texts, chunks, display)
+    placements = place_at_stated_lines(original.texts, chunks, display,
+                                       ends_with_newline=original.ends_with_newline)
     by_content = [p for p in placements if p.length and chunks[p.chunk_index].recounted]
     return Placed(placements, final_newline(chunks, placements, len(original.texts)),
                   reinserted=bool(by_content) and insertion_in_place(original.texts, chunks,
@@ -366,7 +367,7 @@ def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex |
     return None
 
 
-def _redo(rule: UpdateRule) -> Callable[[list[str], Sequence[Chunk]], list[Placement]]:
+def _redo(rule: UpdateRule) -> Callable[[TextFile, Sequence[Chunk]], list[Placement]]:
     """How the already-applied question redoes undone hunks: by the format's own placement, each
     hunk found once (SEARCH/REPLACE blocks in turn: the content rule alone could take a file for
     their work where a block's SEARCH still stands). Once under ``first_match`` too: a file that is
@@ -374,9 +375,8 @@ def _redo(rule: UpdateRule) -> Callable[[list[str], Sequence[Chunk]], list[Place
     answer is no (the miss stands)."""
     placer, unique = PLACERS[rule.format], replace(rule, first_match=False)
 
-    def redo(texts: list[str], some: Sequence[Chunk]) -> list[Placement]:
-        return placer.on_lines(TextFile(texts, ["\n"] * len(texts)), LineIndex(texts), some, unique,
-                               "").placements
+    def redo(before: TextFile, some: Sequence[Chunk]) -> list[Placement]:
+        return placer.on_lines(before, LineIndex(before.texts), some, unique, "").placements
 
     return redo
 

@@ -31,6 +31,17 @@ CALLS = {
 }
 
 
+def test_the_editor_checks_the_arguments_its_declaration_names() -> None:
+    """editor.ARGUMENTS (what a library or tool call is checked against) and the declared schema
+    (what a model is shown) name the same arguments with the same JSON types."""
+    from patchtx.editor import ARGUMENTS
+
+    json_type = {(str,): "string", (int,): "integer", (list,): "array"}
+    declared = edit_tool_spec("str_replace_based_edit_tool", "json-schema")["properties"]
+    assert {name: json_type[kinds] for name, kinds in ARGUMENTS.items()} == {
+        name: schema["type"] for name, schema in declared.items()}
+
+
 @pytest.mark.parametrize("tool", TOOLS)
 @pytest.mark.parametrize("format", FORMATS)
 def test_each_declaration_has_its_shape(tool: str, format: str) -> None:

@@ -198,3 +198,63 @@ def test_reversing_several_diffs_that_are_not_applied_says_so(tmp_path: Path) ->
              "--- a/g\n+++ b/g\n@@ -1,2 +1,3 @@\n x\n y\n+z\n"]
     with pytest.raises(AlreadyAppliedError, match="it is not applied"):
         apply_patch(diffs, tmp_path, durable=False, reverse=True)
+
+
+# -- the final newline: "\ No newline at end of file" ---------------------------------------------
+ADDS_THE_NEWLINE = "--- a/g\n+++ b/g\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"
+REMOVES_THE_NEWLINE = "--- a/g\n+++ b/g\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n"
+
+
+@pytest.mark.parametrize(("before", "diff", "after"), [
+    (b"a\nb", ADDS_THE_NEWLINE, b"a\nb\n"),
+    (b"a\nb\n", REMOVES_THE_NEWLINE, b"a\nb"),
+    (b"a\r\nb", ADDS_THE_NEWLINE, b"a\r\nb\r\n"),  # (the line ending is not compared; its presence is)
+], ids=["adds", "removes", "adds-crlf"])
+def test_a_diff_that_changes_only_the_final_newline_sent_again_is_already_applied(
+        tmp_path: Path, before: bytes, diff: str, after: bytes) -> None:
+    # Before, the marker on one side was not compared with the file: sent again, the hunk placed
+    # and "modified" the file with nothing written, where git refuses ("patch does not apply").
+    (tmp_path / "g").write_bytes(before)
+    assert apply_patch(diff, tmp_path, durable=False).plan.changes
+    assert (tmp_path / "g").read_bytes() == after
+    with pytest.raises(AlreadyAppliedError):
+        apply_patch(diff, tmp_path, durable=False)
+    skipped = apply_patch(diff, tmp_path, durable=False, skip_applied=True)
+    assert not skipped.plan.changes
+    assert (tmp_path / "g").read_bytes() == after
+    # Read backwards it undoes the change, and is "not applied" once undone.
+    apply_patch(diff, tmp_path, durable=False, reverse=True)
+    assert (tmp_path / "g").read_bytes() == before
+    with pytest.raises(AlreadyAppliedError, match="not applied"):
+        apply_patch(diff, tmp_path, durable=False, reverse=True)
+
+
+@pytest.mark.parametrize(("before", "diff"), [
+    # The old side's last line is marked: the file must end there without a newline.
+    (b"a\nb\n", "--- a/g\n+++ b/g\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n"
+                "\\ No newline at end of file\n"),
+    (b"a\nb\n", "--- a/g\n+++ b/g\n@@ -1,2 +1,3 @@\n a\n+c\n b\n\\ No newline at end of file\n"),
+    (b"b\nb\nb\n", "--- a/g\n+++ b/g\n@@ -3 +3 @@\n-b\n\\ No newline at end of file\n+B\n"),
+    # Only the new side's is: the old file ends there with a newline, and this one does not.
+    (b"a\nb", "--- a/g\n+++ b/g\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n"),
+], ids=["old-marked", "old-context-marked", "old-marked-U0", "new-marked-only"])
+def test_a_hunk_whose_final_newline_differs_from_the_file_is_refused(tmp_path: Path, before: bytes,
+                                                                     diff: str) -> None:
+    (tmp_path / "g").write_bytes(before)
+    with pytest.raises(ContextNotFoundError) as refused:
+        apply_patch(diff, tmp_path, durable=False)
+    assert "line break" in refused.value.hint and "Nothing was changed" in str(refused.value)
+    assert (tmp_path / "g").read_bytes() == before
+
+
+def test_a_diff_whose_new_side_lacks_the_files_final_newline_is_not_in_place(tmp_path: Path) -> None:
+    # Its new lines stand in the file, but the file ends with a newline where the diff's result
+    # does not: not its work (the already-applied question redoes the final newline too).
+    diff = ("--- a/g\n+++ b/g\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n"
+            "\\ No newline at end of file\n")
+    (tmp_path / "g").write_bytes(b"a\nc\n")
+    with pytest.raises(ContextNotFoundError):
+        apply_patch(diff, tmp_path, durable=False, skip_applied=True)
+    assert (tmp_path / "g").read_bytes() == b"a\nc\n"
+    (tmp_path / "g").write_bytes(b"a\nc")
+    assert not apply_patch(diff, tmp_path, durable=False, skip_applied=True).plan.changes
