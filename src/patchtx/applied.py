@@ -49,9 +49,10 @@ def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
                         placements: Sequence[Placement]) -> bool:
     """Whether some chunk's new side already stands where it would be placed: a pure insertion's
     lines right after its anchor (or, with none, at the end of the file), a chunk that keeps
-    lines and adds others (``Chunk.only_adds``) starting or ending where its kept lines are found
-    (``ExactUpdate.insertion_in_place`` on lines). Applied, it would stand there twice. Added
-    lines must stand exactly (an earlier run wrote them); kept lines as some pass found them."""
+    lines and adds others (``adds_around``) with its added lines standing around its kept lines
+    where they are found (``ExactUpdate.insertion_in_place`` on lines). Applied, it would stand
+    there twice. Added lines must stand exactly (an earlier run wrote them); kept lines as some
+    pass found them."""
     for placement in placements:
         chunk = chunks[placement.chunk_index]
         if chunk.inserts_text:
@@ -59,16 +60,30 @@ def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
             at = placement.start if chunk.anchors else len(texts) - len(added)
             if at >= 0 and list(texts[at : at + len(added)]) == added:
                 return True
-        elif chunk.only_adds:
+        elif adds_around(placement.lines):
             new = placement.lines
             start, end = placement.start, placement.start + placement.length
             # Kept lines as the placement found them: exactly where it found them exactly (a
             # look-alike above, indented, is another line), else in some pass.
-            loose = list(texts[start:end]) != chunk.old_lines
-            if (_stands(texts, start, new, loose=loose)
-                    or (end >= len(new) and _stands(texts, end - len(new), new, loose=loose))):
+            loose = list(texts[start:end]) != [text for kind, text in new if kind != "+"]
+            at = start - leading_additions(new)
+            if at >= 0 and _stands(texts, at, new, loose=loose):
                 return True
     return False
+
+
+def adds_around(lines: Sequence[tuple[str, str]]) -> bool:
+    """Whether a placed chunk's lines (Codex's retry's, when it took it) keep some lines and add
+    some text before or after them, removing nothing: applied once, its new side stands with its
+    kept lines where they are found, so placed there again it would add its lines a second time."""
+    return (all(kind != "-" for kind, _ in lines) and any(kind == " " for kind, _ in lines)
+            and any(kind == "+" and text.strip() for kind, text in lines))
+
+
+def leading_additions(lines: Sequence[tuple[str, str]]) -> int:
+    """How many ``+`` lines come before a chunk's first kept line: where its new side starts,
+    that many lines above where its kept lines are found."""
+    return next((i for i, (kind, _) in enumerate(lines) if kind != "+"), len(lines))
 
 
 def _stands(texts: Sequence[str], at: int, lines: Sequence[tuple[str, str]], *, loose: bool = True) -> bool:

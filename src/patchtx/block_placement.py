@@ -21,7 +21,8 @@ three passes that finds it from where it may start:
 
 Codex's looser passes (white space around each line ignored line by line, Unicode punctuation
 folded) are not used: lines indented differently one by one do not say how the REPLACE lines should
-be indented. A block matched in pass 1 or 2 is reported (``notes``) as well as placed.
+be indented. Nor is its retry without a last blank line (``BlockIndex.blank_retry``): a SEARCH
+stands as written. A block matched in pass 1 or 2 is reported (``notes``) as well as placed.
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ def shifted(line: str, shift: tuple[str, str]) -> str:
 
 class BlockIndex(LineIndex):
     """A file's lines searched in the three passes of SEARCH/REPLACE blocks (see the module)."""
+
+    blank_retry = False  # (a SEARCH ending with a blank line the file lacks does not stand there)
 
     def __init__(self, texts: Sequence[str], *, source: bytes | None = None) -> None:
         super().__init__(texts, passes=SHIFTED + 1, source=source)

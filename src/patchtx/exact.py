@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .applied import adds_around, leading_additions
 from .matching import ByteIndex, NotExact, framed, place
 from .textfile import BOM_BYTES, looks_binary
 
@@ -88,15 +89,17 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *, first_match: bool = 
         index.line_of(starts), [lines for _, _, _, lines in placed], starts,
         [ascii_file and replacement.isascii() for replacement in replacements])
     # A pure insertion (no old lines: placed where it ends) whose lines stand already, or a chunk
-    # that keeps lines and adds others whose new side starts or ends where its kept lines are
-    # (``applied.insertion_in_place`` on lines).
+    # that keeps lines and adds others whose new side stands around its kept lines where they
+    # are (``applied.insertion_in_place`` on lines): its added lines before them start that many
+    # bytes above.
     insertion_in_place = any(
         body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
         for number, at, end, lines in placed if at == end and chunks[number].inserts_text
         for added in [_framed_or_nothing([text for _, text in lines])]) or any(
-        body.startswith(new, at) or (_line_start(body, end - len(new)) and body.startswith(new, end - len(new)))
-        for (number, at, end, _), new in zip(placed, replacements, strict=True)
-        if at != end and chunks[number].only_adds)
+        _line_start(body, at - len(lead)) and body.startswith(new, at - len(lead))
+        for (_, at, end, lines), new in zip(placed, replacements, strict=True)
+        if at != end and adds_around(lines)
+        for lead in [_framed_or_nothing([text for _, text in lines[:leading_additions(lines)]])])
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
     return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
 
@@ -121,7 +124,7 @@ def _each_once_in_turn(body: bytes, placed: Sequence[tuple[int, int, int, Sequen
 
 def _line_start(body: bytes, at: int) -> bool:
     """Whether byte ``at`` of ``body`` starts a line (the new side's lines are whole lines: ending
-    inside an indented look-alike, ``    b`` for ``b``, is standing nowhere)."""
+    inside an indented look-alike, ``    b`` for ``b``, is standing nowhere); never a negative one."""
     return at == 0 or (at > 0 and body[at - 1] == 0x0A)
 
 

@@ -43,6 +43,10 @@ if TYPE_CHECKING:
         """The position after the last line."""
         passes: int
         """How many of the four passes it searches (1: exact only)."""
+        blank_retry: bool
+        """Whether a hunk it misses is tried again without its last old line when that is blank
+        (Codex's retry: a Codex patch's or a unified diff's hunk, not a SEARCH block, whose lines
+        must stand as written)."""
 
         def pattern(self, lines: Sequence[str], tier: int) -> Any: ...
         def span(self, pattern: Any) -> int: ...
@@ -188,7 +192,7 @@ def _find_hunk(space: SearchSpace, hunk: _Placed, chunk: Chunk, old: list[str], 
     search = space.ending_any if hunk.eof else space.first_any
     tier, start, pattern = search(old, low)
     if start < 0:
-        retry = _without_trailing_blank(chunk.lines)
+        retry = _without_trailing_blank(chunk.lines) if space.blank_retry else None
         retry_old = [text for kind, text in retry or () if kind != "+"]
         if retry is not None and (retry_old or first_match or low == space.end):
             tier, start, pattern = search(retry_old, low)
@@ -267,6 +271,8 @@ class LineIndex:
     before. A search scans for the pattern's longest line with ``list.index``, then
     compares the whole pattern there.
     """
+
+    blank_retry = True
 
     def __init__(self, texts: Sequence[str], *, passes: int = len(PASSES),
                  source: bytes | None = None) -> None:
@@ -585,6 +591,8 @@ class ByteIndex:
     offset of the LF in front of line ``i``. Framed offset ``o >= 1`` is body offset ``o - 1``.
     A position is such an offset; the end of the file is the offset of its last LF.
     """
+
+    blank_retry = True  # (never reached: a miss is NotExact, and the line space decides)
 
     def __init__(self, body: bytes) -> None:
         self.body = body

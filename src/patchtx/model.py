@@ -59,14 +59,6 @@ class Chunk:
                 and any(text.strip() for _, text in self.lines))
 
     @property
-    def only_adds(self) -> bool:
-        """Whether the chunk adds some text and removes nothing: applied once, its new side (its
-        kept lines with the added ones) stands where it was placed, so a chunk whose new side
-        already stands there would add its lines a second time (see ``applied``)."""
-        return (all(kind != "-" for kind, _ in self.lines)
-                and any(kind == "+" and text.strip() for kind, text in self.lines))
-
-    @property
     def old_lines(self) -> list[str]:
         return [text for kind, text in self.lines if kind != "+"]
 

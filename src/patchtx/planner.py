@@ -417,6 +417,8 @@ class Stager:
             return
         after = update.after
         self.repairs.extend(update.repairs)
+        if after == entry.content:  # ('-a' then '+a': lines replaced by themselves show no diff)
+            update = replace(update, edits=(), offsets=())
         if looks_binary(after):  # (as for an Add: the file was text, so the NUL is the patch's)
             raise BinaryFileError(
                 f"Refusing to update {hunk.path}: the patch adds a NUL byte (patch line {hunk.line}),"

@@ -23,7 +23,7 @@ def rewrite(original: TextFile, placements: list[Placement],
             ends_with_newline: bool | None = None) -> tuple[TextFile, list[Edit]]:
     """Apply placed chunks: context lines keep the file's text and ending, ``-`` lines go,
     ``+`` lines come with the file's dominant ending (or the ones the placement gives them); the
-    final-newline state is kept (or set, by
+    final-newline state is kept, unless the new last line is blank (or set, by
     ``ends_with_newline``, as a unified diff's ``\\ No newline at end of file`` says).
 
     Also returns the changed line ranges ``(old_start, old_end, new_start, new_end)``.
@@ -74,6 +74,10 @@ def rewrite(original: TextFile, placements: list[Placement],
         out_endings[k] = dominant
     if out_endings:
         keep = original.ends_with_newline if ends_with_newline is None else ends_with_newline
+        # A blank last line is a line only with its line break: kept without one, it would be no
+        # line at all (the patch's blank line lost), so the final-newline state gives way to it.
+        # (Not where a unified diff says so: its bytes are what git applies.)
+        keep = keep or (ends_with_newline is None and not out_texts[-1])
         out_endings[-1] = (out_endings[-1] or dominant) if keep else ""
     if texts and out_texts and not (endings[-1] and out_endings[-1]):
         edits = _with_ending_changes(edits, endings, out_endings)

@@ -39,6 +39,8 @@ class TextIndex:
     """A ``matching.SearchSpace`` over a text: positions are character offsets, a pattern is the
     one text a replacement looks for."""
 
+    blank_retry = False  # (an old text is found as it is, or not at all)
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.end = len(text)

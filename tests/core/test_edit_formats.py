@@ -146,6 +146,17 @@ def test_an_exact_match_is_preferred_to_a_shifted_one(tmp_path: Path) -> None:
     assert (tmp_path / "m.py").read_bytes() == b"x = 2\nclass B:\n    x = 1\n"
 
 
+@pytest.mark.parametrize("first_match", [False, True])
+@pytest.mark.parametrize("search", ["y\n\n", "\n"], ids=["ending-with-a-blank-line", "a-blank-line"])
+def test_a_search_ending_with_a_blank_line_the_file_lacks_does_not_match(
+        tmp_path: Path, search: str, first_match: bool) -> None:
+    # Codex's retry without a last blank line is a Codex-patch rule: a SEARCH stands as written
+    # (before, 'y' + blank replaced 'y' alone, and a blank SEARCH inserted at the top of the file).
+    with pytest.raises(ContextNotFoundError, match="do not match"):
+        apply(tmp_path, {"t.txt": b"x\ny\nz\n"}, sr("t.txt", search, "c\n"), first_match=first_match)
+    assert (tmp_path / "t.txt").read_bytes() == b"x\ny\nz\n"
+
+
 def test_blocks_out_of_order_say_where_the_search_stands(tmp_path: Path) -> None:
     with pytest.raises(ContextNotFoundError, match="stand at file line 1, above where the block before it matched"):
         apply(tmp_path, {"l.txt": b"one\ntwo\nthree\n"}, sr("l.txt", "three\n", "3\n") + sr("l.txt", "one\n", "1\n"))
@@ -190,7 +201,7 @@ def _aider(lines: list[str], search: list[str], replace: list[str]) -> list[str]
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from("abc"), min_size=1, max_size=8), st.data(), st.booleans())
+@given(st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=1, max_size=8), st.data(), st.booleans())
 def test_two_blocks_go_where_aider_puts_them_or_are_refused(lines: list[str], data: st.DataObject,
                                                              first_match: bool) -> None:
     """Never a wrong place: two blocks, each SEARCH taken from the file as the block before it
@@ -205,7 +216,7 @@ def test_two_blocks_go_where_aider_puts_them_or_are_refused(lines: list[str], da
         start = data.draw(st.integers(0, len(current) - 1))
         end = data.draw(st.integers(start + 1, min(len(current), start + 3)))
         search = current[start:end]
-        replace = data.draw(st.lists(st.sampled_from("abX"), max_size=3))
+        replace = data.draw(st.lists(st.sampled_from(["a", "b", "X", ""]), max_size=3))
         if replace == search:
             return
         reply += sr("f.txt", "".join(f"{line}\n" for line in search), "".join(f"{line}\n" for line in replace))
@@ -265,7 +276,7 @@ def _aider_in_turn(lines: list[str], blocks: list[tuple[list[str], list[str]]],
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from("abc"), min_size=1, max_size=8), st.data(), st.booleans())
+@given(st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=1, max_size=8), st.data(), st.booleans())
 def test_blocks_apply_one_after_another_exactly_when_each_stands_once(
         lines: list[str], data: st.DataObject, first_match: bool) -> None:
     """Three blocks, each SEARCH taken from the file as the blocks before it leave it (often from

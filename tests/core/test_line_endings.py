@@ -81,3 +81,23 @@ def test_split_lines_drops_one_carriage_return_before_each_line_feed(text: str) 
     if lines and lines[-1] == "":
         lines.pop()
     assert split_lines(text) == [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+@pytest.mark.parametrize("endings", [e for e in _every_ending_list(3) if "\r" not in e])
+def test_a_rewrite_reads_back_as_its_lines_a_blank_last_line_included(endings: list[str]) -> None:
+    # A file without a final newline whose new last line is blank ends with its line break:
+    # without it the blank line would be no line at all (a `+` blank line at the end lost).
+    from patchtx.matching import Placement
+    from patchtx.rewrite import rewrite
+    from patchtx.textfile import decode
+
+    texts = [f"l{i}" for i in range(len(endings))]
+    original = TextFile(texts, endings)
+    for at in range(len(texts) + 1):
+        for removed in range(len(texts) - at + 1):
+            for added in ((), ("",), ("new", ""), ("", "new")):
+                lines = (*[("-", t) for t in texts[at : at + removed]], *[("+", t) for t in added])
+                out, _ = rewrite(original, [Placement(0, at, removed, lines)])  # type: ignore[arg-type]
+                assert decode(out.encode(), "f").texts == out.texts, (endings, at, removed, added)
+                if out.texts and out.texts[-1]:  # (the state is kept whenever it can be)
+                    assert out.ends_with_newline == original.ends_with_newline

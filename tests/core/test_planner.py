@@ -304,11 +304,26 @@ class TestContent:
             (b"a\n\n", "-a\n+b", b"b\n\n"),  # trailing blank kept [R: 01, 74]
             (b"", "@@\n+x", b"x\n"),  # [R: 32]
             (b"a\nb\n", "-a\n-b", b""),  # [R: 31]
+            # A blank line left last: it ends with its line break, or it would be no line at all.
+            (b"a\nb", " b\n+", b"a\nb\n\n"),
+            (b"a\n\nb", " a\n \n-b", b"a\n\n"),
+            (b"a\r\nb", "@@\n+z\n+\n*** End of File", b"a\r\nb\r\nz\r\n\r\n"),
         ],
     )
     def test_final_newline_state_is_kept(self, tree, before: bytes, body: str, after: bytes) -> None:
         tree.write("f.txt", before)
         assert tree.after(f"*** Update File: f.txt\n{body}") == after
+
+    @pytest.mark.parametrize("before", [b"a\nb\n", b"a\r\nb\r\n", b"a\nb"])
+    def test_lines_replaced_by_themselves_change_nothing_and_show_no_diff(self, tree, before: bytes) -> None:
+        # Listed as Codex lists it, but no '-a' / '+a' diff beside a summary of 'M 0'.
+        from patchtx.render import diff_texts
+
+        tree.write("f.txt", before)
+        planned = tree.plan("*** Update File: f.txt\n-a\n+a")
+        assert planned.targets == ()
+        assert planned.summary_counts()["M"] == 0
+        assert diff_texts(planned) == [""]
 
     def test_context_only_chunk_changes_nothing(self, tree) -> None:  # [R: 26, 77] differ
         tree.write("f.txt", b"a\nb")
