@@ -6,6 +6,8 @@ sent again", states the rule these functions decide.
 
 from __future__ import annotations
 
+from functools import partial
+from itertools import chain, islice, product
 from typing import TYPE_CHECKING
 
 from .errors import PatchtxError
@@ -14,10 +16,10 @@ from .model import Chunk
 from .normalise import matches_in_some_pass
 from .rewrite import rewrite
 from .textfile import BOM_BYTES, TextFile, decode
-from .unified_placement import final_newline
+from .unified_placement import final_newline, starts_of
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from .model import LineKind
 
@@ -123,22 +125,80 @@ def _redoes(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk], redo: R
     ``x = 2`` in another function) would count as applied where its old lines still wait, or where
     the hunk, placed among the others, does not go. The final newline counts as well
     (``ends_with_newline``: the file's): a hunk marked ``\\ No newline at end of file`` undoes and
-    redoes it too."""
+    redoes it too.
+
+    Undone where the content rule first finds them; a whole unified diff (every chunk ``applied``)
+    whose hunks each replace old lines that stand nowhere in the file also where its hunks' new
+    sides stand nearest their stated lines (``_unified_undos``), since the redo places them by
+    those lines: each undo is checked by the redo. Not with a hunk whose old side still stands
+    (it may simply not be applied) or that only inserts (its lines standing somewhere says too
+    little: a diff sent again after part of it was applied, whose insertion is not, has files
+    that the whole diff also makes from another file)."""
     if applied is None:
         applied = [True] * len(chunks)
     undo = [chunk for chunk, done in zip(chunks, applied, strict=True) if done]
-    undone = _undone(exact, loose, undo)
-    if undone is None:
-        return False
-    before = _rewritten(_lines(exact.texts, ends_with_newline), [reversed_chunk(chunk) for chunk in undo],
-                        [Placement(number, start, end - start, lines) for number, start, end, lines in undone])
-    try:
-        redone = redo(before, chunks)
-    except PatchtxError:
-        return False
-    after = _rewritten(before, chunks, [placement for placement in redone
-                                        if applied[placement.chunk_index]])
-    return after.texts == list(exact.texts) and after.ends_with_newline == ends_with_newline
+    first = _undone(exact, loose, undo)
+    tries: Iterable[list[tuple[int, int, int, tuple[tuple[LineKind, str], ...]]]] = \
+        [] if first is None else [first]
+    if all(applied) and all(chunk.stated_line is not None and chunk.old_lines
+                            and not _old_side_stands(exact.texts, chunk) for chunk in chunks):
+        tries = chain(tries, (other for other in _unified_undos(exact.texts, chunks) if other != first))
+    file = _lines(exact.texts, ends_with_newline)
+    undoing = [reversed_chunk(chunk) for chunk in undo]
+    for undone in tries:
+        before = _rewritten(file, undoing, [Placement(number, start, end - start, lines)
+                                            for number, start, end, lines in undone])
+        try:
+            redone = redo(before, chunks)
+        except PatchtxError:
+            continue
+        after = _rewritten(before, chunks, [placement for placement in redone
+                                            if applied[placement.chunk_index]])
+        if after.texts == list(exact.texts) and after.ends_with_newline == ends_with_newline:
+            return True
+    return False
+
+
+_UNIFIED_UNDOS = 16
+"""How many undos of a unified diff ``_unified_undos`` offers at most (each costs a redo)."""
+
+
+def _distance(near: int, at: int) -> tuple[int, int]:
+    return abs(at - near), at
+
+
+def _unified_undos(texts: Sequence[str], chunks: Sequence[Chunk],
+                   ) -> Iterator[list[tuple[int, int, int, tuple[tuple[LineKind, str], ...]]]]:
+    """Where a unified diff's hunks, reversed, may be undone, as ``_undone`` gives them: each hunk
+    where its new side stands exactly (a unified hunk matches no other way), the places nearest
+    its stated line first (moved by the lines the hunks above it add or remove, as the file they
+    made has them), hunks in order and apart; at most ``_UNIFIED_UNDOS``. The content rule's
+    first finds can be a look-alike above the hunk's place (a file changed at ``-x +a`` with an
+    ``a`` just above it), and the redo then puts the hunk elsewhere."""
+    options: list[list[int]] = []
+    shift = 0
+    for chunk in chunks:
+        new = chunk.new_lines
+        stated = chunk.stated_line or 0
+        near = (max(stated - 1, 0) if chunk.old_lines else stated) + shift
+        found = starts_of(texts, new, 0, len(texts) - len(new)) if new else [min(max(near, 0), len(texts))]
+        options.append(sorted(found, key=partial(_distance, near)))
+        shift += len(new) - len(chunk.old_lines)
+    sizes = [len(chunk.new_lines) for chunk in chunks]
+    undoing = [reversed_chunk(chunk).lines for chunk in chunks]  # (unified hunks have no anchors)
+    # (Combinations looked at are bounded too: hunks out of order are passed over.)
+    looked_at = islice(product(*options), 16 * _UNIFIED_UNDOS)
+    apart = (starts for starts in looked_at
+             if all(later >= start + size for start, size, later in zip(starts, sizes, starts[1:], strict=False)))
+    for starts in islice(apart, _UNIFIED_UNDOS):
+        yield [(number, start, start + size, lines)
+               for number, (start, size, lines) in enumerate(zip(starts, sizes, undoing, strict=True))]
+
+
+def _old_side_stands(texts: Sequence[str], chunk: Chunk) -> bool:
+    """Whether a hunk's old lines (some) stand exactly somewhere in ``texts``."""
+    old = chunk.old_lines
+    return bool(old) and bool(starts_of(texts, old, 0, len(texts) - len(old)))
 
 
 def _lines(texts: Sequence[str], ends_with_newline: bool) -> TextFile:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .model import Chunk
 
 
-def _starts(texts: Sequence[str], old: list[str], lower: int, upper: int) -> list[int]:
+def starts_of(texts: Sequence[str], old: list[str], lower: int, upper: int) -> list[int]:
     """Every start in ``lower..upper`` (inclusive) where ``old`` matches, found by searching
     for its first line with ``list.index``."""
     found: list[int] = []
@@ -68,7 +68,7 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk], display
             differs = size >= len(old) and list(texts[size - len(old):]) == old
             raise _miss(texts, chunk, old, cursor, display_path, newline_differs=differs)
         elif chunk.recounted:
-            found = _starts(texts, old, lower, last)
+            found = starts_of(texts, old, lower, last)
             if len(found) != 1:
                 raise _miss(texts, chunk, old, cursor, display_path) if not found else \
                     _ambiguous(chunk, found, display_path)
@@ -76,7 +76,7 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk], display
         elif lower <= wanted <= last and list(texts[wanted : wanted + len(old)]) == old:
             start = wanted
         else:
-            found = _starts(texts, old, lower, last)
+            found = starts_of(texts, old, lower, last)
             if not found:
                 raise _miss(texts, chunk, old, cursor, display_path)
             nearest = min(abs(at - wanted) for at in found)

@@ -258,3 +258,39 @@ def test_a_diff_whose_new_side_lacks_the_files_final_newline_is_not_in_place(tmp
     assert (tmp_path / "g").read_bytes() == b"a\nc\n"
     (tmp_path / "g").write_bytes(b"a\nc")
     assert not apply_patch(diff, tmp_path, durable=False, skip_applied=True).plan.changes
+
+
+# -- undone where the redo places them --------------------------------------------------------------
+@pytest.mark.parametrize(("before", "diff"), [
+    # -R of diffs stated a line off, among look-alike lines: the content rule undid a hunk at a
+    # look-alike where the redo, by the stated lines, does not put it.
+    (["a", "x", "  a"], "@@ -0,0 +1,1 @@\n+a\n@@ -1,1 +2,1 @@\n-a \n+  a\n"),
+    (["a", "  a", "a "], "@@ -1,0 +2,1 @@\n+a\n@@ -3,1 +4,1 @@\n-\n+a \n"),
+], ids=["first-line", "blank-line"])
+def test_a_diff_reversed_at_an_offset_among_look_alikes_reversed_again_says_so(
+        tmp_path: Path, before: list[str], diff: str) -> None:
+    # Found by the random already-applied harness: such a resend was refused as context_not_found.
+    # The question now also undoes a whole unified diff whose old lines stand nowhere where its
+    # hunks' new sides stand nearest their stated lines (each undo checked by the redo).
+    (tmp_path / "f").write_text("".join(f"{line}\n" for line in before))
+    patch = "--- a/f\n+++ b/f\n" + diff
+    apply_patch(patch, tmp_path, durable=False, reverse=True)
+    after = (tmp_path / "f").read_bytes()
+    with pytest.raises(AlreadyAppliedError, match="not applied"):
+        apply_patch(patch, tmp_path, durable=False, reverse=True)
+    assert not apply_patch(patch, tmp_path, durable=False, reverse=True, skip_applied=True).plan.changes
+    assert (tmp_path / "f").read_bytes() == after
+
+
+def test_a_diff_whose_insertion_was_left_out_is_not_taken_as_applied(tmp_path: Path) -> None:
+    # The first and last hunks applied, not the middle one (an insertion of a line equal to the
+    # one above it). The file is also what the whole diff makes of a file without that line, but
+    # an insertion's lines standing say too little: the search for other undos leaves diffs with
+    # an insertion alone, so this stays refused (partly applied), never a success that skips it.
+    diff = ("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-w27\n+w19\n@@ -2,0 +3 @@\n+w11\n"
+            "@@ -8,0 +10 @@\n+w7\n")
+    half = "w19\nw22\nw11\nw1\nw12\nw20\nw16\n}\nw7\n"
+    (tmp_path / "f").write_text(half)
+    with pytest.raises(PartlyAppliedError):
+        apply_patch(diff, tmp_path, durable=False, skip_applied=True)
+    assert (tmp_path / "f").read_text() == half
