@@ -211,8 +211,10 @@ def _lines(texts: Sequence[str], ends_with_newline: bool) -> TextFile:
 
 def _rewritten(file: TextFile, chunks: Sequence[Chunk], placements: list[Placement]) -> TextFile:
     """What ``rewrite`` makes of ``file`` (line endings aside, the final newline as the hunk that
-    reaches the file's end says)."""
-    return rewrite(file, placements, final_newline(chunks, placements, len(file.texts)))[0]
+    reaches the file's end says, else as ``file`` has it: an undone file is lines compared, never
+    written, so a blank last line keeps it too)."""
+    stated = final_newline(chunks, placements, len(file.texts))
+    return rewrite(file, placements, file.ends_with_newline if stated is None else stated)[0]
 
 
 def _ends_with_newline(content: bytes) -> bool:

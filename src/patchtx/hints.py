@@ -123,6 +123,14 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
 
     ``normalised`` is the file's lines after ``normalise`` (the matcher already has them).
     """
+    if pattern and not whole_line and not any(line.strip() for line in pattern):
+        # (Blank lines cast no vote below: say what is missing, or the hint would blame the path.)
+        where = f"from file line {cursor + 1} on" if 0 < cursor < len(texts) else "in the file"
+        said = ("The hunk's one old line is a blank line, and the file has none" if len(pattern) == 1
+                else f"The hunk's old lines are {len(pattern)} blank lines, and the file has no such run")
+        return MissHint(
+            f"{said} {where}: the hunk's other lines could go anywhere. Add an unchanged line of "
+            "the file next to the change (a context line), so the hunk says where it goes.", None)
     if normalised is None:
         normalised = [normalise(t) for t in texts]
     start, score = _closest_start(normalised, pattern)

@@ -81,11 +81,13 @@ class Missing(Exception):
 
 
 class Ambiguous(Exception):
-    """Several placements: ``hunks`` lists (chunk number, anchor text or None, candidate starts)."""
+    """Several placements: ``hunks`` lists (chunk number, anchor text or None, candidate starts).
+    ``reason`` (a sentence) says why when two readings of an anchor disagree; the block rule does
+    not settle those (each place lies in a block of the anchor's)."""
 
-    def __init__(self, hunks: list[tuple[int, str | None, list[int]]]) -> None:
+    def __init__(self, hunks: list[tuple[int, str | None, list[int]]], reason: str = "") -> None:
         super().__init__(hunks)
-        self.hunks = hunks
+        self.hunks, self.reason = hunks, reason
 
 
 class NotExact(Exception):
@@ -173,9 +175,40 @@ def _earliest(space: SearchSpace, number: int, chunk: Chunk, cursor: int,
                 break
     if found is None:
         raise Missing(number, old, low if window is None else max(low, window[0]), None)
+    if found[0] and chunk.anchors and not first_match:
+        _closer_below_a_looser_anchor(space, hunk, chunk, old, window, found)
     hunk.tier, hunk.start, hunk.pattern = found
     hunk.end = hunk.start + space.span(hunk.pattern)
     return hunk
+
+
+def _closer_below_a_looser_anchor(space: SearchSpace, hunk: _Placed, chunk: Chunk, old: list[str],
+                                  window: tuple[int, int] | None, found: tuple[int, int, Any]) -> None:
+    """Raise ``Ambiguous`` when the hunk, found only in a loose pass below its anchor's occurrence
+    in the anchor's first pass, is found in a stricter pass below an earlier line that a looser
+    pass takes for the anchor: ``@@ def f(self):`` equal to a module-level ``def f(self):`` further
+    down, and once white space is ignored to a method ``    def f(self):`` whose body holds the
+    hunk's lines as written. Each reading has the anchor; which the patch means is not told (an
+    anchor narrows, it never chooses), so neither is taken."""
+    tier_found, start_found, _ = found
+    anchor = chunk.anchors[-1]
+    for tier in range(hunk.anchor_tier + 1, space.passes):
+        pattern = space.pattern([anchor], tier)
+        earlier = space.starts(pattern, tier, hunk.anchor_low, hunk.anchor_at, 1)
+        if not earlier:
+            continue
+        probe = _Placed(hunk.number, chunk.lines)
+        probe.eof = hunk.eof
+        low = earlier[0] if hunk.repeats else earlier[0] + space.span(pattern)
+        other = _find_hunk(space, probe, chunk, old, low, window, False)
+        if other is not None and other[0] < tier_found and other[1] != start_found:
+            # (Only spaces of several passes get here: line spaces, whose positions are lines.)
+            loose_at, strict_at = earlier[0], hunk.anchor_at
+            raise Ambiguous([(hunk.number, None, sorted({other[1], start_found}))], reason=(
+                f"The @@ anchor '{anchor}' is file line {strict_at + 1} in the pass that first "
+                f"finds it, and file line {loose_at + 1} in a looser one (white space or "
+                f"punctuation aside); below line {loose_at + 1} the hunk's lines match more "
+                f"closely than below line {strict_at + 1}: the patch may mean either."))
 
 
 def _find_hunk(space: SearchSpace, hunk: _Placed, chunk: Chunk, old: list[str], low: int,
@@ -494,7 +527,7 @@ class Locator:
         except Missing as miss:
             raise self._missing(chunks[miss.number], miss) from None
         except Ambiguous as ambiguous:
-            within = self._within_blocks(chunks, ambiguous)
+            within = None if ambiguous.reason else self._within_blocks(chunks, ambiguous)
             if within is None:
                 raise self._ambiguous(chunks, ambiguous) from None
             placed = within
@@ -554,10 +587,13 @@ class Locator:
                              f"{shown}{more}")
         first_number, _anchor, first_found = ambiguous.hunks[0]
         return AmbiguousContextError(
-            f"Ambiguous patch for {self.display_path}: " + "; ".join(described) + ".",
+            f"Ambiguous patch for {self.display_path}: " + "; ".join(described) + "."
+            + (f" {ambiguous.reason}" if ambiguous.reason else ""),
             hint=("Add unchanged context lines that tell the places apart (an '@@ <line>' anchor "
                   "narrows where a hunk may be but never chooses between two matches of its "
-                  "lines), so the patch matches in one place only."),
+                  "lines), so the patch matches in one place only."
+                  + (" Write the anchor and the hunk's lines as the file has them (indentation "
+                     "included)." if ambiguous.reason else "")),
             path=self.display_path, line=chunks[first_number].line,
             details={
                 "candidate_lines": [s + 1 for s in first_found[:MAX_CANDIDATES]],

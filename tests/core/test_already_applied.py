@@ -194,6 +194,19 @@ def test_a_section_sent_twice_is_never_applied_on_top_of_itself(tmp_path: Path, 
         assert (tmp_path / name / "f").read_bytes() == once
 
 
+def test_a_section_placed_by_codex_retry_in_a_file_without_final_newline_is_not_applied_twice(
+        tmp_path: Path) -> None:
+    # Undone, the section's removed blank line ends the file: in the lines compared (never
+    # written) it keeps the file's missing final newline, as the redo does.
+    (tmp_path / "f.txt").write_bytes(b"a\nb")
+    patch = "*** Begin Patch\n*** Update File: f.txt\n@@\n+z\n a\n b\n-\n*** End Patch\n"
+    patchtx.apply_patch(patch, tmp_path, durable=False)
+    assert (tmp_path / "f.txt").read_bytes() == b"z\na\nb"
+    with pytest.raises(AlreadyAppliedError):
+        patchtx.apply_patch(patch, tmp_path, durable=False)
+    assert (tmp_path / "f.txt").read_bytes() == b"z\na\nb"
+
+
 def test_a_deletion_sent_again_is_refused_saying_it_may_be_in_place(tmp_path: Path) -> None:
     # The removed lines' absence is not taken for a replay (see above), but the miss says what it
     # sees: the kept lines stand together, as after the deletion.

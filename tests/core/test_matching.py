@@ -342,8 +342,11 @@ class TestTrailingBlankRetry:
     @pytest.mark.parametrize("body", ["-\n+c", "@@ x\n-\n+c", "-", "\n+c"])
     def test_a_retry_left_with_no_old_line_is_refused(self, tree, body: str) -> None:
         tree.write("f.txt", "x\ny\n")
-        miss(tree, body)
+        exc = miss(tree, body)
         assert tree.read("f.txt") == b"x\ny\n"
+        # The hint says what is missing (a blank line casts no vote for a closest region).
+        where = "from file line 2 on" if body.startswith("@@ x") else "in the file"
+        assert exc.hint.startswith(f"The hunk's one old line is a blank line, and the file has none {where}")
 
     @pytest.mark.parametrize(("body", "codex"), [("-\n+c", b"c\nx\ny\n"), ("@@ x\n-\n+c", b"x\nc\ny\n"),
                                                  ("-", b"x\ny\n")])

@@ -219,3 +219,31 @@ def test_a_loose_anchor_still_never_chooses_between_two_matches(tmp_path: Path) 
     with pytest.raises(AmbiguousContextError):
         apply(tmp_path, "@@ def f():\n-    x = 1\n+    x = 2")
     assert (tmp_path / "f.py").read_text() == source
+
+
+@pytest.mark.parametrize("anchors", ["@@ def f(self):", "@@ class A:\n@@ def f(self):"],
+                         ids=["one-anchor", "stacked-under-the-class"])
+def test_a_hunk_matching_loosely_below_its_exact_anchor_and_closely_below_a_loose_one_is_refused(
+        tmp_path: Path, anchors: str) -> None:
+    # (Found by the generated hunt.) The anchor, written without its indentation, equals the
+    # module-level `def f(self):` and, white space aside, the method `    def f(self):` above it,
+    # whose body holds the hunk's lines as written. Taking the exact anchor edited the module
+    # function's body, matched only loosely, with the method's indentation (even under
+    # `@@ class A:`). Each reading has the anchor: refused, both places listed.
+    source = ("class A:\n    def f(self):\n        x = 1\n        return x\n\n"
+              "def f(self):\n    x = 1\n    return x\n")
+    (tmp_path / "f.py").write_text(source)
+    with pytest.raises(AmbiguousContextError) as info:
+        apply(tmp_path, f"{anchors}\n-        x = 1\n+        x = 10\n         return x")
+    assert info.value.details["candidate_lines"] == [3, 7]
+    assert "file line 6 in the pass that first finds it, and file line 2 in a looser one" in info.value.message
+    assert (tmp_path / "f.py").read_text() == source
+    # Codex's rule (--first-match, here with Codex's grammar: --strict) takes the anchor's first
+    # pass, as before.
+    assert apply(tmp_path, f"{anchors}\n-        x = 1\n+        x = 10\n         return x",
+                 first_match=True, strict=True) == source.replace("    x = 1\n    return x\n",
+                                                                  "        x = 10\n    return x\n")
+    (tmp_path / "f.py").write_text(source)
+    # Written as the file has it, the method's hunk is determined.
+    assert apply(tmp_path, "@@     def f(self):\n-        x = 1\n+        x = 2\n         return x") == (
+        source.replace("        x = 1", "        x = 2"))
