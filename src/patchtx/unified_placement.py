@@ -63,6 +63,8 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk], display
             last = min(last, 0) if cursor == 0 else -1
         if not old:
             start = min(max(wanted, cursor), size)
+            if chunk.new_unterminated and (start != size or not ends_with_newline):
+                raise _insertion_not_at_end(chunk, size, ends_with_newline, display_path)
         elif _states_the_end(chunk) and ends_with_newline == chunk.old_unterminated:
             # (Said in the error only where the old lines do end the file.)
             differs = size >= len(old) and list(texts[size - len(old):]) == old
@@ -139,6 +141,22 @@ def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
         # (The rule first: the hint ends with the quoted region, whose last line is the file's.)
         hint="A unified hunk's old lines must match the file exactly (no fuzz)." + pinned + " " + hint.text,
         path=display_path, line=chunk.line, details={"closest_line": hint.closest_line})
+
+
+def _insertion_not_at_end(chunk: Chunk, size: int, ends_with_newline: bool,
+                          display_path: str) -> ContextNotFoundError:
+    """A hunk that only inserts, its last line marked ``\\ No newline at end of file``: it ends
+    the new file, so it goes at the file's end, after a line break."""
+    why = ("the file ends without a line break" if ends_with_newline is False and size == (chunk.stated_line or 0)
+           else f"its stated line is {chunk.stated_line} and the file has {size} lines")
+    return ContextNotFoundError(
+        f"Failed to place the hunk '@@ -{chunk.stated_line}' (patch line {chunk.line}) in "
+        f"{display_path}: it only inserts lines, the last marked '\\ No newline at end of file', so "
+        f"it goes at the file's end, after its last line break, and {why}.",
+        hint="git apply would write its lines elsewhere (or join them to the last line). If the "
+             "diff was applied before, the file already ends with its lines; otherwise make the "
+             "diff again from the file as it is.",
+        path=display_path, line=chunk.line, details={"closest_line": size})
 
 
 def _ambiguous(chunk: Chunk, found: list[int], display_path: str) -> AmbiguousContextError:

@@ -260,6 +260,31 @@ def test_a_diff_whose_new_side_lacks_the_files_final_newline_is_not_in_place(tmp
     assert not apply_patch(diff, tmp_path, durable=False, skip_applied=True).plan.changes
 
 
+MARKED_INSERTION = "--- a/g\n+++ b/g\n@@ -2,0 +3 @@\n+c\n\\ No newline at end of file\n"
+
+
+def test_an_insertion_marked_without_final_newline_goes_at_the_end_once(tmp_path: Path) -> None:
+    # It ends the new file: sent again it is in place (git apply writes "cc", GNU patch "c\nc").
+    (tmp_path / "g").write_bytes(b"a\nb\n")
+    apply_patch(MARKED_INSERTION, tmp_path, durable=False)
+    assert (tmp_path / "g").read_bytes() == b"a\nb\nc"
+    with pytest.raises(AlreadyAppliedError):
+        apply_patch(MARKED_INSERTION, tmp_path, durable=False)
+    assert (tmp_path / "g").read_bytes() == b"a\nb\nc"
+
+
+@pytest.mark.parametrize(("before", "why"), [
+    (b"a\nb", "ends without a line break"),  # (git apply joins the lines: "a\nbc")
+    (b"a\nb\nx\n", "the file has 3 lines"),  # (git apply appends after x; GNU patch inserts before it)
+], ids=["no-final-newline", "not-the-end"])
+def test_an_insertion_marked_without_final_newline_elsewhere_is_refused(tmp_path: Path, before: bytes,
+                                                                        why: str) -> None:
+    (tmp_path / "g").write_bytes(before)
+    with pytest.raises(ContextNotFoundError, match=why):
+        apply_patch(MARKED_INSERTION, tmp_path, durable=False)
+    assert (tmp_path / "g").read_bytes() == before
+
+
 # -- undone where the redo places them --------------------------------------------------------------
 @pytest.mark.parametrize(("before", "diff"), [
     # -R of diffs stated a line off, among look-alike lines: the content rule undid a hunk at a
