@@ -323,6 +323,15 @@ TABLE = [
       U("f.txt", "@@ x", "-", "+c"), expect={A.BLANK_RETRY}),
     T("X1g a blank line the file lacks removed", {"f.txt": b"x\ny\n"}, U("f.txt", "-"),
       expect={A.BLANK_RETRY}),
+    T("X1h a blank line added last to a file without final newline", {"f.txt": b"a\nb"},
+      U("f.txt", " b", "+")),
+    T("X1i an anchor as written below, looser above where the hunk stands as written",
+      {"f.py": b"class A:\n    def f(self):\n        x = 1\n        return x\n\ndef f(self):\n    x = 1\n"
+               b"    return x\n"},
+      U("f.py", "@@ def f(self):", "-        x = 1", "+        x = 10", "         return x"),
+      expect={A.AMBIGUOUS, A.REPAIRED}),  # (first-match: Codex's place, the indentation repaired)
+    T("X1j an insertion at the end of the file, then one after the last line", {"f.txt": b"a\nlast\n"},
+      U("f.txt", "@@", "+end", "@@ last", "+x"), expect={A.ANCHOR_INSERT}),
     T("X2 Delete then Add of an executable file", {"a.sh": b"old\n"},
       P("*** Delete File: a.sh", "*** Add File: a.sh", "+new"), modes={"a.sh": 0o755}),
     T("X2b Move away then Add of an executable file", {"a.sh": b"old\n"},
