@@ -125,7 +125,9 @@ def place(space: SearchSpace, chunks: Sequence[Chunk], *, first_match: bool = Fa
             cursor = hunk.end
     if not first_match:
         _check_latest(space, placed, windows)
-    placed.sort(key=lambda h: h.start)  # stable: an insertion at the end of the file stays last
+    # An insertion without an anchor goes at the end of the file after every other hunk there (an
+    # insertion after an anchor that is the last line is right after it, whatever the chunk order).
+    placed.sort(key=lambda h: (h.start, h.floating))
     return [(h.number, h.start, h.end, h.lines) for h in placed]
 
 

@@ -481,6 +481,12 @@ class TestPureInsertion:
         tree.write("f.txt", "a\nlast\n")
         assert tree.after(update("@@ last\n+x")) == b"a\nlast\nx\n"
 
+    def test_anchor_on_the_last_line_after_an_insertion_without_anchor(self, tree) -> None:
+        # Both go at the end of the file; the anchored one right after its anchor, the other after
+        # every hunk there (it went first, in chunk order, leaving 'x' away from 'last').
+        tree.write("f.txt", "a\nlast\n")
+        assert tree.after(update("@@\n+end\n@@ last\n+x")) == b"a\nlast\nx\nend\n"
+
     def test_into_an_empty_file(self, tree) -> None:  # [R: 32]
         tree.write("f.txt", b"")
         assert tree.after(update("@@\n+x")) == b"x\n"
