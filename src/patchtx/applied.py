@@ -66,9 +66,11 @@ def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
             # Kept lines as the placement found them: exactly where it found them exactly (a
             # look-alike above, indented, is another line), else in some pass.
             loose = list(texts[start:end]) != [text for kind, text in new if kind != "+"]
-            at = start - leading_additions(new)
-            if at >= 0 and _stands(texts, at, new, loose=loose):
-                return True
+            # Aligned on its first kept line, or on its last (kept lines that look like the
+            # added ones, ' c' '+c' ' b' in 'c c b', are found shifted).
+            for at in (start - leading_additions(new), end + trailing_additions(new) - len(new)):
+                if at >= 0 and _stands(texts, at, new, loose=loose):
+                    return True
     return False
 
 
@@ -84,6 +86,12 @@ def leading_additions(lines: Sequence[tuple[str, str]]) -> int:
     """How many ``+`` lines come before a chunk's first kept line: where its new side starts,
     that many lines above where its kept lines are found."""
     return next((i for i, (kind, _) in enumerate(lines) if kind != "+"), len(lines))
+
+
+def trailing_additions(lines: Sequence[tuple[str, str]]) -> int:
+    """How many ``+`` lines come after a chunk's last kept line: where its new side ends, that
+    many lines below where its kept lines end."""
+    return leading_additions(lines[::-1])
 
 
 def _stands(texts: Sequence[str], at: int, lines: Sequence[tuple[str, str]], *, loose: bool = True) -> bool:

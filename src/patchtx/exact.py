@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .applied import adds_around, leading_additions
+from .applied import adds_around, leading_additions, trailing_additions
 from .matching import ByteIndex, NotExact, framed, place
 from .textfile import BOM_BYTES, looks_binary
 
@@ -90,16 +90,19 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *, first_match: bool = 
         [ascii_file and replacement.isascii() for replacement in replacements])
     # A pure insertion (no old lines: placed where it ends) whose lines stand already, or a chunk
     # that keeps lines and adds others whose new side stands around its kept lines where they
-    # are (``applied.insertion_in_place`` on lines): its added lines before them start that many
-    # bytes above.
+    # are (``applied.insertion_in_place`` on lines): aligned on the first kept line, its added
+    # lines before them start that many bytes above; on the last (the old side's bytes end at
+    # ``end``), its added lines after them end that many bytes below.
     insertion_in_place = any(
         body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
         for number, at, end, lines in placed if at == end and chunks[number].inserts_text
         for added in [_framed_or_nothing([text for _, text in lines])]) or any(
-        _line_start(body, at - len(lead)) and body.startswith(new, at - len(lead))
+        _line_start(body, start) and body.startswith(new, start)
         for (_, at, end, lines), new in zip(placed, replacements, strict=True)
         if at != end and adds_around(lines)
-        for lead in [_framed_or_nothing([text for _, text in lines[:leading_additions(lines)]])])
+        for lead, trail in [(leading_additions(lines), trailing_additions(lines))]
+        for start in (at - len(_framed_or_nothing([text for _, text in lines[:lead]])),
+                      end + len(_framed_or_nothing([text for _, text in lines[len(lines) - trail:]])) - len(new)))
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
     return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
 

@@ -175,9 +175,9 @@ def test_an_anchored_insertion_marked_end_of_file_is_not_inserted_twice(tmp_path
 # -- a section whose new side already stands where it would be placed --------------------------
 
 @pytest.mark.parametrize("section", ["@@\n b\n c\n+d", "@@\n+z\n a\n b", "@@ a\n b\n+b2\n c",
-                                     "@@\n+z\n b\n c\n+d", "@@\n+z\n a\n-"],
+                                     "@@\n+z\n b\n c\n+d", "@@\n+z\n a\n-", "@@\n b\n+b\n c"],
                          ids=["appends", "prepends", "inserts-after-anchor", "wraps",
-                              "prepends-by-codex-retry"])
+                              "prepends-by-codex-retry", "inserts-a-look-alike"])
 def test_a_section_sent_twice_is_never_applied_on_top_of_itself(tmp_path: Path, section: str) -> None:
     from patchtx import apply_patch
     from patchtx.errors import AlreadyAppliedError

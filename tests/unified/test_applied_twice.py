@@ -285,6 +285,19 @@ def test_an_insertion_marked_without_final_newline_elsewhere_is_refused(tmp_path
     assert (tmp_path / "g").read_bytes() == before
 
 
+def test_a_model_written_hunk_inserting_a_look_alike_sent_again_is_not_applied_twice(tmp_path: Path) -> None:
+    # Wrong counts: placed by content, and checked for its new side standing where its kept lines
+    # are found. Applied once, 'b c' is found at the inserted 'b': the new side stands aligned on
+    # the last kept line, not the first (it was written a second time: 'a b b b c').
+    (tmp_path / "f").write_text("a\nb\nc\n")
+    patch = "--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n b\n+b\n c\n"
+    apply_patch(patch, tmp_path, durable=False)
+    assert (tmp_path / "f").read_text() == "a\nb\nb\nc\n"
+    with pytest.raises(AlreadyAppliedError):
+        apply_patch(patch, tmp_path, durable=False)
+    assert (tmp_path / "f").read_text() == "a\nb\nb\nc\n"
+
+
 # -- undone where the redo places them --------------------------------------------------------------
 @pytest.mark.parametrize(("before", "diff"), [
     # -R of diffs stated a line off, among look-alike lines: the content rule undid a hunk at a
