@@ -143,17 +143,30 @@ def _by_content(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], r
 
 def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chunk],
                      rule: UpdateRule, display: str) -> Placed:
-    # A hunk placed by its content alone (its header counts were wrong: hand- or model-written)
-    # is checked for its new side standing where it goes, as a Codex hunk is. Not the others:
-    # one with context on one side only is pinned to the file's end or start (unified.py), and a
-    # stated line says where an insertion without context goes, where lines equal to it may stand
+    # A hunk with old lines is checked for its new side standing where it goes, as a Codex hunk
+    # is, when placed by its content alone (header counts wrong) or when its new side stands at
+    # its stated line: kept lines like the added ones (' b' '+b' ' c' on 'a b b c') are found at
+    # the added line, so sent again it would be applied on top of itself. Not an insertion
+    # without context: a stated line says where it goes, where lines equal to it may stand
     # before, as `git apply --unidiff-zero` takes a -U0 diff.
     placements = place_at_stated_lines(original.texts, chunks, display,
                                        ends_with_newline=original.ends_with_newline)
-    by_content = [p for p in placements if p.length and chunks[p.chunk_index].recounted]
+    with_old_lines = [p for p in placements if p.length and (
+        chunks[p.chunk_index].recounted or _new_side_at_its_line(original.texts, chunks, p.chunk_index))]
     return Placed(placements, final_newline(chunks, placements, len(original.texts)),
-                  reinserted=bool(by_content) and insertion_in_place(original.texts, chunks,
-                                                                      by_content))
+                  reinserted=bool(with_old_lines) and insertion_in_place(original.texts, chunks,
+                                                                          with_old_lines))
+
+
+def _new_side_at_its_line(texts: Sequence[str], chunks: Sequence[Chunk], number: int) -> bool:
+    """Whether hunk ``number``'s new side stands where the diff says the new file has it (its
+    stated line moved by the lines the hunks above it add or remove): a diff made by a tool says
+    where its lines end up, so new lines like the kept ones that stand elsewhere (a third '    a'
+    added under two) are the change still to make, not one made."""
+    chunk = chunks[number]
+    at = max((chunk.stated_line or 0) - 1, 0) + sum(
+        len(other.new_lines) - len(other.old_lines) for other in chunks[:number])
+    return list(texts[at:at + len(chunk.new_lines)]) == chunk.new_lines
 
 
 def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,

@@ -298,6 +298,34 @@ def test_a_model_written_hunk_inserting_a_look_alike_sent_again_is_not_applied_t
     assert (tmp_path / "f").read_text() == "a\nb\nb\nc\n"
 
 
+@pytest.mark.parametrize(("before", "diff"), [
+    # Counts right (git's own diffs): placed by the stated line, the kept lines found nearest it
+    # at the inserted look-alike; written a second time ('a b b b c'), as git apply writes it.
+    ("a\nb\nc\n", "@@ -2,2 +2,3 @@\n b\n+b\n c\n"),
+    # Stated at line 1 (git refuses the resend: it pins such a hunk to the file's start).
+    ("a\nb\ndef f():\n\n", "@@ -1,4 +1,6 @@\n a\n b\n+a\n+b\n def f():\n \n"),
+])
+def test_a_git_diff_inserting_look_alikes_sent_again_is_not_applied_twice(tmp_path: Path, before: str,
+                                                                          diff: str) -> None:
+    (tmp_path / "f").write_text(before)
+    patch = "--- a/f\n+++ b/f\n" + diff
+    apply_patch(patch, tmp_path, durable=False)
+    once = (tmp_path / "f").read_text()
+    assert once != before
+    with pytest.raises(AlreadyAppliedError):
+        apply_patch(patch, tmp_path, durable=False)
+    assert (tmp_path / "f").read_text() == once
+
+
+def test_a_git_diff_adding_a_line_like_the_kept_ones_applies_once(tmp_path: Path) -> None:
+    # The new side ('    a' '    a' 'def f():') stands a line above where the diff says it goes:
+    # the third '    a' is still to be added, not in place.
+    (tmp_path / "f").write_text("    a\n    a\ndef f():\n")
+    patch = "--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n     a\n+    a\n def f():\n"
+    apply_patch(patch, tmp_path, durable=False)
+    assert (tmp_path / "f").read_text() == "    a\n    a\n    a\ndef f():\n"
+
+
 # -- undone where the redo places them --------------------------------------------------------------
 @pytest.mark.parametrize(("before", "diff"), [
     # -R of diffs stated a line off, among look-alike lines: the content rule undid a hunk at a
