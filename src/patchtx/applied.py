@@ -66,11 +66,11 @@ def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
             # Kept lines as the placement found them: exactly where it found them exactly (a
             # look-alike above, indented, is another line), else in some pass.
             loose = list(texts[start:end]) != [text for kind, text in new if kind != "+"]
-            # Aligned on its first kept line, or on its last (kept lines that look like the
-            # added ones, ' c' '+c' ' b' in 'c c b', are found shifted).
-            for at in (start - leading_additions(new), end + trailing_additions(new) - len(new)):
-                if at >= 0 and _stands(texts, at, new, loose=loose):
-                    return True
+            # Anywhere over the lines where its kept lines are found (``new_side_starts``):
+            # kept lines that look like the added ones are found at an added line (' c' '+c'
+            # ' b' in 'c c b'; ' }' '+' '+g() {' '+}' pinned to the end of the file).
+            if any(_stands(texts, at, new, loose=loose) for at in new_side_starts(start, end, len(new))):
+                return True
     return False
 
 
@@ -82,16 +82,13 @@ def adds_around(lines: Sequence[tuple[str, str]]) -> bool:
             and any(kind == "+" and text.strip() for kind, text in lines))
 
 
-def leading_additions(lines: Sequence[tuple[str, str]]) -> int:
-    """How many ``+`` lines come before a chunk's first kept line: where its new side starts,
-    that many lines above where its kept lines are found."""
-    return next((i for i, (kind, _) in enumerate(lines) if kind != "+"), len(lines))
-
-
-def trailing_additions(lines: Sequence[tuple[str, str]]) -> int:
-    """How many ``+`` lines come after a chunk's last kept line: where its new side ends, that
-    many lines below where its kept lines end."""
-    return leading_additions(lines[::-1])
+def new_side_starts(start: int, end: int, size: int) -> range:
+    """Where the new side (``size`` long) of a chunk that keeps lines and adds others
+    (``adds_around``) may stand, applied once, when its kept lines are found at ``start..end``
+    (lines, or bytes): anywhere that holds all of those, since kept lines like the added ones are
+    found at the added ones (' b' '+b' ' c' in 'a b b c': at the added 'b', a line below the kept
+    one). Placed there again, it would add its lines a second time."""
+    return range(max(end - size, 0), start + 1)
 
 
 def _stands(texts: Sequence[str], at: int, lines: Sequence[tuple[str, str]], *, loose: bool = True) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .applied import adds_around, leading_additions, trailing_additions
+from .applied import adds_around, new_side_starts
 from .matching import ByteIndex, NotExact, framed, place
 from .textfile import BOM_BYTES, looks_binary
 
@@ -89,20 +89,15 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *, first_match: bool = 
         index.line_of(starts), [lines for _, _, _, lines in placed], starts,
         [ascii_file and replacement.isascii() for replacement in replacements])
     # A pure insertion (no old lines: placed where it ends) whose lines stand already, or a chunk
-    # that keeps lines and adds others whose new side stands around its kept lines where they
-    # are (``applied.insertion_in_place`` on lines): aligned on the first kept line, its added
-    # lines before them start that many bytes above; on the last (the old side's bytes end at
-    # ``end``), its added lines after them end that many bytes below.
+    # that keeps lines and adds others whose new side stands over the bytes where its kept lines
+    # are (``applied.insertion_in_place`` on lines; ``at`` and ``end``: where they start and end).
     insertion_in_place = any(
         body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
         for number, at, end, lines in placed if at == end and chunks[number].inserts_text
         for added in [_framed_or_nothing([text for _, text in lines])]) or any(
-        _line_start(body, start) and body.startswith(new, start)
+        _stands_over(body, new, new_side_starts(at, end, len(new)))
         for (_, at, end, lines), new in zip(placed, replacements, strict=True)
-        if at != end and adds_around(lines)
-        for lead, trail in [(leading_additions(lines), trailing_additions(lines))]
-        for start in (at - len(_framed_or_nothing([text for _, text in lines[:lead]])),
-                      end + len(_framed_or_nothing([text for _, text in lines[len(lines) - trail:]])) - len(new)))
+        if at != end and adds_around(lines))
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
     return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
 
@@ -123,6 +118,16 @@ def _each_once_in_turn(body: bytes, placed: Sequence[tuple[int, int, int, Sequen
                 raise NotExact
         current = current[:expected] + replacement + current[expected + end - at:]
         shift += len(replacement) - (end - at)
+
+
+def _stands_over(body: bytes, new: bytes, starts: range) -> bool:
+    """Whether ``new`` (whole lines) stands in ``body`` from a line start among ``starts``."""
+    found = body.find(new, starts.start, starts.stop - 1 + len(new))
+    while found != -1:
+        if _line_start(body, found):
+            return True
+        found = body.find(new, found + 1, starts.stop - 1 + len(new))
+    return False
 
 
 def _line_start(body: bytes, at: int) -> bool:

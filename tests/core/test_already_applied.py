@@ -175,9 +175,11 @@ def test_an_anchored_insertion_marked_end_of_file_is_not_inserted_twice(tmp_path
 # -- a section whose new side already stands where it would be placed --------------------------
 
 @pytest.mark.parametrize("section", ["@@\n b\n c\n+d", "@@\n+z\n a\n b", "@@ a\n b\n+b2\n c",
-                                     "@@\n+z\n b\n c\n+d", "@@\n+z\n a\n-", "@@\n b\n+b\n c"],
+                                     "@@\n+z\n b\n c\n+d", "@@\n+z\n a\n-", "@@\n b\n+b\n c",
+                                     "@@\n c\n+x\n+c\n*** End of File"],
                          ids=["appends", "prepends", "inserts-after-anchor", "wraps",
-                              "prepends-by-codex-retry", "inserts-a-look-alike"])
+                              "prepends-by-codex-retry", "inserts-a-look-alike",
+                              "appends-a-look-alike-at-the-end"])
 def test_a_section_sent_twice_is_never_applied_on_top_of_itself(tmp_path: Path, section: str) -> None:
     from patchtx import apply_patch
     from patchtx.errors import AlreadyAppliedError
@@ -191,6 +193,23 @@ def test_a_section_sent_twice_is_never_applied_on_top_of_itself(tmp_path: Path, 
         with pytest.raises(AlreadyAppliedError):
             apply_patch(patch, tmp_path / name, durable=False)
         assert not apply_patch(patch, tmp_path / name, durable=False, skip_applied=True).plan.changes
+        assert (tmp_path / name / "f").read_bytes() == once
+
+
+def test_a_section_whose_kept_lines_are_found_at_an_added_one_between_them_is_not_applied_twice(
+        tmp_path: Path) -> None:
+    # ' b' '+x' ' b' '+b' on 'a b b' gives 'a b x b b': sent again, its kept 'b' 'b' are found at
+    # the second kept 'b' and the added one, so its new side stands neither from the first kept
+    # line nor to the last, but over them (it was written again: 'a b x b x b b').
+    patch = "*** Begin Patch\n*** Update File: f\n@@\n b\n+x\n b\n+b\n*** End Patch\n"
+    for name, eol in (("LF", "\n"), ("CRLF", "\r\n")):  # (bytes path, lines path)
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "f").write_bytes(eol.join(["a", "b", "b", ""]).encode())
+        patchtx.apply_patch(patch, tmp_path / name, durable=False)
+        once = (tmp_path / name / "f").read_bytes()
+        assert once == eol.join(["a", "b", "x", "b", "b", ""]).encode()
+        with pytest.raises(AlreadyAppliedError):
+            patchtx.apply_patch(patch, tmp_path / name, durable=False)
         assert (tmp_path / name / "f").read_bytes() == once
 
 

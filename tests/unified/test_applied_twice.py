@@ -304,6 +304,8 @@ def test_a_model_written_hunk_inserting_a_look_alike_sent_again_is_not_applied_t
     ("a\nb\nc\n", "@@ -2,2 +2,3 @@\n b\n+b\n c\n"),
     # Stated at line 1 (git refuses the resend: it pins such a hunk to the file's start).
     ("a\nb\ndef f():\n\n", "@@ -1,4 +1,6 @@\n a\n b\n+a\n+b\n def f():\n \n"),
+    # Pinned to the end (no context after the change): its kept '}' is found at the added one.
+    ("f() {\n}\n", "@@ -2 +2,4 @@ f() {\n }\n+\n+g() {\n+}\n"),
 ])
 def test_a_git_diff_inserting_look_alikes_sent_again_is_not_applied_twice(tmp_path: Path, before: str,
                                                                           diff: str) -> None:
