@@ -163,10 +163,8 @@ def _new_side_at_its_line(texts: Sequence[str], chunks: Sequence[Chunk], number:
     stated line moved by the lines the hunks above it add or remove): a diff made by a tool says
     where its lines end up, so new lines like the kept ones that stand elsewhere (a third '    a'
     added under two) are the change still to make, not one made."""
-    chunk = chunks[number]
-    at = max((chunk.stated_line or 0) - 1, 0) + sum(
-        len(other.new_lines) - len(other.old_lines) for other in chunks[:number])
-    return list(texts[at:at + len(chunk.new_lines)]) == chunk.new_lines
+    above = {chunk.line for chunk in chunks[:number]}
+    return _new_side_stands(texts, _shifted_past(chunks[: number + 1], above)[0])
 
 
 def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,

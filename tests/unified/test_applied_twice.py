@@ -319,6 +319,17 @@ def test_a_git_diff_inserting_look_alikes_sent_again_is_not_applied_twice(tmp_pa
     assert (tmp_path / "f").read_text() == once
 
 
+def test_a_hunks_new_side_is_looked_for_at_its_stated_line_moved_by_the_hunks_above() -> None:
+    from patchtx.parser import parse
+    from patchtx.update import _new_side_at_its_line
+
+    diff = "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n h\n+n\n k\n@@ -4,2 +5,3 @@\n b\n+b\n c\n"
+    chunks = parse(diff).hunks[0].chunks  # type: ignore[union-attr]
+    applied = ["h", "n", "k", "m", "b", "b", "c"]  # (the second hunk's new side from line 5, not 4)
+    assert _new_side_at_its_line(applied, chunks, 1)
+    assert not _new_side_at_its_line(["h", "k", "m", "b", "b", "c"], chunks, 1)
+
+
 def test_a_git_diff_adding_a_line_like_the_kept_ones_applies_once(tmp_path: Path) -> None:
     # The new side ('    a' '    a' 'def f():') stands a line above where the diff says it goes:
     # the third '    a' is still to be added, not in place.
