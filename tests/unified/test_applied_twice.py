@@ -285,6 +285,15 @@ def test_an_insertion_marked_without_final_newline_elsewhere_is_refused(tmp_path
     assert (tmp_path / "g").read_bytes() == before
 
 
+def test_a_model_written_hunk_marked_on_its_new_side_only_goes_at_the_files_end(tmp_path: Path) -> None:
+    # Counts wrong (placed by content alone, never pinned by its context), its lines twice in the
+    # file: the marker says the new file ends there, so it goes at the end, not refused as ambiguous.
+    (tmp_path / "f").write_bytes(b"x\nc\nd\ny\nc\nd\n")
+    patch = "--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n c\n-d\n+e\n\\ No newline at end of file\n"
+    apply_patch(patch, tmp_path, durable=False)
+    assert (tmp_path / "f").read_bytes() == b"x\nc\nd\ny\nc\ne"
+
+
 def test_a_model_written_hunk_inserting_a_look_alike_sent_again_is_not_applied_twice(tmp_path: Path) -> None:
     # Wrong counts: placed by content, and checked for its new side standing where its kept lines
     # are found. Applied once, 'b c' is found at the inserted 'b': the new side stands aligned on
