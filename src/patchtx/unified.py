@@ -565,13 +565,14 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_
         if all(kind == " " for kind, _ in hunk.lines):
             raise _error("a hunk changes nothing (it has context lines only)", hunk.line,
                          "Leave the hunk out, or add its '-' and '+' lines.")
-    if (not unidiff_zero and not reverse and len(hunks) == 1 and moved is None and old == new
+    if (not unidiff_zero and len(hunks) == 1 and moved is None and old == new
             and hunks[0].old_start == 0
             and all(kind == "+" for kind, _ in hunks[0].lines)):
         # "@@ -0,0" adds to an empty old side without saying the file is new (a traditional
         # diff, or a git diff without 'new file mode'): it creates the file or fills it if it is
-        # empty, as git apply reads it (without --unidiff-zero). (Reversed, it came from a hunk
-        # that removed the file's first lines: an insertion at the top.)
+        # empty, as git apply reads it (without --unidiff-zero). Reversed too: a hunk with context
+        # that left no line ("+0,0") emptied the file. (Only a -U0 hunk removes a file's first
+        # lines that way; reversed, it inserts them at the top: --unidiff-zero reads it so.)
         filled = "".join(text + "\n" for _, text in hunks[0].lines)
         if hunks[0].new_open:
             filled = filled[:-1]

@@ -4,7 +4,8 @@ The generator below is written independently of the planner. It draws a file (li
 alphabet so that repeats are common, LF/CRLF/CR or mixed endings, optional BOM, with or without a
 final newline) and a few random edits, and computes the expected bytes from DESIGN §2: untouched
 and context lines keep their text and ending, added lines take the file's dominant ending (most
-common; ties go to the first seen), and the final-newline state is kept.
+common; ties go to the first seen), and the final-newline state is kept (a blank last line
+ends with its line break).
 
 It then writes a Codex-format patch for the edits. Each chunk gets just enough context to be
 unambiguous: in "unique" mode every chunk's old lines occur exactly once in the whole file (then the
@@ -132,7 +133,10 @@ def expected_bytes(doc: Document, changes: list[Edit]) -> bytes:
         if line[1] == "":
             line[1] = dominant
     if lines:
-        lines[-1][1] = (lines[-1][1] or dominant) if doc.final_newline else ""
+        # The final-newline state is kept, except that a blank last line ends with its line
+        # break: without one it would be no line at all (docs/format.md, "Bytes that are kept").
+        keep = doc.final_newline or lines[-1][0] == ""
+        lines[-1][1] = (lines[-1][1] or dominant) if keep else ""
     body = "".join(t + e for t, e in lines)
     return ((BOM if doc.bom else "") + body).encode("utf-8")
 

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from patchtx.api import apply_patch
-from patchtx.errors import AlreadyAppliedError, ContextNotFoundError, FileNotFoundPatchError, PartlyAppliedError
+from patchtx.errors import (
+    AlreadyAppliedError,
+    ContextNotFoundError,
+    FileExistsPatchError,
+    FileNotFoundPatchError,
+    PartlyAppliedError,
+)
 
 from .support import AFTER, BEFORE, EVERY_OPERATION, read_tree, write_tree
 
@@ -382,3 +388,22 @@ def test_a_diff_whose_insertion_was_left_out_is_not_taken_as_applied(tmp_path: P
     with pytest.raises(PartlyAppliedError):
         apply_patch(diff, tmp_path, durable=False, skip_applied=True)
     assert (tmp_path / "f").read_text() == half
+
+
+def test_a_diff_that_empties_a_file_reversed_fills_the_empty_file_once(tmp_path: Path) -> None:
+    # "@@ -1 +0,0" with no context left no line: reversed, it fills an empty file (as forwards
+    # "@@ -0,0" does), which git apply -R checks too. Read as an insertion at the top (what a -U0
+    # hunk removing a file's first lines means, reversed: --unidiff-zero), it wrote 'a' again on
+    # every resend and onto a file holding other lines.
+    emptying = "--- a/f\n+++ b/f\n@@ -1 +0,0 @@\n-a\n"
+    (tmp_path / "f").write_bytes(b"")
+    apply_patch(emptying, tmp_path, durable=False, reverse=True)
+    assert (tmp_path / "f").read_bytes() == b"a\n"
+    with pytest.raises(AlreadyAppliedError):
+        apply_patch(emptying, tmp_path, durable=False, reverse=True)
+    (tmp_path / "f").write_bytes(b"x\n")
+    with pytest.raises(FileExistsPatchError):
+        apply_patch(emptying, tmp_path, durable=False, reverse=True)
+    assert (tmp_path / "f").read_bytes() == b"x\n"
+    apply_patch(emptying, tmp_path, durable=False, reverse=True, unidiff_zero=True)
+    assert (tmp_path / "f").read_bytes() == b"a\nx\n"
