@@ -45,7 +45,7 @@ from .matching import LineIndex, Locator
 from .model import Repair
 from .rewrite import rewrite
 from .textfile import TextFile, decode
-from .unified_placement import final_newline, place_at_stated_lines
+from .unified_placement import final_newline, place_at_stated_lines, starts_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -350,7 +350,7 @@ def _new_side_stands(texts: Sequence[str], chunk: Chunk) -> bool:
     hunk), or, for a pure insertion, anywhere (its old side says nothing of where it goes)."""
     new = chunk.new_lines
     if not chunk.old_lines:
-        return any(list(texts[at:at + len(new)]) == new for at in range(len(texts) - len(new) + 1))
+        return not new or bool(starts_of(texts, new, 0, len(texts) - len(new)))
     if chunk.stated_line is None:
         return False
     at = max(chunk.stated_line - 1, 0)
