@@ -133,6 +133,11 @@ class Patch:
     """What the front door repaired to read the text as this patch (``repair``)."""
     reverse: bool = False
     """A unified diff read backwards (``-R``): "already applied" then means "not applied"."""
+    names_to_confirm: tuple[tuple[str, int, str], ...] = ()
+    """SEARCH/REPLACE blocks' file names read from a line that does not look like a path
+    (``search_replace.looks_like_path``: ``Makefile``, or prose such as ``Here is the fix:``):
+    (name, patch line, the line as written). Each must name a file that exists when the patch
+    is planned, or the patch is refused (``parse_error``)."""
 
 
 class ChangeKind(StrEnum):
