@@ -44,6 +44,8 @@ class FileInfo:
     mode: int
     uid: int = -1
     gid: int = -1
+    identity: tuple[int, int] | None = None
+    """(device, inode) of the file found: what a commit checks it still is (None: not known)."""
 
 
 class FileView(Protocol):
@@ -251,7 +253,7 @@ class Workspace:
             return None
         except OSError as exc:
             raise _read_error(path, exc) from None
-        return FileInfo(_kind(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid)
+        return FileInfo(_kind(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, (st.st_dev, st.st_ino))
 
     def read(self, rel: str) -> bytes:
         path = self.display(rel)
