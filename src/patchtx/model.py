@@ -41,8 +41,9 @@ class Chunk:
     new_unterminated: bool = False
     """``\\ No newline at end of file`` follows the new side's last line."""
     is_start_of_file: bool = False
-    """A unified hunk with less context before its change than after it: it must start at the
-    file's first line (``is_end_of_file`` pins one with less context after it to the end)."""
+    """A unified hunk stated at line 1 (or 0) with context after its change and none before it:
+    it must start at the file's first line, as git apply pins it (``is_end_of_file`` pins one
+    with less context after it to the end)."""
     every: bool = False
     """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
     replace every occurrence of the old text (an edit's ``replace_all``), at least one."""

@@ -585,12 +585,15 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_
 
 def _chunk(hunk: _Hunk, crs: bool) -> Chunk:
     """A hunk as a Chunk. One with context before its change and none after it is pinned to the
-    end of the file, one with context after and none before to the start, as git apply places
-    them (diff tools write no context past the file's ends): the same hunk sent again then cannot
-    apply on top of itself. A hunk without any context (``-U0``) is placed by its stated line,
-    and one whose header was wrong (``recounted``: written by hand or by a model, its context as
-    it came) by its content alone. (git also pins a hunk stated at line 1 to the start; models
-    write ``@@ -1`` for any hunk.)"""
+    end of the file, as git apply places it (diff tools write no context past the file's end):
+    the same hunk sent again then cannot apply on top of itself. One with context after its
+    change and none before is pinned to the start only when it says it starts there (stated at
+    line 1 or 0), as git apply pins it (``match_beginning``: by the stated line alone); stated
+    further down, git places it at its stated line, and so does patchtx. A hunk without any
+    context (``-U0``) is placed by its stated line, and one whose header was wrong
+    (``recounted``: written by hand or by a model, its context as it came) by its content alone.
+    (git pins every hunk stated at line 1 to the start, leading context or not; models write
+    ``@@ -1`` for any hunk, so one with leading context is placed like any other.)"""
     kinds = [kind for kind, _ in hunk.lines]
     leading = next((at for at, kind in enumerate(kinds) if kind != " "), len(kinds))
     trailing = next((at for at, kind in enumerate(reversed(kinds)) if kind != " "), len(kinds))
@@ -600,7 +603,7 @@ def _chunk(hunk: _Hunk, crs: bool) -> Chunk:
     ends = hunk.old_open or hunk.new_open and any(kind != "+" for kind in kinds)
     return Chunk((), lines, ends or pinned and trailing == 0 < leading, hunk.line,
                  hunk.old_start, hunk.recounted, hunk.old_open, hunk.new_open,
-                 pinned and leading == 0 < trailing)
+                 pinned and leading == 0 < trailing and hunk.old_start <= 1)
 
 
 def looks_unified(text: str) -> bool:
