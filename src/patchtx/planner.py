@@ -545,6 +545,8 @@ class Stager:
                                        repair=not self.options.strict)
                 self.repairs.extend(patch.repairs)
                 self.before_patch, self.staging, self.moved_into = dict(self.overlay), patch.hunks, set()
+                for name, line, written in patch.names_to_confirm:
+                    self.confirm_name(name, line, written)
                 for hunk in patch.hunks:
                     try:
                         if isinstance(hunk, AddFile):
@@ -563,6 +565,14 @@ class Stager:
             (self.overlay, self.changes, self.files_under, self.last_operation, self.repairs,
              self.notes) = saved
             raise
+
+    def confirm_name(self, name: str, line: int, written: str) -> None:
+        """A SEARCH/REPLACE block's file name read from a line that does not look like a path
+        names a file that exists, or the block's line is prose: refused (``parse_error``)."""
+        if self.current(self.resolve(name, line).rel).content is None:
+            from .search_replace import not_a_path_error  # (off a one-line edit's path)
+
+            raise not_a_path_error(name, written, line)
 
     def _refuse_applied(self, operations: int) -> None:
         if self.in_place and len(self.in_place) + len(self.gone) == operations:
