@@ -47,6 +47,10 @@ class Chunk:
     every: bool = False
     """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
     replace every occurrence of the old text (an edit's ``replace_all``), at least one."""
+    carriage_returns: tuple[int, ...] = ()
+    """A unified hunk's body lines (indexes into ``lines``) that ended with a CR in the diff: a
+    CRLF line there, where a diff's line ends with LF alone (``update._diff_endings`` writes the
+    ``+`` lines so when the old lines carry the file's exact endings)."""
     unprefixed: tuple[tuple[int, int], ...] = ()
     """Body lines written without a prefix, read as context for the repair step to check against
     the file: (index in ``lines``, patch line). Empty for a patch as the grammar reads it."""
@@ -133,6 +137,11 @@ class Patch:
     """What the front door repaired to read the text as this patch (``repair``)."""
     reverse: bool = False
     """A unified diff read backwards (``-R``): "already applied" then means "not applied"."""
+    names_to_confirm: tuple[tuple[str, int, str], ...] = ()
+    """SEARCH/REPLACE blocks' file names read from a line that does not look like a path
+    (``search_replace.looks_like_path``: ``Makefile``, or prose such as ``Here is the fix:``):
+    (name, patch line, the line as written). Each must name a file that exists when the patch
+    is planned, or the patch is refused (``parse_error``)."""
 
 
 class ChangeKind(StrEnum):
@@ -190,6 +199,10 @@ class PathTarget:
     after: bytes | None
     before_mode: int | None = None
     after_mode: int | None = None
+    before_identity: tuple[int, int] | None = None
+    """(device, inode) of the file the Plan was computed from (None: not known, as in a hand-built
+    plan): the commit refuses another file in its place, even one holding the same bytes (a hard
+    link to a file outside the root swapped in would be rewritten in place)."""
 
     @property
     def before_sha256(self) -> str | None:

@@ -55,6 +55,8 @@ class _Entry:
     content: bytes | None
     mode: int | None
     kind: str = "file"  # "file", "dir", "special" or "absent"
+    identity: tuple[int, int] | None = None
+    """(device, inode) of the file read from the workspace (None: staged, or not known)."""
 
 
 _DEFAULT_MODE: list[int] = []
@@ -147,7 +149,7 @@ class Stager:
         if info is None:
             entry = _Entry(None, None, "absent")
         elif info.kind == "file":
-            entry = _Entry(self.view.read(rel), info.mode)
+            entry = _Entry(self.view.read(rel), info.mode, identity=info.identity)
         else:
             entry = _Entry(None, info.mode, "dir" if info.kind == "dir" else "special")
         self.original[rel] = entry
@@ -543,6 +545,8 @@ class Stager:
                                        repair=not self.options.strict)
                 self.repairs.extend(patch.repairs)
                 self.before_patch, self.staging, self.moved_into = dict(self.overlay), patch.hunks, set()
+                for name, line, written in patch.names_to_confirm:
+                    self.confirm_name(name, line, written)
                 for hunk in patch.hunks:
                     try:
                         if isinstance(hunk, AddFile):
@@ -561,6 +565,14 @@ class Stager:
             (self.overlay, self.changes, self.files_under, self.last_operation, self.repairs,
              self.notes) = saved
             raise
+
+    def confirm_name(self, name: str, line: int, written: str) -> None:
+        """A SEARCH/REPLACE block's file name read from a line that does not look like a path
+        names a file that exists, or the block's line is prose: refused (``parse_error``)."""
+        if self.current(self.resolve(name, line).rel).content is None:
+            from .search_replace import not_a_path_error  # (off a one-line edit's path)
+
+            raise not_a_path_error(name, written, line)
 
     def _refuse_applied(self, operations: int) -> None:
         if self.in_place and len(self.in_place) + len(self.gone) == operations:
@@ -657,7 +669,7 @@ class Stager:
             after_mode = after.mode
             if before.content is not None and after.content is not None and after_mode is None:
                 after_mode = default_file_mode()  # removed, then created anew by this patch
-            out.append(PathTarget(rel, before.content, after.content, before.mode, after_mode))
+            out.append(PathTarget(rel, before.content, after.content, before.mode, after_mode, before.identity))
         return out
 
     def emptied_dirs(self, targets: list[PathTarget]) -> list[str]:

@@ -601,9 +601,12 @@ def _chunk(hunk: _Hunk, crs: bool) -> Chunk:
     pinned = not hunk.recounted  # (wrong counts: hand- or model-written, context as it came)
     # (A hunk marked "\ No newline at end of file" on either side ends at the file's end.)
     ends = hunk.old_open or hunk.new_open and any(kind != "+" for kind in kinds)
+    carriage_returns = tuple(at for at, (_, text) in enumerate(hunk.lines)
+                             if text.endswith("\r")) if crs else ()
     return Chunk((), lines, ends or pinned and trailing == 0 < leading, hunk.line,
                  hunk.old_start, hunk.recounted, hunk.old_open, hunk.new_open,
-                 pinned and leading == 0 < trailing and hunk.old_start <= 1)
+                 pinned and leading == 0 < trailing and hunk.old_start <= 1,
+                 carriage_returns=carriage_returns)
 
 
 def looks_unified(text: str) -> bool:

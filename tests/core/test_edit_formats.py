@@ -91,6 +91,43 @@ def test_malformed_blocks_are_refused_with_the_line(text: str, words: str) -> No
     assert caught.value.line is not None or "No SEARCH" in caught.value.message
 
 
+# Issue 37, item 8: the line before a block is its file's path only when it looks like one (one
+# word with a dot or a slash) or names a file that exists; prose before an empty SEARCH created a
+# file of that name ('Here is the fix', '1. a.txt').
+@pytest.mark.parametrize("line", ["Here is the fix:", "1. a.txt", "Fix:", "## Changes", "Done."])
+@pytest.mark.parametrize("search", ["", "hello\n"], ids=["create", "update"])
+def test_prose_before_a_block_is_a_parse_error_naming_the_line(line: str, search: str,
+                                                               tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    with pytest.raises(ParseError, match="names no file") as caught:
+        apply(tmp_path, {}, sr(line, search, "bye\n"))
+    assert f"('{line}')" in caught.value.message and "Nothing was changed" in caught.value.message
+    assert "alone on the line before" in caught.value.hint
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+    assert (tmp_path / "a.txt").read_text() == "hello\n"
+
+
+@pytest.mark.parametrize("line", ["Makefile", "notes and plans.md", "Makefile:"])
+def test_a_name_that_does_not_look_like_a_path_names_a_file_that_exists(line: str, tmp_path: Path) -> None:
+    name = line.rstrip(":")
+    apply(tmp_path, {name: b"all:\n"}, sr(line, "all:\n", "all: build\n"))
+    assert (tmp_path / name).read_bytes() == b"all: build\n"
+    apply(tmp_path, {}, sr("./Dockerfile", "", "FROM scratch\n"))  # (new, without a dot: './')
+    assert (tmp_path / "Dockerfile").read_bytes() == b"FROM scratch\n"
+
+
+def test_a_cline_path_element_outside_its_framing_names_no_file(tmp_path: Path) -> None:
+    for text in ("<path>a.txt</path>\n------- SEARCH\n=======\nhello\n+++++++ REPLACE\n",
+                 "<path>a.txt</path>\nsome prose\n\n------- SEARCH\n=======\nhello\n+++++++ REPLACE\n"):
+        with pytest.raises(ParseError, match="no file name before the first block") as caught:
+            apply(tmp_path, {}, text)
+        assert "framing" in caught.value.hint or "alone on the line" in caught.value.hint
+        assert list(tmp_path.iterdir()) == []
+    framed = "<path>a.txt</path>\n<diff>\n------- SEARCH\n=======\nhello\n+++++++ REPLACE\n</diff>\n"
+    apply(tmp_path, {}, framed)
+    assert (tmp_path / "a.txt").read_bytes() == b"hello\n"
+
+
 def test_strip_and_reverse_are_refused_for_blocks() -> None:
     with pytest.raises(ParseError, match="unified diffs only"):
         parse(sr("a", "x\n", "y\n"), reverse=True)
