@@ -47,7 +47,9 @@ def test_a_cancel_at_any_progress_point_leaves_the_tree_as_it_was(tmp_path: Path
             cancel.cancel("the test cancelled it")
 
     with pytest.raises(CancelledError) as refused:
-        patchtx.apply_patch(patch(), tmp_path, progress=progress, cancel=cancel, verify="true")
+        # (a check that lasts long enough to be seen running, where that is the point)
+        patchtx.apply_patch(patch(), tmp_path, progress=progress, cancel=cancel,
+                            verify="sleep 0.3" if phase == "verifying" else "true")
     assert (phase, at) in seen
     assert refused.value.kind == "cancelled" and not refused.value.changed
     assert refused.value.message.startswith("Stopped while ") and "the test cancelled it" in refused.value.message
