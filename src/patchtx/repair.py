@@ -112,10 +112,13 @@ def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False
             last = error
             continue
         return replace(patch, repairs=tuple(repairs))
-    if isinstance(last, HunkParseError) and str(last.details.get("codex_message", "")).startswith(
-            ("Unexpected line found in update hunk", "Expected update hunk to start")):
+    if (isinstance(last, HunkParseError) and str(last.details.get("codex_message", "")).startswith(
+            ("Unexpected line found in update hunk", "Expected update hunk to start"))
+            or last.details.get("reading_by_counts")):
         # A body line without its prefix: read as context, for the update to check it stands in
-        # the file there (repair_update); refused there, with this error, when it does not.
+        # the file there (repair_update); refused there, with this error, when it does not. (A
+        # unified hunk that agrees with its counts only so: its readings, for the update to
+        # choose the one that stands in the file, unified_placement.read_by_counts.)
         try:
             patch = parse(current, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero,
                           unprefixed_context=True)
