@@ -401,6 +401,14 @@ class _Reader:
                          "nothing says where its lines go", number,
                          "Give the hunk unchanged lines of the file around its change, or its "
                          "'@@ -start,count +start,count @@' header.")
+        rest = [line.strip() for line in lines[self.at:]]
+        if (hunk.lines[-1][0] != " " and not (hunk.old_open or hunk.new_open)  # (a marker ends it)
+                and all(not line or line.startswith(("```", "~~~")) for line in rest)):
+            raise _error(f"the hunk '{lines[number - 1].strip()}' has no counts and ends the text "
+                         f"with a changed line (patch line {hunk.numbers[-1]}): it may have been "
+                         "cut off there, and nothing in it says it was not", number,
+                         "End the hunk with an unchanged line of the file, or give it its "
+                         "'@@ -start,count +start,count @@' header.")
         if self.at < size and not lines[self.at].startswith(("@@", "diff ")):
             after = next((at for at in range(self.at + 1, min(size, self.at + 50))
                           if self.body_line_at(at)), None)

@@ -172,7 +172,7 @@ def test_a_model_written_hunk_without_counts_is_not_pinned(tmp_path: Path) -> No
     # Without counts ('@@ ... @@'): its context is as the model wrote it, so it is placed by
     # content; sent again, its new side standing where it goes makes it already applied.
     write_tree(tmp_path, {"f": ("a\nb\nc\nx\n", "100644")})
-    model = "--- a/f\n+++ b/f\n@@ ... @@\n b\n c\n+d\n"
+    model = "--- a/f\n+++ b/f\n@@ ... @@\n b\n c\n+d\n\nThat adds d.\n"  # (prose: not cut off)
     apply_patch(model, tmp_path, durable=False)
     assert read_tree(tmp_path)["f"][0] == "a\nb\nc\nd\nx\n"
     with pytest.raises(AlreadyAppliedError):

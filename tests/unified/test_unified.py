@@ -323,7 +323,7 @@ def test_crlf_file_keeps_its_endings(tmp_path: Path) -> None:
 
 # -- model-style diffs ------------------------------------------------------------------------------
 MODEL_DIFF = diff("x", "@@ ... @@\n line 4\n-line 5\n+LINE 5\n line 6\n line 7\n",
-                  "@@ ... @@\n line 15\n-line 16\n+LINE 16\n")
+                  "@@ ... @@\n line 15\n-line 16\n+LINE 16\n line 17\n")
 """A model-written diff without counts (aider's '@@ ... @@'): placed by its content alone."""
 
 
