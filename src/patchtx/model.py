@@ -205,6 +205,10 @@ class PathTarget:
     after: bytes | None
     before_mode: int | None = None
     after_mode: int | None = None
+    before_identity: tuple[int, int] | None = None
+    """(device, inode) of the file the Plan was computed from (None: not known, as in a hand-built
+    plan): the commit refuses another file in its place, even one holding the same bytes (a hard
+    link to a file outside the root swapped in would be rewritten in place)."""
 
     @property
     def before_sha256(self) -> str | None:

@@ -55,6 +55,8 @@ class _Entry:
     content: bytes | None
     mode: int | None
     kind: str = "file"  # "file", "dir", "special" or "absent"
+    identity: tuple[int, int] | None = None
+    """(device, inode) of the file read from the workspace (None: staged, or not known)."""
 
 
 _DEFAULT_MODE: list[int] = []
@@ -147,7 +149,7 @@ class Stager:
         if info is None:
             entry = _Entry(None, None, "absent")
         elif info.kind == "file":
-            entry = _Entry(self.view.read(rel), info.mode)
+            entry = _Entry(self.view.read(rel), info.mode, identity=info.identity)
         else:
             entry = _Entry(None, info.mode, "dir" if info.kind == "dir" else "special")
         self.original[rel] = entry
@@ -667,7 +669,7 @@ class Stager:
             after_mode = after.mode
             if before.content is not None and after.content is not None and after_mode is None:
                 after_mode = default_file_mode()  # removed, then created anew by this patch
-            out.append(PathTarget(rel, before.content, after.content, before.mode, after_mode))
+            out.append(PathTarget(rel, before.content, after.content, before.mode, after_mode, before.identity))
         return out
 
     def emptied_dirs(self, targets: list[PathTarget]) -> list[str]:
