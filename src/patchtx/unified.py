@@ -108,8 +108,8 @@ def _reading_said(readings: tuple[tuple[tuple[int, int, str], ...], ...]) -> str
              for reading in readings[:4]]
     return ("it agrees with them only if " + " or ".join(shown) +
             (" (and more)" if len(readings) > 4 else "") +
-            " lost a context line's leading space, which only the file can tell; "
-            "--strict reads no line otherwise than written")
+            " lost a context line's leading space (read so only where the file has those "
+            "lines there, and never with --strict)")
 
 
 def unquote(text: str, line: int) -> tuple[str, str]:

@@ -156,7 +156,7 @@ def test_context_lines_that_lost_their_space_are_read_by_the_counts_when_the_fil
         tmp_path: Path) -> None:
     write_tree(tmp_path, {"f.txt": ("four\none\ntwo\n", "100644")})
     text = diff("f.txt", "@@ -1,3 +1,3 @@\n-four\none\n+new\ntwo\n")
-    with pytest.raises(ParseError, match="--strict reads no line otherwise"):
+    with pytest.raises(ParseError, match="lost a context line's leading space .read so only where"):
         apply(tmp_path, text, strict=True)
     result = apply_patch(text, tmp_path, durable=False)
     assert content(tmp_path, "f.txt") == "one\nnew\ntwo\n"
