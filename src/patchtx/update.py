@@ -43,6 +43,7 @@ from .errors import ContextNotFoundError, HunkParseError, PartlyAppliedError, Pa
 from .exact import update_exactly
 from .matching import LineIndex, Locator
 from .model import Repair
+from .placeholders import refuse_elision
 from .rewrite import rewrite
 from .textfile import TextFile, decode
 from .unified_placement import final_newline, place_at_stated_lines, read_by_counts, starts_of
@@ -282,6 +283,8 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         def place(some: Sequence[Chunk]) -> list[Placement]:
             return placer.on_lines(original, index, some, rule, names.display).placements
 
+        if rule.format == "search-replace":
+            refuse_elision(chunks, original.texts, names.display, miss)
         if rule.format in _DECORATED:
             from .repair_update import undecorated  # (off a one-line edit's path)
 
