@@ -464,19 +464,25 @@ def _with_body(hunk: Hunk, body: list[str]) -> Hunk:
 
 def _unlost_space(file_lines: set[str]) -> Callable[[Hunk], list[Hunk]]:
     def undo(hunk: Hunk) -> list[Hunk]:
-        # A line without a prefix is a context line that lost its space; one with a prefix may
-        # be one too, where its whole text is a line of the file.
-        ambiguous = [i for i, line in enumerate(hunk.body) if line[:1] in (" ", "+", "-") and line in file_lines]
+        # A line without a prefix is a context line that lost its space. Lines with a prefix
+        # too: the hunk's every ' ' line may be one (its whole text, space included, the line:
+        # told only once a shift is undone, so both readings are kept), and a '+' or '-' line may
+        # be one where its whole text is a line of the file.
+        ambiguous = [i for i, line in enumerate(hunk.body) if line[:1] in ("+", "-") and line in file_lines]
         if len(ambiguous) > 12:
             raise TooMany
-        base = [line if line[:1] in (" ", "+", "-") else " " + line for line in hunk.body]
         out = []
-        for chosen in itertools.product([False, True], repeat=len(ambiguous)):
-            body = list(base)
-            for i, yes in zip(ambiguous, chosen, strict=True):
-                if yes:
-                    body[i] = " " + hunk.body[i]
-            out.append(_with_body(hunk, body))
+        for spaced in (False, True):
+            base = [" " + line if line[:1] not in ("+", "-") and (spaced or line[:1] != " ") else line
+                    for line in hunk.body]
+            if spaced and base == [line if line[:1] in (" ", "+", "-") else " " + line for line in hunk.body]:
+                continue
+            for chosen in itertools.product([False, True], repeat=len(ambiguous)):
+                body = list(base)
+                for i, yes in zip(ambiguous, chosen, strict=True):
+                    if yes:
+                        body[i] = " " + hunk.body[i]
+                out.append(_with_body(hunk, body))
         return out
     return undo
 

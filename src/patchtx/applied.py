@@ -35,6 +35,7 @@ def reversed_chunk(chunk: Chunk) -> Chunk:
     swap = {" ": " ", "-": "+", "+": "-"}
     lines = tuple((swap[kind], text) for kind, text in chunk.lines)
     eof = chunk.is_end_of_file
+    unprefixed = chunk.unprefixed  # (context lines written without their space stay so)
     if all(kind == "+" for kind, _ in chunk.lines):
         if chunk.anchors:  # (where an "*** End of File" marker does not move it either)
             lines = ((" ", chunk.anchors[-1]), *lines)
@@ -42,7 +43,8 @@ def reversed_chunk(chunk: Chunk) -> Chunk:
         else:
             eof = True
     return Chunk(chunk.anchors, lines, eof, chunk.line,  # type: ignore[arg-type]
-                 old_unterminated=chunk.new_unterminated, new_unterminated=chunk.old_unterminated)
+                 old_unterminated=chunk.new_unterminated, new_unterminated=chunk.old_unterminated,
+                 unprefixed=unprefixed)
 
 
 def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
