@@ -97,16 +97,19 @@ def add_call_options(parser: argparse.ArgumentParser, *names: str) -> None:
     add_options(parser, CallOptions, names=names)
 
 
-def server_arguments(argv: list[str] | None = None) -> tuple[str, dict[str, Any]]:
-    """``patchtx mcp``'s command line: the root, and the host's options as ``patchtx.apply_patch``
-    keywords (those of ``patchtx apply`` that a tool call may not set; see docs/integrations.md)."""
+def server_arguments(argv: list[str] | None = None) -> tuple[str | None, dict[str, Any]]:
+    """``patchtx mcp``'s command line: the root (None: not given), and the host's options as
+    ``patchtx.apply_patch`` keywords (those of ``patchtx apply`` that a tool call may not set; see
+    docs/integrations.md)."""
     parser = argparse.ArgumentParser(
         prog="patchtx mcp",
         description="Serve the apply_patch, preview_patch, log and undo tools, and the edit tools "
                     "(str_replace_based_edit_tool, edit_files, replace_in_file), over MCP (stdio).",
     )
-    parser.add_argument("--root", default=".",
-                        help="workspace root the tools may edit (default: current directory)")
+    parser.add_argument("--root", default=None,
+                        help="workspace root the tools may edit (default: the client's first root"
+                             " (MCP roots), else the current directory; never /, the home folder or"
+                             " a state folder)")
     add_policy_options(parser, "A ceiling on what tool calls may do: the workspace's [tool.patchtx]"
                                " table and the calls' own options can only tighten it.")
     add_commit_options(parser)

@@ -38,6 +38,7 @@ from .policy import options_for
 from .progress import TerminalProgress
 from .render import coloured_diff, diff_texts, diffstat, error_json, log_json, log_text
 from .result import Result, human_report, recovery_lines, result_json, summary_line
+from .roots import check_root
 from .txn import recover
 
 if TYPE_CHECKING:
@@ -530,6 +531,10 @@ def _dispatch(given: list[str]) -> int:
     except PatchtxError as exc:  # a usage error, under --json
         _fail(exc, as_json)
         return 2
+    try:
+        check_root(args.root)  # (the whole disk, the home folder, a state folder: never a root)
+    except PatchtxError as exc:
+        return _fail(exc, args.json)
     if args.command in ("apply", "check"):
         return _run_apply(args)
     if args.command == "log":

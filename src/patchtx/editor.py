@@ -30,6 +30,7 @@ from .errors import (
     FileExistsPatchError,
     FileNotFoundPatchError,
     InvalidArgumentsError,
+    NoChangeError,
     NotARegularFileError,
     UnsafePathError,
 )
@@ -54,6 +55,8 @@ SNIPPET_LINES = 4
 MAX_RESPONSE_CHARACTERS = 16000
 """What ``view`` shows of a file or a folder listing at most (``max_characters`` lowers it)."""
 LISTING_DEPTH = 2
+_NO_CHANGE = ("An edit that changes nothing is refused on every surface: give `new_str` as the "
+              "text should become, or leave the edit out if the file already holds it.")
 FILE_CLIPPED = ("<response clipped><NOTE>To save on context only part of this file has been shown "
                 "to you. You should retry this tool after you have searched inside the file with "
                 "`grep -n` in order to find the line numbers of what you are looking for.</NOTE>")
@@ -179,8 +182,9 @@ class TextEditor:
 
     def str_replace(self, path: str, old_str: str, new_str: str | None = None) -> EditorReply:
         new = "" if new_str is None else new_str
-        if new == old_str:
-            raise _invalid("No replacement was performed. `new_str` and `old_str` must be different.")
+        if new == old_str:  # (the one no-op rule, worded as the reference words it)
+            raise NoChangeError("No replacement was performed. `new_str` and `old_str` must be "
+                                "different.", hint=_NO_CHANGE, path=path)
         if not old_str:
             raise _invalid("No replacement was performed: `old_str` is empty, and the empty text "
                            "stands everywhere in the file.",

@@ -14,8 +14,19 @@ from typing import TYPE_CHECKING, Literal
 from ._record import as_json, record
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     SyntaxStatus = Literal["ok", "errors", "unchanged_errors", "not_checked"]
     LineKind = Literal[" ", "-", "+"]
+
+
+def changes_nothing(lines: Sequence[tuple[LineKind, str]], old_unterminated: bool = False,
+                    new_unterminated: bool = False) -> bool:
+    """THE no-op rule for one hunk (``NoChangeError``): its new side is its old side, so wherever
+    it is placed it leaves the file as it was (context lines only, or lines removed and added back
+    alike; a final newline taken away or given is a change)."""
+    return (old_unterminated == new_unterminated
+            and [text for kind, text in lines if kind != "+"] == [text for kind, text in lines if kind != "-"])
 
 
 @record
@@ -41,11 +52,16 @@ class Chunk:
     new_unterminated: bool = False
     """``\\ No newline at end of file`` follows the new side's last line."""
     is_start_of_file: bool = False
-    """A unified hunk with less context before its change than after it: it must start at the
-    file's first line (``is_end_of_file`` pins one with less context after it to the end)."""
+    """A unified hunk stated at line 1 (or 0) with context after its change and none before it:
+    it must start at the file's first line, as git apply pins it (``is_end_of_file`` pins one
+    with less context after it to the end)."""
     every: bool = False
     """In a patch of the ``"text"`` format (exact text replacements, see ``text_placement``):
     replace every occurrence of the old text (an edit's ``replace_all``), at least one."""
+    carriage_returns: tuple[int, ...] = ()
+    """A unified hunk's body lines (indexes into ``lines``) that ended with a CR in the diff: a
+    CRLF line there, where a diff's line ends with LF alone (``update._diff_endings`` writes the
+    ``+`` lines so when the old lines carry the file's exact endings)."""
     unprefixed: tuple[tuple[int, int], ...] = ()
     """Body lines written without a prefix, read as context for the repair step to check against
     the file: (index in ``lines``, patch line). Empty for a patch as the grammar reads it."""
@@ -57,6 +73,11 @@ class Chunk:
         ``applied``); blank lines alone are too common to tell anything."""
         return (all(kind == "+" for kind, _ in self.lines)
                 and any(text.strip() for _, text in self.lines))
+
+    @property
+    def changes_nothing(self) -> bool:
+        """Whether the hunk's new side is its old side (``changes_nothing``)."""
+        return changes_nothing(self.lines, self.old_unterminated, self.new_unterminated)
 
     @property
     def old_lines(self) -> list[str]:
@@ -132,6 +153,11 @@ class Patch:
     """What the front door repaired to read the text as this patch (``repair``)."""
     reverse: bool = False
     """A unified diff read backwards (``-R``): "already applied" then means "not applied"."""
+    names_to_confirm: tuple[tuple[str, int, str], ...] = ()
+    """SEARCH/REPLACE blocks' file names read from a line that does not look like a path
+    (``search_replace.looks_like_path``: ``Makefile``, or prose such as ``Here is the fix:``):
+    (name, patch line, the line as written). Each must name a file that exists when the patch
+    is planned, or the patch is refused (``parse_error``)."""
 
 
 class ChangeKind(StrEnum):
@@ -189,6 +215,10 @@ class PathTarget:
     after: bytes | None
     before_mode: int | None = None
     after_mode: int | None = None
+    before_identity: tuple[int, int] | None = None
+    """(device, inode) of the file the Plan was computed from (None: not known, as in a hand-built
+    plan): the commit refuses another file in its place, even one holding the same bytes (a hard
+    link to a file outside the root swapped in would be rewritten in place)."""
 
     @property
     def before_sha256(self) -> str | None:

@@ -64,8 +64,19 @@ _COMMAND_WORDS = frozenset({"apply_patch", "applypatch", "bash", "sh", "zsh", "-
 ``["bash", "-lc", "apply_patch <<'EOF'..."]``."""
 _DIRECTORY_KEY = r"(?i)dir|cwd|root|path|folder|workspace|repo|base|project"
 """A JSON key that may name where the patch's paths start (``workdir``, ``cwd``, ``root``,
-``project_dir``, ``path``...): a wrapper with one is not taken apart, since the patch's paths
-would then start elsewhere than the root."""
+``project_dir``, ``path``...): one that names the root itself (``""``, ``"."``) changes nothing."""
+_NAMING_KEYS = frozenset({"name", "id", "call_id", "tool_call_id", "tool_use_id", "type", "tool",
+                          "tool_name", "recipient_name"})
+"""The keys of a JSON wrapper that change nothing of what its patch does: a tool call's name, id
+and type (``{"type": "function", "id": "call_1", "function": {"name": "apply_patch",
+"arguments": ...}}``, Anthropic's ``tool_use``, the Responses API's ``call_id``). Any other key
+beside the patch may ask something of it that taking the patch out would lose: ``dry_run``,
+``check``, ``reverse``, ``strip``, a folder (``cd``, ``target``, ``in``, ``wd``...)."""
+_JSON_DEPTH = 32
+"""How deep a JSON text may nest to be read as a wrapper (a tool call's is a few levels deep):
+deeper text is not a wrapper, and is never handed to the decoder, whose recursion it would
+exhaust (``[`` a thousand times)."""
+_NOT_JSON = object()
 
 
 def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False,
@@ -149,12 +160,11 @@ def _json_wrapper(text: str) -> tuple[str, Repair] | None:
     stripped = text.strip(WHITESPACE)
     if not stripped or stripped[0] not in "{[\"":
         return None
-    try:
-        value = json.loads(stripped)
-    except ValueError:
+    value = _json_value(stripped)
+    if value is _NOT_JSON:
         return None
-    if _names_a_directory(value):
-        return None  # the patch's paths would start elsewhere than the root
+    if _other_keys(value):
+        return None  # what another key asks (a dry run, another folder...) would be lost
     if _command_around_patch(value):
         return None  # a command's words (cd, -p, -C...) would change where or how it applies
     found: list[str] = []
@@ -167,6 +177,53 @@ def _json_wrapper(text: str) -> tuple[str, Repair] | None:
     return distinct[0], Repair(
         "json_wrapper", "the whole text",
         f"took the patch out of {shape} (send the patch text itself, not the call's JSON)")
+
+
+def _json_value(text: str) -> object:
+    """The JSON value ``text`` holds, or ``_NOT_JSON``: not JSON, or nested deeper than
+    ``_JSON_DEPTH`` (told before decoding, from the brackets outside its strings)."""
+    if text[:1] in ("{", "["):
+        outside = re.sub(r'"[^"\\]*(?:\\.[^"\\]*)*"', "", text)
+        depth = deepest = 0
+        for bracket in re.findall(r"[][{}]", outside):
+            depth += 1 if bracket in "[{" else -1
+            deepest = max(deepest, depth)
+            if deepest > _JSON_DEPTH:
+                return _NOT_JSON
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+def _other_keys(value: object, depth: int = 0) -> list[str]:
+    """The keys of a JSON value (and of a JSON text inside one of its strings: a tool call's
+    ``arguments``) that neither lead to its patch nor only name or identify the tool call
+    (``_NAMING_KEYS``), nor name the root as the folder; each as ``key=value``, for the
+    refusal."""
+    if depth > 4:
+        return []
+    if isinstance(value, dict):
+        found: list[str] = []
+        for key, item in value.items():
+            if _leads_to_patch(item, depth + 1):
+                found.extend(_other_keys(item, depth + 1))
+            elif not (str(key).lower() in _NAMING_KEYS and not isinstance(item, (dict, list))
+                      or re.search(_DIRECTORY_KEY, str(key)) and item in (None, "", ".", "./")):
+                found.append(f"{key}={json.dumps(item)[:40]}")
+        return found
+    if isinstance(value, list):
+        return [key for item in value for key in _other_keys(item, depth + 1)]
+    if isinstance(value, str) and value.strip(WHITESPACE)[:1] in ("{", "["):
+        inner = _json_value(value.strip(WHITESPACE))
+        return [] if inner is _NOT_JSON else _other_keys(inner, depth + 1)
+    return []
+
+
+def _leads_to_patch(value: object, depth: int) -> bool:
+    found: list[str] = []
+    _patch_strings(value, found, depth)
+    return bool(found)
 
 
 def _patch_strings(value: object, found: list[str], depth: int) -> None:
@@ -188,34 +245,9 @@ def _patch_strings(value: object, found: list[str], depth: int) -> None:
         elif _looks_like_patch(stripped):
             found.append(value)
         elif stripped[:1] in ("{", "[", '"'):
-            try:
-                inner = json.loads(stripped)
-            except ValueError:
-                return
-            _patch_strings(inner, found, depth + 1)
-
-
-def _names_a_directory(value: object, depth: int = 0) -> bool:
-    """Whether a JSON value, or a JSON text inside one of its strings (a tool call's
-    ``arguments``), has a key that may name a directory, with a value other than the root."""
-    if depth > 4:
-        return True
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if (re.search(_DIRECTORY_KEY, str(key)) and item not in (None, "", ".", "./")
-                    and not (isinstance(item, str) and _looks_like_patch(item.strip(WHITESPACE)))):
-                return True
-            if _names_a_directory(item, depth + 1):
-                return True
-    elif isinstance(value, list):
-        return any(_names_a_directory(item, depth + 1) for item in value)
-    elif isinstance(value, str) and value.strip(WHITESPACE)[:1] in ("{", "["):
-        try:
-            inner = json.loads(value)
-        except ValueError:
-            return False
-        return _names_a_directory(inner, depth + 1)
-    return False
+            inner = _json_value(stripped)
+            if inner is not _NOT_JSON:
+                _patch_strings(inner, found, depth + 1)
 
 
 def _looks_like_patch(text: str) -> bool:
@@ -262,10 +294,9 @@ def _command_around_patch(value: object, depth: int = 0) -> str:
         if _is_patch_string(stripped):
             return ""
         if stripped[:1] in ("{", "["):  # (a tool call's arguments string)
-            try:
-                return _command_around_patch(json.loads(stripped), depth + 1)
-            except ValueError:
-                pass
+            inner = _json_value(stripped)
+            if inner is not _NOT_JSON:
+                return _command_around_patch(inner, depth + 1)
         if _holds_patch(stripped):
             return stripped.split("\n", 1)[0].strip(WHITESPACE)[:120]
     return ""
@@ -476,11 +507,18 @@ def _why_not(text: str) -> str:
     """The cause of a text's refusal when it has a shape the rules above leave alone (its
     meaning is not determined), in a sentence the model can act on; "" otherwise."""
     stripped = text.strip(WHITESPACE)
-    if stripped[:1] in ("{", "[", '"'):
-        try:
-            command = _command_around_patch(json.loads(stripped))
-        except ValueError:
-            command = ""
+    value = _json_value(stripped) if stripped[:1] in ("{", "[", '"') else _NOT_JSON
+    if value is not _NOT_JSON:
+        others = _other_keys(value)
+        if others and _leads_to_patch(value, 0):
+            named = ", ".join(others[:5]) + (" ..." if len(others) > 5 else "")
+            return (f"The text is JSON holding a patch beside other keys ({named}): patchtx takes "
+                    "the patch out of JSON only when every other key names or identifies the "
+                    "tool call (name, id, type), since what another key asks (a dry run, a "
+                    "check, a reverse, a path strip, another folder) would be lost, so it "
+                    "applied nothing. Send the patch text itself, its paths relative to the "
+                    "workspace root, and pass what the keys ask as the tool's own arguments.")
+        command = _command_around_patch(value)
         if command:
             return (f"The text is JSON holding a shell command around the patch (\"{command}\"): "
                     "patchtx runs no command, and taking the patch out of it would lose what the "
@@ -489,9 +527,9 @@ def _why_not(text: str) -> str:
                     "the workspace root.")
     if stripped[:1] in ("{", "[") or stripped.startswith('"*** '):
         return ("The text is JSON, not a patch (a tool call's arguments sent as the patch?); "
-                "patchtx takes the patch out of JSON only when the JSON holds exactly one and names "
-                "no other working directory. Send the patch text itself, starting with "
-                "'*** Begin Patch'.")
+                "patchtx takes the patch out of JSON only when the JSON holds exactly one and "
+                "every other key names or identifies the tool call. Send the patch text itself, "
+                "starting with '*** Begin Patch'.")
     if "\n" not in stripped and "`n" in stripped:
         return ("The text is one line with PowerShell's `n where line breaks belong; patchtx reads "
                 "`n as a line break only when every backtick in the text is `n, `r or `t. Send the "

@@ -78,7 +78,11 @@ def rewrite(original: TextFile, placements: list[Placement],
         # line at all (the patch's blank line lost), so the final-newline state gives way to it.
         # (Not where a unified diff says so: its bytes are what git applies.)
         keep = keep or (ends_with_newline is None and not out_texts[-1])
-        out_endings[-1] = (out_endings[-1] or dominant) if keep else ""
+        # Where a unified diff says the file ends without a newline, a last line ending in a
+        # lone CR keeps it: a CR is no newline (git's line 'b\r' marked '\ No newline at end of
+        # file' ends the file so).
+        lone_cr = ends_with_newline is False and out_endings[-1] == "\r"
+        out_endings[-1] = (out_endings[-1] or dominant) if keep else ("\r" if lone_cr else "")
     if texts and out_texts and not (endings[-1] and out_endings[-1]):
         edits = _with_ending_changes(edits, endings, out_endings)
     return TextFile(out_texts, out_endings, original.bom), edits

@@ -15,11 +15,13 @@ Both dialects are read: aider's ``<<<<<<< SEARCH`` / ``=======`` / ``>>>>>>> REP
 ``------- SEARCH`` / ``=======`` / ``+++++++ REPLACE`` (three or more of the marker character, one
 space, the word; a trailing ``>`` and white space around the line are allowed). The file is named
 on the line before the block, or before the code fence that holds it (``# app.py``, ``app.py:``
-and ```` ```app.py ```` are read as aider reads them); a block without one belongs to the file of
-the block before it, or to the ``path`` the caller gives (Cline's ``replace_in_file`` tool carries
-the path apart from the blocks; in a reply that writes its tool call out, ``<path>src/a.ts</path>``
-names the file of the blocks after it). Text outside the blocks (prose, code fences, the tool
-call's tags) is ignored, so a model's whole reply parses.
+and ```` ```app.py ```` are read as aider reads them); a name that does not look like a path
+(``looks_like_path``) must name a file that exists, since the line may be prose; a block without
+one belongs to the file of the block before it, or to the ``path`` the caller gives (Cline's
+``replace_in_file`` tool carries the path apart from the blocks; in a reply that writes its tool
+call out, ``<path>src/a.ts</path>`` then ``<diff>`` names the file of the blocks after it). Text
+outside the blocks (prose, code fences, the tool call's tags) is ignored, so a model's whole reply
+parses.
 
 What the blocks become: the blocks of one file are the hunks of one ``*** Update File`` (the
 SEARCH lines are the hunk's old lines, the REPLACE lines its new ones, and lines the two share are
@@ -57,7 +59,9 @@ FENCES = ("```", "~~~")
 _TAG = re.compile(r"</?[A-Za-z_][\w-]*>")
 _PATH_ELEMENT = re.compile(r"<path>(.+)</path>")
 """Cline's tool call as a model writes it: ``<replace_in_file>``, ``<path>src/a.ts</path>``,
-``<diff>`` and the blocks, ``</diff>``: the path element names the file of the blocks after it."""
+``<diff>`` and the blocks, ``</diff>``: the path element names the file of the blocks after it,
+read only in that framing (its ``<diff>`` line next): elsewhere it is text, and a block right
+under it has no file name."""
 
 FORMAT_HINT = ("A block is: the file's path alone on a line, then '<<<<<<< SEARCH', the lines to "
                "find, '=======', the lines to put in their place, '>>>>>>> REPLACE' (or Cline's "
@@ -105,9 +109,10 @@ def _is_marker(line: str) -> bool:
 def _filename_on(line: str) -> str | None:
     """The file name a line before a block gives, as aider reads it: a fence's info string that
     looks like a path (```` ```src/app.py ````), else the line without ``#``, ``:``, backticks and
-    asterisks around it; None for a fence with a language only, ``...`` or a blank line."""
+    asterisks around it; None for a fence with a language only, ``...``, a blank line or a
+    line of tags (Cline's ``<path>`` element outside its framing)."""
     text = line.strip()
-    if text == "..." or _is_marker(text) or _TAG.fullmatch(text):
+    if text == "..." or _is_marker(text) or _TAG.fullmatch(text) or _PATH_ELEMENT.fullmatch(text):
         return None
     for fence in FENCES:
         if text.startswith(fence):
@@ -133,13 +138,34 @@ def find_filename(before: list[str]) -> str | None:
     return next((name for name in names if "." in name or "/" in name), names[0])
 
 
-class _Block:
-    __slots__ = ("path", "line", "search", "replace")
+def looks_like_path(name: str) -> bool:
+    """Whether a name read from the line before a block is a path by its look alone: one word
+    (no white space: ``Here is the fix``, ``1. a.txt`` are prose) with a dot or a slash in it, not
+    ending a sentence (``Done.``). Any other name (``Makefile``, ``Changes``, a heading's word) may
+    be prose as well as a file name: it is taken only when it names a file that exists
+    (``Patch.names_to_confirm``, checked by the planner)."""
+    return (not any(char.isspace() for char in name) and ("." in name or "/" in name)
+            and not name.endswith("."))
 
-    def __init__(self, path: str, line: int) -> None:
+
+def not_a_path_error(name: str, written: str, line: int) -> ParseError:
+    """The refusal of a name that does not look like a path and names no file that exists."""
+    return _error(f"the line before the block ('{written.strip()[:80]}') names no file: '{name}' "
+                  "is not a path, and no file of that name exists", line,
+                  "Put the file's path alone on the line before '<<<<<<< SEARCH' (or before the "
+                  "code fence holding the block), with nothing else on it (src/app.py); prose goes "
+                  "on other lines. A new file without a dot in its name is written './Makefile'.")
+
+
+class _Block:
+    __slots__ = ("path", "line", "search", "replace", "written")
+
+    def __init__(self, path: str, line: int, written: str | None = None) -> None:
         self.path, self.line = path, line
         self.search: list[str] = []
         self.replace: list[str] = []
+        self.written = written
+        """The line the block's name was read from, when the name does not look like a path."""
 
 
 def blocks(text: str, path: str | None = None) -> list[_Block]:
@@ -155,15 +181,25 @@ def blocks(text: str, path: str | None = None) -> list[_Block]:
         if state == "outside":
             element = _PATH_ELEMENT.fullmatch(line.strip()) if path is None else None
             if element is not None:
-                previous_path = element.group(1).strip()
+                following = next((later.strip() for later in lines[index + 1:] if later.strip()), "")
+                if following == "<diff>":  # (its own framing: the element then its diff)
+                    previous_path = element.group(1).strip()
             elif _marker(SEARCH_MARKER, line):
-                named = None if path is not None else find_filename(lines[max(0, index - 3):index])
+                before = lines[max(0, index - 3):index]
+                named = None if path is not None else find_filename(before)
                 block_path = named or previous_path
                 if block_path is None:
+                    unframed = any(_PATH_ELEMENT.fullmatch(text.strip()) for text in before)
                     raise _error("no file name before the first block", number,
+                                 "Cline's '<path>' element names the file only in its tool "
+                                 "call's framing: '<path>FILE</path>', then '<diff>' and the "
+                                 "blocks, then '</diff>'." if unframed else
                                  "Put the file's path alone on the line before '<<<<<<< SEARCH' "
                                  "(or before the code fence holding the block).")
-                current = _Block(block_path, number)
+                written = None
+                if named is not None and not looks_like_path(named):
+                    written = next(text for text in reversed(before) if _filename_on(text) == named)
+                current = _Block(block_path, number, written)
                 previous_path = block_path
                 state = "search"
             elif _marker(REPLACE_MARKER, line):
@@ -232,7 +268,10 @@ def parse_search_replace(text: str, *, path: str | None = None) -> Patch:
     hunks: list[Hunk] = []
     latest: dict[str, int] = {}  # path -> index in hunks of its latest operation
     created: set[str] = set()
+    to_confirm: list[tuple[str, int, str]] = []
     for block in blocks(text, path):
+        if block.written is not None and block.path not in latest:
+            to_confirm.append((block.path, block.line, block.written))
         if not block.search:
             if block.path in created or block.path in latest:
                 raise _error(f"a block with an empty SEARCH for {block.path}, which an earlier block "
@@ -253,4 +292,4 @@ def parse_search_replace(text: str, *, path: str | None = None) -> Patch:
             continue
         latest[block.path] = len(hunks)
         hunks.append(UpdateFile(block.path, (chunk,), line=block.line))
-    return Patch(tuple(hunks), text, format=FORMAT)
+    return Patch(tuple(hunks), text, format=FORMAT, names_to_confirm=tuple(to_confirm))

@@ -18,10 +18,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .errors import BinaryFileError, ParseError, UnsafePathError, UnsupportedChangeError
+from .errors import (
+    BinaryFileError,
+    NoChangeError,
+    ParseError,
+    UnsafePathError,
+    UnsupportedChangeError,
+)
 from .gitquote import QuotingError
 from .gitquote import unquote as _unquote
-from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
+from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile, changes_nothing
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -562,9 +568,15 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_
         if hunk.old_start < previous_end:
             hunk.recounted = True
     for hunk in hunks:
-        if all(kind == " " for kind, _ in hunk.lines):
-            raise _error("a hunk changes nothing (it has context lines only)", hunk.line,
-                         "Leave the hunk out, or add its '-' and '+' lines.")
+        # (Asked of the lines as written, line endings included: '-a' '+a<CR>' is a change.)
+        if changes_nothing(hunk.lines, hunk.old_open, hunk.new_open):
+            raise NoChangeError(
+                f"Refusing the diff: the hunk at patch line {hunk.line} changes nothing in {old}: "
+                + ("it has context lines only." if all(kind == " " for kind, _ in hunk.lines)
+                   else "it removes lines and adds the same lines back."),
+                hint="A hunk says what to change: give it the '-' lines to remove and the '+' lines "
+                     "to write, or leave it out if the file already holds what you meant.",
+                path=old, line=hunk.line)
     if (not unidiff_zero and len(hunks) == 1 and moved is None and old == new
             and hunks[0].old_start == 0
             and all(kind == "+" for kind, _ in hunks[0].lines)):
@@ -585,12 +597,15 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_
 
 def _chunk(hunk: _Hunk, crs: bool) -> Chunk:
     """A hunk as a Chunk. One with context before its change and none after it is pinned to the
-    end of the file, one with context after and none before to the start, as git apply places
-    them (diff tools write no context past the file's ends): the same hunk sent again then cannot
-    apply on top of itself. A hunk without any context (``-U0``) is placed by its stated line,
-    and one whose header was wrong (``recounted``: written by hand or by a model, its context as
-    it came) by its content alone. (git also pins a hunk stated at line 1 to the start; models
-    write ``@@ -1`` for any hunk.)"""
+    end of the file, as git apply places it (diff tools write no context past the file's end):
+    the same hunk sent again then cannot apply on top of itself. One with context after its
+    change and none before is pinned to the start only when it says it starts there (stated at
+    line 1 or 0), as git apply pins it (``match_beginning``: by the stated line alone); stated
+    further down, git places it at its stated line, and so does patchtx. A hunk without any
+    context (``-U0``) is placed by its stated line, and one whose header was wrong
+    (``recounted``: written by hand or by a model, its context as it came) by its content alone.
+    (git pins every hunk stated at line 1 to the start, leading context or not; models write
+    ``@@ -1`` for any hunk, so one with leading context is placed like any other.)"""
     kinds = [kind for kind, _ in hunk.lines]
     leading = next((at for at, kind in enumerate(kinds) if kind != " "), len(kinds))
     trailing = next((at for at, kind in enumerate(reversed(kinds)) if kind != " "), len(kinds))
@@ -598,9 +613,12 @@ def _chunk(hunk: _Hunk, crs: bool) -> Chunk:
     pinned = not hunk.recounted  # (wrong counts: hand- or model-written, context as it came)
     # (A hunk marked "\ No newline at end of file" on either side ends at the file's end.)
     ends = hunk.old_open or hunk.new_open and any(kind != "+" for kind in kinds)
+    carriage_returns = tuple(at for at, (_, text) in enumerate(hunk.lines)
+                             if text.endswith("\r")) if crs else ()
     return Chunk((), lines, ends or pinned and trailing == 0 < leading, hunk.line,
                  hunk.old_start, hunk.recounted, hunk.old_open, hunk.new_open,
-                 pinned and leading == 0 < trailing)
+                 pinned and leading == 0 < trailing and hunk.old_start <= 1,
+                 carriage_returns=carriage_returns)
 
 
 def looks_unified(text: str) -> bool:

@@ -57,7 +57,7 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk], display
         wanted = (stated if not old else max(stated - 1, 0)) + offset
         last = size - len(old)  # the last start at which the old lines fit
         # Pinned to the file's end ("\ No newline", or less context after the change than
-        # before) or start (less context before); never inside the hunk before it.
+        # before) or start (stated at line 1, no context before); never inside the hunk before it.
         lower = max(last, cursor) if chunk.is_end_of_file else cursor
         if chunk.is_start_of_file:
             last = min(last, 0) if cursor == 0 else -1
@@ -133,8 +133,8 @@ def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
         pinned = (" The hunk has less context after its change than before it, so it must end at "
                   "the file's last line, as git apply places it.")
     elif chunk.is_start_of_file:
-        pinned = (" The hunk has less context before its change than after it, so it must start "
-                  "at the file's first line, as git apply places it.")
+        pinned = (" The hunk is stated at the file's first line and has no context before its "
+                  "change, so it must start there, as git apply places it.")
     return ContextNotFoundError(
         f"Failed to find expected lines {where}in {display_path} for the hunk "
         f"'@@ -{chunk.stated_line}' (patch line {chunk.line}):\n" + "\n".join(old),

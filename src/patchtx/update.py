@@ -149,13 +149,50 @@ def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chun
     # the added line, so sent again it would be applied on top of itself. Not an insertion
     # without context: a stated line says where it goes, where lines equal to it may stand
     # before, as `git apply --unidiff-zero` takes a -U0 diff.
-    placements = place_at_stated_lines(original.texts, chunks, display,
-                                       ends_with_newline=original.ends_with_newline)
+    # (The file ends with a newline as git reads it: a last line ending in a lone CR has none.)
+    placements = _diff_endings(original, chunks, place_at_stated_lines(
+        original.texts, chunks, display,
+        ends_with_newline=not original.endings or original.endings[-1].endswith("\n")))
     with_old_lines = [p for p in placements if p.length and (
         chunks[p.chunk_index].recounted or _new_side_at_its_line(original.texts, chunks, p.chunk_index))]
     return Placed(placements, final_newline(chunks, placements, len(original.texts)),
                   reinserted=bool(with_old_lines) and insertion_in_place(original.texts, chunks,
                                                                           with_old_lines))
+
+
+def _diff_endings(original: TextFile, chunks: Sequence[Chunk],
+                  placements: list[Placement]) -> list[Placement]:
+    """A unified diff's ``+`` lines with the diff's own line endings (CRLF where the diff's line
+    ends with a CR, else LF), when every kept and removed line of the file's hunks carries
+    exactly the ending the file has there: the diff was then made from these very bytes (git
+    diff of a commit that changes line endings, ``-a`` / ``+b\r``), and git apply and GNU patch
+    write its bytes. Otherwise (an LF diff on a CRLF file: line endings are not compared), or
+    where the hunks keep and remove no line, the added lines take the file's dominant ending."""
+    endings = original.endings
+    compared = False
+    for placement in placements:
+        chunk = chunks[placement.chunk_index]
+        crs = set(chunk.carriage_returns)
+        old_lines = [at for at, (kind, _) in enumerate(chunk.lines) if kind != "+"]
+        for offset, at in enumerate(old_lines):
+            line = placement.start + offset
+            last = chunk.old_unterminated and offset == len(old_lines) - 1
+            wanted = ("\r" if at in crs else "") + ("" if last else "\n")
+            if line >= len(endings) or endings[line] != wanted:
+                return placements
+            compared = True
+    if not compared:
+        return placements
+    out = []
+    for placement in placements:
+        chunk = chunks[placement.chunk_index]
+        crs = set(chunk.carriage_returns)
+        added = [at for at, (kind, _) in enumerate(placement.lines) if kind == "+"]
+        # (A last line marked '\ No newline at end of file' keeps its CR alone, as git writes it.)
+        out.append(replace(placement, endings=tuple(
+            ("\r" if chunk.new_unterminated and at == added[-1] else "\r\n") if at in crs else "\n"
+            for at in added)))
+    return out
 
 
 def _new_side_at_its_line(texts: Sequence[str], chunks: Sequence[Chunk], number: int) -> bool:

@@ -44,6 +44,8 @@ class FileInfo:
     mode: int
     uid: int = -1
     gid: int = -1
+    identity: tuple[int, int] | None = None
+    """(device, inode) of the file found: what a commit checks it still is (None: not known)."""
 
 
 class FileView(Protocol):
@@ -113,22 +115,58 @@ def path_problem(path: str) -> str | None:
     THE path rule, for every writer and reader of paths: the planner applies it to a patch's paths
     once the workspace has resolved them, the commit to every plan it is handed (``txn.gate``),
     and the journal reader to every path a journal or history entry names. A plain relative path
-    (no empty, ``.`` or ``..`` component), no NUL, backslash or control character (a tab, which
-    names may hold, aside), outside every ``.git`` and ``.patchtx`` folder."""
+    (no empty, ``.`` or ``..`` component), no NUL, backslash or character that hides or disguises
+    text (``refused_character``), outside every ``.git`` and ``.patchtx`` folder."""
     if not path:
         return "it is empty"
-    if not path.isprintable():  # (C speed for the common case; a tab or NBSP lands here too)
+    if not path.isprintable():  # (C speed for the common case; every refused character lands here)
         if "\0" in path:
             return "it contains a NUL byte"
-        control = next((c for c in path if (c < " " and c != "\t") or c == "\x7f"), None)
-        if control is not None:
-            return f"it contains the control character U+{ord(control):04X}"
+        refused = refused_character(path)
+        if refused is not None:
+            return f"it contains {describe_character(refused)}"
     if "\\" in path:
         return "it contains a backslash"
     parts = path.split("/")
     if "" in parts or "." in parts or ".." in parts:
         return "it is not a plain relative path (an absolute path, or an empty, '.' or '..' component)"
     return reserved_reason(parts)
+
+
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Unicode's Bidi_Control characters: embeddings, overrides, isolates and the invisible marks
+(LRM, RLM, ALM). Printed, they reorder what follows them on the line ("Trojan Source")."""
+_SEPARATORS = frozenset("\u2028\u2029")
+"""LINE SEPARATOR and PARAGRAPH SEPARATOR: a line break to many terminals and editors."""
+
+
+def refused_character(text: str) -> str | None:
+    """The first character of ``text`` that no path may hold, or None. A name is never meant to
+    hold one, and printed raw (in a log, a diff, a terminal) each can disguise the line naming it:
+    C0 controls and DEL (a tab aside: git diffs carry it, quoted), C1 controls (U+0080-U+009F,
+    8-bit escape sequences to some terminals), the line and paragraph separators, and the
+    bidirectional controls."""
+    for c in text:
+        code = ord(c)
+        if (code < 0x20 and c != "\t") or 0x7F <= code <= 0x9F or c in _SEPARATORS or c in _BIDI_CONTROLS:
+            return c
+    return None
+
+
+def describe_character(c: str) -> str:
+    """A refused character named by its code point, never itself: 'the control character U+0085'."""
+    code = ord(c)
+    kind = ("control character" if code < 0xA0 else "line or paragraph separator" if c in _SEPARATORS
+            else "bidirectional control")
+    return f"the {kind} U+{code:04X}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every character that does not print escaped (``\\u202e``), the rest as is:
+    a path named in an error, never echoed raw."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def under(folder: str, path: str) -> str | None:
@@ -251,7 +289,7 @@ class Workspace:
             return None
         except OSError as exc:
             raise _read_error(path, exc) from None
-        return FileInfo(_kind(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid)
+        return FileInfo(_kind(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, (st.st_dev, st.st_ino))
 
     def read(self, rel: str) -> bytes:
         path = self.display(rel)
@@ -277,13 +315,11 @@ class Workspace:
 
     # -- path resolution ------------------------------------------------------------------------
     def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath:
-        control = next((c for c in spelled if (c < " " and c != "\t") or c == "\x7f"), None)
-        if control is not None:
-            # A control character in a name is never what a patch means (a CR left by a line
-            # break, an escape sequence), and printed raw it could disguise the line naming it.
-            # A tab is a name's character git diffs carry (quoted): it stays allowed.
-            shown = spelled.encode("unicode_escape").decode("ascii")
-            raise _unsafe(shown, f"it contains the control character U+{ord(control):04X}", line)
+        refused = None if spelled.isprintable() else refused_character(spelled)
+        if refused is not None:
+            # Never what a patch means (a CR left by a line break, an escape sequence, a
+            # right-to-left override), and printed raw it could disguise the line naming it.
+            raise _unsafe(visible(spelled), f"it contains {describe_character(refused)}", line)
         if "\\" in spelled:
             raise _unsafe(spelled, "it contains a backslash (Windows separators are not accepted)",
                           line)

@@ -226,11 +226,12 @@ def test_stat_counts_git_lines_whatever_a_line_holds(tmp_path: Path, inside: str
     assert diffstat(plan) == git.stdout.decode() == " f.txt |    2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
 
 
-@pytest.mark.parametrize("name", ["x\u202etxt.exe", "tab\tname.txt"])
+@pytest.mark.parametrize("name", ["x\u200btxt.exe", "nb\u00a0space.txt", "tab\tname.txt"])
 def test_a_file_name_that_would_disguise_its_report_line_is_quoted(tmp_path: Path, name: str) -> None:
-    """A patch chooses its paths: a right-to-left override or a tab in one, printed raw, could make
-    the report line show another name than the file written. (A CR, an escape sequence or another
-    control character is refused in a path before anything is reported: tests/security.)"""
+    """A patch chooses its paths: a zero-width space, a no-break space or a tab in one, printed raw,
+    could make the report line show another name than the file written. (A CR, an escape sequence,
+    a C1 control, U+2028 or a bidirectional override is refused in a path before anything is
+    reported: tests/security/test_boundary.py.)"""
     patch = f"*** Begin Patch\n*** Add File: {name}\n+x\n*** End Patch\n"
     from patchtx.result import human_report
 

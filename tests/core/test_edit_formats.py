@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 
 import patchtx
 from patchtx.edits import parse_edits
-from patchtx.errors import AmbiguousContextError, ContextNotFoundError, InvalidArgumentsError, ParseError
+from patchtx.errors import (
+    AmbiguousContextError,
+    ContextNotFoundError,
+    InvalidArgumentsError,
+    NoChangeError,
+    ParseError,
+)
 from patchtx.extract import extract_patch
 from patchtx.model import AddFile, Chunk, UpdateFile
 from patchtx.parser import detect_format, parse
@@ -89,6 +95,43 @@ def test_malformed_blocks_are_refused_with_the_line(text: str, words: str) -> No
     with pytest.raises(ParseError, match=words) as caught:
         parse_search_replace(text)
     assert caught.value.line is not None or "No SEARCH" in caught.value.message
+
+
+# Issue 37, item 8: the line before a block is its file's path only when it looks like one (one
+# word with a dot or a slash) or names a file that exists; prose before an empty SEARCH created a
+# file of that name ('Here is the fix', '1. a.txt').
+@pytest.mark.parametrize("line", ["Here is the fix:", "1. a.txt", "Fix:", "## Changes", "Done."])
+@pytest.mark.parametrize("search", ["", "hello\n"], ids=["create", "update"])
+def test_prose_before_a_block_is_a_parse_error_naming_the_line(line: str, search: str,
+                                                               tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    with pytest.raises(ParseError, match="names no file") as caught:
+        apply(tmp_path, {}, sr(line, search, "bye\n"))
+    assert f"('{line}')" in caught.value.message and "Nothing was changed" in caught.value.message
+    assert "alone on the line before" in caught.value.hint
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+    assert (tmp_path / "a.txt").read_text() == "hello\n"
+
+
+@pytest.mark.parametrize("line", ["Makefile", "notes and plans.md", "Makefile:"])
+def test_a_name_that_does_not_look_like_a_path_names_a_file_that_exists(line: str, tmp_path: Path) -> None:
+    name = line.rstrip(":")
+    apply(tmp_path, {name: b"all:\n"}, sr(line, "all:\n", "all: build\n"))
+    assert (tmp_path / name).read_bytes() == b"all: build\n"
+    apply(tmp_path, {}, sr("./Dockerfile", "", "FROM scratch\n"))  # (new, without a dot: './')
+    assert (tmp_path / "Dockerfile").read_bytes() == b"FROM scratch\n"
+
+
+def test_a_cline_path_element_outside_its_framing_names_no_file(tmp_path: Path) -> None:
+    for text in ("<path>a.txt</path>\n------- SEARCH\n=======\nhello\n+++++++ REPLACE\n",
+                 "<path>a.txt</path>\nsome prose\n\n------- SEARCH\n=======\nhello\n+++++++ REPLACE\n"):
+        with pytest.raises(ParseError, match="no file name before the first block") as caught:
+            apply(tmp_path, {}, text)
+        assert "framing" in caught.value.hint or "alone on the line" in caught.value.hint
+        assert list(tmp_path.iterdir()) == []
+    framed = "<path>a.txt</path>\n<diff>\n------- SEARCH\n=======\nhello\n+++++++ REPLACE\n</diff>\n"
+    apply(tmp_path, {}, framed)
+    assert (tmp_path / "a.txt").read_bytes() == b"hello\n"
 
 
 def test_strip_and_reverse_are_refused_for_blocks() -> None:
@@ -431,8 +474,8 @@ def replaced(content: bytes, old: str, new: str, *, every: bool = False) -> byte
     (b"", "", "", b""),
 ])
 def test_text_replacements_keep_what_they_do_not_touch(content: bytes, old: str, new: str, expected: bytes) -> None:
-    if not old:
-        with pytest.raises(InvalidArgumentsError):
+    if not old:  # (an empty old text and an empty new one: an edit that changes nothing)
+        with pytest.raises(NoChangeError):
             parse_edits([{"path": "f", "old_string": old, "new_string": new}])
         return
     assert replaced(content, old, new) == expected
@@ -493,12 +536,14 @@ def test_a_lone_cr_is_no_line_break_for_a_replacement() -> None:
 
 def test_edit_lists_are_checked_before_anything_is_read() -> None:
     for edits, words in (([], "empty"), ([{"path": "a", "old_string": "x"}], "required strings"),
-                         ([{"path": "a", "old_string": "x", "new_string": "x"}], "exactly the same"),
                          ([{"old_string": "x", "new_string": "y"}], "`path`"),
                          ([{"path": "a", "old_string": "", "new_string": "y", "replace_all": True}], "replace_all"),
                          ([{"path": "a", "old_string": "x", "new_string": "y", "extra": 1}], "unknown")):
         with pytest.raises(InvalidArgumentsError, match=words):
             parse_edits(edits)  # type: ignore[arg-type]
+    # (the one no-op rule: its own kind, as on every surface)
+    with pytest.raises(NoChangeError, match="exactly the same"):
+        parse_edits([{"path": "a", "old_string": "x", "new_string": "x"}])
 
 
 def test_a_cline_tool_call_written_out_in_a_reply(tmp_path: Path) -> None:

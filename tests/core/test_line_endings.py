@@ -4,6 +4,9 @@ moves, and patch lines split with their carriage returns."""
 from __future__ import annotations
 
 import itertools
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -101,3 +104,57 @@ def test_a_rewrite_reads_back_as_its_lines_a_blank_last_line_included(endings: l
                 assert decode(out.encode(), "f").texts == out.texts, (endings, at, removed, added)
                 if out.texts and out.texts[-1]:  # (the state is kept whenever it can be)
                     assert out.ends_with_newline == original.ends_with_newline
+
+
+# -- a unified diff's own line endings (issue 37, item 7) ----------------------------------------
+# (file bytes, diff bytes, the bytes written: git apply's and GNU patch's where they apply it)
+DIFF_ENDINGS = {
+    "lf-to-crlf-line": (b"a\nz\n", b"@@ -1,2 +1,2 @@\n-a\n+b\r\n z\n", b"b\r\nz\n"),
+    "crlf-to-lf-line": (b"a\r\nz\r\n", b"@@ -1,2 +1,2 @@\n-a\r\n+a\n z\r\n", b"a\nz\r\n"),
+    "crlf-to-lf-file": (b"a\r\nz\r\n", b"@@ -1,2 +1,2 @@\n-a\r\n-z\r\n+a\n+z\n", b"a\nz\n"),
+    "lf-to-crlf-file": (b"a\nz\n", b"@@ -1,2 +1,2 @@\n-a\n-z\n+a\r\n+z\r\n", b"a\r\nz\r\n"),
+    "added-cr-at-the-end": (b"a\nz", b"@@ -1,2 +1,2 @@\n a\n-z\n\\ No newline at end of file\n"
+                            b"+z\r\n\\ No newline at end of file\n", b"a\nz\r"),
+    "cr-taken-at-the-end": (b"a\nz\r", b"@@ -1,2 +1,2 @@\n a\n-z\r\n\\ No newline at end of file\n"
+                            b"+z\n\\ No newline at end of file\n", b"a\nz"),
+    "kept-cr-at-the-end": (b"a\r\nz\r", b"@@ -1,2 +1,2 @@\n-a\r\n+a\n z\r\n"
+                           b"\\ No newline at end of file\n", b"a\nz\r"),
+}
+# Old lines that do not carry the file's endings (line endings are not compared): the file's kept.
+FILE_ENDINGS = {
+    "lf-diff-on-crlf-file": (b"a\r\nz\r\n", b"@@ -1,2 +1,2 @@\n-a\n+b\n z\n", b"b\r\nz\r\n"),
+    "crlf-diff-on-lf-file": (b"a\nz\n", b"@@ -1,2 +1,2 @@\r\n-a\r\n+b\r\n z\r\n", b"b\nz\n"),
+    "one-old-line-differs": (b"a\r\nz\n", b"@@ -1,2 +1,2 @@\n-a\r\n+b\r\n z\r\n", b"b\r\nz\n"),
+    "insertion-alone": (b"a\r\nz\r\n", b"@@ -1,0 +2 @@\n+b\n", b"a\r\nb\r\nz\r\n"),
+}
+
+
+def _applied(tmp_path: Path, before: bytes, body: bytes) -> bytes:
+    import patchtx
+
+    (tmp_path / "f").write_bytes(before)
+    patchtx.apply_patch((b"--- a/f\n+++ b/f\n" + body).decode(), tmp_path, durable=False)
+    return (tmp_path / "f").read_bytes()
+
+
+@pytest.mark.parametrize("name", DIFF_ENDINGS)
+def test_a_diff_made_from_the_files_bytes_writes_its_own_line_endings(name: str, tmp_path: Path) -> None:
+    before, body, after = DIFF_ENDINGS[name]
+    assert _applied(tmp_path, before, body) == after
+
+
+@pytest.mark.parametrize("name", FILE_ENDINGS)
+def test_a_diff_whose_old_lines_have_other_endings_keeps_the_files(name: str, tmp_path: Path) -> None:
+    before, body, after = FILE_ENDINGS[name]
+    assert _applied(tmp_path, before, body) == after
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize("name", DIFF_ENDINGS)
+def test_git_apply_writes_the_same_line_endings(name: str, tmp_path: Path) -> None:
+    before, body, after = DIFF_ENDINGS[name]
+    (tmp_path / "f").write_bytes(before)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "-c", "core.autocrlf=false", "apply", "--whitespace=nowarn", "-"],
+                   cwd=tmp_path, input=b"--- a/f\n+++ b/f\n" + body, check=True, capture_output=True)
+    assert (tmp_path / "f").read_bytes() == after

@@ -302,7 +302,9 @@ def test_ctrl_c_ends_the_server_with_one_line(tree: Path) -> None:
     server.send_signal(signal.SIGINT)
     _, errors = server.communicate(timeout=60)
     assert server.returncode == 130
-    assert errors.decode().startswith("patchtx mcp: interrupted.") and "Traceback" not in errors.decode()
+    first, interrupted = errors.decode().splitlines()
+    assert first == f"patchtx mcp: workspace root {tree} (--root)"
+    assert interrupted.startswith("patchtx mcp: interrupted.") and "Traceback" not in errors.decode()
 
 
 def test_a_cancelled_request_does_not_hold_the_end_of_input() -> None:

@@ -67,18 +67,74 @@ def test_json_that_holds_two_patches_says_it_is_json(tmp_path: Path) -> None:
 ADD = envelope("*** Add File: x.py", "+x = 1")
 
 
-@pytest.mark.parametrize("text", [
-    json.dumps({"command": ["apply_patch", ADD], "workdir": "src"}),
-    json.dumps({"input": ADD, "root": "src"}),
-    json.dumps({"input": ADD, "project_dir": "src"}),
-    json.dumps({"name": "apply_patch", "arguments": json.dumps({"input": ADD, "cwd": "src"})}),
+@pytest.mark.parametrize(("text", "key"), [
+    (json.dumps({"command": ["apply_patch", ADD], "workdir": "src"}), "workdir"),
+    (json.dumps({"input": ADD, "root": "src"}), "root"),
+    (json.dumps({"input": ADD, "project_dir": "src"}), "project_dir"),
+    (json.dumps({"name": "apply_patch", "arguments": json.dumps({"input": ADD, "cwd": "src"})}),
+     "cwd"),
 ], ids=["workdir", "root", "project_dir", "cwd-in-arguments"])
-def test_json_naming_a_working_directory_is_not_unwrapped(text: str, tmp_path: Path) -> None:
+def test_json_naming_a_working_directory_is_not_unwrapped(text: str, key: str, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     with pytest.raises(PatchtxError) as info:  # (its Add would land in the root, not in src)
         patchtx.apply_patch(text, tmp_path)
-    assert "names no other working directory" in info.value.message
+    assert f'beside other keys ({key}="src")' in info.value.message
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
+# Issue 37, item 5: every key of a wrapper but the patch's own and the tool call's name, id and
+# type may ask something of the patch that taking it out would lose (Codex refuses each).
+OTHER_KEYS = [("dry_run", True), ("check", True), ("reverse", True), ("strip", 1), ("cd", "sub"),
+              ("target", "sub"), ("location", "sub"), ("in", "sub"), ("wd", "sub")]
+
+
+@pytest.mark.parametrize(("key", "value"), OTHER_KEYS, ids=[key for key, _ in OTHER_KEYS])
+@pytest.mark.parametrize("nested", [False, True], ids=["beside", "in-arguments"])
+def test_json_with_a_key_beside_the_patch_that_may_change_it_is_refused_naming_it(
+        key: str, value: object, nested: bool, tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "k.txt").write_text("keep\n")
+    patch = envelope("*** Update File: k.txt", "@@", "-keep", "+kept")
+    arguments = {"input": patch, key: value}
+    text = json.dumps({"type": "function", "id": "call_1", "function": {
+        "name": "apply_patch", "arguments": json.dumps(arguments)}} if nested else arguments)
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(text, tmp_path)
+    assert info.value.kind == "parse_error"
+    assert f"beside other keys ({key}={json.dumps(value)})" in info.value.message
+    assert "Nothing was changed" in info.value.message
+    assert (tmp_path / "k.txt").read_text() == "keep\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.txt", "sub"]
+
+
+@pytest.mark.parametrize("call", [
+    {"type": "function", "id": "call_1", "function": {"name": "apply_patch", "arguments": "ARGS"}},
+    {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "apply_patch",
+     "arguments": "ARGS"},
+    {"type": "tool_use", "id": "toolu_1", "name": "apply_patch", "input": {"patch": "PATCH"}},
+    {"recipient_name": "functions.apply_patch", "parameters": {"input": "PATCH"}},
+], ids=["chat-completions", "responses", "anthropic-tool-use", "multi-tool-use"])
+def test_json_whose_other_keys_name_and_identify_the_tool_call_is_unwrapped(
+        call: dict[str, object], tmp_path: Path) -> None:
+    (tmp_path / "k.txt").write_text("keep\n")
+    patch = envelope("*** Update File: k.txt", "@@", "-keep", "+kept")
+    text = json.dumps(call).replace('"ARGS"', json.dumps(json.dumps({"input": patch}))).replace(
+        '"PATCH"', json.dumps(patch))
+    result = patchtx.apply_patch(text, tmp_path, durable=False)
+    assert [repair.kind for repair in result.plan.repairs] == ["json_wrapper"]
+    assert (tmp_path / "k.txt").read_text() == "kept\n"
+
+
+@pytest.mark.parametrize("text", ["[" * 1000, "[" * 100_000 + "]" * 100_000,
+                                  '{"a":' * 5000 + "1" + "}" * 5000,
+                                  json.dumps({"input": "x"}).replace('"x"', "[" * 3000 + "]" * 3000)],
+                         ids=["open-brackets", "closed-brackets", "objects", "deep-beside-a-key"])
+def test_json_nested_deeply_is_a_parse_error_not_an_internal_error(text: str, tmp_path: Path) -> None:
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(text, tmp_path)
+    assert info.value.kind == "parse_error"
+    assert "Nothing was changed" in info.value.message
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_powershell_text_with_another_backtick_is_refused_saying_why(tmp_path: Path) -> None:

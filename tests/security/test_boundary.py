@@ -76,6 +76,19 @@ ATTACKS = {
     "delete character in a name": lambda r, o: add("a\x7fb.txt"),
     "moved to a name with a newline escape": lambda r, o: "*** Begin Patch\n*** Update File: inside.txt\n"
                                                           "*** Move to: in\x0bside.txt\n@@\n inside\n*** End Patch",
+    # Characters that reorder, break or escape a printed line (issue 38): C1 controls, the line and
+    # paragraph separators, the bidirectional controls ("Trojan Source" names).
+    "C1 control NEL in a name": lambda r, o: add("a\x85b.txt"),
+    "C1 control CSI in a name": lambda r, o: add("sub/\x9b2Kinside.txt"),
+    "line separator in a name": lambda r, o: add("a\u2028b.txt"),
+    "paragraph separator in a name": lambda r, o: add("a\u2029b.txt"),
+    "right-to-left override in a name": lambda r, o: add("invoice\u202egpj.exe"),
+    "left-to-right embedding in a name": lambda r, o: add("a\u202ab.txt"),
+    "right-to-left isolate in a name": lambda r, o: add("a\u2067b\u2069.txt"),
+    "right-to-left mark in a name": lambda r, o: add("a\u200fb.txt"),
+    "arabic letter mark in a folder": lambda r, o: add("sub\u061c/b.txt"),
+    "moved to a name with an override": lambda r, o: "*** Begin Patch\n*** Update File: inside.txt\n"
+                                                     "*** Move to: in\u202eside.txt\n@@\n inside\n*** End Patch",
     "symlinked parent dir": lambda r, o: add("link_out/new.txt"),
     "update through symlinked parent": lambda r, o: update("link_out/secret.txt"),
     "update through file symlink": lambda r, o: update("file_link_out"),
@@ -209,6 +222,63 @@ def test_a_control_character_is_shown_escaped_in_the_refusal(world: tuple[Path, 
     assert "'x\\x1b[31m.txt'" in caught.value.message and "U+001B" in caught.value.message
 
 
+REFUSED_CHARACTERS = {"\x85": "control character U+0085", "\x9b": "control character U+009B",
+                      "\u2028": "line or paragraph separator U+2028",
+                      "\u2029": "line or paragraph separator U+2029",
+                      **{c: f"bidirectional control U+{ord(c):04X}" for c in
+                         "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"}}
+
+
+@pytest.mark.parametrize("character", sorted(REFUSED_CHARACTERS), ids=lambda c: f"U+{ord(c):04X}")
+def test_a_name_that_would_disguise_a_printed_line_is_refused_naming_the_code_point(
+        character: str, world: tuple[Path, Path]) -> None:
+    """Issue 38: C1 controls, U+2028/U+2029 and the bidirectional controls passed the path rule and
+    reached `log`, diffs and terminals raw. Refused as C0 controls are, by the one rule
+    (``workspace.path_problem``: the planner, the gate, the journal reader), the code point named
+    and the name shown escaped, never raw."""
+    from patchtx.txn.journal import relpath_field
+    from patchtx.workspace import path_problem
+
+    root, _ = world
+    before = snapshot(root)
+    name = f"sub/report{character}cod.txt"
+    with pytest.raises(PatchtxError) as caught:
+        patchtx.apply_patch(add(name), root)
+    assert caught.value.kind == "unsafe_path"
+    message = caught.value.message
+    assert character not in message and character not in str(caught.value.path)
+    assert REFUSED_CHARACTERS[character] in message
+    assert character.encode("unicode_escape").decode("ascii") in message  # the name, escaped
+    assert snapshot(root) == before
+    assert path_problem(name) == f"it contains the {REFUSED_CHARACTERS[character]}"
+    with pytest.raises(ValueError):
+        relpath_field(name)
+
+
+def test_a_bidirectional_override_is_refused_on_every_surface(world: tuple[Path, Path]) -> None:
+    """The library, the command line and the MCP server: the same refusal, the name escaped in the
+    JSON a host shows (and in the text a terminal shows)."""
+    from .surfaces import cli, everywhere
+
+    root, _ = world
+    before = snapshot(root)
+    patch = add("sub/notes\u202etxt.sh")
+    assert everywhere(root, patch) == {"library": "unsafe_path", "cli": "unsafe_path", "mcp": "unsafe_path"}
+    _kind, shown = cli(root, "apply", patch=patch)
+    message = shown["error"]["message"]
+    assert "\u202e" not in message and "notes\\u202etxt.sh" in message and "U+202E" in message
+    assert snapshot(root) == before
+
+
+def test_printable_names_beside_the_refused_characters_are_accepted(world: tuple[Path, Path]) -> None:
+    """What the rule leaves alone: letters of right-to-left scripts, a no-break space, a tab,
+    a zero-width joiner (emoji sequences), U+00A0 just past the C1 range."""
+    root, _ = world
+    for name in ("\u05e9\u05dc\u05d5\u05dd.txt", "a\u00a0b.txt", "a\tb.txt", "x\u200dy.txt", "caf\u00e9.txt"):
+        patchtx.apply_patch(add(name), root)
+        assert (root / name).read_text() == "pwned\n"
+
+
 # The edit protocols reach files through the same path rules: every hostile path refused, by every
 # front door, before a byte is written (and `view` never reads outside the root).
 HOSTILE_PATHS = {
@@ -224,6 +294,9 @@ HOSTILE_PATHS = {
     "patchtx state folder": lambda r, o: ".patchtx/secret.txt",
     "root itself": lambda r, o: str(r),
     "escape sequence in a name": lambda r, o: "sub/\x1b[2Ksecret.txt",
+    "C1 control in a name": lambda r, o: "sub/\x9b2Ksecret.txt",
+    "right-to-left override in a name": lambda r, o: "sub/secret\u202etxt.exe",
+    "line separator in a name": lambda r, o: "sub/secret\u2028.txt",
 }
 
 

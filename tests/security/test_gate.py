@@ -51,7 +51,8 @@ def files(root: Path) -> dict[str, bytes | str]:
 
 @pytest.mark.parametrize("path", [".git/config", "sub/.git/hooks/pre-commit", ".GIT/config", "a/.git./x",
                                   "sub/.patchtx/journal/20260101T000000-0000abcd.journal", ".patchtx/lock",
-                                  "a/../b", "./a", "a//b", "/etc/passwd", "a\0b", "a\\b", "a\nb", ""])
+                                  "a/../b", "./a", "a//b", "/etc/passwd", "a\0b", "a\\b", "a\nb", "",
+                                  "a\x85b", "a\u2028b", "evil\u202etxt.sh", "a\u2066b\u2069"])
 def test_a_hand_built_plan_gets_the_one_path_rule(tmp_path: Path, path: str) -> None:
     """txn.commit and apply_plan with a plan no planner would make: refused before anything is
     written (it used to commit .git/config, never list its history entry, and leave a journal
@@ -66,6 +67,7 @@ def test_a_hand_built_plan_gets_the_one_path_rule(tmp_path: Path, path: str) -> 
             attempt()
         assert caught.value.kind == "unsafe_path"
         assert "Nothing was changed" in caught.value.message
+        assert all(c.isprintable() for c in caught.value.message if c != "\n")  # never a raw control
     assert snapshot(root) == before
 
 

@@ -239,6 +239,7 @@ def _interrupt_a_transaction(repo: Path) -> None:
     (repo / "src/app.py").write_text("print('hi')\n")
     for path in (repo / ".patchtx/journal").iterdir():
         path.unlink()
+    plan = patchtx.plan_patch(update, repo)  # of the file now there (the commit checks its inode)
     mark = [c.index for c in recording.log if c.op == "rename" and (c.target or "").endswith(".committed")]
     with pytest.raises(SimulatedCrash):
         commit(plan, fs=CrashingFileSystemOps(crash_at=mark[0]), durable=False)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import patchtx
-from patchtx.errors import PatchtxError
+from patchtx.errors import ChangedSincePlanningError, PatchtxError
 from patchtx.workspace import Workspace
 
 SECRET = "SECRET-FROM-OUTSIDE"
@@ -96,3 +96,23 @@ def test_a_link_that_vanishes_while_it_is_followed_is_an_error_with_a_kind(
         patchtx.plan_patch("*** Begin Patch\n*** Update File: d/f.txt\n@@\n line\n+added\n*** End Patch\n",
                            str(root))
     assert caught.value.kind == "io_error" and "d" in caught.value.message
+
+
+def test_a_hard_link_to_a_file_outside_swapped_in_after_planning_is_never_written(tmp_path: Path) -> None:
+    """Issue 38: between planning and the commit, the planned file is replaced by a hard link to a
+    file outside the root holding the very same bytes. The commit compared bytes only, found them
+    equal, and rewrote the file in place (it has two names now): outside the root. The plan
+    records the inode it read, and the commit refuses another one."""
+    root, outside = tmp_path / "ws", tmp_path / "outside.txt"
+    root.mkdir()
+    (root / "a.txt").write_text("one\n")
+    outside.write_text("one\n")
+    plan = patchtx.plan_patch("*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n", root)
+    os.link(outside, root / "a.swap")
+    os.rename(root / "a.swap", root / "a.txt")
+
+    with pytest.raises(ChangedSincePlanningError) as raised:
+        patchtx.apply_plan(plan)
+
+    assert "different inode" in raised.value.message and "Nothing was changed" in raised.value.message
+    assert outside.read_text() == "one\n" and (root / "a.txt").read_text() == "one\n"

@@ -142,6 +142,15 @@ def build_plan(root: Path, scenario: Scenario) -> Plan:
     return Plan(root=str(root), changes=(), targets=tuple(targets), remove_dirs=remove_dirs)
 
 
+def without_identities(plan: Plan) -> Plan:
+    """``plan`` as if hand-built: no file's inode recorded. For a plan made once by the planner and
+    committed again over trees rebuilt anew (new inodes, the same bytes), as crash tests do: the
+    commit otherwise refuses each rebuilt file as another file (``PathTarget.before_identity``)."""
+    from patchtx._record import replace
+
+    return replace(plan, targets=tuple(replace(t, before_identity=None) for t in plan.targets))
+
+
 def emptied_dirs(before: Snapshot, changes: Mapping[str, bytes | None]) -> tuple[str, ...]:
     deleted = {p for p, v in changes.items() if v is None}
     after_files = {p for p, e in before.items() if e[0] != "dir" and p not in deleted}

@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 
 from patchtx import history
+from patchtx._record import replace
 from patchtx.errors import ChangedSincePlanningError, PatchtxError, UnsafePathError
+from patchtx.model import Plan
 from patchtx.txn import commit
 from patchtx.txn.fsops import Call, FileSystemOps
 
@@ -29,6 +31,17 @@ from .helpers import Scenario, build_plan, leftovers, make_tree, snapshot, varia
 TREE = {"a.txt": b"one\ntwo\n", "b.txt": b"bee\n"}
 CHANGES: dict[str, bytes | None] = {"a.txt": b"one\nTWO\n", "b.txt": None, "c.txt": b"new\n"}
 SCENARIO = Scenario("race", TREE, CHANGES)
+
+
+def _plan(root: Path) -> Plan:
+    """The plan as the planner makes it: each file's inode recorded with its bytes (a test plan
+    made once and reused over rebuilt trees, as the crash tests do, records none)."""
+    plan = build_plan(root, SCENARIO)
+    targets = []
+    for target in plan.targets:
+        st = (root / target.path).stat() if target.before is not None else None
+        targets.append(replace(target, before_identity=None if st is None else (st.st_dev, st.st_ino)))
+    return replace(plan, targets=tuple(targets))
 
 
 def _after(op: str, path: Callable[[Call], bool], act: Callable[[], None], *, links: bool) -> FileSystemOps:
@@ -93,28 +106,46 @@ def _swap_for_copy(root: Path) -> Callable[[], None]:
     return act
 
 
-ACTS = ["rewrite", "symlink", "fifo", "folder", "same-bytes-new-file"]
+def _swap_for_hard_link(root: Path, outside: Path) -> Callable[[], None]:
+    """A hard link to a file outside the root holding the same bytes renamed over it: a file with
+    two names now, which a commit would rewrite in place, writing outside the root."""
+    def act() -> None:
+        os.link(outside, root / "a.swap")
+        os.rename(root / "a.swap", root / "a.txt")
+    return act
+
+
+ACTS = ["rewrite", "symlink", "fifo", "folder", "same-bytes-new-file", "hard-link-outside"]
 
 
 def _act(name: str, root: Path, outside: Path) -> Callable[[], None]:
     return {"rewrite": lambda: _rewrite(root), "symlink": lambda: _swap_for_symlink(root, outside),
             "fifo": lambda: _swap_for_fifo(root), "folder": lambda: _swap_for_folder(root),
-            "same-bytes-new-file": lambda: _swap_for_copy(root)}[name]()
+            "same-bytes-new-file": lambda: _swap_for_copy(root),
+            "hard-link-outside": lambda: _swap_for_hard_link(root, outside)}[name]()
 
 
 @pytest.mark.parametrize("links", [True, False], ids=["links", "copies"])
-@pytest.mark.parametrize("moment", ["after-link", "after-publish"])
+@pytest.mark.parametrize("moment", ["planned", "after-link", "after-publish"])
 @pytest.mark.parametrize("act", ACTS)
 def test_a_file_changed_at_an_exact_moment_is_refused_and_nothing_is_left(
         tmp_path: Path, act: str, moment: str, links: bool) -> None:
+    """At every moment, the file in the plan's place is checked to be the file planned against
+    (its inode, not only its bytes): another file holding the same bytes is refused too, and a hard
+    link to a file outside the root is never written through."""
     root, outside = tmp_path / "ws", tmp_path / "outside.txt"
     outside.write_bytes(TREE["a.txt"])
     make_tree(root, TREE)
-    plan = build_plan(root, SCENARIO)
-    when = _linking_a if moment == "after-link" else _publishing
-    if moment == "after-link" and not links:
-        when = lambda call: call.op == "link" and _linking_a(call)  # noqa: E731 - refused, then read in place
-    fs = _after("link" if moment == "after-link" else "rename", when, _act(act, root, outside), links=links)
+    plan = _plan(root)
+    if moment == "planned":  # between planning and the commit: before its first call
+        _act(act, root, outside)()
+        fs = _after("mkdir", lambda call: False, lambda: None, links=links)
+        fs.done = True  # type: ignore[attr-defined]
+    else:
+        when = _linking_a if moment == "after-link" else _publishing
+        if moment == "after-link" and not links:
+            when = lambda call: call.op == "link" and _linking_a(call)  # noqa: E731 - refused, then read in place
+        fs = _after("link" if moment == "after-link" else "rename", when, _act(act, root, outside), links=links)
 
     try:
         commit(plan, fs=fs)
@@ -125,18 +156,13 @@ def test_a_file_changed_at_an_exact_moment_is_refused_and_nothing_is_left(
 
     assert fs.done  # type: ignore[attr-defined]
     interfered = snapshot(root)
-    if act == "same-bytes-new-file" and moment == "after-link" and not links:
-        # Read in place after the swap: the same bytes, so the check passes on the new file.
-        assert failure is None
-        assert (root / "a.txt").read_bytes() == CHANGES["a.txt"]
-    else:
-        assert isinstance(failure, (ChangedSincePlanningError, UnsafePathError)), failure
-        assert failure.changed is False and "Nothing was changed." in failure.message
-        assert failure.path == "a.txt"
-        # The other writer's a.txt stands; b.txt was not deleted, c.txt not added.
-        assert interfered["b.txt"] == ("file", 0o644, TREE["b.txt"]) and "c.txt" not in interfered
-        if act == "rewrite":
-            assert (root / "a.txt").read_bytes() == b"edited by someone else, in place\n"
+    assert isinstance(failure, (ChangedSincePlanningError, UnsafePathError)), failure
+    assert failure.changed is False and "Nothing was changed." in failure.message
+    assert failure.path == "a.txt"
+    # The other writer's a.txt stands; b.txt was not deleted, c.txt not added.
+    assert interfered["b.txt"] == ("file", 0o644, TREE["b.txt"]) and "c.txt" not in interfered
+    if act == "rewrite":
+        assert (root / "a.txt").read_bytes() == b"edited by someone else, in place\n"
     assert outside.read_bytes() == TREE["a.txt"]
     assert leftovers(root) == []
 

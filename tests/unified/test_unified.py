@@ -24,7 +24,7 @@ from patchtx.errors import (
 from patchtx.model import AddFile, DeleteFile, UpdateFile
 from patchtx.parser import detect_format, parse
 
-from .support import read_tree, write_tree
+from .support import git_apply, needs_git, read_tree, write_tree
 
 LINES = "".join(f"line {i}\n" for i in range(1, 21))
 
@@ -196,6 +196,36 @@ def test_a_hunk_pinned_to_the_end_never_overlaps_the_hunk_before_it(tmp_path: Pa
         with pytest.raises(ContextNotFoundError):
             apply(tmp_path, text, strict=strict)
         assert content(tmp_path, "f.txt") == "p\nq\nr\nc\nd\ne\n"
+
+
+@needs_git
+def test_a_hunk_with_context_after_its_change_only_goes_at_its_stated_line_as_git_places_it(
+        tmp_path: Path) -> None:
+    # Issue 37, item 11: git pins a hunk to the file's start by its stated line alone (line 1 or
+    # 0); one stated at line 3 with no context before its change goes at line 3 (it was refused
+    # here: "must start at the file's first line").
+    before = "a\nb\nc\nd\ne\n"
+    text = diff("f", "@@ -3,2 +3,3 @@\n+X\n c\n d\n")
+    (tmp_path / "ours").mkdir()
+    (tmp_path / "git").mkdir()
+    for side in ("ours", "git"):
+        write_tree(tmp_path / side, {"f": (before, "100644")})
+    apply(tmp_path / "ours", text)
+    git_apply(tmp_path / "git", text)
+    assert content(tmp_path / "ours", "f") == content(tmp_path / "git", "f") == "a\nb\nX\nc\nd\ne\n"
+
+
+@needs_git
+def test_a_hunk_with_context_after_its_change_only_stated_at_line_1_must_start_the_file(
+        tmp_path: Path) -> None:
+    # Stated at line 1, git pins it to the start: its lines further down do not take it.
+    text = diff("f", "@@ -1,2 +1,3 @@\n+X\n c\n d\n")
+    write_tree(tmp_path, {"f": ("a\nb\nc\nd\ne\n", "100644")})
+    with pytest.raises(ContextNotFoundError, match="at the file's start"):
+        apply(tmp_path, text)
+    with pytest.raises(AssertionError, match="patch does not apply"):
+        git_apply(tmp_path, text)
+    assert content(tmp_path, "f") == "a\nb\nc\nd\ne\n"
 
 
 def test_two_matches_equally_near_are_ambiguous(tmp_path: Path) -> None:

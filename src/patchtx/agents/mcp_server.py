@@ -22,8 +22,9 @@ import os
 import stat
 import sys
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, Self, cast
+from urllib.parse import unquote, urlsplit
 
 try:
     import anyio
@@ -38,6 +39,8 @@ try:
         JSONRPCNotification,
         JSONRPCRequest,
         JSONRPCResponse,
+        ListRootsRequest,
+        ListRootsResult,
         TextContent,
         ToolAnnotations,
     )
@@ -62,10 +65,11 @@ except ImportError as _missing:
 
 from .. import __version__
 from ..arguments import server_arguments
-from ..errors import InvalidArgumentsError
+from ..errors import InvalidArgumentsError, PatchtxError
 from ..oneshot import INTERRUPTED
 from ..options import TOOL_OPTIONS, Declared
 from ..render import result_schema
+from ..roots import check_root, root_problem
 from .edit_toolspec import (
     EDITOR,
     EDITOR_DESCRIPTION,
@@ -139,7 +143,7 @@ first (``FuncMetadata.pre_parse_json``, for clients that send lists as JSON text
 ``old_str='["a"]'`` or ``file_text='{}'`` into a list or an object (refused) and ``new_str='null'``
 into an omitted argument (a deletion). A string argument arrives as the text sent."""
 DryRun = Annotated[bool, Field(strict=True, description=OPTION_DESCRIPTIONS["dry_run"])]
-_Tool = Callable[..., "CallToolResult"]
+_Tool = Callable[..., Awaitable["CallToolResult"]]
 UNDO_OWN_ONLY = (
     " Only transactions made through this server can be undone (`log` shows each one's `origin`:"
     " \"mcp\"); the host decides that.")
@@ -247,6 +251,8 @@ def _argument_problems(error: ValidationError) -> str:
 class PatchtxMCPServer(MCPServer):
     """The SDK's server, with argument errors answered in the one result shape."""
 
+    workspace: WorkspaceRoot
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
@@ -259,18 +265,100 @@ class PatchtxMCPServer(MCPServer):
             return _result(failure_outcome(error))
 
 
-def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: str = "own") -> MCPServer:
-    """The server for workspace ``root`` (an existing directory), not yet running. ``host`` is the
-    host's policy (``plan_patch`` keywords: ``protected``, ``allow_delete``, ``max_files``...), a
-    ceiling that neither the workspace's policy nor a tool call can lift (undo included).
-    ``undo_scope``: what the undo tool may undo (``any``; ``own``, the transactions made through
-    this server; ``none``: no undo tool; ``server_arguments`` puts ``--undo`` in ``host``)."""
+class WorkspaceRoot:
+    """The server's workspace root: ``--root``'s, checked when the server starts; without one, the
+    client's first root (MCP ``roots/list``, asked at the first call and again after the client's
+    ``notifications/roots/list_changed``) when the client offers roots on a connection that lets the
+    server ask; else the folder the host started the server in. Whichever it is, a root that
+    ``roots.root_problem`` refuses (the whole disk, the home folder, a state folder) is refused:
+    at start for ``--root``, else on every call, each answer saying what to pass."""
+
+    ROOTS_SECONDS = 10.0
+    """How long a call waits for the client's roots before it takes the working folder."""
+
+    def __init__(self, given: str | None) -> None:
+        if given is not None and ("\0" in given or not os.path.isdir(given)):
+            raise NotADirectoryError(f"The workspace root {given!r} is not a directory.")
+        self.given = None if given is None else check_root(given)
+        self.cwd = os.getcwd()
+        self._taken: str | None = None
+        """The root taken from the client's roots or the working folder (None: not yet asked)."""
+        self._asked_at = 0
+        self._changes = 0
+
+    def first_line(self) -> str:
+        """The server's first line on standard error: which root it serves."""
+        if self.given is not None:
+            return f"patchtx mcp: workspace root {self.given} (--root)"
+        why = root_problem(self.cwd)
+        refused = f" (refused as a root: {why}; pass --root)" if why else ""
+        return (f"patchtx mcp: workspace root: the client's first root (MCP roots), else the working"
+                f" folder {self.cwd}{refused}")
+
+    def roots_changed(self) -> None:
+        """The client said its roots changed: the next call asks again."""
+        self._changes += 1
+
+    async def resolve(self, ctx: Context) -> str:
+        """The root this call works in; UnsafePathError if it may not be a root."""
+        if self.given is not None:
+            return self.given
+        if self._taken is None or self._asked_at != self._changes:
+            self._asked_at = self._changes
+            taken, how = await self._from_client(ctx)
+            if taken is None:
+                taken, how = self.cwd, "the working folder: the client offers no roots"
+            if taken != self._taken:
+                sys.stderr.write(f"patchtx mcp: workspace root {taken} ({how})\n")
+            self._taken = taken
+        hint = (f"--root with the project's folder, an absolute path, in the server's configuration"
+                f" (the host started it in {self.cwd})" if self._taken == self.cwd else
+                "a project's folder as the client's first root, or --root with it")
+        return check_root(self._taken, pass_what=hint)
+
+    async def _from_client(self, ctx: Context) -> tuple[str | None, str]:
+        """The client's first root that is a local folder (None when it offers none), and how."""
+        session = ctx.request_context.session
+        capabilities = session.client_capabilities
+        if capabilities is None or capabilities.roots is None or not session.can_send_request:
+            return None, ""
+        with anyio.move_on_after(self.ROOTS_SECONDS):
+            try:
+                # (session.list_roots warns that 2026-07-28 deprecates roots; hosts still send them)
+                listed = (await session.send_request(ListRootsRequest(), ListRootsResult)).roots
+            except Exception:  # noqa: BLE001 - a client that cannot answer: as one without roots
+                return None, ""
+            folders = [path for path in map(_local_folder, (str(root.uri) for root in listed)) if path]
+            if not folders:
+                return None, ""
+            others = f"; not served: {', '.join(folders[1:])}" if folders[1:] else ""
+            return folders[0], f"the client's first root{others}"
+        return None, ""
+
+
+def _local_folder(uri: str) -> str | None:
+    """The folder a ``file://`` root names (None for another scheme, a remote host, no folder)."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    path = unquote(parts.path)
+    return os.path.realpath(path) if path and "\0" not in path and os.path.isdir(path) else None
+
+
+def build_server(root: str | None, host: dict[str, Any] | None = None, *,
+                 undo_scope: str = "own") -> PatchtxMCPServer:
+    """The server for workspace ``root`` (an existing directory; None: the client's first root,
+    else the working folder, see ``WorkspaceRoot``), not yet running. ``host`` is the host's
+    policy (``plan_patch`` keywords: ``protected``, ``allow_delete``, ``max_files``...), a ceiling
+    that neither the workspace's policy nor a tool call can lift (undo included). ``undo_scope``:
+    what the undo tool may undo (``any``; ``own``, the transactions made through this server;
+    ``none``: no undo tool; ``server_arguments`` puts ``--undo`` in ``host``). Raises
+    NotADirectoryError, or UnsafePathError for a root that may not be one (``roots``)."""
     host = dict(host or {})
     undo_scope = host.pop("undo", undo_scope)
-    if "\0" in root or not os.path.isdir(root):
-        raise NotADirectoryError(f"The workspace root {root!r} is not a directory.")
-    root = os.path.realpath(root)
+    workspace = WorkspaceRoot(root)
     server = PatchtxMCPServer("patchtx", version=__version__, instructions=SERVER_INSTRUCTIONS)
+    server.workspace = workspace
 
     def writes(title: str) -> ToolAnnotations:
         return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=True,
@@ -280,33 +368,42 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
         return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
 
+    async def run(ctx: Context, work: Callable[[str], ToolOutcome]) -> CallToolResult:
+        """A call's work, given its root, on a worker thread (the event loop keeps serving)."""
+        try:
+            call_root = await workspace.resolve(ctx)
+        except PatchtxError as error:
+            return _result(failure_outcome(error))
+        return _result(await anyio.to_thread.run_sync(work, call_root))
+
     @server.tool(name="apply_patch", description=APPLY_DESCRIPTION + instructions(),
                  annotations=writes("Apply patch"))
     @_with_options(("patch", PatchText), *(row.name for row in TOOL_OPTIONS))
-    def apply_patch(patch: str, **options: Any) -> Shaped:
-        return _result(apply_patch_call(patch, root, host=host, origin="mcp", **options))
+    async def apply_patch(ctx: Context, patch: str, **options: Any) -> Shaped:
+        return await run(ctx, lambda at: apply_patch_call(patch, at, host=host, origin="mcp", **options))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
     @_with_options(("patch", PatchText), *_PREVIEW_OPTIONS)
-    def preview_patch(patch: str, **options: Any) -> Shaped:
-        return _result(apply_patch_call(patch, root, host=host, **options, dry_run=True))
+    async def preview_patch(ctx: Context, patch: str, **options: Any) -> Shaped:
+        return await run(ctx, lambda at: apply_patch_call(patch, at, host=host, **options, dry_run=True))
 
     @server.tool(name="log", description=LOG_DESCRIPTION, annotations=reads("Undo history"))
-    def log() -> CallToolResult:
-        return _result(log_call(root))
+    async def log(ctx: Context) -> CallToolResult:
+        return await run(ctx, log_call)
 
     @_with_options(("transaction", TransactionId), "dry_run", "allow_delete")
-    def undo(transaction: str, dry_run: bool, allow_delete: bool) -> Shaped:
-        return _result(undo_call(root, transaction, dry_run=dry_run, allow_delete=allow_delete, host=host,
-                                 scope=undo_scope))
+    async def undo(ctx: Context, transaction: str, dry_run: bool, allow_delete: bool) -> Shaped:
+        return await run(ctx, lambda at: undo_call(at, transaction, dry_run=dry_run, allow_delete=allow_delete,
+                                                   host=host, scope=undo_scope))
 
     if undo_scope != "none":
         described = UNDO_DESCRIPTION + (UNDO_OWN_ONLY if undo_scope == "own" else "")
         server.tool(name="undo", description=described, annotations=writes("Undo transaction"))(undo)
 
     @server.tool(name=EDITOR, description=EDITOR_DESCRIPTION, annotations=writes("Text editor"))
-    def str_replace_based_edit_tool(
+    async def str_replace_based_edit_tool(
+        ctx: Context,
         command: EditorCommand,
         path: Annotated[str, _described(_EDITOR, "path")],
         file_text: Annotated[OptionalText, _described(_EDITOR, "file_text")] = None,
@@ -320,27 +417,29 @@ def build_server(root: str, host: dict[str, Any] | None = None, *, undo_scope: s
         arguments = {"command": command, "path": path, "file_text": file_text, "old_str": old_str,
                      "new_str": new_str, "insert_line": insert_line, "insert_text": insert_text,
                      "view_range": view_range, "max_characters": max_characters}
-        return _result(editor_call({k: v for k, v in arguments.items() if v is not None}, root,
-                                   host=host, origin="mcp"))
+        given = {k: v for k, v in arguments.items() if v is not None}
+        return await run(ctx, lambda at: editor_call(given, at, host=host, origin="mcp"))
 
     @server.tool(name=EDITS, description=EDITS_DESCRIPTION, annotations=writes("Edit files"))
-    def edit_files(
+    async def edit_files(
+        ctx: Context,
         edits: Annotated[list[EditItem], _described(_EDITS, "edits")],
         file_path: Annotated[OptionalText, _described(_EDITS, "file_path")] = None,
         dry_run: DryRun = False,
         intent: Annotated[OptionalText, _described(_EDITS, "intent")] = None,
     ) -> Shaped:
         items = [edit.model_dump(exclude_none=True) for edit in edits]
-        return _result(edits_call(items, root, file_path=file_path, dry_run=dry_run, intent=intent,
-                                  host=host, origin="mcp"))
+        return await run(ctx, lambda at: edits_call(items, at, file_path=file_path, dry_run=dry_run,
+                                                    intent=intent, host=host, origin="mcp"))
 
     @server.tool(name=REPLACE_IN_FILE, description=REPLACE_IN_FILE_DESCRIPTION,
                  annotations=writes("Replace in file"))
-    def replace_in_file(
+    async def replace_in_file(
+        ctx: Context,
         path: Annotated[str, _described(_REPLACE, "path")],
         diff: Annotated[str, _described(_REPLACE, "diff")],
     ) -> Shaped:
-        return _result(replace_in_file_call(path, diff, root, host=host, origin="mcp"))
+        return await run(ctx, lambda at: replace_in_file_call(path, diff, at, host=host, origin="mcp"))
 
     return server
 
@@ -356,9 +455,10 @@ class _InFlight:
     and the SDK ends the session at end of input, dropping the answer to a patch it may already
     have applied."""
 
-    def __init__(self) -> None:
+    def __init__(self, workspace: WorkspaceRoot | None = None) -> None:
         self.ids: set[object] = set()
         self.changed = anyio.Event()
+        self._workspace = workspace
 
     def note_incoming(self, message: object) -> None:
         if isinstance(message, JSONRPCRequest):
@@ -366,6 +466,9 @@ class _InFlight:
         elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
             # A cancelled request may never be answered.
             self.discard((message.params or {}).get("requestId"))
+        elif (isinstance(message, JSONRPCNotification) and message.method == "notifications/roots/list_changed"
+              and self._workspace is not None):
+            self._workspace.roots_changed()
 
     def note_outgoing(self, message: object) -> None:
         if isinstance(message, JSONRPCResponse | JSONRPCError):
@@ -576,7 +679,7 @@ async def _serve_stdio(server: MCPServer) -> None:
     with _claimed_stdin() as wire:
         stdin = cast("anyio.AsyncFile[str]", _CheckedLines(wire, verdicts))
         async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-            in_flight = _InFlight()
+            in_flight = _InFlight(getattr(server, "workspace", None))
             await lowlevel.run(_DrainingReader(read_stream, in_flight, write_stream, verdicts),
                                _AnsweringWriter(write_stream, in_flight),
                                lowlevel.create_initialization_options())
@@ -608,13 +711,16 @@ def mcp_main(argv: list[str] | None = None) -> int:
     return serve(*server_arguments(argv))
 
 
-def serve(root: str, host: dict[str, Any]) -> int:
-    """The MCP server of ``root`` on stdin/stdout, with the host's options (``server_arguments``)."""
+def serve(root: str | None, host: dict[str, Any]) -> int:
+    """The MCP server of ``root`` (None: see ``WorkspaceRoot``) on stdin/stdout, with the host's
+    options (``server_arguments``). Its first line on standard error names its root."""
     try:
         server = build_server(root, host)
-    except NotADirectoryError as exc:
-        sys.stderr.write(f"patchtx mcp: {exc}\n")
+    except (NotADirectoryError, PatchtxError) as exc:
+        reason = f"{exc.headline} {exc.hint}" if isinstance(exc, PatchtxError) else str(exc)
+        sys.stderr.write(f"patchtx mcp: {reason}\n")
         return 2
+    sys.stderr.write(server.workspace.first_line() + "\n")
     try:
         anyio.run(_serve_stdio, server)
     except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback

@@ -357,6 +357,12 @@ class _Transaction:
             raise self._not_readable(t, where_fd, where, exc) from None
         if contents.data != t.target.before:
             raise _changed(t.path, "its contents differ from what the patch was planned against")
+        planned = t.target.before_identity
+        if planned is not None and planned != (contents.stat.st_dev, contents.stat.st_ino):
+            # The same bytes in another file: a copy saved by an editor, or a hard link to a file
+            # elsewhere (outside the root even), which a file with other names would be rewritten
+            # in place through. Never the file the plan was computed from: refused.
+            raise _changed(t.path, "it is another file now (a different inode), though it holds the same bytes")
         mode = stat.S_IMODE(contents.stat.st_mode)
         if t.target.before_mode is not None and stat.S_IMODE(t.target.before_mode) != mode:
             raise _changed(t.path, f"its mode is now {mode:o}, not {stat.S_IMODE(t.target.before_mode):o}")

@@ -37,7 +37,7 @@ from ..policy import (
     tighten,
     workspace_policy,
 )
-from ..workspace import path_problem, under
+from ..workspace import path_problem, under, visible
 from .layout import STATE_DIR
 from .provenance import SECRET_NAME, check_outside, state_home
 
@@ -79,7 +79,7 @@ def check_paths(plan: Plan) -> None:
 def _check_path(path: str) -> None:
     why = path_problem(path)
     if why is not None:
-        shown = path if path.isprintable() else path.encode("unicode_escape").decode("ascii")
+        shown = visible(path)
         raise UnsafePathError(f"Refusing the path {shown!r}: {why}.",
                               hint="A plan names plain relative paths inside the workspace, outside"
                                    " every .git and .patchtx folder.", path=shown)

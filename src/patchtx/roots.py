@@ -1,0 +1,49 @@
+"""Which folders may be a workspace root: not the whole disk, not the user's home folder, not a
+state folder of patchtx's.
+
+A host that starts ``patchtx mcp`` (or a person who runs ``patchtx apply``) in the wrong folder
+would otherwise hand every file of the machine, or of the user, to a model: Claude Desktop starts
+its servers in ``/``, and ``--root .`` then meant the whole disk. The rule is one function,
+``root_problem``; the command line and the MCP server refuse such a root with its one-line reason
+and what to pass instead.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .errors import UnsafePathError
+from .txn.layout import STATE_DIR
+from .txn.provenance import state_home
+from .workspace import within
+
+
+def root_problem(root: str) -> str | None:
+    """Why the folder ``root`` cannot be a workspace root (None: it can), judged by its real path:
+    the filesystem's root, the user's home folder, a ``.patchtx`` folder or one inside it, or the
+    per-user state folder (the secret that signs journals) or one inside it. (A root that holds
+    the per-user state folder is refused when a commit would sign a journal: ``provenance``.)"""
+    real = os.path.realpath(root)
+    if real == os.path.realpath(os.sep):
+        return "it is the whole disk"
+    home = os.path.expanduser("~")
+    if home not in ("~", "") and real == os.path.realpath(home):
+        return "it is your home folder"
+    parts = real.split(os.sep)
+    if STATE_DIR in parts:
+        return f"it is patchtx's state folder {STATE_DIR} of a workspace, or inside one"
+    state = os.path.realpath(state_home())
+    if within(state, real):
+        return f"it is patchtx's per-user state folder {state}, or inside it"
+    return None
+
+
+def check_root(root: str, *, pass_what: str = "--root with the project's folder") -> str:
+    """The real path of ``root`` if it may be a workspace root; else UnsafePathError, one line
+    saying why and what to pass (``pass_what``)."""
+    why = root_problem(root)
+    if why is None:
+        return os.path.realpath(root)
+    real = os.path.realpath(root)
+    raise UnsafePathError(f"Refusing the workspace root {real}: {why}.",
+                          hint=f"Pass {pass_what}.", path=real)
