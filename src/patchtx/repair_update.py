@@ -461,7 +461,7 @@ def _no_one_indentation(chunk: Chunk, placement: Placement, display: str,
         f"only with its indentation ignored, and {why}.",
         hint="Write the hunk's lines with the file's indentation (each line exactly as the file "
              "has it, then the added lines at the indentation they mean).",
-        path=display, line=chunk.line)
+        path=display, line=chunk.line, details={"ambiguous": "indentation"})
 
 
 # -- what a miss shows of the shapes not repaired ---------------------------------------------------
