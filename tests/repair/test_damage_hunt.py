@@ -14,8 +14,6 @@ import sys
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 from ..examples import FULL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,8 +47,6 @@ def test_no_damaged_patch_is_written_wrong() -> None:
     assert not any(row.patchtx == "wrong" for row in selected), _wrong(selected)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 item 4: a hunk cut inside a closed fence or JSON "
-                                       "string is applied as whole (the truncation rule, another part)")
 def test_no_cut_patch_is_written_as_whole() -> None:
     selected = [row for row in rows() if "truncate" in row.case.kinds]
     assert not any(row.patchtx == "wrong" for row in selected), _wrong(selected)
