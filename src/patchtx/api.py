@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
+from ._record import replace
 from .errors import PolicyError
 from .model import Patch, Plan
 from .options import ALL_KEYWORDS, PLAN_KEYWORDS
@@ -156,9 +157,11 @@ def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | Non
     check = verifier_for(options)
     report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, fs=fs,
                     retention=keep, progress=progress, dir_modes=dir_modes, check=check, policy=policy)
+    outcome = None if check is None else check.outcome
+    if outcome is not None and report.state_restored:
+        outcome = replace(outcome, state_restored=report.state_restored)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
-                  fsyncs=report.fsyncs, recovery=recovery_of(report),
-                  verify=None if check is None else check.outcome)
+                  fsyncs=report.fsyncs, recovery=recovery_of(report), verify=outcome)
 
 
 def verifier_for(options: CommitOptions) -> Verifier | None:
