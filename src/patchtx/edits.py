@@ -17,7 +17,7 @@ import json
 from typing import TYPE_CHECKING, Any, Unpack
 
 from .api import apply_patch
-from .errors import InvalidArgumentsError, PatchtxError
+from .errors import InvalidArgumentsError, NoChangeError, PatchtxError
 from .model import AddFile, Chunk, Patch, UpdateFile
 from .text_placement import FORMAT
 from .textfile import require_unicode
@@ -78,9 +78,13 @@ def parse_edits(edits: Sequence[Mapping[str, Any]], *, path: str | None = None) 
         replace_all = edit.get("replace_all")
         if replace_all is not None and not isinstance(replace_all, bool):
             raise _invalid(number, total, "`replace_all` must be a boolean (true or false).")
-        if old == new:
-            raise _invalid(number, total, "No changes to make: old_string and new_string are "
-                                          "exactly the same.")
+        if old == new:  # (the one no-op rule, worded as Claude Code's Edit words it)
+            where = f"Edit {number} of {total}" if total > 1 else "The edit"
+            raise NoChangeError(f"{where}: No changes to make: old_string and new_string are "
+                                "exactly the same.", line=number,
+                                hint="An edit that changes nothing is refused on every surface: "
+                                     "give new_string as the text should become, or leave the "
+                                     "edit out if the file already holds it.")
         if not old and replace_all:
             raise _invalid(number, total, "`replace_all` needs a non-empty old_string (an empty "
                                           "one creates the file).")

@@ -122,6 +122,16 @@ class AlreadyAppliedError(PatchtxError):
     kind = "already_applied"
 
 
+class NoChangeError(PatchtxError):
+    """The patch asks for a change it does not make: a hunk whose new lines are its old lines (a
+    SEARCH equal to its REPLACE, a section of context lines only, an edit whose old text is its
+    new text), or operations that leave a file exactly as they found it. Refused on every surface
+    (docs/format.md, "A patch that changes nothing"): a success would report a file changed that
+    is not, and the change the sender meant is not in the patch."""
+
+    kind = "no_change"
+
+
 class PartlyAppliedError(PatchtxError):
     """Some operations or hunks of the patch are already in place, others are not."""
 
@@ -184,6 +194,12 @@ class VerifyFailedError(PatchtxError):
     back. ``details["verify"]`` holds the command, its exit status and the end of its output."""
 
     kind = "verify_failed"
+
+
+class CancelledError(PatchtxError):
+    """The host cancelled the call before its commit point (``patchtx.cancel``): rolled back."""
+
+    kind = "cancelled"
 
 
 class JournalError(PatchtxError):

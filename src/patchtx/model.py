@@ -14,8 +14,19 @@ from typing import TYPE_CHECKING, Literal
 from ._record import as_json, record
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     SyntaxStatus = Literal["ok", "errors", "unchanged_errors", "not_checked"]
     LineKind = Literal[" ", "-", "+"]
+
+
+def changes_nothing(lines: Sequence[tuple[LineKind, str]], old_unterminated: bool = False,
+                    new_unterminated: bool = False) -> bool:
+    """THE no-op rule for one hunk (``NoChangeError``): its new side is its old side, so wherever
+    it is placed it leaves the file as it was (context lines only, or lines removed and added back
+    alike; a final newline taken away or given is a change)."""
+    return (old_unterminated == new_unterminated
+            and [text for kind, text in lines if kind != "+"] == [text for kind, text in lines if kind != "-"])
 
 
 @record
@@ -62,6 +73,11 @@ class Chunk:
         ``applied``); blank lines alone are too common to tell anything."""
         return (all(kind == "+" for kind, _ in self.lines)
                 and any(text.strip() for _, text in self.lines))
+
+    @property
+    def changes_nothing(self) -> bool:
+        """Whether the hunk's new side is its old side (``changes_nothing``)."""
+        return changes_nothing(self.lines, self.old_unterminated, self.new_unterminated)
 
     @property
     def old_lines(self) -> list[str]:

@@ -20,6 +20,7 @@ from .errors import (
     EmptyPatchError,
     FileExistsPatchError,
     FileNotFoundPatchError,
+    NoChangeError,
     NotARegularFileError,
     PartlyAppliedError,
     PatchtxError,
@@ -94,6 +95,17 @@ def git_permissions(git_mode: int, current: int | None) -> int:
 
 
 _OR_OVERWRITE = "or allow overwriting explicitly (--allow-overwrite)."
+_HUNKS = {"codex": "sections", "unified": "hunks", "search-replace": "blocks", "text": "edit"}
+"""What the hunks of an update are called in a message, by patch format."""
+_NO_CHANGE_HINT = {
+    "codex": "A section says what to change: give it the '-' lines to remove and the '+' lines to "
+             "write (for a pure rename, one context-only section under '*** Move to:' is the way), or "
+             "leave it out if the file already holds what you meant.",
+    "search-replace": "A block's REPLACE lines are what its SEARCH lines become: make them differ, "
+                      "or leave the block out if the file already holds what you meant.",
+    "text": "Give the text as it should become, or leave the edit out if the file already holds "
+            "what you meant.",
+}
 
 
 class Stager:
@@ -134,6 +146,9 @@ class Stager:
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
+        self.no_op: list[NoChangeError] = []
+        """Operations of the patch being staged that change nothing, or hold a hunk that changes
+        nothing (refused once the whole patch is staged: a refusal Codex also gives comes first)."""
         """Deletes of the patch being staged whose file is already gone, with their error."""
         self.aliases: dict[str, set[str]] = {}
         """Workspace path -> the other names (through symbolic links) the patches reached it by."""
@@ -417,10 +432,21 @@ class Stager:
             self.in_place.append(f"Update File: {hunk.path} (patch line {hunk.line}): every hunk "
                                  + ("is undone already" if self.rule.reverse else "is already applied"))
             return
+        # (Asked once the hunks are placed: a hunk that does not match is refused as it is first.)
+        self._no_op_hunks(hunk, rel)
         after = update.after
         self.repairs.extend(update.repairs)
-        if after == entry.content:  # ('-a' then '+a': lines replaced by themselves show no diff)
-            update = replace(update, edits=(), offsets=())
+        if after == entry.content:
+            if hunk.move_to is None and (hunk.new_mode is None or git_permissions(
+                    hunk.new_mode, entry.mode) == entry.mode):
+                self.no_op.append(NoChangeError(
+                    f"Refusing the patch: the {_HUNKS[self.rule.format]} for {hunk.path} (patch "
+                    f"line {hunk.line}) would leave the file exactly as it is.",
+                    hint="Nothing would change, so nothing is reported changed: if the file should "
+                         "change, send the lines it should have; if it already holds them, leave "
+                         "it out of the patch.", path=rel, line=hunk.line))
+                return
+            update = replace(update, edits=(), offsets=())  # (a move: its content as it was)
         if looks_binary(after):  # (as for an Add: the file was text, so the NUL is the patch's)
             raise BinaryFileError(
                 f"Refusing to update {hunk.path}: the patch adds a NUL byte (patch line {hunk.line}),"
@@ -498,6 +524,52 @@ class Stager:
         self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8"), hunk.line),
                  data=after, mode=mode, copied_from=(source, entry.content, entry.mode))
 
+    # -- a patch that changes nothing --------------------------------------------------------------
+    def _no_op_hunks(self, hunk: UpdateFile, rel: str) -> None:
+        """A hunk whose new side is its old side (``Chunk.changes_nothing``) is refused as
+        ``no_change`` (once the patch is staged): the change it was written for is not in it. Not
+        the one context-only
+        section of a pure rename (Codex's way to write one). A unified diff's hunks are asked
+        on their lines as written, line endings included, when the diff is read (``unified``)."""
+        if self.rule.format == "unified" or (hunk.move_to is not None and len(hunk.chunks) == 1):
+            return
+        for chunk in hunk.chunks:
+            # (Lines written without a prefix are context only if the file has them there: the
+            # repair step's reading; a hunk so read that changes nothing is the file's to refuse.)
+            if chunk.changes_nothing and not chunk.unprefixed:
+                what = ("its REPLACE lines are its SEARCH lines" if self.rule.format == "search-replace"
+                        else "its new text is its old text" if self.rule.format == "text"
+                        else "it has context lines only" if all(kind == " " for kind, _ in chunk.lines)
+                        else "it removes lines and adds the same lines back")
+                which = {"search-replace": f"the block on line {chunk.line}",
+                         "text": "the edit"}.get(self.rule.format,
+                                                 f"the section at patch line {chunk.line}")
+                self.no_op.append(NoChangeError(
+                    f"Refusing the patch: {which} changes nothing in {hunk.path}: {what}.",
+                    hint=_NO_CHANGE_HINT[self.rule.format], path=rel, line=chunk.line))
+                return
+
+    def _refuse_undone_changes(self, before: dict[str, _Entry], changes: Sequence[FileChange]) -> None:
+        """Operations of one patch that only update a file and leave it as they found it (an edit
+        and one that undoes it) are refused as ``no_change``: the result would list the file
+        changed, and it is not."""
+        updated: dict[str, list[FileChange]] = {}
+        for change in changes:
+            updated.setdefault(change.path, []).append(change)
+        for rel, ops in updated.items():
+            if any(op.kind is not ChangeKind.UPDATE or op.source is not None for op in ops):
+                continue
+            was = before.get(rel) or self.original[rel]
+            now = self.overlay[rel]
+            if (was.content, was.mode) == (now.content, now.mode):
+                raise NoChangeError(
+                    f"Refusing the patch: its {len(ops)} operations on {ops[0].spelled} leave the file "
+                    "exactly as it is (each undoes what the ones before it did)." if len(ops) > 1 else
+                    f"Refusing the patch: its operation on {ops[0].spelled} leaves the file exactly "
+                    "as it is.",
+                    hint="Nothing would change, so nothing is reported changed: send only the "
+                         "change the file should have.", path=rel)
+
     # -- a patch that is already applied ---------------------------------------------------------
     def _mode_in_place(self, hunk: UpdateFile, entry: _Entry, rel: str) -> bool:
         """A unified diff's mode change alone (no hunks, no rename) that the file already has."""
@@ -533,7 +605,7 @@ class Stager:
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
                  dict(self.last_operation), list(self.repairs), list(self.notes))
-        self.in_place, self.gone = [], []
+        self.in_place, self.gone, self.no_op = [], [], []
         hunks = [hunk for patch in patches for hunk in patch.hunks]
         if self.progress is not None:
             named = {h.path for h in hunks}
@@ -559,6 +631,9 @@ class Stager:
                         if self.gone:  # the first failure in patch order is the one reported
                             raise self.gone[0] from None
                         raise
+            if self.no_op:
+                raise self.no_op[0]
+            self._refuse_undone_changes(saved[0], self.changes[len(saved[1]):])
             if self.in_place or self.gone:
                 self._refuse_applied(len(hunks))
         except BaseException:

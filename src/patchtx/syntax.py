@@ -2,8 +2,8 @@
 
 Every file a plan writes is parsed as the patch would leave it; when that shows errors, the file as
 it was is parsed too, and only errors the patch introduces count (a file that was already broken is
-refused only for new errors). Python goes through the standard library's compiler, JSON and TOML
-through ``json`` and ``tomllib``; the other languages through tree-sitter grammars from
+refused only for new errors). Python goes through the standard library's parser (``ast.parse``, no
+bytecode), JSON and TOML through ``json`` and ``tomllib``; the other languages through tree-sitter grammars from
 ``tree-sitter-language-pack`` (the ``syntax`` extra), loaded on first use. A file in a language with
 no parser here, a file larger than ``MAX_BYTES`` and, without the extra, a tree-sitter language are
 written and reported as not checked.
@@ -23,10 +23,12 @@ file is reported as having its old errors.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import tomllib
 import warnings
+from bisect import bisect_left, bisect_right
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
@@ -43,6 +45,9 @@ MAX_BYTES = 1 << 20
 more than the whole apply of a patch to it."""
 _CONTEXT = 2
 """Lines shown before and after an error's line in a refusal."""
+_NEWLINE = re.compile(rb"\n")
+_NON_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+"""What bytes.strip() keeps: the first byte of a token."""
 _HEADER_LINE = re.compile(r" after .* on line (\d+)$")
 """CPython's "expected an indented block after 'if' statement on line 48": the header's line."""
 
@@ -79,7 +84,7 @@ def check_plan(plan: Plan, mode: str) -> SyntaxReport | None:
     baselines = {c.path: c.before for c in plan.changes if c.source is not None or c.copied_from is not None}
     files = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # compile's SyntaxWarnings are not errors, nor output
+        warnings.simplefilter("ignore")  # the parser's SyntaxWarnings are not errors, nor output
         for target in plan.targets:
             if target.after is None:
                 continue
@@ -131,33 +136,84 @@ def _compare_tree_sitter(path: str, language: str, parser: Any, before: bytes | 
     if not introduced:
         return FileSyntax(path, "unchanged_errors", language)
     written = sorted(_written_lines(before or b"", after))
+    lines = _Lines(after)
     placed: dict[tuple[int, int], SyntaxIssue] = {}
     for issue, last_line in introduced:
-        issue = _at_written_line(issue, last_line, written, after)
+        issue = _at_written_line(issue, last_line, written, lines)
         placed.setdefault((issue.line, issue.column), issue)  # one error per place
     return FileSyntax(path, "errors", language, tuple(placed[key] for key in sorted(placed)[:5]))
 
 
-def _at_written_line(issue: SyntaxIssue, last_line: int, written: list[int], data: bytes) -> SyntaxIssue:
+def _at_written_line(issue: SyntaxIssue, last_line: int, written: list[int], lines: _Lines) -> SyntaxIssue:
     """Where to show an error the patch introduced. A parser names where it gave up, which is often
     not where the patch broke the file: an ERROR region starts where the construct it could not
     finish starts (a whole YAML mapping, the file's first line), a missing closing bracket is
     noticed at the end of the file. The file parsed before the patch, so the break is where the
     patch wrote: the first line it wrote inside the error's region, else the last line it wrote
-    before the error (the parser's own place is kept in the message)."""
-    if not written or any(abs(issue.line - n) <= 1 for n in written):
+    before the error (the parser's own place is kept in the message). ``written`` is sorted: each
+    error is placed by a search, not a walk over every written line."""
+    if not written:
         return issue
-    inside = [n for n in written if issue.line <= n <= last_line]
-    before = [n for n in written if n < issue.line]
-    if inside:
-        line = inside[0]
-    elif before:
-        line = before[-1]
+    near = bisect_left(written, issue.line - 1)
+    if near < len(written) and written[near] <= issue.line + 1:
+        return issue  # the patch wrote within a line of the parser's place
+    first_inside = bisect_left(written, issue.line)
+    if first_inside < len(written) and written[first_inside] <= last_line:
+        line = written[first_inside]
+    elif first_inside > 0:
+        line = written[first_inside - 1]
     else:
         return issue
-    text = _line(data, line).decode("utf-8", "replace")
-    return SyntaxIssue(line, len(text) - len(text.lstrip()) + 1,
-                       f"{issue.message} (the parser stops at line {issue.line})")
+    return SyntaxIssue(line, lines.indent(line) + 1, f"{issue.message} (the parser stops at line {issue.line})")
+
+
+class _Lines:
+    """Where each line of ``data`` starts, found once, so that placing each of many errors is a
+    search (tens of thousands of errors on one line were each counted from the file's start)."""
+
+    __slots__ = ("data", "starts", "_indents", "_stripped", "_last_column")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.starts = [0, *(m.end() for m in _NEWLINE.finditer(data))]
+        self._indents: dict[int, int] = {}
+        self._stripped: dict[int, bytes] = {}
+        self._last_column: tuple[int, int, int] | None = None
+
+    def number(self, offset: int) -> int:
+        """The 1-based number of the line holding byte ``offset``."""
+        return bisect_right(self.starts, offset)
+
+    def text(self, number: int) -> bytes:
+        """Line ``number`` (1-based) without its line break."""
+        start = self.starts[number - 1]
+        end = self.starts[number] - 1 if number < len(self.starts) else len(self.data)
+        return self.data[start:end]
+
+    def stripped(self, number: int) -> bytes:
+        if number not in self._stripped:
+            self._stripped[number] = self.text(number).strip()
+        return self._stripped[number]
+
+    def indent(self, number: int) -> int:
+        """How many characters of white space line ``number`` starts with."""
+        if number not in self._indents:
+            text = self.text(number).decode("utf-8", "replace")
+            self._indents[number] = len(text) - len(text.lstrip())
+        return self._indents[number]
+
+    def column(self, number: int, offset: int) -> int:
+        """The 1-based character column of byte ``offset`` on line ``number``. Errors come in file
+        order, so each is counted on from the one before it on the same line."""
+        start = self.starts[number - 1]
+        last = self._last_column
+        if last is not None and last[0] == number and last[1] <= offset:
+            start, counted = last[1], last[2]
+        else:
+            counted = 0
+        counted += len(self.data[start:offset].decode("utf-8", "replace"))
+        self._last_column = (number, offset, counted)
+        return counted + 1
 
 
 # -- the standard library's parsers ----------------------------------------------------------------
@@ -166,7 +222,10 @@ def _first_error(language: str, path: str, data: bytes) -> SyntaxIssue | None:
     """The first error the standard library's parser finds in ``data`` (None: it parses)."""
     if language == "python":
         try:
-            compile(data, path, "exec", dont_inherit=True)  # (check_plan silences its warnings)
+            # The parser alone: compile() would also build bytecode, which costs as much again and
+            # grows faster than the file (module-level comprehensions: 4 s for 570 KB, 37 s for
+            # 1.1 MB, where ast.parse takes 0.5 and 0.9 s; benchmarks/README.md, "The syntax guard").
+            ast.parse(data, path)  # (check_plan silences its warnings)
         except SyntaxError as exc:
             # "expected an indented block after 'if' statement on line 48" is noticed on the
             # next statement; the block that lost its body is the header's.
@@ -200,39 +259,43 @@ def _first_error(language: str, path: str, data: bytes) -> SyntaxIssue | None:
 
 
 def _check_stdlib(path: str, language: str, before: bytes | None, after: bytes) -> FileSyntax:
+    """Each version parsed once: the new one, then the old one only when the new one fails (a JSON
+    file read as JSON with comments once more, blanked)."""
     new = _first_error(language, path, after)
     if new is None:
         return FileSyntax(path, "ok", language)
-    if language == "json" and _is_jsonc(path, before):
-        # JSON with comments and trailing commas (tsconfig.json, .vscode/settings.json...), which
-        # the json module refuses: read with those blanked out, every other byte in its place.
+    # JSON with comments and trailing commas (tsconfig.json, .vscode/settings.json...), which the
+    # json module refuses, is read with those blanked out, every other byte in its place: a file of
+    # a name tools read so, or one that held comments or trailing commas before the patch.
+    name = path.rpartition("/")[2].lower()
+    named_jsonc = language == "json" and (name.endswith(".jsonc") or name.startswith(_JSONC_NAMES))
+    if named_jsonc:
         after, before = _blank_jsonc(after), None if before is None else _blank_jsonc(before)
         new = _first_error(language, path, after)
         if new is None:
             return FileSyntax(path, "ok", language)
     old = None if before is None else _first_error(language, path, before)
+    if language == "json" and not named_jsonc and old is not None:
+        assert before is not None
+        blanked = _blank_jsonc(before)
+        if _first_error(language, path, blanked) is None:
+            after = _blank_jsonc(after)
+            new = _first_error(language, path, after)
+            if new is None:
+                return FileSyntax(path, "ok", language)
+            before, old = blanked, None
     if old is None:
         if before is not None:
-            new = _at_written_line(new, new.line, sorted(_written_lines(before, after)), after)
+            new = _at_written_line(new, new.line, sorted(_written_lines(before, after)), _Lines(after))
         return FileSyntax(path, "errors", language, (new,))
     # Both fail, and each parser stops at its first error: the new one is the patch's if it sits
     # on a line the patch wrote and is not the old first error moved along.
+    assert before is not None
     new_line = _line(after, new.line)
-    same = new.message == old.message and new_line.strip() == _line(before, old.line).strip()  # type: ignore[arg-type]
-    if not same and new.line in _written_lines(before, after):  # type: ignore[arg-type]
+    same = new.message == old.message and new_line.strip() == _line(before, old.line).strip()
+    if not same and new.line in _written_lines(before, after):
         return FileSyntax(path, "errors", language, (new,))
     return FileSyntax(path, "unchanged_errors", language)
-
-
-def _is_jsonc(path: str, before: bytes | None) -> bool:
-    """A JSON file read as JSON with comments: a name tools read so (tsconfig.json, .jsonc, ...),
-    or one that held comments or trailing commas before the patch."""
-    name = path.rpartition("/")[2].lower()
-    if name.endswith(".jsonc") or name.startswith(_JSONC_NAMES):
-        return True
-    if before is None or _first_error("json", path, before) is None:
-        return False
-    return _first_error("json", path, _blank_jsonc(before)) is None
 
 
 def _blank_jsonc(data: bytes) -> bytes:
@@ -285,12 +348,94 @@ def _written_lines(before: bytes, after: bytes) -> set[int]:
     ``before`` kept in place, and where it only deleted, the lines on either side of the cut."""
     old, new = before.split(b"\n"), after.split(b"\n")
     written: set[int] = set()
-    for tag, _, _, low, high in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag in ("replace", "insert"):
-            written.update(range(low + 1, high + 1))
-        elif tag == "delete":
-            written.update(n for n in (low, low + 1) if 1 <= n <= len(new))
+    last_old, last_new = -1, -1
+    for kept_old, kept_new in [*_kept_lines(old, new), (len(old), len(new))]:
+        if kept_new > last_new + 1:  # lines written in place of old ones, or inserted
+            written.update(range(last_new + 2, kept_new + 1))
+        elif kept_old > last_old + 1:  # only deleted: the lines on either side of the cut
+            written.update(n for n in (kept_new, kept_new + 1) if 1 <= n <= len(new))
+        last_old, last_new = kept_old, kept_new
     return written
+
+
+_SMALL_GAP = 100
+"""A stretch this short on both sides is compared for its longest matches (difflib, which costs
+more than its length squared); a longer one is cut at lines found once on each side first. Only
+stretches holding a change get here: the same start and end of a stretch are kept first."""
+_ANCHOR_DEPTH = 16
+"""How many times a gap between kept lines is cut again at lines of its own; past that, the gap
+counts as rewritten (no real edit nests so deep: each level needs lines found once in the gap that
+were not found once around it)."""
+
+
+def _kept_lines(old: list[bytes], new: list[bytes]) -> list[tuple[int, int]]:
+    """The lines ``new`` keeps from ``old``, as pairs of indices in order: the same start and end
+    of both, then, in what is left, difflib's longest matches when it is short, else a patience
+    diff (the lines found once on each side, in the longest run that keeps their order, as
+    anchors, each gap between them handled the same way). A longest-match diff alone costs the
+    square of the file's lines on files with many repeated lines (a megabyte of them: hours)."""
+    kept: list[tuple[int, int]] = []
+    gaps = [(0, len(old), 0, len(new), 0)]
+    while gaps:
+        old_low, old_high, new_low, new_high, depth = gaps.pop()
+        while old_low < old_high and new_low < new_high and old[old_low] == new[new_low]:
+            kept.append((old_low, new_low))
+            old_low, new_low = old_low + 1, new_low + 1
+        while old_low < old_high and new_low < new_high and old[old_high - 1] == new[new_high - 1]:
+            old_high, new_high = old_high - 1, new_high - 1
+            kept.append((old_high, new_high))
+        if old_low == old_high or new_low == new_high:
+            continue
+        if old_high - old_low <= _SMALL_GAP and new_high - new_low <= _SMALL_GAP:
+            matcher = SequenceMatcher(None, old[old_low:old_high], new[new_low:new_high], autojunk=False)
+            for i, j, size in matcher.get_matching_blocks():
+                kept.extend((old_low + i + k, new_low + j + k) for k in range(size))
+            continue
+        if depth == _ANCHOR_DEPTH:
+            continue
+        anchors = _anchors(old, new, old_low, old_high, new_low, new_high)
+        for anchor_old, anchor_new in anchors:
+            kept.append((anchor_old, anchor_new))
+            gaps.append((old_low, anchor_old, new_low, anchor_new, depth + 1))
+            old_low, new_low = anchor_old + 1, anchor_new + 1
+        if anchors:
+            gaps.append((old_low, old_high, new_low, new_high, depth + 1))
+    kept.sort()
+    return kept
+
+
+def _anchors(old: list[bytes], new: list[bytes], old_low: int, old_high: int, new_low: int,
+             new_high: int) -> list[tuple[int, int]]:
+    """The lines found exactly once in ``old[old_low:old_high]`` and once in ``new[new_low:
+    new_high]``, the longest run of them in the same order on both sides (patience sorting)."""
+    seen: dict[bytes, int] = {}
+    for i in range(old_low, old_high):
+        seen[old[i]] = -1 if old[i] in seen else i
+    in_new: dict[bytes, int] = {}
+    for j in range(new_low, new_high):
+        if seen.get(new[j], -1) >= 0:
+            in_new[new[j]] = -1 if new[j] in in_new else j
+    pairs = sorted((j, seen[line]) for line, j in in_new.items() if j >= 0)
+    # The longest run of pairs whose old index grows, by patience sorting: tops[k] is the pair
+    # ending the best run of length k + 1 found so far, back[i] the pair before pair i in its run.
+    tops: list[int] = []
+    top_olds: list[int] = []
+    back: list[int] = []
+    for index, (_, i) in enumerate(pairs):
+        pile = bisect_left(top_olds, i)
+        back.append(tops[pile - 1] if pile else -1)
+        if pile == len(tops):
+            tops.append(index)
+            top_olds.append(i)
+        else:
+            tops[pile], top_olds[pile] = index, i
+    run = []
+    at = tops[-1] if tops else -1
+    while at >= 0:
+        run.append((pairs[at][1], pairs[at][0]))
+        at = back[at]
+    run.reverse()
+    return run
 
 
 # -- tree-sitter -----------------------------------------------------------------------------------
@@ -318,19 +463,21 @@ def _tree_sitter_parser(language: str) -> Any:
 def _tree_sitter_errors(parser: Any, data: bytes) -> list[tuple[SyntaxIssue, tuple[str, bytes], int]]:
     """Every ERROR and MISSING node of ``data``'s tree, each with a key that says what it is and
     the text of its line (how an error is recognised in the other version of the file), and the
-    last line it spans."""
+    last line it spans. Each error costs a search or a few bytes read near it, never a count from
+    the file's start: 20,000 errors on one line took 5 s, 100,000 minutes."""
     tree = parser.parse(data)
     root = tree.root_node
-    stopped = _next_token(data, root.end_byte)  # the parse may give up before the end (YAML)
+    tokens = _Tokens(data)
+    stopped = tokens.after(root.end_byte)  # the parse may give up before the end (YAML)
     if not root.has_error and stopped is None:
         return []
+    lines = _Lines(data)
     found = []
     if stopped is not None:
-        line = data.count(b"\n", 0, stopped) + 1
-        start = data.rfind(b"\n", 0, stopped) + 1
-        end = data.find(b"\n", stopped)
-        text = data[start:] if end < 0 else data[start:end]
-        issue = SyntaxIssue(line, len(data[start:stopped].decode("utf-8", "replace")) + 1,
+        line = lines.number(stopped)
+        text = lines.text(line)
+        start = lines.starts[line - 1]
+        issue = SyntaxIssue(line, lines.column(line, stopped),
                             f"unexpected {text[stopped - start:stopped - start + 40].decode('utf-8', 'replace')!r}")
         found.append((issue, ("stopped", text.strip()), line))
     if not root.has_error:
@@ -347,20 +494,18 @@ def _tree_sitter_errors(parser: Any, data: bytes) -> list[tuple[SyntaxIssue, tup
             kind = ""
             descend = node.has_error
         if kind:
-            row, column = node.start_point
-            start = data.rfind(b"\n", 0, node.start_byte) + 1
-            end = data.find(b"\n", node.start_byte)
-            line_text = data[start:] if end < 0 else data[start:end]
-            character = len(data[start:node.start_byte].decode("utf-8", "replace")) + 1
+            line = node.start_point[0] + 1
+            start, end = node.start_byte, node.end_byte
             message = f"expected {node.type}" if node.is_missing else _unexpected(data, node)
             # An ERROR node ends where the parser gave up: the token after it is where it could
             # not go on (the last line the error concerns).
-            gave_up = _next_token(data, node.end_byte) if node.is_error else None
-            last = node.end_point[0] + 1 if gave_up is None else data.count(b"\n", 0, gave_up) + 1
+            gave_up = tokens.after(end) if node.is_error else None
+            last = node.end_point[0] + 1 if gave_up is None else lines.number(gave_up)
             # Recognised in the other version by what it is and the text it starts with (the
             # line of a zero-width MISSING node): not by its line number, which the patch shifts.
-            own = data[node.start_byte:node.end_byte].split(b"\n", 1)[0].strip()[:40]
-            found.append((SyntaxIssue(row + 1, character, message), (kind, own or line_text.strip()), last))
+            own = data[start:min(end, start + 256)].split(b"\n", 1)[0].strip()[:40]
+            issue = SyntaxIssue(line, lines.column(line, start), message)
+            found.append((issue, (kind, own or lines.stripped(line)), last))
             descend = not node.is_missing and any(child.has_error for child in node.children)
         if descend and cursor.goto_first_child():
             continue
@@ -369,10 +514,22 @@ def _tree_sitter_errors(parser: Any, data: bytes) -> list[tuple[SyntaxIssue, tup
                 return found
 
 
-def _next_token(data: bytes, at: int) -> int | None:
-    """The offset of the first byte after ``at`` that is not white space (None: only white space)."""
-    rest = data[at:].lstrip()
-    return len(data) - len(rest) if rest else None
+class _Tokens:
+    """Where the next token after an offset starts (the first byte that is not white space): found
+    by a search from the offset, once per offset (nested errors end at the same place)."""
+
+    __slots__ = ("data", "_found")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._found: dict[int, int | None] = {}
+
+    def after(self, at: int) -> int | None:
+        """None: only white space from ``at`` on."""
+        if at not in self._found:
+            token = _NON_SPACE.search(self.data, at)
+            self._found[at] = None if token is None else token.start()
+        return self._found[at]
 
 
 def _unexpected(data: bytes, node: Any) -> str:

@@ -18,10 +18,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .errors import BinaryFileError, ParseError, UnsafePathError, UnsupportedChangeError
+from .errors import (
+    BinaryFileError,
+    NoChangeError,
+    ParseError,
+    UnsafePathError,
+    UnsupportedChangeError,
+)
 from .gitquote import QuotingError
 from .gitquote import unquote as _unquote
-from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
+from .model import AddFile, Chunk, DeleteFile, Patch, UpdateFile, changes_nothing
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -562,9 +568,15 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_
         if hunk.old_start < previous_end:
             hunk.recounted = True
     for hunk in hunks:
-        if all(kind == " " for kind, _ in hunk.lines):
-            raise _error("a hunk changes nothing (it has context lines only)", hunk.line,
-                         "Leave the hunk out, or add its '-' and '+' lines.")
+        # (Asked of the lines as written, line endings included: '-a' '+a<CR>' is a change.)
+        if changes_nothing(hunk.lines, hunk.old_open, hunk.new_open):
+            raise NoChangeError(
+                f"Refusing the diff: the hunk at patch line {hunk.line} changes nothing in {old}: "
+                + ("it has context lines only." if all(kind == " " for kind, _ in hunk.lines)
+                   else "it removes lines and adds the same lines back."),
+                hint="A hunk says what to change: give it the '-' lines to remove and the '+' lines "
+                     "to write, or leave it out if the file already holds what you meant.",
+                path=old, line=hunk.line)
     if (not unidiff_zero and len(hunks) == 1 and moved is None and old == new
             and hunks[0].old_start == 0
             and all(kind == "+" for kind, _ in hunks[0].lines)):

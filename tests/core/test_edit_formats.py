@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 
 import patchtx
 from patchtx.edits import parse_edits
-from patchtx.errors import AmbiguousContextError, ContextNotFoundError, InvalidArgumentsError, ParseError
+from patchtx.errors import (
+    AmbiguousContextError,
+    ContextNotFoundError,
+    InvalidArgumentsError,
+    NoChangeError,
+    ParseError,
+)
 from patchtx.extract import extract_patch
 from patchtx.model import AddFile, Chunk, UpdateFile
 from patchtx.parser import detect_format, parse
@@ -468,8 +474,8 @@ def replaced(content: bytes, old: str, new: str, *, every: bool = False) -> byte
     (b"", "", "", b""),
 ])
 def test_text_replacements_keep_what_they_do_not_touch(content: bytes, old: str, new: str, expected: bytes) -> None:
-    if not old:
-        with pytest.raises(InvalidArgumentsError):
+    if not old:  # (an empty old text and an empty new one: an edit that changes nothing)
+        with pytest.raises(NoChangeError):
             parse_edits([{"path": "f", "old_string": old, "new_string": new}])
         return
     assert replaced(content, old, new) == expected
@@ -530,12 +536,14 @@ def test_a_lone_cr_is_no_line_break_for_a_replacement() -> None:
 
 def test_edit_lists_are_checked_before_anything_is_read() -> None:
     for edits, words in (([], "empty"), ([{"path": "a", "old_string": "x"}], "required strings"),
-                         ([{"path": "a", "old_string": "x", "new_string": "x"}], "exactly the same"),
                          ([{"old_string": "x", "new_string": "y"}], "`path`"),
                          ([{"path": "a", "old_string": "", "new_string": "y", "replace_all": True}], "replace_all"),
                          ([{"path": "a", "old_string": "x", "new_string": "y", "extra": 1}], "unknown")):
         with pytest.raises(InvalidArgumentsError, match=words):
             parse_edits(edits)  # type: ignore[arg-type]
+    # (the one no-op rule: its own kind, as on every surface)
+    with pytest.raises(NoChangeError, match="exactly the same"):
+        parse_edits([{"path": "a", "old_string": "x", "new_string": "x"}])
 
 
 def test_a_cline_tool_call_written_out_in_a_reply(tmp_path: Path) -> None:

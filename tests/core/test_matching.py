@@ -348,11 +348,15 @@ class TestTrailingBlankRetry:
         where = "from file line 2 on" if body.startswith("@@ x") else "in the file"
         assert exc.hint.startswith(f"The hunk's one old line is a blank line, and the file has none {where}")
 
-    @pytest.mark.parametrize(("body", "codex"), [("-\n+c", b"c\nx\ny\n"), ("@@ x\n-\n+c", b"x\nc\ny\n"),
-                                                 ("-", b"x\ny\n")])
+    @pytest.mark.parametrize(("body", "codex"), [("-\n+c", b"c\nx\ny\n"), ("@@ x\n-\n+c", b"x\nc\ny\n")])
     def test_first_match_takes_the_cursor_as_codex_does(self, tree, body: str, codex: bytes) -> None:
         tree.write("f.txt", "x\ny\n")
         assert tree.after(update(body), first_match=True) == codex
+
+    def test_first_match_at_the_cursor_that_removes_nothing_is_no_change(self, tree) -> None:
+        # Codex removes nothing there and reports the file modified: refused as changing nothing.
+        tree.write("f.txt", "x\ny\n")
+        assert tree.fail(update("-"), first_match=True).kind == "no_change"
 
     def test_a_retry_left_with_no_old_line_at_the_end_of_the_file_has_one_place(self, tree) -> None:
         tree.write("f.txt", "")

@@ -152,10 +152,10 @@ class TestMoveOntoItself:
         assert targets(planned) == {"a.txt": b"two\n"}
         assert [c.kind for c in planned.changes] == [ChangeKind.UPDATE]
 
-    def test_context_only_move_onto_itself_changes_nothing(self, tree) -> None:
+    def test_context_only_move_onto_itself_changes_nothing_and_is_refused(self, tree) -> None:
         tree.write("a.txt", "one\n")
-        planned = tree.plan("*** Update File: a.txt\n*** Move to: a.txt\n one")
-        assert planned.targets == ()
+        error = tree.fail("*** Update File: a.txt\n*** Move to: a.txt\n one")
+        assert error.kind == "no_change" and "leaves the file exactly as it is" in error.message
 
 
 # --------------------------------------------------------------------------------------------
@@ -297,7 +297,6 @@ class TestContent:
             (b"a\nb", " a\n-b", b"a"),  # last line removed
             (b"one\r\ntwo", "-one\n+ONE", b"ONE\r\ntwo"),  # ..._uses_crlf_for_new_trailing_newline
             (b"A\r\nb", "@@\n-A\n+a", b"a\r\nb"),  # [R: 54] differs
-            (b"first line\nsecond line", "@@\n first line", b"first line\nsecond line"),  # 014
             (b"only", "-only\n+new", b"new"),
             (b"only", "-only", b""),
             (b"a\nb\n", "@@\n+c", b"a\nb\nc\n"),
@@ -315,23 +314,36 @@ class TestContent:
         assert tree.after(f"*** Update File: f.txt\n{body}") == after
 
     @pytest.mark.parametrize("before", [b"a\nb\n", b"a\r\nb\r\n", b"a\nb"])
-    def test_lines_replaced_by_themselves_change_nothing_and_show_no_diff(self, tree, before: bytes) -> None:
-        # Listed as Codex lists it, but no '-a' / '+a' diff beside a summary of 'M 0'.
-        from patchtx.render import diff_texts
-
+    def test_lines_replaced_by_themselves_are_refused_as_no_change(self, tree, before: bytes) -> None:
+        # Codex lists the file as modified; nothing is: refused, naming the section.
         tree.write("f.txt", before)
-        planned = tree.plan("*** Update File: f.txt\n-a\n+a")
-        assert planned.targets == ()
-        assert planned.summary_counts()["M"] == 0
-        assert diff_texts(planned) == [""]
+        error = tree.fail("*** Update File: f.txt\n-a\n+a")
+        assert error.kind == "no_change" and error.line == 3
+        assert "removes lines and adds the same lines back" in error.message
+        assert "Nothing was changed." in error.message
 
-    def test_context_only_chunk_changes_nothing(self, tree) -> None:  # [R: 26, 77] differ
+    def test_context_only_chunk_is_refused_as_no_change(self, tree) -> None:  # [R: 26, 77] differ
         tree.write("f.txt", b"a\nb")
-        planned = tree.plan("*** Update File: f.txt\n a")
-        assert planned.targets == ()
-        assert [c.kind for c in planned.changes] == [ChangeKind.UPDATE]
+        error = tree.fail("*** Update File: f.txt\n a")
+        assert error.kind == "no_change" and "context lines only" in error.message
+        # A pure rename's one context-only section is Codex's way to write a rename: a change.
         moved = tree.plan("*** Update File: f.txt\n*** Move to: g.txt\n a")
         assert targets(moved) == {"f.txt": None, "g.txt": b"a\nb"}
+
+    def test_a_no_op_section_beside_a_change_is_refused(self, tree) -> None:
+        tree.write("f.txt", b"a\nb\nc\n")
+        error = tree.fail("*** Update File: f.txt\n@@\n-a\n+A\n@@\n c")
+        assert error.kind == "no_change" and error.line == 6
+
+    def test_operations_that_undo_one_another_are_refused_as_no_change(self, tree) -> None:
+        tree.write("f.txt", b"a\nb\n")
+        error = tree.fail("*** Update File: f.txt\n-a\n+A\n*** Update File: f.txt\n-A\n+a")
+        assert error.kind == "no_change" and "2 operations on f.txt" in error.message
+
+    def test_a_no_op_refusal_comes_after_the_refusals_codex_gives(self, tree) -> None:
+        tree.write("f.txt", b"a\nb\n")
+        error = tree.fail("*** Update File: f.txt\n a\n*** Update File: f.txt\n-x\n+y")
+        assert error.kind == "context_not_found"
 
     @pytest.mark.parametrize("ending", ["\n", "\r\n"])
     def test_bom_is_kept_and_ignored_for_matching(self, tree, ending: str) -> None:

@@ -25,10 +25,11 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 
+import pytest
 from hypothesis import HealthCheck, event, given, note, reject, settings
 from hypothesis import strategies as st
 
-from patchtx.errors import AlreadyAppliedError, PartlyAppliedError
+from patchtx.errors import AlreadyAppliedError, NoChangeError, PartlyAppliedError
 from patchtx.options import PlanOptions
 from patchtx.parser import parse
 from patchtx.planner import plan
@@ -348,15 +349,17 @@ def test_text_model_round_trips_any_text(parts: list[bytes]) -> None:
 
 @settings(max_examples=examples(200), deadline=None)
 @given(documents())
-def test_identity_patch_changes_nothing(doc: Document) -> None:
-    """A chunk made only of context lines (the whole file) leaves every byte alone."""
+def test_identity_patch_is_refused_as_changing_nothing(doc: Document) -> None:
+    """A chunk made only of context lines (the whole file) changes nothing: refused as
+    ``no_change``, every byte left alone."""
     if not doc.texts:
         return
     body = "\n".join(" " + t for t in doc.texts)
     patch_text = f"*** Begin Patch\n*** Update File: f.txt\n{body}\n*** End Patch"
     before = doc.encode()
     assert decode(before, "f.txt").texts == doc.texts
-    assert plan_in_temp_dir(before, patch_text, first_match=True) == before
+    with pytest.raises(NoChangeError):
+        plan_in_temp_dir(before, patch_text, first_match=True)
 
 
 @st.composite
@@ -381,6 +384,12 @@ def test_single_chunk_is_refused_exactly_when_ambiguous(case: tuple[Document, in
     patch_text = f"*** Begin Patch\n*** Update File: f.txt\n{body}\n*** End Patch"
     found = occurrences(doc.texts, block)
     before = doc.encode()
+    if list(new) == block:  # (lines replaced by themselves: placed, then refused as no_change)
+        with pytest.raises(AmbiguousContextError if len(found) > 1 else NoChangeError):
+            plan_in_temp_dir(before, patch_text, first_match=False)
+        with pytest.raises(NoChangeError):
+            plan_in_temp_dir(before, patch_text, first_match=True)
+        return
     if len(found) == 1:
         assert plan_in_temp_dir(before, patch_text, first_match=False) == \
             expected_bytes(doc, [Edit(start, end, new)])

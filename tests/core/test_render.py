@@ -83,9 +83,10 @@ class TestSummaryLine:
         assert planned.summary_counts() == {"A": 2, "M": 1, "D": 1, "R": 1}
         assert Result(planned, committed=False, dry_run=True).summary == "A 2, M 1, D 1, R 1"
 
-    def test_nothing(self, tree) -> None:
-        tree.write("a.txt", "a\n")
-        assert tree.plan("*** Update File: a.txt\n a").summary == "A 0, M 0, D 0, R 0"
+    def test_nothing(self, tree) -> None:  # (an applied patch skipped: a patch that changes nothing is refused)
+        tree.write("a.txt", "a\nb\n")
+        assert tree.plan("*** Update File: a.txt\n a\n-x\n+b", skip_applied=True).summary == \
+            "A 0, M 0, D 0, R 0"
 
     def test_add_then_update_is_one_add(self, tree) -> None:
         planned = tree.plan("*** Add File: a.txt\n+1\n*** Update File: a.txt\n-1\n+2")
@@ -189,8 +190,8 @@ class TestUnifiedDiff:
         assert unified_diff(planned.changes[0]) == (
             "diff --git a/old.txt b/new.txt\nrename from old.txt\nrename to new.txt\n")
 
-    def test_no_change_no_diff(self, tree) -> None:
-        assert diff_of(tree, "a\n", " a") == ""
+    def test_no_change_no_diff(self) -> None:  # (a Transaction's write of the bytes a file holds)
+        assert unified_diff(FileChange(ChangeKind.UPDATE, "f.txt", "f.txt", b"a\n", b"a\n")) == ""
 
     @pytest.mark.parametrize("separator", ["\x0c", "\x0b", "\x1c", "\x85", "\u2028", "\u2029"])
     def test_only_line_feeds_and_carriage_returns_split_lines(self, tree, separator: str) -> None:

@@ -38,6 +38,7 @@ from patchtx.errors import (
     BinaryFileError,
     ContextNotFoundError,
     FileExistsPatchError,
+    NoChangeError,
     ParseError,
     PartlyAppliedError,
     PatchtxError,
@@ -86,6 +87,8 @@ class Allowed:
     APPLIED = "a patch already (or partly) in place refused (Codex applies it again)"
     REPAIRED = ("a malformed shape with one meaning repaired and reported (Codex refuses it, or "
                 "applies its loose reading); --strict restores Codex's grammar")
+    NO_CHANGE = ("a patch that changes nothing refused as no_change (Codex reports the file "
+                 "modified; it adds at most a missing final newline)")
     BLANK_RETRY = ("a hunk whose one old line is a blank line the file lacks refused where its other "
                    "lines could go at more than one line (Codex inserts them at the cursor); "
                    "first-match restores Codex's")
@@ -547,6 +550,10 @@ def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
             and (codex.ok or codex.tree == case.input_tree) and _some_change_already_there(case, px)):
         verdict.add(Allowed.APPLIED)
         return
+    if isinstance(error, NoChangeError) and (codex.ok or codex.tree == case.input_tree) and (
+            codex.ok and _codex_changed_nothing(case, codex, verdict) or _has_no_op_section(case)):
+        verdict.add(Allowed.NO_CHANGE)
+        return
     if isinstance(error, BinaryFileError) and (any(
             b"\x00" in d and str(error.path or "").endswith("/" + p) for p, d in case.files.items())
             or "\x00" in case.patch):  # an added file's contents hold a NUL: refused as binary
@@ -592,6 +599,42 @@ def _some_change_already_there(case: Case, px: PatchtxOutcome) -> bool:
                     lines[i:i + len(new)] == new for i in range(len(lines) - len(new) + 1)):
                 return True
     return False
+
+
+def _has_no_op_section(case: Case) -> bool:
+    """An independent look at a no_change refusal: some Update of the patch (other than a pure
+    rename's one section) has a section whose '+' lines are its '-' lines, or context only."""
+    try:
+        hunks = parse(case.patch).hunks
+    except PatchtxError:
+        return False
+    return any(
+        [t for k, t in chunk.lines if k != "+"] == [t for k, t in chunk.lines if k != "-"]
+        for hunk in hunks if isinstance(hunk, UpdateFile)
+        and not (hunk.move_to is not None and len(hunk.chunks) == 1) for chunk in hunk.chunks)
+
+
+def _codex_changed_nothing(case: Case, codex: CodexOutcome, verdict: Verdict) -> bool:
+    """Codex's success left every file as it was, but for a final newline it adds to a file
+    without one (a rewrite rule patchtx does not share: FINAL_NEWLINE), and no path appeared,
+    went or changed mode: the patch changed nothing patchtx would write."""
+    inp, out = case.input_tree, codex.tree
+    if set(out.files) != set(inp.files) or out.dirs != inp.dirs or out.links != inp.links:
+        return False
+    if any(out.modes.get(path) != inp.modes.get(path) for path in out.files):
+        return False
+    newline_added = False
+    for path, data in out.files.items():
+        before = inp.files[path]
+        if data == before:
+            continue
+        if before and not before.endswith(b"\n") and data in (before + b"\n", before + b"\r\n"):
+            newline_added = True
+            continue
+        return False
+    if newline_added:
+        verdict.add(Allowed.FINAL_NEWLINE)
+    return True
 
 
 def _names_an_existing_file(case: Case, px: PatchtxOutcome, error: PatchtxError) -> bool:

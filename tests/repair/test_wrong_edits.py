@@ -156,7 +156,7 @@ def test_partly_applied_within_one_file_and_across_files_as_documented(tmp_path:
     tree(tmp_path, {"a.txt": b"one\ntwo\nthree\nfour\nfive\nsix\n", "b.txt": b"B\n"})
     within = ("*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n@@\n five\n-six\n"
               "+SIX\n*** End Patch\n")
-    assert not isinstance(apply(tmp_path, within.replace("-six\n+SIX\n", " six\n")), PatchtxError)
+    assert not isinstance(apply(tmp_path, within.replace("@@\n five\n-six\n+SIX\n", "")), PatchtxError)
     skipped = apply(tmp_path, within)
     assert not isinstance(skipped, PatchtxError), skipped.message
     assert [r.kind for r in skipped.plan.repairs] == ["applied_hunk_skipped"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from patchtx.api import apply_patch
-from patchtx.errors import FileExistsPatchError, ParseError, UnsafePathError
+from patchtx.errors import FileExistsPatchError, NoChangeError, ParseError, UnsafePathError
 from patchtx.model import AddFile, DeleteFile, UpdateFile
 from patchtx.unified import parse_unified
 
@@ -73,11 +73,28 @@ def test_traditional_names(header: str, name: str) -> None:
     "diff --git a/f b/f\ndeleted file mode 100644\n--- b/f-blah\n+++ /dev/null\n@@ -1 +0,0 @@\n-1\n",
     "diff --git a/1 b/2\nnew file mode 100644\ncopy from 1\ncopy to 2\n",
     "diff --git a/1 b/2\nnew file mode 100644\nrename from 1\nrename to 2\n",
-    "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n 1\n",
-], ids=["new name", "old name", "new file copied", "new file renamed", "no change"])
+], ids=["new name", "old name", "new file copied", "new file renamed"])
 def test_inconsistent_or_empty_diffs_are_refused(diff: str) -> None:
     with pytest.raises(ParseError):
         parse_unified(diff)
+
+
+@pytest.mark.parametrize("diff", [
+    "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n 1\n",
+    "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n 1\n-2\n+2\n 3\n",
+    "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-1\n-2\n+1\n+2\n",
+], ids=["context only", "a line removed and added back", "lines removed and added back"])
+def test_a_hunk_that_changes_nothing_is_refused_as_no_change(diff: str) -> None:
+    with pytest.raises(NoChangeError, match="changes nothing in f"):
+        parse_unified(diff)
+
+
+@pytest.mark.parametrize("diff", [
+    "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-1\n\\ No newline at end of file\n+1\n",
+    "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-1\r\n+1\n",
+], ids=["a final newline given", "a line ending changed"])
+def test_a_hunk_that_changes_only_an_ending_is_a_change(diff: str) -> None:
+    assert parse_unified(diff).hunks  # (read; whether it applies is the placement's)
 
 
 def test_an_absolute_name_is_refused_with_p0(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ def test_difflib_diffs_apply_both_ways(tmp_path_factory, before: str, after: str
     printed = "".join(diff_texts(plan_patch(diff, root, unidiff_zero=context == 0)))
     apply_patch(diff, root, durable=False, unidiff_zero=context == 0)
     assert (root / "f").read_text() == after
-    apply_patch(diff, root, durable=False, reverse=True)
+    apply_patch(diff, root, durable=False, reverse=True, unidiff_zero=context == 0)
     assert (root / "f").read_text() == before
     # What patchtx prints for the change is itself a diff that makes it.
     apply_patch(printed, root, durable=False)

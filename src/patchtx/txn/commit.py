@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Protocol
 
+    from ..cancel import Cancellation
     from ..options import PlanOptions
     from .journal import BackupKind
     from .reports import RecoveredTransaction
@@ -76,7 +77,8 @@ if TYPE_CHECKING:
     Progress = Callable[[str, int, int], None]
     Check = Callable[[FileSystemOps, DirectoryHandles, Plan], None]
 """``Progress`` is called as ``progress(phase, done, total)`` while a commit works through its files; phases are
-"checking" (verifying every target against the plan) and "writing" (new contents and deletions)."""
+"checking" (verifying every target against the plan), "writing" (new contents and deletions) and
+"verifying" (the verify command: seconds run, out of its time limit)."""
 
 
 def commit(
@@ -90,6 +92,7 @@ def commit(
     dir_modes: Mapping[str, int] | None = None,
     policy: PlanOptions | None = None,
     check: Check | None = None,
+    cancel: Cancellation | None = None,
 ) -> CommitReport:
     """Apply ``plan.targets`` and ``plan.remove_dirs`` to ``plan.root``: all of it, or none of it.
 
@@ -101,7 +104,9 @@ def commit(
     ``progress`` is told how far the commit is; ``dir_modes`` gives the mode of directories the
     commit creates (default: 0o777 less the umask), so that an undo can recreate them exactly.
     ``check`` runs once every change is in place and durable, before the commit point (the verify
-    step, ``patchtx.verify``): if it raises, the commit rolls back.
+    step, ``patchtx.verify``): if it raises, the commit rolls back. ``cancel`` (``patchtx.cancel``)
+    is looked at before the journal is published, after each file written, before ``check`` and
+    last, under the lock, just before the commit point: a cancelled commit rolls back.
 
     Every plan passes the gate (``gate``): its paths by the one path rule, and what it does
     against ``policy`` (the host's ceiling as the caller has it; None: the host's config and
@@ -149,6 +154,7 @@ def commit(
                 listing=listing,
                 policy=policy,
                 check=check,
+                cancel=cancel,
             )
             try:
                 transaction.verify()
@@ -226,6 +232,7 @@ class _Transaction:
         listing: JournalListing | None = None,
         policy: PlanOptions | None = None,
         check: Check | None = None,
+        cancel: Cancellation | None = None,
     ):
         self.fs = fs
         self.dirs = dirs
@@ -245,6 +252,7 @@ class _Transaction:
         self.listing = listing
         self.policy = policy
         self.check = check
+        self.cancel = cancel
         # What exists so far, for an abort: names in the journal folder before it is published,
         # then whether the journal is published / marked committed.
         self.unpublished: list[str] = []
@@ -451,11 +459,19 @@ class _Transaction:
             budget=len(self.targets) + 4,
             barriers=_COMMIT_BARRIERS,
         )
+        self._stop_if_cancelled("starting the commit")
         self._write_journal(syncer)
         self._apply(syncer)
         if self.check is not None:
+            self._stop_if_cancelled("about to run the check")
             self._run_check(self.check)
+        # The last look, under the lock: past the mark the change stands whatever comes.
+        self._stop_if_cancelled("about to commit")
         self._mark_committed(syncer)
+
+    def _stop_if_cancelled(self, doing: str) -> None:
+        if self.cancel is not None:
+            self.cancel.check(doing)
 
     def _run_check(self, check: Check) -> None:
         """The tree is as after, the journal still says "roll back": a failed check, or a crash
@@ -722,9 +738,11 @@ class _Transaction:
         return RetentionContext(self.fs, self.dirs, self.journal, self.plan, self.durable, self.listing)
 
     def _written(self, done: int) -> int:
-        """Tell the progress callback ``done`` files are written (or deleted); return done + 1."""
+        """Tell the progress callback ``done`` files are written (or deleted), stop if the call was
+        cancelled; return done + 1."""
         if self.progress is not None:
             self.progress("writing", done, len(self.targets))
+        self._stop_if_cancelled(f"writing files ({done} of {len(self.targets)})")
         return done + 1
 
     def _set_dir_mode(self, path: str, mode: int) -> bool:
