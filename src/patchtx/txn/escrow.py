@@ -104,6 +104,7 @@ class Escrow:
                 try:
                     child = self.fs.open_dir(fd, name)
                 except FileNotFoundError:
+                    self.fs.close(fd)
                     return None
                 self.fs.close(fd)
                 fd = child
