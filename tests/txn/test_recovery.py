@@ -258,6 +258,6 @@ def test_originals_restored_as_copies_keep_their_mode(scratch: Path) -> None:
     assert os.stat(root / "src" / "tool.sh").st_mode & 0o777 == 0o755
     [txn] = report.transactions
     assert txn.outcome == "rolled_back" and "src/tool.sh" in txn.restored
-    for number, image in enumerate(images):
+    for number in range(len(images)):
         assert os.stat(scratch / f"elsewhere-{number}").st_nlink == 1  # not linked into the tree
     assert leftovers(root) == []
