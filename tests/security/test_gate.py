@@ -309,3 +309,18 @@ def test_a_protected_pattern_that_names_a_file_only_through_links_protects_it(
     assert files(root) == before
     (root / "free.txt").write_text("o\n")  # a file no link gives a protected name: allowed
     assert library(root, update("free.txt", "o", "p"), protected=[pattern]) == "applied"
+
+
+def test_a_hand_built_plan_naming_a_path_twice_is_refused(tmp_path: Path) -> None:
+    """Two targets for one path (which would the journal restore?): refused before anything is
+    written (the mutation that forgets the paths seen passed every test)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    plan = Plan(root=str(root), changes=(), targets=(PathTarget("a.txt", b"a\n", b"one\n", 0o644, 0o644),
+                                                     PathTarget("a.txt", b"a\n", b"two\n", 0o644, 0o644)))
+    for attempt in (lambda: commit(plan), lambda: patchtx.apply_plan(plan)):
+        with pytest.raises(PatchtxError) as caught:
+            attempt()
+        assert caught.value.kind == "conflicting_operations" and "lists a.txt twice" in caught.value.message
+    assert (root / "a.txt").read_text() == "a\n" and sorted(p.name for p in root.iterdir()) == ["a.txt"]
