@@ -9,7 +9,11 @@ every MCP server the tests start is a fresh interpreter, not a fork of a warm on
 
 Hypothesis runs without its per-example deadline and without the "input generation is slow"
 health check: both measure wall time, and CI shares its two cores with whatever else runs, so
-they failed tests for the machine's load rather than for patchtx (speed lives in benchmarks/)."""
+they failed tests for the machine's load rather than for patchtx (speed lives in benchmarks/).
+Under CI (``CI`` set: ``.ci/run`` runs with ``CI=true``) the profile is built on Hypothesis's own
+"ci" one, which it loads there: every run draws the same examples and keeps no database, so a CI
+run cannot turn red by chance; elsewhere each run draws new ones, and with ``--full-examples``
+(the nightly hunt) everywhere. ``HYPOTHESIS_PROFILE`` names another profile to load instead."""
 
 from __future__ import annotations
 
@@ -18,9 +22,6 @@ import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
-
-settings.register_profile("patchtx", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "patchtx"))
 
 _STATE_HOME = tempfile.mkdtemp(prefix="patchtx-test-state-")
 os.environ["PATCHTX_STATE_HOME"] = _STATE_HOME
@@ -39,8 +40,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     # Before the test modules are imported (their @settings read it), in every xdist worker too.
-    if config.getoption("--full-examples"):
+    full = config.getoption("--full-examples")
+    if full:
         os.environ["PATCHTX_FULL_EXAMPLES"] = "1"
+    # settings(): the profile Hypothesis loaded for this environment ("ci" under CI, else "default").
+    settings.register_profile("patchtx", settings(), deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                              **({"derandomize": False} if full else {}))
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "patchtx"))
     if config.getoption("--fresh-servers"):
         os.environ["PATCHTX_TEST_FRESH_SERVERS"] = "1"
 

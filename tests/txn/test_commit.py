@@ -466,6 +466,29 @@ def test_a_first_commit_whose_gitignore_temporary_is_swept_by_another_process(tm
     assert snapshot(root) == expected_after(before, plan) and leftovers(root) == []
 
 
+@pytest.mark.parametrize("then", ["commit", "recover"])
+def test_a_gitignore_temporary_beside_a_gitignore_in_place_is_removed(tmp_path: Path, then: str) -> None:
+    # Left by a setup whose clean-up the disk refused too, where another process's setup then
+    # put .gitignore in place: the state folder is not taken as set up while it is there.
+    root = tmp_path / "ws"
+    make_tree(root, MIXED.tree)
+    plan = build_plan(root, MIXED)
+    (root / ".patchtx" / "journal").mkdir(parents=True)
+    (root / ".patchtx" / ".gitignore").write_bytes(b"*\n")
+    (root / ".patchtx" / ".gitignore.0123abcd.tmp").write_bytes(b"*")
+    before = snapshot(root)
+
+    if then == "commit":
+        commit(plan)
+        assert snapshot(root) == expected_after(before, plan)
+    else:
+        recover(str(root))
+        assert snapshot(root) == before
+
+    assert leftovers(root) == []
+    assert sorted(os.listdir(root / ".patchtx")) == [".gitignore", "journal", "lock"]
+
+
 def test_importing_the_transaction_manager_stays_cheap() -> None:
     code = (
         "import sys, patchtx.txn\n"

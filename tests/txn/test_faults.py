@@ -244,3 +244,60 @@ def test_a_real_failure_is_described_by_the_call_that_raised_it(tmp_path: Path) 
     assert fs.calls == 2 and fs.last_failure is not None
     call, error = fs.last_failure
     assert (call.index, call.op, call.path) == (2, "unlink", "missing.txt") and isinstance(error, FileNotFoundError)
+
+
+# What a failing call of the state folder's setup says it was doing (the call's verb).
+_SETUP_VERBS = {"mkdir": "creating the directory", "fsync": "flushing to disk", "create": "creating",
+                "write": "writing", "rename": "renaming", "unlink": "removing"}
+
+
+def prepare_state_folder(root: Path, state_folder: str) -> None:
+    prepare(root, MIXED, state_folder=False)
+    if state_folder == "gitignore-only":  # its journal folder deleted (by a check, or by hand)
+        (root / ".patchtx").mkdir()
+        (root / ".patchtx" / ".gitignore").write_bytes(b"*\n")
+
+
+@pytest.mark.parametrize("then", ["recover", "commit"], ids=["then-recover", "then-commit"])
+@pytest.mark.parametrize("persistent", [False, True], ids=["once", "from-then-on"])
+@pytest.mark.parametrize("state_folder", ["none", "gitignore-only"])
+def test_a_failing_state_folder_setup_leaves_no_temporary(scratch: Path, state_folder: str, persistent: bool,
+                                                         then: str) -> None:
+    # The setup writes .gitignore through a temporary (create, write, rename). A disk that fails
+    # at one of its calls, or from it on, must leave that temporary to nothing but the next
+    # recovery or commit, which removes it: .gitignore in place (put back by a recovery after an
+    # earlier failure, say) must not hide it from them.
+    root = scratch / "ws"
+    prepare_state_folder(root, state_folder)
+    plan = build_plan(root, MIXED)
+    recording = variant(RecordingFileSystemOps, real_sync=False)()
+    commit(plan, fs=recording)
+    # The setup's calls: those before the first in the journal folder (the transaction's own).
+    setup_calls = index_of(recording.log, lambda c: any(
+        (path or "").startswith(".patchtx/journal/") for path in (c.path, c.target))) - 1
+    prepare_state_folder(root, state_folder)
+    before = snapshot(root)
+    after = expected_after(before, plan)
+
+    for fail_at in range(1, setup_calls + 1):
+        prepare_state_folder(root, state_folder)
+        fs = Failing(fail_at, errno.EIO, persistent=persistent)
+        with pytest.raises(FilesystemError) as caught:
+            commit(plan, fs=fs)
+        failed = fs.failures[0]
+        what = f"EIO {'from' if persistent else 'at'} call {fail_at} ({failed.op} {failed.path})"
+        assert_clean_failure(caught.value, errno.EIO)
+        # Named by the call that failed, not by a clean-up that failed after it.
+        assert f"while {_SETUP_VERBS[failed.op]} {failed.path}" in caught.value.message, what
+        assert snapshot(root) == before, what
+        if not persistent:  # its own clean-up removed it
+            assert leftovers(root) == [], what
+        if then == "recover":
+            recover(str(root), fs=Fast())
+            assert snapshot(root) == before, what
+        else:
+            commit(plan, fs=Fast())
+            assert snapshot(root) == after, what
+        assert leftovers(root) == [], what + f", then {then}"
+        if (root / ".patchtx").exists():
+            assert (root / ".patchtx" / ".gitignore").read_bytes() == b"*\n", what

@@ -49,7 +49,7 @@ from .layout import (
 from .lock import workspace_lock
 from .reports import CommitReport, RecoveryReport
 from .retention import Retention, RetentionContext
-from .statedir import ensure_state_dir, gitignore_in_place
+from .statedir import ensure_state_dir, gitignore_in_place, tidy_state_dir
 from .sync import Syncer, SyncMode
 
 if TYPE_CHECKING:
@@ -128,6 +128,13 @@ def commit(
         except OSError as exc:
             raise filesystem_error(exc, fs, doing=f"prepare the {STATE_DIR} folder") from exc
         with workspace_lock(plan.root, dirs, lock_timeout):
+            if not set_up:
+                # A failed or interrupted setup's temporaries, removed under the lock as recovery
+                # removes them (one in flight, of a setup racing this one, is written again).
+                try:
+                    tidy_state_dir(fs, dirs)
+                except OSError as exc:
+                    raise filesystem_error(exc, fs, doing=f"prepare the {STATE_DIR} folder") from exc
             calls_before = fs.calls
             try:
                 recovered, listing = recover_leftovers(fs, dirs, durable=durable, set_up=set_up)

@@ -28,16 +28,20 @@ _GITIGNORE_ATTEMPTS = 3
 
 def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool) -> bool:
     """Create ``.patchtx/journal`` and ``.patchtx/.gitignore`` if missing; True if nothing was
-    missing (the folder was set up, .gitignore last, by an earlier commit).
+    missing (the folder was set up, .gitignore last, by an earlier commit) and no temporary of a
+    failed or interrupted setup is left: False tells the caller to ``tidy_state_dir`` under the
+    lock.
 
     The ``.gitignore`` is written last, after fsyncing the new folders' parents: its presence
     tells later commits that the folders' own directory entries are durable, so they need not
     fsync the root and ``.patchtx`` every time (a crash half-way through leaves it missing, and
-    the next commit redoes the whole setup). Safe to run by several processes at once: it runs
-    before the lock, since the lock file lives inside the folder.
+    the next commit redoes the whole setup). One in place is not written again: only a missing
+    one can leave a temporary behind. Safe to run by several processes at once: it runs before
+    the lock, since the lock file lives inside the folder.
     """
     state_fd = check_state_folder(dirs)
-    if state_fd is not None and dirs.lookup(JOURNAL_DIR) is not None and gitignore_in_place(fs, state_fd):
+    if (state_fd is not None and dirs.lookup(JOURNAL_DIR) is not None and gitignore_in_place(fs, state_fd)
+            and not _gitignore_temps(fs, state_fd)):
         return True
     _mkdir_unless_exists(fs, dirs.root_fd, STATE_DIR)
     state_fd = dirs.open(STATE_DIR)
@@ -45,8 +49,9 @@ def ensure_state_dir(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool
     if durable:
         fs.fsync([state_fd, dirs.root_fd])
     # No sweep of leftover temporaries here: this runs without the lock, so another process's
-    # temporary may be in flight. Recovery sweeps them, under the lock.
-    write_gitignore(fs, state_fd, sweep=False)
+    # temporary may be in flight. The caller sweeps them once it holds the lock (tidy_state_dir).
+    if not gitignore_in_place(fs, state_fd):
+        write_gitignore(fs, state_fd)
     return False
 
 
@@ -105,27 +110,29 @@ def _check_owner(st: os.stat_result, path: str, owners: set[int]) -> None:
 
 
 def tidy_state_dir(fs: FileSystemOps, dirs: DirectoryHandles) -> None:
-    """Finish an interrupted setup (recovery's part): remove its temporary, restore .gitignore."""
+    """Finish a failed or interrupted setup, under the lock (recovery's part, and a commit's when
+    ``ensure_state_dir`` did not find the folder set up): remove the .gitignore temporaries it
+    left, whether or not .gitignore is in place, and restore .gitignore."""
     state_fd = dirs.lookup(STATE_DIR)
-    if state_fd is not None and not gitignore_in_place(fs, state_fd):
-        write_gitignore(fs, state_fd, sweep=True)
+    if state_fd is None:
+        return
+    for name in _gitignore_temps(fs, state_fd):
+        try:
+            fs.unlink(state_fd, name)
+        except FileNotFoundError:
+            pass  # renamed into place by its writer
+    if not gitignore_in_place(fs, state_fd):
+        write_gitignore(fs, state_fd)
 
 
-def write_gitignore(fs: FileSystemOps, state_fd: int, *, sweep: bool) -> None:
-    if sweep:
-        for name in fs.listdir(state_fd):
-            if _is_gitignore_temp(name):
-                try:
-                    fs.unlink(state_fd, name)
-                except FileNotFoundError:
-                    pass  # renamed into place by its writer
+def write_gitignore(fs: FileSystemOps, state_fd: int) -> None:
     for _attempt in range(_GITIGNORE_ATTEMPTS):
         try:
             _write_gitignore_once(fs, state_fd)
             return
         except FileNotFoundError:
-            # A recovery in another process swept our temporary, taking it for a crash leftover
-            # (both run only while .gitignore is missing). Its .gitignore does the job, or retry.
+            # A commit or a recovery in another process swept our temporary, taking it for a
+            # leftover (tidy_state_dir). Its .gitignore does the job, or retry.
             if gitignore_in_place(fs, state_fd):
                 return
     _write_gitignore_once(fs, state_fd)
@@ -143,12 +150,19 @@ def _write_gitignore_once(fs: FileSystemOps, state_fd: int) -> None:
             fs.close(fd)
         fs.rename(state_fd, temp, state_fd, GITIGNORE)
     except Exception:
+        failure = fs.last_failure  # the call that failed, which the error names
         try:
             if fs.lstat(state_fd, temp) is not None:
                 fs.unlink(state_fd, temp)
         except OSError:
-            pass  # the next recovery sweeps it
+            pass  # the disk refuses this too: the next commit or recovery sweeps it (tidy_state_dir)
+        fs.last_failure = failure
         raise
+
+
+def _gitignore_temps(fs: FileSystemOps, state_fd: int) -> list[str]:
+    """The .gitignore temporaries in the state folder (a listing of a few names)."""
+    return [name for name in fs.listdir(state_fd) if _is_gitignore_temp(name)]
 
 
 def _is_gitignore_temp(name: str) -> bool:
