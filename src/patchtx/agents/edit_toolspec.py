@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 EDITOR = "str_replace_based_edit_tool"
+VIEW = "view"
+"""The read-only tool (MCP) that shows a file or a folder as the editor's ``view`` does."""
 EDITS = "edit_files"
 REPLACE_IN_FILE = "replace_in_file"
 TOOLS = (EDITOR, EDITS, REPLACE_IN_FILE)
@@ -51,6 +53,14 @@ REPLACE_IN_FILE_DESCRIPTION = (
     "list blocks in the file's order. An empty SEARCH creates a new file (or fills an empty one), "
     "never one with content. aider's markers (<<<<<<< SEARCH, >>>>>>> REPLACE) are read too."
 )
+
+VIEW_DESCRIPTION = (
+    "Show a file's lines numbered as `cat -n` does (`view_range`: [first, last], -1 for the end), or "
+    "a folder's files up to 2 levels deep, hidden ones left out, under the workspace root. Reads "
+    "only: the same as str_replace_based_edit_tool's `view`, for hosts that offer read-only tools "
+    "alone (plan and ask modes). Paths are absolute inside the root, or relative to it."
+)
+
 
 def editor_schema() -> dict[str, Any]:
     return {

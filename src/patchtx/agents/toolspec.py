@@ -13,6 +13,8 @@ Formats (``tool_spec(format)`` and ``patchtx tool-spec --format FORMAT``):
   (``{"type": "function", "function": {...}}``).
 - ``anthropic``: the same tool as an Anthropic Messages API tool definition
   (``{"name", "description", "input_schema"}``).
+- ``json-schema``: the function tool's input schema alone (the patch under ``input``), as the
+  edit-protocol tools' ``json-schema`` is theirs.
 - ``lark``: the grammar definition exactly as the custom tool carries it.
 - ``instructions``: the text that teaches the format and patchtx's semantics.
 
@@ -42,7 +44,8 @@ FUNCTION_PATCH_PARAMETERS = {
     "function-patchText": "patchText",
     "function-patch": "patch",
 }
-FORMATS = ("custom", *FUNCTION_PATCH_PARAMETERS, "chat-completions", "anthropic", "lark", "instructions")
+FORMATS = ("custom", *FUNCTION_PATCH_PARAMETERS, "chat-completions", "anthropic", "json-schema", "lark",
+           "instructions")
 
 FREEFORM_NOTE = (
     "This is a FREEFORM tool: send the patch text itself, from '*** Begin Patch' to "
@@ -131,6 +134,8 @@ def tool_spec(format: str = "custom") -> dict[str, Any] | str:
         return function_tool(FUNCTION_PATCH_PARAMETERS[format])
     if format in ("chat-completions", "anthropic"):
         return function_tool(format=format)
+    if format == "json-schema":
+        return dict(function_tool()["parameters"])
     if format == "lark":
         return grammar_definition()
     if format == "instructions":
@@ -153,7 +158,8 @@ def tool_spec_main(argv: list[str] | None = None) -> int:
                         help="for apply_patch: custom (freeform tool with grammar, the default), "
                              "function, function-patchText, function-patch (JSON-schema tools for "
                              "the Responses API), chat-completions (the function tool for Chat "
-                             "Completions), anthropic (an Anthropic tool definition), lark "
+                             "Completions), anthropic (an Anthropic tool definition), json-schema "
+                             "(the function tool's input schema alone), lark "
                              "(the grammar alone), instructions (the text alone); for the other "
                              "tools: function (the default), chat-completions, anthropic, "
                              "json-schema (the input schema alone)")
