@@ -354,6 +354,8 @@ def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,
     if tool == EDITOR:
         return editor_call(arguments, root, host=host)
     if tool == EDITS:
+        # (null is "not given": a strict declaration sends every argument, null when not wanted)
+        arguments = {name: value for name, value in arguments.items() if value is not None}
         unknown = sorted(set(arguments) - {"edits", "file_path", "dry_run", "intent"})
         if unknown:
             return _argument_error(f"Unknown argument(s): {', '.join(unknown)}.")
