@@ -425,6 +425,11 @@ class Calls:
         if self._by_id.get(request_id) is cancellation:
             del self._by_id[request_id]
 
+    def answered(self, request_id: object) -> None:
+        """The request was answered (any request: a ping, a tools/list too): forget it. (A
+        cancelled one is never answered: its call forgets it when it ends, ``finished``.)"""
+        self._by_id.pop(request_id, None)
+
 
 _PHASES = {"planning": "Planning files", "checking": "Checking files", "writing": "Writing files"}
 
@@ -654,6 +659,8 @@ class _InFlight:
     def note_outgoing(self, message: object) -> None:
         if isinstance(message, JSONRPCResponse | JSONRPCError):
             self.discard(message.id)
+            if self._calls is not None:
+                self._calls.answered(message.id)
 
     def discard(self, request_id: object) -> None:
         if request_id in self.ids:
