@@ -27,6 +27,8 @@ CAUSES = {
     "end_marker_missing": ["no '*** End Patch' line", "cut off after patch line 6",
                            '"     return message"'],
     "end_marker_missing_cut_after_context": ["cut off after patch line 6", '" RETRIES = 3"'],
+    "end_marker_missing_cut_in_fence": ["cut off after patch line 5", '"+kee"',
+                                        "its last line is an unchanged line"],
     "line_numbers_disagree": [],  # (applies as written)
     "context_without_space_not_in_file": ["Prefix the line with '+'", "as an added line"],
     "added_line_without_plus_indented": ["its '+' is missing"],
@@ -152,8 +154,8 @@ def test_line_numbers_that_disagree_with_the_file_are_named(tmp_path: Path) -> N
     with pytest.raises(PatchtxError) as info:
         patchtx.apply_patch(patch, tmp_path)
     message = info.value.message
-    assert "starts with a line number ('12: text')" in message
-    assert "closest region is file line 1" in message
+    assert "start with a line number ('12: text')" in message
+    assert "Without the numbers: Closest region: file lines 1-" in message
     assert "No line of the file resembles" not in message  # (the misleading hint of the issue)
 
 
