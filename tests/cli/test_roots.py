@@ -66,3 +66,31 @@ def test_the_home_folder_is_refused_as_the_default_root(tmp_path: Path) -> None:
     assert payload["error"]["hint"] == "Pass --root with the project's folder."
     assert _patchtx("apply", "-", "--root", str(home), cwd=tmp_path).returncode == 0  # (HOME is elsewhere)
     assert (home / "planted.txt").read_text() == "x\n"
+
+
+def test_a_bind_mount_of_the_disk_is_the_whole_disk(tmp_path: Path) -> None:
+    """A bind mount of / (or of the home folder) has a real path of its own: the rule compares the
+    folder itself (device and inode), not only its name. Before, `--root` of a bind mount of / was
+    served as a project."""
+    bind = tmp_path / "bind"
+    bind.mkdir()
+    mounted = subprocess.run(["mount", "--bind", "/", str(bind)], capture_output=True, check=False)
+    if mounted.returncode != 0:
+        pytest.skip("this machine lets the tests make no bind mount")
+    try:
+        assert root_problem(str(bind)) == "it is the whole disk"
+        done = _patchtx("apply", "-", "--root", str(bind), cwd=tmp_path)
+        assert done.returncode == 1 and "it is the whole disk" in done.stderr
+        assert not (bind / "planted.txt").exists()
+    finally:
+        subprocess.run(["umount", str(bind)], capture_output=True, check=False)
+
+
+def test_a_root_whose_real_path_cannot_be_read_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """os.path.realpath raises when a link on the way may not be read (/proc/1/root in a
+    container): the root is refused with one line, not an internal_error."""
+    def denied(path: str, *args: object, **kwargs: object) -> str:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr("patchtx.roots.os.path.realpath", denied)
+    assert root_problem("/proc/1/root") == "its real path cannot be read (Permission denied)"
