@@ -191,9 +191,20 @@ def _json_value(text: str) -> object:
             if deepest > _JSON_DEPTH:
                 return _NOT_JSON
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_distinct_keys)
     except ValueError:
         return _NOT_JSON
+
+
+def _distinct_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object whose keys are distinct; a key given twice is no wrapper (ValueError): the
+    decoder would keep the last value and drop the other, a second patch or another folder
+    (``{"input": A, "input": B}``, ``{"cwd": "sub", "cwd": "."}``), as serde refuses a duplicate
+    field."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError("a key given twice")
+    return value
 
 
 def _other_keys(value: object, depth: int = 0) -> list[str]:

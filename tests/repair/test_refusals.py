@@ -67,6 +67,24 @@ def test_json_that_holds_two_patches_says_it_is_json(tmp_path: Path) -> None:
 ADD = envelope("*** Add File: x.py", "+x = 1")
 
 
+_OTHER = json.dumps(ADD.replace("x = 1", "y = 2"))
+
+
+@pytest.mark.parametrize("text", [
+    f'{{"input": {json.dumps(ADD)}, "input": {_OTHER}}}',
+    f'{{"input": {json.dumps(ADD)}, "cwd": "src", "cwd": "."}}',
+    f'{{"name": "apply_patch", "arguments": {json.dumps(f"""{{"input": {json.dumps(ADD)}, "input": {_OTHER}}}""")}}}',
+], ids=["two-patches", "two-folders", "twice-in-arguments"])
+def test_json_with_a_key_given_twice_is_no_wrapper(text: str, tmp_path: Path) -> None:
+    """The decoder keeps a key's last value: a first patch, another folder or a dry run given
+    under the same key would be dropped without a word (the second patch wrote). Refused."""
+    (tmp_path / "src").mkdir()
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(text, tmp_path)
+    assert info.value.kind == "parse_error" and "Nothing was changed." in info.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
 @pytest.mark.parametrize(("text", "key"), [
     (json.dumps({"command": ["apply_patch", ADD], "workdir": "src"}), "workdir"),
     (json.dumps({"input": ADD, "root": "src"}), "root"),
