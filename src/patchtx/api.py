@@ -24,6 +24,7 @@ from .txn.retention import KeepHistory
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from .cancel import Cancellation
     from .options import CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
     from .txn.fsops import FileSystemOps
@@ -66,12 +67,26 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
 
 
 def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, intent: str | None = None,
-                progress: Progress | None = None) -> Plan:
-    """The Plan of parsed patches, planned in order as one."""
-    return plan(parsed, root, options, intent=intent, progress=progress)
+                progress: Progress | None = None, cancel: Cancellation | None = None) -> Plan:
+    """The Plan of parsed patches, planned in order as one; ``cancel`` is looked at for each path
+    planned (where ``progress`` is told)."""
+    return plan(parsed, root, options, intent=intent, progress=_cancellable(progress, cancel))
 
 
-CALL_KEYWORDS = frozenset({"intent", "progress", "extract", "strip", "reverse", "unidiff_zero"})
+def _cancellable(progress: Progress | None, cancel: Cancellation | None) -> Progress | None:
+    """``progress``, checking ``cancel`` first each time it is told how far planning is."""
+    if cancel is None:
+        return progress
+
+    def told(phase: str, done: int, total: int) -> None:
+        cancel.check(f"planning ({done} of {total} paths)")
+        if progress is not None:
+            progress(phase, done, total)
+
+    return told
+
+
+CALL_KEYWORDS = frozenset({"intent", "progress", "cancel", "extract", "strip", "reverse", "unidiff_zero"})
 """The keys of ``PatchKeywords`` (a test holds the two equal)."""
 
 if TYPE_CHECKING:
@@ -86,6 +101,9 @@ if TYPE_CHECKING:
         progress: Progress | None
         """Called as ``progress(phase, done, total)`` for each new file planned (phase "planning")
         and, by ``apply_patch``, as the commit works through its files (None)."""
+        cancel: Cancellation | None
+        """Set by the host (another thread) to stop the call: looked at while planning and by
+        the commit up to its commit point, which then rolls back (``patchtx.cancel``; None)."""
         extract: bool
         """Take each patch text out of a model's reply first: code fences, prose around it (False;
         see ``patchtx.extract``)."""
@@ -114,15 +132,16 @@ def _read_and_plan(patches: Patches, root: PathLike, options: PlanOptions,
     """The Plan of ``patches`` read and planned as the call's ``PatchKeywords`` say."""
     parsed = parse_patches(patches, options, extract=call.get("extract", False), strip=call.get("strip"),
                            reverse=call.get("reverse", False), unidiff_zero=call.get("unidiff_zero", False))
-    return plan_parsed(parsed, root, options, intent=call.get("intent"), progress=call.get("progress"))
+    return plan_parsed(parsed, root, options, intent=call.get("intent"), progress=call.get("progress"),
+                       cancel=call.get("cancel"))
 
 
 def plan_patch(patches: Patches, root: PathLike = ".", **keywords: Unpack[PlanPatchKeywords]) -> Plan:
     """Parse and plan without writing. Several patches are planned in order as one; each text may
     be a Codex patch or a unified diff.
 
-    ``keywords`` are those of ``PatchKeywords`` (``intent``, ``progress``, ``extract``, ``strip``,
-    ``reverse``, ``unidiff_zero``: how the texts are read) and the fields of ``PlanOptions``
+    ``keywords`` are those of ``PatchKeywords`` (``intent``, ``progress``, ``cancel``, ``extract``,
+    ``strip``, ``reverse``, ``unidiff_zero``: how the texts are read) and the fields of ``PlanOptions``
     (``allow_delete``, ``protected``, ``max_files``...): the host's ceiling (None or left out: the
     per-user config, then ``PATCHTX_POLICY``, then the defaults), which the workspace's policy may
     only tighten.
@@ -131,7 +150,8 @@ def plan_patch(patches: Patches, root: PathLike = ".", **keywords: Unpack[PlanPa
     return _read_and_plan(patches, root, plan_options, keywords)
 
 
-def apply_plan(plan_: Plan, *, progress: Progress | None = None, **options: Unpack[OptionKeywords]) -> Result:
+def apply_plan(plan_: Plan, *, progress: Progress | None = None, cancel: Cancellation | None = None,
+               **options: Unpack[OptionKeywords]) -> Result:
     """Commit a Plan through the transaction manager (all or nothing), keeping its before-images
     in the undo history. ``options`` are the fields of ``CommitOptions`` (``durable``,
     ``lock_timeout``, ``history_count``, ``history_bytes``; the history limits left out are as the
@@ -140,34 +160,39 @@ def apply_plan(plan_: Plan, *, progress: Progress | None = None, **options: Unpa
     ``allow_delete``, ``max_files``...; left out: the host's config and environment), which the
     workspace's policy may only tighten."""
     plan_options, commit_options = options_for(plan_.root, options, accepted=ALL_KEYWORDS, caller="apply_plan()")
-    return commit_plan(plan_, commit_options, progress=progress, policy=plan_options)
+    return commit_plan(plan_, commit_options, progress=progress, policy=plan_options, cancel=cancel)
 
 
 def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | None = None,
                 policy: PlanOptions | None = None, origin: str | None = None, undoes: str | None = None,
-                fs: FileSystemOps | None = None, dir_modes: Mapping[str, int] | None = None) -> Result:
+                fs: FileSystemOps | None = None, dir_modes: Mapping[str, int] | None = None,
+                cancel: Cancellation | None = None) -> Result:
     """Commit a Plan with the options in force (see ``apply_plan``); ``policy`` is the host's
     ceiling the commit's gate checks it against, ``origin`` the surface it came through (recorded
     in its undo-history entry: ``mcp`` for the MCP server, see ``patchtx mcp --undo``). An undo
     names the transaction it ``undoes`` and the ``dir_modes`` of the folders it puts back; ``fs``
-    is the commit's filesystem layer (tests fail or crash it)."""
+    is the commit's filesystem layer (tests fail or crash it); ``cancel`` stops the commit (and its
+    verify command) up to the commit point, rolling back."""
     keep = KeepHistory(count=options.history_count, max_bytes=options.history_bytes, undoes=undoes,
                        origin=origin)
-    check = verifier_for(options)
+    check = verifier_for(options, progress=progress, cancel=cancel)
     report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, fs=fs,
-                    retention=keep, progress=progress, dir_modes=dir_modes, check=check, policy=policy)
+                    retention=keep, progress=progress, dir_modes=dir_modes, check=check, policy=policy,
+                    cancel=cancel)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
                   fsyncs=report.fsyncs, recovery=recovery_of(report),
                   verify=None if check is None else check.outcome)
 
 
-def verifier_for(options: CommitOptions) -> Verifier | None:
-    """The verify step the options ask for (None: no ``verify`` command)."""
+def verifier_for(options: CommitOptions, *, progress: Progress | None = None,
+                 cancel: Cancellation | None = None) -> Verifier | None:
+    """The verify step the options ask for (None: no ``verify`` command), telling ``progress``
+    how long it has run and stopped by ``cancel``."""
     if options.verify is None:
         return None
     from .verify import Verifier  # (off a one-line edit's path)
 
-    return Verifier(options.verify, options.verify_timeout)
+    return Verifier(options.verify, options.verify_timeout, progress=progress, cancel=cancel)
 
 
 def recovery_of(report: CommitReport) -> RecoveryReport | None:
@@ -182,11 +207,12 @@ def apply_patch(patches: Patches, root: PathLike = ".", *, dry_run: bool = False
                 **keywords: Unpack[ApplyPatchKeywords]) -> Result:
     """Apply one or more patches to ``root`` as a single transaction; raise PatchtxError on
     failure, in which case nothing was changed. ``dry_run`` plans and reports, writing nothing.
-    ``keywords`` are those of ``PatchKeywords`` (``intent``, ``progress``, ``extract``, ``strip``,
-    ``reverse``, ``unidiff_zero``: see ``plan_patch``) and the fields of ``PlanOptions`` and
+    ``keywords`` are those of ``PatchKeywords`` (``intent``, ``progress``, ``cancel``, ``extract``,
+    ``strip``, ``reverse``, ``unidiff_zero``: see ``plan_patch``) and the fields of ``PlanOptions`` and
     ``CommitOptions`` (see ``plan_patch`` and ``apply_plan``)."""
     plan_options, commit_options = options_for(root, _options(keywords), caller="apply_patch()")
     planned = _read_and_plan(patches, root, plan_options, keywords)
     if dry_run:
         return Result(planned, committed=False, dry_run=True)
-    return commit_plan(planned, commit_options, progress=keywords.get("progress"), policy=plan_options)
+    return commit_plan(planned, commit_options, progress=keywords.get("progress"), policy=plan_options,
+                       cancel=keywords.get("cancel"))

@@ -45,8 +45,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, Unpack
 
+    from .cancel import Cancellation
     from .options import OptionKeywords, PlanOptions
     from .result import Result
+    from .txn.commit import Progress
 
 TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
@@ -95,14 +97,18 @@ class TextEditor:
     options, as the keywords of ``patchtx.apply_patch`` (``allow_overwrite`` lets ``create``
     replace a file; ``protected``, ``max_bytes``, ``durable``...): the ceiling that the
     workspace's ``[tool.patchtx]`` table can only tighten. ``intent`` is recorded with each
-    change; ``origin``, the surface in the undo history (``"mcp"``: see ``patchtx mcp --undo``)."""
+    change; ``origin``, the surface in the undo history (``"mcp"``: see ``patchtx mcp --undo``);
+    ``progress`` and ``cancel``, those of each change's commit (``patchtx.api.PatchKeywords``)."""
 
     def __init__(self, root: str | os.PathLike[str] = ".", *, intent: str | None = None,
                  origin: str | None = None, defaults: Mapping[str, Any] | None = None,
+                 progress: Progress | None = None, cancel: Cancellation | None = None,
                  **options: Unpack[OptionKeywords]) -> None:
         self.root = os.path.realpath(os.fspath(root))
         self.intent = intent
         self.origin = origin
+        self.progress = progress
+        self.cancel = cancel
         self.defaults = defaults
         """Defaults under the host's config (``policy.options_for``): the agent surfaces' (the
         syntax guard refusing) when the editor serves a model's tool calls."""
@@ -263,9 +269,10 @@ class TextEditor:
         plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():",
                                                    defaults=self.defaults)
         plan = plan_parsed(parse_patches(patch, plan_options), self.root, plan_options,
-                           intent=self.intent)
+                           intent=self.intent, progress=self.progress, cancel=self.cancel)
         # (the commit's gate checks it again)
-        return commit_plan(plan, commit_options, policy=plan_options, origin=self.origin)
+        return commit_plan(plan, commit_options, policy=plan_options, origin=self.origin,
+                           progress=self.progress, cancel=self.cancel)
 
     @staticmethod
     def _text_of(data: bytes | None) -> str:
@@ -342,11 +349,12 @@ class TextEditor:
 
 def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".", *,
                intent: str | None = None, origin: str | None = None,
-               defaults: Mapping[str, Any] | None = None,
+               defaults: Mapping[str, Any] | None = None, progress: Progress | None = None,
+               cancel: Cancellation | None = None,
                **options: Unpack[OptionKeywords]) -> EditorReply:
     """Run one editor call's decoded JSON arguments (``command``, ``path``, ...) against
-    ``root`` (``origin``, ``defaults``: see ``TextEditor``); raise ``PatchtxError`` when it cannot be done
-    (nothing changed)."""
+    ``root`` (``origin``, ``defaults``, ``progress``, ``cancel``: see ``TextEditor``); raise
+    ``PatchtxError`` when it cannot be done (nothing changed)."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
     if unknown:
         raise _invalid(f"Unknown argument(s) for {TOOL_NAME}: {', '.join(unknown)}.")
@@ -358,7 +366,8 @@ def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".",
     if command is None:
         raise _invalid("Parameter `command` is required: one of " + ", ".join(COMMANDS) + ".")
     given = {name: value for name, value in arguments.items() if name not in ("command", "path")}
-    return TextEditor(root, intent=intent, origin=origin, defaults=defaults, **options).run(
+    return TextEditor(root, intent=intent, origin=origin, defaults=defaults, progress=progress, cancel=cancel,
+                      **options).run(
         command, arguments.get("path") or "", **given)
 
 

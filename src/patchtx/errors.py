@@ -196,6 +196,12 @@ class VerifyFailedError(PatchtxError):
     kind = "verify_failed"
 
 
+class CancelledError(PatchtxError):
+    """The host cancelled the call before its commit point (``patchtx.cancel``): rolled back."""
+
+    kind = "cancelled"
+
+
 class JournalError(PatchtxError):
     """A journal that cannot be trusted (damaged, unknown version): never acted on blindly."""
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Unpack
 
+    from .cancel import Cancellation
     from .options import OptionKeywords
     from .txn.commit import Progress
 
@@ -151,6 +152,7 @@ def undo(
     approve: Callable[[Plan], None] | None = None,
     origin: str | None = None,
     only_own: bool = False,
+    cancel: Cancellation | None = None,
     **options: Unpack[OptionKeywords],
 ) -> Result:
     """Restore what a retained transaction (default: the newest not yet undone, so that repeated
@@ -165,6 +167,7 @@ def undo(
     gate checks it against the host's ceiling and the workspace's policy (protected paths, policy
     files, deletes, moves, caps). ``origin`` is recorded in the undo's own history entry (see
     ``commit_plan``); with ``only_own``, an entry made through another surface is refused.
+    ``cancel`` stops the commit up to its commit point (``patchtx.cancel``).
     """
     root_path = os.path.realpath(os.fspath(root))
     plan_options, commit_options = options_for(root_path, options, caller="undo()")
@@ -188,7 +191,8 @@ def undo(
     if dry_run:
         return Result(plan, committed=False, dry_run=True, undone=entry.transaction_id)
     result = commit_plan(plan, commit_options, progress=progress, policy=plan_options, origin=origin,
-                         undoes=entry.transaction_id, fs=fs, dir_modes=dict(record.removed_dirs))
+                         undoes=entry.transaction_id, fs=fs, dir_modes=dict(record.removed_dirs),
+                         cancel=cancel)
     return replace(result, undone=entry.transaction_id)
 
 

@@ -20,6 +20,7 @@ _LABELS = {
     "planning": "Planning files",
     "checking": "Checking files",
     "writing": "Writing files",
+    "verifying": "Running the check (seconds)",
 }
 
 

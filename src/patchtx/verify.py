@@ -35,9 +35,13 @@ from ._record import record, replace
 from .errors import LockTimeoutError, VerifyFailedError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
+    from .cancel import Cancellation
     from .model import Plan
+
+    Progress = Callable[[str, int, int], None]  # (txn.commit's: that module imports this one)
     from .txn.dirs import DirectoryHandles
     from .txn.fsops import FileSystemOps
 
@@ -93,13 +97,16 @@ class Verifier:
     and raises ``VerifyFailedError`` to roll back. ``outcome`` holds what happened, for the
     result, whichever way it went."""
 
-    def __init__(self, command: str, timeout: float) -> None:
+    def __init__(self, command: str, timeout: float, *, progress: Progress | None = None,
+                 cancel: Cancellation | None = None) -> None:
         self.command = command
         self.timeout = timeout
+        self.progress = progress
+        self.cancel = cancel
         self.outcome: VerifyOutcome | None = None
 
     def __call__(self, fs: FileSystemOps, dirs: DirectoryHandles, plan: Plan) -> None:
-        outcome = run_command(self.command, plan.root, self.timeout)
+        outcome = run_command(self.command, plan.root, self.timeout, progress=self.progress, cancel=self.cancel)
         changed = changed_by_check(fs, dirs, plan)
         if changed:
             outcome = replace(outcome, changed=changed)
@@ -130,9 +137,12 @@ def verify_failed(outcome: VerifyOutcome) -> VerifyFailedError:
     return VerifyFailedError(what, hint=hint, details={"verify": outcome.to_json()})
 
 
-def run_command(command: str, root: str, timeout: float) -> VerifyOutcome:
+def run_command(command: str, root: str, timeout: float, *, progress: Progress | None = None,
+                cancel: Cancellation | None = None) -> VerifyOutcome:
     """Run ``/bin/sh -c command`` in ``root`` as described above; never raises for what the
-    command does (a shell that cannot start is an OSError)."""
+    command does (a shell that cannot start is an OSError). ``progress`` is told the seconds it has
+    run (phase "verifying", out of ``timeout``); a ``cancel`` requested while it runs kills its
+    process group and raises ``CancelledError`` (the commit then rolls back)."""
     env = dict(os.environ)
     env[VERIFYING_ENV] = root
     # Python caches bytecode by the source's size and mtime in whole seconds: a check that cached
@@ -151,12 +161,15 @@ def run_command(command: str, root: str, timeout: float) -> VerifyOutcome:
     try:
         deadline = started + timeout
         while proc.poll() is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
+            now = time.monotonic()
+            left = deadline - now
+            if left <= 0 or (cancel is not None and cancel.requested):
+                timed_out = left <= 0
                 _kill_group(proc.pid, signal.SIGKILL)
                 proc.wait()
                 break
+            if progress is not None:
+                progress("verifying", int(now - started), int(timeout))
             reader.read_for(min(_POLL, left))
         _kill_group(proc.pid, signal.SIGKILL)  # what it left running in its process group
         reader.drain(0.5)
@@ -165,6 +178,8 @@ def run_command(command: str, root: str, timeout: float) -> VerifyOutcome:
             _kill_group(proc.pid, signal.SIGKILL)
             proc.wait()
         proc.stdout.close()
+    if cancel is not None:
+        cancel.check(f"running the check `{command}` (stopped)")
     status = proc.returncode
     return VerifyOutcome(
         command=command,

@@ -374,7 +374,7 @@ def test_the_typed_keywords_are_the_option_fields() -> None:
 def test_the_call_keywords_of_plan_and_apply_are_the_call_options_they_take() -> None:
     """``plan_patch`` and ``apply_patch`` take one ``PatchKeywords``: what a call asks of the
     table's ``CallOptions`` (``dry_run`` is apply_patch's own parameter; ``workspace_root`` a tool
-    call's), and ``progress``, which watches the call. help() names each of them."""
+    call's), and ``progress`` and ``cancel``, which watch the call. help() names each of them."""
     from patchtx import api
 
     tree = ast.parse(Path(api.__file__).read_text())
@@ -382,7 +382,7 @@ def test_the_call_keywords_of_plan_and_apply_are_the_call_options_they_take() ->
     keys = {item.target.id for item in typed.body
             if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)}
     assert keys == api.CALL_KEYWORDS == (
-        set(options.CallOptions.__annotations__) - {"dry_run", "workspace_root"}) | {"progress"}
+        set(options.CallOptions.__annotations__) - {"dry_run", "workspace_root"}) | {"progress", "cancel"}
     for function in (patchtx.plan_patch, patchtx.apply_patch):
         shown = pydoc.render_doc(function, renderer=pydoc.plaintext)
         assert all(f"``{name}``" in shown for name in keys), function

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from agents_support import server_environment
 from mcp import Client
@@ -126,3 +127,119 @@ async def test_a_given_root_wins_over_the_clients_roots(tree: Path, tmp_path: Pa
         is_error, text, _ = await text_of(client, "str_replace_based_edit_tool", {"command": "view", "path": "app.py"})
         assert not is_error and "print('hello')" in text
     assert asked == []
+
+
+# -- 2. cancel means no write; 3. progress --------------------------------------------------------------
+
+
+def many_files(count: int) -> str:
+    adds = "".join(f"*** Add File: d{i % 20}/f{i}.txt\n+line {i}\n" for i in range(count))
+    return f"*** Begin Patch\n{adds}*** End Patch\n"
+
+
+FENCE = "*** Begin Patch\n*** Add File: fence.txt\n+fence\n*** End Patch\n"
+
+
+def tree_files(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*")
+            if path.is_file() and ".patchtx" not in path.parts}
+
+
+async def cancelled_then_fenced(client: Client, arguments: dict[str, Any], *, when: Any) -> list[str]:
+    """Call apply_patch with ``arguments`` and cancel it (as a host does: the SDK sends
+    notifications/cancelled) once ``when(message)`` is true of a progress message (or a float: after
+    that many seconds); then apply a one-file patch, which takes the workspace lock after the
+    cancelled call (the lock is held from its commit's start to its end). The progress messages seen."""
+    seen: list[str] = []
+    with anyio.CancelScope() as scope:
+        async def progress(_value: float, _total: float | None, message: str | None) -> None:
+            seen.append(message or "")
+            if callable(when) and when(message or ""):
+                scope.cancel()
+
+        if isinstance(when, float):
+            scope.deadline = anyio.current_time() + when
+        result = await client.call_tool("apply_patch", arguments, progress_callback=progress)
+        seen.append(f"finished: error={result.is_error}")
+    is_error, _, _ = await text_of(client, "apply_patch", {"patch": FENCE})
+    assert not is_error
+    return seen
+
+
+@pytest.mark.parametrize("phase", ["Planning files", "Writing files", "Running the check"])
+async def test_a_cancel_before_the_commit_point_leaves_the_tree_as_it_was(tree: Path, tmp_path: Path,
+                                                                         phase: str) -> None:
+    marker = tmp_path / "check-ran"
+    # (the check is long only for the patch: not for the fence, which runs it too)
+    check = f"if [ -e d0/f0.txt ]; then touch {marker}; sleep 30; touch {marker}.after; fi"
+    params = parameters(["--root", str(tree), "--verify", check], cwd=str(tree.parent), env=server_environment())
+    before = tree_files(tree)
+    async with Client(params) as client:
+        seen = await cancelled_then_fenced(client, {"patch": many_files(1500)},
+                                           when=lambda message: message.startswith(phase))
+        assert any(message.startswith(phase) for message in seen) and not seen[-1].startswith("finished"), seen
+        _, text, listed = await text_of(client, "log", {})
+    assert tree_files(tree) == {**before, "fence.txt": b"fence\n"}
+    assert [entry["paths"] for entry in listed["transactions"]] == [["fence.txt"]], text
+    if phase == "Running the check":
+        assert marker.exists()
+    assert not Path(f"{marker}.after").exists()  # the check was stopped (or never run), not waited for
+
+
+async def test_a_cancel_at_any_instant_leaves_all_or_nothing(tree: Path) -> None:
+    # Cancelled at instants from the start to past the end: each time the tree is the patch's
+    # whole change (the call was past its commit point: `log` lists it) or none of it.
+    params = parameters(["--root", str(tree)], cwd=str(tree.parent), env=server_environment())
+    outcomes = set()
+    async with Client(params) as client:
+        for attempt, delay in enumerate((0.0, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 3.0)):
+            before = tree_files(tree)
+            patch = many_files(400).replace("*** Add File: d", f"*** Add File: a{attempt}/d")
+            await cancelled_then_fenced(client, {"patch": patch}, when=delay)
+            after = tree_files(tree)
+            _, _, listed = await text_of(client, "log", {})
+            added = set(after) - set(before) - {"fence.txt"}
+            committed = any(any(path.startswith(f"a{attempt}/") for path in entry["paths"])
+                            for entry in listed["transactions"])
+            assert len(added) in (0, 400) and committed == (len(added) == 400), (delay, len(added))
+            outcomes.add(committed)
+            (tree / "fence.txt").unlink()
+    assert True in outcomes  # (the last instant is past the end)
+
+
+async def test_a_host_timeout_cancels_and_writes_nothing(tree: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "check-ran"
+    check = f"if [ -e d0/f0.txt ]; then touch {marker}; sleep 30; fi"
+    params = parameters(["--root", str(tree), "--verify", check], cwd=str(tree.parent), env=server_environment())
+    before = tree_files(tree)
+    async with Client(params) as client:
+        with pytest.raises(Exception, match="[Tt]imed out"):
+            await client.call_tool("apply_patch", {"patch": many_files(50)}, read_timeout_seconds=2.0)
+        is_error, _, _ = await text_of(client, "apply_patch", {"patch": FENCE})  # (after the lock)
+        assert not is_error
+    assert marker.exists()  # the check was running when the client gave up
+    assert tree_files(tree) == {**before, "fence.txt": b"fence\n"}
+
+
+async def test_progress_counts_every_phase_of_a_long_call(tree: Path) -> None:
+    params = parameters(["--root", str(tree), "--verify", "sleep 1.6"], cwd=str(tree.parent),
+                        env=server_environment())
+    seen: list[tuple[float, str]] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        assert total is None
+        seen.append((value, message or ""))
+
+    async with Client(params) as client:
+        result = await client.call_tool("apply_patch", {"patch": many_files(1000)}, progress_callback=progress)
+        assert not result.is_error
+        quiet: list[tuple[float, str]] = []
+        result = await client.call_tool("apply_patch", {"patch": FENCE})  # no progress token: none sent
+    values = [value for value, _ in seen]
+    assert values == sorted(set(values)), values  # each notification counts more than the one before
+    messages = [message for _, message in seen]
+    assert messages[0].startswith("Planning files: ") and "Planning files: 1000/1000" in messages
+    assert "Checking files: 1000/1000" in messages and "Writing files: 1000/1000" in messages
+    assert messages[-1] == "Running the check: 1 s (time limit 600 s)"
+    assert values[messages.index("Writing files: 1000/1000")] == 3000  # planned, checked, written
+    assert quiet == []

@@ -21,6 +21,7 @@ import json
 import os
 import stat
 import sys
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, Self, cast
@@ -65,6 +66,7 @@ except ImportError as _missing:
 
 from .. import __version__
 from ..arguments import server_arguments
+from ..cancel import Cancellation
 from ..errors import InvalidArgumentsError, PatchtxError
 from ..oneshot import INTERRUPTED
 from ..options import TOOL_OPTIONS, Declared
@@ -83,6 +85,7 @@ from .edit_toolspec import (
 )
 from .tool_call import (
     ToolOutcome,
+    Watch,
     apply_patch_call,
     editor_call,
     edits_call,
@@ -252,6 +255,7 @@ class PatchtxMCPServer(MCPServer):
     """The SDK's server, with argument errors answered in the one result shape."""
 
     workspace: WorkspaceRoot
+    calls: Calls
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:
@@ -318,7 +322,10 @@ class WorkspaceRoot:
 
     async def _from_client(self, ctx: Context) -> tuple[str | None, str]:
         """The client's first root that is a local folder (None when it offers none), and how."""
-        session = ctx.request_context.session
+        request = _request_of(ctx)
+        if request is None:
+            return None, ""
+        session = request.session
         capabilities = session.client_capabilities
         if capabilities is None or capabilities.roots is None or not session.can_send_request:
             return None, ""
@@ -334,6 +341,92 @@ class WorkspaceRoot:
             others = f"; not served: {', '.join(folders[1:])}" if folders[1:] else ""
             return folders[0], f"the client's first root{others}"
         return None, ""
+
+
+class Calls:
+    """The client's requests in progress, each with its ``Cancellation``: made when the request is
+    read, set when the client cancels it (``notifications/cancelled``, which SDK clients also send
+    when their own time limit runs out), looked at by the call's work on its worker thread (the
+    planner, the commit and its verify command, up to the commit point: ``patchtx.cancel``). All
+    of it on the event loop's thread, in the order the client's messages came."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[object, Cancellation] = {}
+
+    def opened(self, request_id: object) -> None:
+        self._by_id[request_id] = Cancellation()
+
+    def cancelled(self, request_id: object, reason: str | None) -> None:
+        cancellation = self._by_id.get(request_id)
+        if cancellation is not None:
+            cancellation.cancel(f"the client cancelled the call ({reason})" if reason else
+                                "the client cancelled the call")
+
+    def cancellation(self, request_id: object) -> Cancellation:
+        """The request's cancellation (a new one for a request not read through ``opened``)."""
+        return self._by_id.setdefault(request_id, Cancellation())
+
+    def finished(self, request_id: object, cancellation: Cancellation) -> None:
+        if self._by_id.get(request_id) is cancellation:
+            del self._by_id[request_id]
+
+
+_PHASES = {"planning": "Planning files", "checking": "Checking files", "writing": "Writing files"}
+
+
+class _Progress:
+    """A call's ``progress(phase, done, total)`` (from its worker thread) sent to the client as
+    ``notifications/progress``, when the request carries a progress token. ``progress`` counts the
+    units of work done so far in the call (paths planned, files checked and written, seconds of
+    the check), so it only grows; ``message`` says the phase with its counts (``Writing files:
+    530/1070``). At most one notification every ``INTERVAL`` seconds within a phase, and one at
+    each phase's end, each only if the count grew: enough for a host that resets its time limit on
+    progress."""
+
+    INTERVAL = 0.25
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._phase: str | None = None
+        self._base = 0  # the units of the phases before this one
+        self._done = 0
+        self._sent = 0  # the last progress value sent
+        self._sent_at = 0.0
+
+    @classmethod
+    def for_call(cls, ctx: Context) -> _Progress | None:
+        request = _request_of(ctx)
+        meta = (None if request is None else request.meta) or {}
+        wanted = meta.get("progress_token", meta.get("progressToken"))
+        return None if wanted is None else cls(ctx)
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if phase != self._phase:
+            self._base += self._done
+            self._phase, self._done = phase, 0
+            due = True
+        else:
+            due = done >= total or now - self._sent_at >= self.INTERVAL
+        self._done = max(self._done, done)
+        units = self._base + self._done
+        if not due or units <= self._sent:  # (progress must grow from one notification to the next)
+            return
+        self._sent, self._sent_at = units, now
+        message = (f"Running the check: {done} s (time limit {total} s)" if phase == "verifying"
+                   else f"{_PHASES.get(phase, phase)}: {done}/{total}")
+        try:
+            anyio.from_thread.run(self._ctx.report_progress, units, None, message)
+        except BaseException:  # noqa: BLE001 - progress never fails a call (a closed connection, a cancelled one)
+            pass
+
+
+def _request_of(ctx: Context) -> Any:
+    """The request a tool call came in (None for a call made in the process, ``call_tool``)."""
+    try:
+        return ctx.request_context
+    except ValueError:
+        return None
 
 
 def _local_folder(uri: str) -> str | None:
@@ -359,6 +452,7 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
     workspace = WorkspaceRoot(root)
     server = PatchtxMCPServer("patchtx", version=__version__, instructions=SERVER_INSTRUCTIONS)
     server.workspace = workspace
+    server.calls = Calls()
 
     def writes(title: str) -> ToolAnnotations:
         return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=True,
@@ -368,34 +462,43 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
         return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
 
-    async def run(ctx: Context, work: Callable[[str], ToolOutcome]) -> CallToolResult:
-        """A call's work, given its root, on a worker thread (the event loop keeps serving)."""
+    async def run(ctx: Context, work: Callable[[str, Watch], ToolOutcome]) -> CallToolResult:
+        """A call's work, given its root and its watch (progress, cancellation), on a worker thread:
+        the event loop keeps serving, and sees a cancellation while the work runs."""
+        request = _request_of(ctx)
+        request_id = None if request is None else request.request_id
+        cancel = server.calls.cancellation(request_id)
         try:
             call_root = await workspace.resolve(ctx)
+            watch = Watch(progress=_Progress.for_call(ctx), cancel=cancel)
+            return _result(await anyio.to_thread.run_sync(work, call_root, watch))
         except PatchtxError as error:
             return _result(failure_outcome(error))
-        return _result(await anyio.to_thread.run_sync(work, call_root))
+        finally:
+            server.calls.finished(request_id, cancel)
 
     @server.tool(name="apply_patch", description=APPLY_DESCRIPTION + instructions(),
                  annotations=writes("Apply patch"))
     @_with_options(("patch", PatchText), *(row.name for row in TOOL_OPTIONS))
     async def apply_patch(ctx: Context, patch: str, **options: Any) -> Shaped:
-        return await run(ctx, lambda at: apply_patch_call(patch, at, host=host, origin="mcp", **options))
+        return await run(ctx, lambda at, watch: apply_patch_call(patch, at, host=host, origin="mcp", watch=watch,
+                                                                 **options))
 
     @server.tool(name="preview_patch", description=PREVIEW_DESCRIPTION,
                  annotations=reads("Preview patch"))
     @_with_options(("patch", PatchText), *_PREVIEW_OPTIONS)
     async def preview_patch(ctx: Context, patch: str, **options: Any) -> Shaped:
-        return await run(ctx, lambda at: apply_patch_call(patch, at, host=host, **options, dry_run=True))
+        return await run(ctx, lambda at, watch: apply_patch_call(patch, at, host=host, watch=watch, **options,
+                                                                 dry_run=True))
 
     @server.tool(name="log", description=LOG_DESCRIPTION, annotations=reads("Undo history"))
     async def log(ctx: Context) -> CallToolResult:
-        return await run(ctx, log_call)
+        return await run(ctx, lambda at, _watch: log_call(at))
 
     @_with_options(("transaction", TransactionId), "dry_run", "allow_delete")
     async def undo(ctx: Context, transaction: str, dry_run: bool, allow_delete: bool) -> Shaped:
-        return await run(ctx, lambda at: undo_call(at, transaction, dry_run=dry_run, allow_delete=allow_delete,
-                                                   host=host, scope=undo_scope))
+        return await run(ctx, lambda at, watch: undo_call(at, transaction, dry_run=dry_run, allow_delete=allow_delete,
+                                                          host=host, scope=undo_scope, watch=watch))
 
     if undo_scope != "none":
         described = UNDO_DESCRIPTION + (UNDO_OWN_ONLY if undo_scope == "own" else "")
@@ -418,7 +521,7 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
                      "new_str": new_str, "insert_line": insert_line, "insert_text": insert_text,
                      "view_range": view_range, "max_characters": max_characters}
         given = {k: v for k, v in arguments.items() if v is not None}
-        return await run(ctx, lambda at: editor_call(given, at, host=host, origin="mcp"))
+        return await run(ctx, lambda at, watch: editor_call(given, at, host=host, origin="mcp", watch=watch))
 
     @server.tool(name=EDITS, description=EDITS_DESCRIPTION, annotations=writes("Edit files"))
     async def edit_files(
@@ -429,8 +532,8 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
         intent: Annotated[OptionalText, _described(_EDITS, "intent")] = None,
     ) -> Shaped:
         items = [edit.model_dump(exclude_none=True) for edit in edits]
-        return await run(ctx, lambda at: edits_call(items, at, file_path=file_path, dry_run=dry_run,
-                                                    intent=intent, host=host, origin="mcp"))
+        return await run(ctx, lambda at, watch: edits_call(items, at, file_path=file_path, dry_run=dry_run,
+                                                           intent=intent, host=host, origin="mcp", watch=watch))
 
     @server.tool(name=REPLACE_IN_FILE, description=REPLACE_IN_FILE_DESCRIPTION,
                  annotations=writes("Replace in file"))
@@ -439,7 +542,8 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
         path: Annotated[str, _described(_REPLACE, "path")],
         diff: Annotated[str, _described(_REPLACE, "diff")],
     ) -> Shaped:
-        return await run(ctx, lambda at: replace_in_file_call(path, diff, at, host=host, origin="mcp"))
+        return await run(ctx, lambda at, watch: replace_in_file_call(path, diff, at, host=host, origin="mcp",
+                                                                     watch=watch))
 
     return server
 
@@ -455,17 +559,24 @@ class _InFlight:
     and the SDK ends the session at end of input, dropping the answer to a patch it may already
     have applied."""
 
-    def __init__(self, workspace: WorkspaceRoot | None = None) -> None:
+    def __init__(self, workspace: WorkspaceRoot | None = None, calls: Calls | None = None) -> None:
         self.ids: set[object] = set()
         self.changed = anyio.Event()
         self._workspace = workspace
+        self._calls = calls
 
     def note_incoming(self, message: object) -> None:
         if isinstance(message, JSONRPCRequest):
             self.ids.add(message.id)
+            if self._calls is not None:
+                self._calls.opened(message.id)
         elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            request_id = (message.params or {}).get("requestId")
+            if self._calls is not None and request_id in self.ids:
+                reason = (message.params or {}).get("reason")
+                self._calls.cancelled(request_id, reason if isinstance(reason, str) else None)
             # A cancelled request may never be answered.
-            self.discard((message.params or {}).get("requestId"))
+            self.discard(request_id)
         elif (isinstance(message, JSONRPCNotification) and message.method == "notifications/roots/list_changed"
               and self._workspace is not None):
             self._workspace.roots_changed()
@@ -679,7 +790,7 @@ async def _serve_stdio(server: MCPServer) -> None:
     with _claimed_stdin() as wire:
         stdin = cast("anyio.AsyncFile[str]", _CheckedLines(wire, verdicts))
         async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-            in_flight = _InFlight(getattr(server, "workspace", None))
+            in_flight = _InFlight(getattr(server, "workspace", None), getattr(server, "calls", None))
             await lowlevel.run(_DrainingReader(read_stream, in_flight, write_stream, verdicts),
                                _AnsweringWriter(write_stream, in_flight),
                                lowlevel.create_initialization_options())

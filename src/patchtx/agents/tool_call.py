@@ -18,7 +18,7 @@ import os
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._record import replace
 from ..api import commit_plan, parse_patches, plan_parsed
@@ -34,6 +34,10 @@ from ..result import Result, human_report, result_json
 from ..search_replace import parse_search_replace
 from ..workspace import within
 from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
+
+if TYPE_CHECKING:
+    from ..cancel import Cancellation
+    from ..txn.commit import Progress
 
 PATCH_ARGUMENT_NAMES = ("input", "patchText", "patch")
 AGENT_DEFAULTS = {"syntax": "refuse"}
@@ -95,8 +99,8 @@ def call_arguments(given: Mapping[str, Any]) -> dict[str, Any]:
             for row in TOOL_OPTIONS}
 
 
-def _plan(text: str | Patch, root: str, call: Mapping[str, Any],
-          host: Mapping[str, Any]) -> tuple[Plan, PlanOptions, CommitOptions]:
+def _plan(text: str | Patch, root: str, call: Mapping[str, Any], host: Mapping[str, Any],
+          watch: Watch) -> tuple[Plan, PlanOptions, CommitOptions]:
     """The call's plan, the policy it was planned under (the commit's gate checks it again), and
     the host's commit options (the call cannot change them)."""
     workspace_root: str | None = call["workspace_root"]
@@ -118,7 +122,9 @@ def _plan(text: str | Patch, root: str, call: Mapping[str, Any],
     if base != real_root:
         prefix = os.path.relpath(base, real_root).replace(os.sep, "/")
         patch = replace(patch, hunks=tuple(_rebased(hunk, prefix) for hunk in patch.hunks))
-    return plan_parsed([patch], real_root, options, intent=call["intent"]), options, commit_options
+    planned = plan_parsed([patch], real_root, options, intent=call["intent"], progress=watch.progress,
+                          cancel=watch.cancel)
+    return planned, options, commit_options
 
 
 def success_outcome(result: Result) -> ToolOutcome:
@@ -170,8 +176,20 @@ def failure_outcome(error: Exception, root: str | None = None, *, dry_run: bool 
     return ToolOutcome(payload, f"Error [{error.kind}]: {tool_wording(error.message)}")
 
 
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """What a host gives a call besides its arguments: who is told how far it is (``progress``)
+    and what stops it before its commit point (``cancel``); see ``patchtx.api.PatchKeywords``."""
+
+    progress: Progress | None = None
+    cancel: Cancellation | None = None
+
+
+UNWATCHED = Watch()
+
+
 def apply_patch_call(patch: str | Patch, root: str, *, host: Mapping[str, Any] | None = None,
-                     origin: str | None = None, **arguments: Any) -> ToolOutcome:
+                     origin: str | None = None, watch: Watch = UNWATCHED, **arguments: Any) -> ToolOutcome:
     """Plan ``patch`` against ``root`` and, unless ``dry_run``, commit it as one transaction.
     ``arguments`` are the tool's options (``options.TOOL_OPTIONS``, as ``toolspec`` declares them:
     ``dry_run``, ``allow_delete``, ``extract``, ``skip_applied``, ``strip``, ``reverse``...);
@@ -180,20 +198,22 @@ def apply_patch_call(patch: str | Patch, root: str, *, host: Mapping[str, Any] |
     ``host`` is the host's options as ``patchtx.apply_patch`` keywords (``protected``,
     ``allow_delete``, ``max_files``, ``durable``...): the ceiling that the workspace's policy and
     the call's own options can only narrow. ``origin`` names the surface in the undo history
-    (``"mcp"``: the MCP server, whose undo tool may be limited to its own transactions). Never
-    raises for a refused patch: the refusal is the outcome (``ok`` false, nothing written).
+    (``"mcp"``: the MCP server, whose undo tool may be limited to its own transactions); ``watch``,
+    the host's progress callback and cancellation. Never raises for a refused patch: the refusal
+    is the outcome (``ok`` false, nothing written; kind ``cancelled`` for a cancelled call).
     """
-    return _applied(patch, root, call_arguments(arguments), host or {}, origin)
+    return _applied(patch, root, call_arguments(arguments), host or {}, origin, watch=watch)
 
 
 def _applied(patch: str | Patch, root: str, call: Mapping[str, Any], host: Mapping[str, Any],
-             origin: str | None, *, edits: Patch | None = None) -> ToolOutcome:
+             origin: str | None, *, edits: Patch | None = None, watch: Watch = UNWATCHED) -> ToolOutcome:
     """``apply_patch_call`` with the call's options ``call`` (``edits``: the edit list's patch,
     whose edit a refusal names)."""
     try:
-        plan, options, commit_options = _plan(patch, root, call, host)
+        plan, options, commit_options = _plan(patch, root, call, host, watch)
         result = (Result(plan, committed=False, dry_run=True) if call["dry_run"]
-                  else commit_plan(plan, commit_options, policy=options, origin=origin))
+                  else commit_plan(plan, commit_options, policy=options, origin=origin,
+                                   progress=watch.progress, cancel=watch.cancel))
     except Exception as error:  # noqa: BLE001 - every refusal is the outcome
         if edits is not None and isinstance(error, PatchtxError):
             error = name_the_edit(error, edits)
@@ -218,7 +238,8 @@ def log_call(root: str) -> ToolOutcome:
 
 
 def undo_call(root: str, transaction: str, *, dry_run: bool = False, allow_delete: bool = False,
-              host: Mapping[str, Any] | None = None, scope: str = "own", origin: str = "mcp") -> ToolOutcome:
+              host: Mapping[str, Any] | None = None, scope: str = "own", origin: str = "mcp",
+              watch: Watch = UNWATCHED) -> ToolOutcome:
     """Undo ``transaction`` (an id or a unique prefix) in ``root`` as a new transaction, as the
     ``origin`` surface (recorded in the history). An undo is a change like a patch: the commit's
     gate checks it against the ``host``'s ceiling and the workspace's policy, and an undo that
@@ -236,7 +257,7 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False, allow_delet
         if not allow_delete:
             keywords["allow_delete"] = False  # (narrowed: the host's and the workspace's still apply)
         result = undo(real_root, transaction, dry_run=dry_run, origin=origin, only_own=scope == "own",
-                      **keywords)
+                      progress=watch.progress, cancel=watch.cancel, **keywords)
     except Exception as error:  # noqa: BLE001 - every refusal is the outcome
         return failure_outcome(error, real_root, dry_run=dry_run)
     outcome = success_outcome(result)
@@ -277,7 +298,7 @@ def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, An
 
 def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, Any] | None = None,
                 origin: str | None = None,
-                intent: str | None = None) -> ToolOutcome:
+                intent: str | None = None, watch: Watch = UNWATCHED) -> ToolOutcome:
     """Run one ``str_replace_based_edit_tool`` call (its decoded JSON arguments: ``command``,
     ``path``, ``old_str``...) against ``root`` under the host's policy ``host`` (``allow_overwrite``
     lets ``create`` replace a file). The text is the reference tool's (a ``cat -n`` view, the
@@ -286,7 +307,7 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
     run of no files) with ``output``, the text, as the reference's result carries it."""
     try:
         reply = run_editor(arguments, root, intent=intent, origin=origin, defaults=AGENT_DEFAULTS,
-                           **dict(host or {}))
+                           progress=watch.progress, cancel=watch.cancel, **dict(host or {}))
     except Exception as error:  # noqa: BLE001 - every refusal is the outcome
         return failure_outcome(error, root)
     if reply.result is None:  # (view: it read, planned nothing and wrote nothing)
@@ -300,7 +321,7 @@ def editor_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, A
 
 def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: bool = False,
                intent: str | None = None, host: Mapping[str, Any] | None = None,
-               origin: str | None = None) -> ToolOutcome:
+               origin: str | None = None, watch: Watch = UNWATCHED) -> ToolOutcome:
     """Apply an edit list (``[{path, old_string, new_string, replace_all}, ...]``, see
     ``patchtx.edits``; ``file_path``: the file of the edits that name none) to ``root`` as one
     transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s shape."""
@@ -309,12 +330,12 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
     except PatchtxError as error:
         return failure_outcome(error, root, dry_run=dry_run)
     return _applied(patch, root, call_arguments({"dry_run": dry_run, "intent": intent}), host or {},
-                    origin, edits=patch)
+                    origin, edits=patch, watch=watch)
 
 
 def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = False,
                          intent: str | None = None, host: Mapping[str, Any] | None = None,
-                         origin: str | None = None) -> ToolOutcome:
+                         origin: str | None = None, watch: Watch = UNWATCHED) -> ToolOutcome:
     """Apply SEARCH/REPLACE blocks ``diff`` to the file ``path`` (Cline's ``replace_in_file``) as
     one transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s
     shape."""
@@ -322,7 +343,7 @@ def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = Fal
         patch = parse_search_replace(diff, path=path)
     except PatchtxError as error:
         return failure_outcome(error, root, dry_run=dry_run)
-    return apply_patch_call(patch, root, dry_run=dry_run, intent=intent, host=host, origin=origin)
+    return apply_patch_call(patch, root, dry_run=dry_run, intent=intent, host=host, origin=origin, watch=watch)
 
 
 def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,

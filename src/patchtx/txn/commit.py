@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Protocol
 
+    from ..cancel import Cancellation
     from ..options import PlanOptions
     from .journal import BackupKind
     from .reports import RecoveredTransaction
@@ -75,7 +76,8 @@ if TYPE_CHECKING:
     Progress = Callable[[str, int, int], None]
     Check = Callable[[FileSystemOps, DirectoryHandles, Plan], None]
 """``Progress`` is called as ``progress(phase, done, total)`` while a commit works through its files; phases are
-"checking" (verifying every target against the plan) and "writing" (new contents and deletions)."""
+"checking" (verifying every target against the plan), "writing" (new contents and deletions) and
+"verifying" (the verify command: seconds run, out of its time limit)."""
 
 
 def commit(
@@ -89,6 +91,7 @@ def commit(
     dir_modes: Mapping[str, int] | None = None,
     policy: PlanOptions | None = None,
     check: Check | None = None,
+    cancel: Cancellation | None = None,
 ) -> CommitReport:
     """Apply ``plan.targets`` and ``plan.remove_dirs`` to ``plan.root``: all of it, or none of it.
 
@@ -100,7 +103,9 @@ def commit(
     ``progress`` is told how far the commit is; ``dir_modes`` gives the mode of directories the
     commit creates (default: 0o777 less the umask), so that an undo can recreate them exactly.
     ``check`` runs once every change is in place and durable, before the commit point (the verify
-    step, ``patchtx.verify``): if it raises, the commit rolls back.
+    step, ``patchtx.verify``): if it raises, the commit rolls back. ``cancel`` (``patchtx.cancel``)
+    is looked at before the journal is published, after each file written, before ``check`` and
+    last, under the lock, just before the commit point: a cancelled commit rolls back.
 
     Every plan passes the gate (``gate``): its paths by the one path rule, and what it does
     against ``policy`` (the host's ceiling as the caller has it; None: the host's config and
@@ -148,6 +153,7 @@ def commit(
                 listing=listing,
                 policy=policy,
                 check=check,
+                cancel=cancel,
             )
             try:
                 transaction.verify()
@@ -222,6 +228,7 @@ class _Transaction:
         listing: JournalListing | None = None,
         policy: PlanOptions | None = None,
         check: Check | None = None,
+        cancel: Cancellation | None = None,
     ):
         self.fs = fs
         self.dirs = dirs
@@ -241,6 +248,7 @@ class _Transaction:
         self.listing = listing
         self.policy = policy
         self.check = check
+        self.cancel = cancel
         # What exists so far, for an abort: names in the journal folder before it is published,
         # then whether the journal is published / marked committed.
         self.unpublished: list[str] = []
@@ -436,13 +444,21 @@ class _Transaction:
             budget=len(self.targets) + 4,
             barriers=_COMMIT_BARRIERS,
         )
+        self._stop_if_cancelled("starting the commit")
         self._write_journal(syncer)
         self._apply(syncer)
         if self.check is not None:
             # The tree is as after, the journal still says "roll back": a failed check, or a
             # crash while it runs, ends before the patch.
+            self._stop_if_cancelled("about to run the check")
             self.check(self.fs, self.dirs, self.plan)
+        # The last look, under the lock: past the mark the change stands whatever comes.
+        self._stop_if_cancelled("about to commit")
         self._mark_committed(syncer)
+
+    def _stop_if_cancelled(self, doing: str) -> None:
+        if self.cancel is not None:
+            self.cancel.check(doing)
 
     def _write_journal(self, syncer: Syncer) -> None:
         to_sync: list[int] = []  # copied originals (if any) and the journal itself
@@ -611,9 +627,11 @@ class _Transaction:
         return RetentionContext(self.fs, self.dirs, self.journal, self.plan, self.durable, self.listing)
 
     def _written(self, done: int) -> int:
-        """Tell the progress callback ``done`` files are written (or deleted); return done + 1."""
+        """Tell the progress callback ``done`` files are written (or deleted), stop if the call was
+        cancelled; return done + 1."""
         if self.progress is not None:
             self.progress("writing", done, len(self.targets))
+        self._stop_if_cancelled(f"writing files ({done} of {len(self.targets)})")
         return done + 1
 
     def _set_dir_mode(self, path: str, mode: int) -> bool:
