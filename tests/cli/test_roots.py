@@ -68,20 +68,22 @@ def test_the_home_folder_is_refused_as_the_default_root(tmp_path: Path) -> None:
     assert (home / "planted.txt").read_text() == "x\n"
 
 
-def test_a_bind_mount_of_the_disk_is_the_whole_disk(tmp_path: Path) -> None:
-    """A bind mount of / (or of the home folder) has a real path of its own: the rule compares the
+def test_a_bind_mount_of_the_home_folder_is_the_home_folder(tmp_path: Path) -> None:
+    """A bind mount of the home folder (or of /) has a real path of its own: the rule compares the
     folder itself (device and inode), not only its name. Before, `--root` of a bind mount of / was
-    served as a project."""
-    bind = tmp_path / "bind"
+    served as a project. (The test mounts a folder of its own, never /: a mount left behind by a
+    killed test would be under a temporary folder that is later deleted recursively.)"""
+    home, bind = tmp_path / "home", tmp_path / "bind"
+    home.mkdir()
     bind.mkdir()
-    mounted = subprocess.run(["mount", "--bind", "/", str(bind)], capture_output=True, check=False)
+    mounted = subprocess.run(["mount", "--bind", str(home), str(bind)], capture_output=True, check=False)
     if mounted.returncode != 0:
         pytest.skip("this machine lets the tests make no bind mount")
     try:
-        assert root_problem(str(bind)) == "it is the whole disk"
-        done = _patchtx("apply", "-", "--root", str(bind), cwd=tmp_path)
-        assert done.returncode == 1 and "it is the whole disk" in done.stderr
-        assert not (bind / "planted.txt").exists()
+        assert os.path.realpath(bind) != os.path.realpath(home)
+        done = _patchtx("apply", "-", "--root", str(bind), cwd=tmp_path, env={"HOME": str(home)})
+        assert done.returncode == 1 and f"Refusing the workspace root {bind}: it is your home folder." in done.stderr
+        assert list(home.iterdir()) == []
     finally:
         subprocess.run(["umount", str(bind)], capture_output=True, check=False)
 
