@@ -3,10 +3,12 @@
 Every file a plan writes is parsed as the patch would leave it; when that shows errors, the file as
 it was is parsed too, and only errors the patch introduces count (a file that was already broken is
 refused only for new errors). Python goes through the standard library's parser (``ast.parse``, no
-bytecode), JSON and TOML through ``json`` and ``tomllib``; the other languages through tree-sitter grammars from
-``tree-sitter-language-pack`` (the ``syntax`` extra), loaded on first use. A file in a language with
-no parser here, a file larger than ``MAX_BYTES`` and, without the extra, a tree-sitter language are
-written and reported as not checked.
+bytecode), JSON and TOML through ``json`` and ``tomllib``, in this process; the other languages
+through tree-sitter grammars from ``tree-sitter-language-pack`` (the ``syntax`` extra), loaded on
+first use in a process of their own (``isolated.py``: a grammar that crashes or hangs costs the
+file's check, not the process). A file in a language with no parser here, a file larger than
+``MAX_BYTES``, a tree-sitter language without the extra, and a file its grammar crashed on or took
+too long over are written and reported as not checked.
 
 Modes (``PlanOptions.syntax``): ``off`` (no parsing at all), ``warn`` (apply, and report the errors
 in the result), ``refuse`` (a patch that introduces an error is refused, ``syntax_error``, nothing
@@ -24,6 +26,7 @@ file is reported as having its old errors.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import re
 import tomllib
@@ -104,19 +107,77 @@ def check_file(path: str, before: bytes | None, after: bytes) -> FileSyntax:
     if len(after) > MAX_BYTES:
         return FileSyntax(path, "not_checked", language, reason=f"too large to check ({len(after):,} bytes;"
                           f" the guard parses files up to {MAX_BYTES // 1024:,} KiB)")
+    if language not in _STDLIB:
+        return _check_with_grammar(path, language, before, after)
     try:
-        if language in _STDLIB:
-            return _check_stdlib(path, language, before, after)
-        parser = _tree_sitter_parser(language)
-        if parser is None:
-            return FileSyntax(path, "not_checked", language,
-                              reason=f"no {_NAMES[language]} grammar installed (pip install 'patchtx[syntax]')")
-        return _compare_tree_sitter(path, language, parser, before, after)
+        return _check_stdlib(path, language, before, after)
     except (RecursionError, MemoryError, ValueError) as exc:
-        # Valid text past a parser's own limits (nesting deeper than its stack, a number of more
-        # than 4,300 digits, an expression too large to hold): not an error of the text.
+        return _beyond_limits(path, language, exc)
+
+
+def _beyond_limits(path: str, language: str, exc: Exception) -> FileSyntax:
+    """Valid text past a parser's own limits (nesting deeper than its stack, a number of more than
+    4,300 digits, an expression too large to hold): not an error of the text."""
+    return FileSyntax(path, "not_checked", language,
+                      reason=f"beyond the parser's limits ({type(exc).__name__}: {str(exc)[:120]})")
+
+
+# -- tree-sitter, in a process of its own ----------------------------------------------------------
+
+GRAMMAR_SECONDS = 10.0
+"""How long a grammar may take over one file (both versions, the first call's start of the process
+included) before the file is written unchecked. A megabyte parses in well under a second; the Go
+grammar's recovery from 20,000 errors takes 6 s."""
+GRAMMAR_MEMORY = 1 << 30
+"""The address space of the process the grammars run in (a parse of a megabyte takes tens of MB)."""
+_GRAMMARS: list[Any] = []  # the one Isolated of this process, made on first use
+_INSTALLED: list[bool] = []
+
+
+def _grammars_installed() -> bool:
+    """Whether the ``syntax`` extra is installed (looked for, not imported: the grammars load in
+    the child)."""
+    if not _INSTALLED:
+        _INSTALLED.append(importlib.util.find_spec("tree_sitter_language_pack") is not None)
+    return _INSTALLED[0]
+
+
+def _check_with_grammar(path: str, language: str, before: bytes | None, after: bytes) -> FileSyntax:
+    """The tree-sitter grammars are native code patchtx did not write, and some crash on valid
+    files (tree-sitter-yaml 0.7 writes past a buffer on 300 nested mappings and segfaults); one
+    file must not end the process (``patchtx check``, a ``patchtx mcp`` server and every later call
+    of its agent). They run in a child process (``isolated.py``) with a time and a memory limit: a
+    crash, a hang or a runaway there is a file written unchecked, saying so."""
+    if not _grammars_installed():
         return FileSyntax(path, "not_checked", language,
-                          reason=f"beyond the parser's limits ({type(exc).__name__}: {str(exc)[:120]})")
+                          reason=f"no {_NAMES[language]} grammar installed (pip install 'patchtx[syntax]')")
+    from .isolated import Failed, Isolated  # (off a one-line edit's path)
+
+    if not _GRAMMARS:
+        _GRAMMARS.append(Isolated("patchtx.syntax:grammar_check", seconds=GRAMMAR_SECONDS, memory=GRAMMAR_MEMORY))
+    try:
+        answer = _GRAMMARS[0].call({"path": path, "language": language}, before, after)
+    except Failed as failed:
+        return FileSyntax(path, "not_checked", language,
+                          reason=f"the {_NAMES[language]} grammar {failed.reason} on this file")
+    return FileSyntax(path, answer["status"], answer["language"],
+                      tuple(SyntaxIssue(**error) for error in answer["errors"]), answer["reason"])
+
+
+def grammar_check(args: dict[str, str], before: bytes | None, after: bytes) -> dict[str, Any]:
+    """``_check_with_grammar``'s work, in the child: the file's FileSyntax as JSON."""
+    path, language = args["path"], args["language"]
+    parser = _tree_sitter_parser(language)
+    if parser is None:
+        result = FileSyntax(path, "not_checked", language,
+                            reason=f"no {_NAMES[language]} grammar installed (pip install 'patchtx[syntax]')")
+    else:
+        try:
+            result = _compare_tree_sitter(path, language, parser, before, after)
+        except (RecursionError, MemoryError, ValueError) as exc:
+            result = _beyond_limits(path, language, exc)
+    answer: dict[str, Any] = result.to_json()
+    return answer
 
 
 def _compare_tree_sitter(path: str, language: str, parser: Any, before: bytes | None, after: bytes) -> FileSyntax:

@@ -188,7 +188,7 @@ _NOT_ON_THE_TINY_PATH = (
     "patchtx.commands", "patchtx.render", "importlib.resources", "patchtx.agents.toolspec",
     # the other formats and placers, the repair step's second half, the checks asked for
     "patchtx.unified", "patchtx.search_replace", "patchtx.block_placement", "patchtx.text_placement",
-    "patchtx.repair_update", "patchtx.extract", "patchtx.syntax", "patchtx.verify",
+    "patchtx.repair_update", "patchtx.extract", "patchtx.syntax", "patchtx.isolated", "patchtx.verify",
 )
 
 

@@ -394,3 +394,24 @@ async def test_a_call_that_commits_nothing_leaves_the_state_folder_alone(tree: P
         assert is_error  # refused: deleting needs allow_delete
     assert sorted(path.name for path in journal.iterdir()) == sorted(planted)
     assert not (tree / ".patchtx" / "lock").exists()
+
+
+async def test_a_file_that_crashes_a_grammar_does_not_end_the_server(tree: Path) -> None:
+    """Issue 38: the YAML grammar segfaults on 300 nested block mappings. The guard (refuse, the
+    server's default) parsed in the server's process: the call died with it, and every later call
+    of the agent. Now the grammar runs in a child: the file is written unchecked, saying so."""
+    pytest.importorskip("tree_sitter_language_pack")
+    deep = "".join(" " * i + f"k{i}:\n" for i in range(300)) + " " * 300 + "v\n"
+    patch = ("*** Begin Patch\n*** Add File: deep.yaml\n" + "".join(f"+{line}\n" for line in deep.splitlines())
+             + "*** End Patch\n")
+    async with connect(tree) as client:
+        is_error, content, _ = await call(client, "apply_patch", {"patch": patch})
+        assert not is_error, content
+        (entry,) = content["syntax"]["files"]
+        assert entry["status"] == "not_checked" and "crashed" in entry["reason"]
+        assert (tree / "deep.yaml").read_text() == deep
+        broken = "*** Begin Patch\n*** Add File: bad.yaml\n+a: [1\n*** End Patch\n"
+        is_error, content, _ = await call(client, "apply_patch", {"patch": broken})
+        assert is_error and content["error"]["kind"] == "syntax_error"  # the next file is checked
+        is_error, _, _ = await call(client, "apply_patch", {"patch": EDIT})
+        assert not is_error

@@ -124,14 +124,6 @@ def test_valid_text_past_a_parsers_limits_is_not_checked(path: str, data: bytes,
     assert [f.status for f in applied.plan.syntax.files] == ["not_checked"]
 
 
-def test_a_grammar_missing_is_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    import patchtx.syntax as syntax
-
-    monkeypatch.setattr(syntax, "_PARSERS", {"go": None})
-    result = check_file("main.go", None, b"package main\nfunc main() {\n")
-    assert result.status == "not_checked" and "patchtx[syntax]" in (result.reason or "")
-
-
 def test_stdlib_languages() -> None:
     assert check_file("a.json", b'{"a": 1}\n', b'{"a": 1,}\n').status == "errors"
     assert check_file("a.toml", b"[a]\nb = 1\n", b"[a]\nb = \n").status == "errors"
