@@ -44,9 +44,9 @@ class Chunk:
     """A unified-diff hunk's old start line as its ``@@ -N`` header states it (1-based; 0 for an
     empty old side at the top of the file); None for a Codex chunk (placed by content alone)."""
     recounted: bool = False
-    """The unified header's line counts disagreed with the body, or its stated line falls inside
-    the previous hunk's (model-written diffs): the stated line is not trusted, and the hunk must
-    match in one place only."""
+    """The unified header has no counts (``@@ ... @@``), or its stated line falls inside the
+    previous hunk's (model-written diffs): the stated line is not trusted, and the hunk must
+    match in one place only. (A body that disagrees with its counts is refused: ``readings``.)"""
     old_unterminated: bool = False
     """``\\ No newline at end of file`` follows the old side's last line (it must be the file's end)."""
     new_unterminated: bool = False
@@ -62,6 +62,12 @@ class Chunk:
     """A unified hunk's body lines (indexes into ``lines``) that ended with a CR in the diff: a
     CRLF line there, where a diff's line ends with LF alone (``update._diff_endings`` writes the
     ``+`` lines so when the old lines carry the file's exact endings)."""
+    readings: tuple[tuple[tuple[int, int, str], ...], ...] = ()
+    """A unified hunk whose body agrees with its header's counts only with some lines read as
+    context lines that lost their leading space: each reading's lines as (index in ``lines``,
+    patch line, the line as written). The update takes the one reading that stands in the file
+    (``unified_placement.read_by_counts``) before anything else; ``lines`` holds them as
+    written until then."""
     unprefixed: tuple[tuple[int, int], ...] = ()
     """Body lines written without a prefix, read as context for the repair step to check against
     the file: (index in ``lines``, patch line). Empty for a patch as the grammar reads it."""

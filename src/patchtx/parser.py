@@ -405,7 +405,7 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
         from .unified import parse_unified  # (off a one-line edit's path)
 
         return parse_unified(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero,
-                             absolute_names=absolute_names)
+                             absolute_names=absolute_names, unprefixed_context=unprefixed_context)
     if detected == "search-replace":
         if strip is not None or reverse:
             raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "

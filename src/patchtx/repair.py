@@ -112,10 +112,13 @@ def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False
             last = error
             continue
         return replace(patch, repairs=tuple(repairs))
-    if isinstance(last, HunkParseError) and str(last.details.get("codex_message", "")).startswith(
-            ("Unexpected line found in update hunk", "Expected update hunk to start")):
+    if (isinstance(last, HunkParseError) and str(last.details.get("codex_message", "")).startswith(
+            ("Unexpected line found in update hunk", "Expected update hunk to start"))
+            or last.details.get("reading_by_counts")):
         # A body line without its prefix: read as context, for the update to check it stands in
-        # the file there (repair_update); refused there, with this error, when it does not.
+        # the file there (repair_update); refused there, with this error, when it does not. (A
+        # unified hunk that agrees with its counts only so: its readings, for the update to
+        # choose the one that stands in the file, unified_placement.read_by_counts.)
         try:
             patch = parse(current, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero,
                           unprefixed_context=True)
@@ -456,11 +459,15 @@ def _missing_begin(text: str) -> tuple[str, Repair] | None:
 
 
 def _missing_end(text: str) -> tuple[str, Repair] | None:
-    """A patch without its End Patch line, taken out of a wrapper that closes after it (a code
-    fence, a JSON string: ``_CLOSING_WRAPPERS``), is closed: the wrapper's end shows that
-    nothing was cut. A bare text is never closed (``_next_repair``): a reply cut off at a line
+    """A patch without its End Patch line is closed only when both show it whole: a wrapper
+    closes after it (a code fence, a JSON string: ``_CLOSING_WRAPPERS``), so its writer ended
+    the text there, and its last line is one a cut cannot have shortened into another meaning
+    (``_ends_whole``). A bare text is never closed (``_next_repair``): a reply cut off at a line
     boundary, after a context line or a whole section, looks the same as a whole patch, and what
-    the cut lost (the rest of a section, whole files) is not in it; its refusal names the cut."""
+    the cut lost (the rest of a section, whole files) is not in it; its refusal names the cut.
+    Nor is a wrapped one that ends in an added or removed line: the wrapper may have been closed
+    around a cut text (a client completing a cut tool call's JSON), and '+kee' cut from '+keep'
+    is a whole line too."""
     lines = text.rstrip(WHITESPACE).split("\n")
     if not lines or lines[0].strip(WHITESPACE) != BEGIN_PATCH:
         return None
@@ -471,11 +478,25 @@ def _missing_end(text: str) -> tuple[str, Repair] | None:
         patch = parse(closed, unprefixed_context=True)
     except ParseError:
         return None
-    if not patch.hunks:
+    if not patch.hunks or not _ends_whole(patch):
         return None
     return closed, Repair(
         "missing_end_marker", f"patch line {len(lines) + 1}",
         f"added the missing '{END_PATCH}' line after the last section")
+
+
+def _ends_whole(patch: Patch) -> bool:
+    """Whether a patch's last line proves that a cut there lost nothing it writes: a context line
+    of an update's last section (or its '*** End of File' line). Cut inside it, the line is
+    another line (or the same, less trailing white space), which the update must find in the file
+    where its section goes, exactly or by a pass that ignores trailing white space; a cut elsewhere
+    leaves an added or removed line, an added file's line or a header last, whose text a cut
+    shortens into another meaning the file cannot check ('+kee' for '+keep')."""
+    last = patch.hunks[-1]
+    if not isinstance(last, UpdateFile) or not last.chunks:
+        return False
+    chunk = last.chunks[-1]
+    return chunk.is_end_of_file or bool(chunk.lines) and chunk.lines[-1][0] == " "
 
 
 def _unified_in_envelope(text: str) -> tuple[str, Repair] | None:
@@ -556,7 +577,8 @@ def _why_not(text: str) -> str:
         last = text.rstrip(WHITESPACE).split("\n")
         return (f"The patch has no '*** End Patch' line: it may have been cut off after patch "
                 f"line {len(last)} (\"{last[-1].rstrip(WHITESPACE)[:80]}\"), and what followed "
-                "the cut (the rest of that section, other files) is not in it. patchtx closes a "
-                "patch itself only when a wrapper around it ends after it (a closed code fence, "
-                "a JSON string); send the whole patch.")
+                "the cut (the rest of that line or section, other files) is not in it. patchtx "
+                "closes a patch itself only when a wrapper around it ends after it (a closed code "
+                "fence, a JSON string) and its last line is an unchanged line of the file, which a "
+                "cut cannot turn into another change; send the whole patch.")
     return ""

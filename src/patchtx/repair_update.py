@@ -72,7 +72,12 @@ def unprefixed_repair(chunks: Sequence[Chunk], spelled: str) -> Repair:
     """The repair of the lines written without a prefix (found to stand in the file)."""
     numbers = [number for chunk in chunks for _, number in chunk.unprefixed]
     shown = ", ".join(map(str, numbers[:8])) + (" …" if len(numbers) > 8 else "")
+    counted = any(chunk.readings or (chunk.stated_line is not None and chunk.unprefixed)
+                  for chunk in chunks)
     return Repair("context_without_space", f"{spelled}, patch line{'s' if len(numbers) > 1 else ''} {shown}",
+                  "read the line(s) as context lines that lost their leading space, as the hunk "
+                  "header's counts say and since they stand in the file there (start a context "
+                  "line with a space)" if counted else
                   "read the line(s) without a ' ', '+' or '-' prefix as context, since they stand in "
                   "the file there (start a context line with a space)")
 

@@ -6,8 +6,10 @@ file modes, old/new mode, rename and copy from/to, similarity and index lines), 
 (a format-patch signature), ``\\ No newline at end of file`` on either side, git's C-style quoted
 paths, ``-p N`` path stripping and ``/dev/null``. The result is the same ``Patch`` model the Codex
 parser makes; each hunk keeps its stated old line, which the planner places it by
-(``unified_placement``). Header line counts that disagree with the body are recounted, as
-``git apply --recount`` does, and such a hunk is marked so that only its content places it.
+(``unified_placement``). A hunk is read by its header's counts; a body that disagrees with them
+is refused (``_counts_error``), unless lines that lost their leading space make it agree (its
+``readings``, which the file chooses among at plan time). A hunk under a header without counts
+(``@@ ... @@``, as models write one) is marked (``recounted``) so that only its content places it.
 
 Refused with an error naming the file: binary patches, symbolic links (mode 120000), submodules
 (160000), combined (merge) diffs.
@@ -16,8 +18,11 @@ Refused with an error naming the file: binary patches, symbolic links (mode 1200
 from __future__ import annotations
 
 import re
+from itertools import combinations
+from math import comb
 from typing import TYPE_CHECKING
 
+from ._record import replace
 from .errors import (
     BinaryFileError,
     NoChangeError,
@@ -40,11 +45,77 @@ DEV_NULL = "/dev/null"
 _TIMESTAMP = re.compile(r"(?:\t|(?<=\S) +)((?:\d\d)?\d\d-\d\d-\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?"
                         r"(?: ([-+])(\d\d):?(\d\d))?\s*$")
 _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_BARE_HEADER = re.compile(r"@@(?: \.\.\. @@)?")
+"""A hunk header without counts, as models write one: ``@@`` or aider's ``@@ ... @@``."""
 _SYMLINK, _SUBMODULE, _TYPE_BITS = 0o120000, 0o160000, 0o170000
+_MAX_READINGS = 16
+"""The most readings of one hunk's body looked for in the file (each a choice of lines that lost
+their leading space); more is no determined reading."""
 
 
 def _error(message: str, line: int, hint: str = "") -> ParseError:
     return ParseError(f"Invalid unified diff: {message} (patch line {line}).", hint=hint, line=line)
+
+
+_COUNTS_HINT = ("Make the header's counts those of the body (the old lines are its ' ' and '-' "
+                "lines, the new ones its ' ' and '+' lines), start every body line with ' ', '+' "
+                "or '-', or send the hunk whole; a hunk written by hand may have the header "
+                "'@@ ... @@' without counts (then it is placed by its content alone).")
+
+
+def _counts_error(hunk: _Hunk, header: str, old_count: int, new_count: int, old_seen: int,
+                  new_seen: int, why: str, *, retry: bool = False) -> ParseError:
+    """THE refusal of a hunk whose body disagrees with its header's counts (git apply: "corrupt
+    patch"). ``retry``: the body agrees with them read otherwise (``_counted_readings``), which
+    the repair step may check against the file (``parse(unprefixed_context=True)``)."""
+    error = _error(f"the hunk '{header.strip()[:60]}' disagrees with its header's counts "
+                   f"({old_count} old lines, {new_count} new; its body has {old_seen} and "
+                   f"{new_seen}): {why}", hunk.line, _COUNTS_HINT)
+    if retry:
+        error.details["reading_by_counts"] = True
+    return error
+
+
+def _counted_readings(hunk: _Hunk, header: str, unprefixed: list[tuple[int, int, str]],
+                      old_short: int, new_short: int, old_count: int, new_count: int,
+                      ) -> tuple[tuple[tuple[int, int, str], ...], ...]:
+    """Every reading of a hunk's body that agrees with its header's counts: the lines written
+    without a prefix read as context lines that lost their leading space (each a line the counts
+    expect), and as many ``-`` lines as the new side lacks, ``+`` lines as the old side lacks,
+    read so too (a context line ' -----', a dashed underline, that lost its space reads as the
+    removed line '----'). Each reading is its re-read lines as (index, patch line, text); the
+    file chooses among them (``unified_placement.read_by_counts``). None: refused here."""
+    old_seen, new_seen = old_count - old_short, new_count - new_short
+    if old_short < 0 or new_short < 0:
+        raise _counts_error(hunk, header, old_count, new_count, old_seen, new_seen,
+                            "it has more lines than they say")
+    removed = [at for at, (kind, _) in enumerate(hunk.lines) if kind == "-"]
+    added = [at for at, (kind, _) in enumerate(hunk.lines) if kind == "+"]
+    if new_short > len(removed) or old_short > len(added):
+        raise _counts_error(hunk, header, old_count, new_count, old_seen, new_seen,
+                            "it has fewer lines than they say (was the diff cut short?)")
+    if comb(len(removed), new_short) * comb(len(added), old_short) > _MAX_READINGS:
+        raise _counts_error(hunk, header, old_count, new_count, old_seen, new_seen,
+                            "too many of its lines could be context lines that lost their space "
+                            "for one reading to be told")
+
+    def written(at: int) -> tuple[int, int, str]:
+        kind, text = hunk.lines[at]
+        return at, hunk.numbers[at], _without_cr(kind + text)
+
+    return tuple(tuple(sorted([*unprefixed, *map(written, (*lost_minus, *lost_plus))]))
+                 for lost_minus in combinations(removed, new_short)
+                 for lost_plus in combinations(added, old_short))
+
+
+def _reading_said(readings: tuple[tuple[tuple[int, int, str], ...], ...]) -> str:
+    """The readings that agree with the counts, as a refusal names them."""
+    shown = [", ".join(f"'{text[:40]}' (patch line {number})" for _, number, text in reading)
+             for reading in readings[:4]]
+    return ("it agrees with them only if " + " or ".join(shown) +
+            (" (and more)" if len(readings) > 4 else "") +
+            " lost a context line's leading space (read so only where the file has those "
+            "lines there, and never with --strict)")
 
 
 def unquote(text: str, line: int) -> tuple[str, str]:
@@ -70,13 +141,18 @@ def _strip_components(name: str, count: int, line: int) -> str:
 
 
 class _Hunk:
-    __slots__ = ("old_start", "new_start", "lines", "old_open", "new_open", "recounted", "line")
+    __slots__ = ("old_start", "new_start", "lines", "old_open", "new_open", "recounted", "line",
+                 "numbers", "readings")
 
     def __init__(self, old_start: int, new_start: int, line: int) -> None:
         self.old_start, self.new_start, self.line = old_start, new_start, line
         self.lines: list[tuple[LineKind, str]] = []
+        self.numbers: list[int] = []  # each body line's patch line
         self.old_open = self.new_open = False  # "\ No newline at end of file" on that side
         self.recounted = False
+        self.readings: tuple[tuple[tuple[int, int, str], ...], ...] = ()
+        """The readings of a body that agrees with its header's counts only with some lines read
+        as context lines that lost their leading space (``Chunk.readings``)."""
 
     def reverse(self) -> None:
         swap: dict[str, LineKind] = {" ": " ", "-": "+", "+": "-"}
@@ -112,8 +188,12 @@ class _Reader:
     """``lines`` without a CR before their LF, for the structure; ``raw`` as written, for the
     body lines: an added file's bytes are the diff's, CRs included (as git apply writes them)."""
 
-    def __init__(self, raw: list[str], crs: bool) -> None:
+    def __init__(self, raw: list[str], crs: bool, unprefixed_context: bool = False) -> None:
         self.raw = raw
+        self.unprefixed_context = unprefixed_context
+        """Whether a hunk whose body agrees with its counts only read otherwise (lines that lost
+        their leading space) is kept with its readings, for the update to choose by the file
+        (the repair step); else it is refused."""
         self.lines = [line[:-1] if line.endswith("\r") else line for line in raw] if crs else raw
         self.at = 0
 
@@ -234,12 +314,20 @@ class _Reader:
         self.at += 2
 
     def hunks(self, section: _FileDiff) -> None:
-        while (line := self.peek()) is not None and line.startswith("@@ "):
+        while (line := self.peek()) is not None and (
+                line.startswith("@@ ") or _BARE_HEADER.fullmatch(line.rstrip())):
             section.hunks.append(self.hunk())
 
     def hunk(self) -> _Hunk:
+        """A hunk read by its header's counts (``@@ -a,b +c,d @@``), as git apply reads it: a body
+        that disagrees with them is refused, unless the counts tell how to read it (lines that
+        lost their leading space, ``_counted_readings``). A hunk whose header has no counts
+        (``@@``, ``@@ ... @@``, as models write it) runs to the first line without a prefix and
+        is placed by its content alone (``recounted``)."""
         number = self.at + 1
         header = self.lines[self.at]
+        if _BARE_HEADER.fullmatch(header.rstrip()):
+            return self.uncounted_hunk()
         match = _HUNK_HEADER.match(header)
         if match is None:
             raise _error(f"'{header[:80]}' is not a hunk header ('@@ -start,count +start,count "
@@ -250,34 +338,100 @@ class _Reader:
         old_seen = new_seen = 0
         lines = self.lines
         size = len(lines)
-        # By the header's counts first; a hunk that ends early, or that goes on past them with
-        # more body lines, is recounted.
+        unprefixed: list[tuple[int, int, str]] = []
         while self.at < size and (old_seen < old_count or new_seen < new_count):
             line = lines[self.at]
             # (No '@@ ' or 'diff ' line is a body line; a '--- ' line may start the next file.)
-            if not _is_body(line) or (line[:4] == "--- " and self.file_inside_counts(
-                    self.at, old_count - old_seen, new_count - new_seen)):
+            if line[:4] == "--- " and self.file_inside_counts(
+                    self.at, old_count - old_seen, new_count - new_seen):
                 break
             if line.startswith("\\"):
                 self.no_newline(hunk)
                 continue
+            if not _is_body(line):
+                if line.startswith(("@@", "diff ")) or self.starts_file(self.at):
+                    break
+                # A line without a prefix where the counts expect more: a context line that lost
+                # its leading space, if the file has it there (the readings are checked there).
+                unprefixed.append((len(hunk.lines), self.at + 1, _without_cr(self.raw[self.at])))
+                hunk.lines.append((" ", self.raw[self.at]))
+                hunk.numbers.append(self.at + 1)
+                self.at += 1
+                old_seen, new_seen = old_seen + 1, new_seen + 1
+                continue
             old_seen, new_seen = self.take(hunk, line, old_seen, new_seen)
-        counted = old_seen == old_count and new_seen == new_count
+        while self.at < size and lines[self.at].startswith("\\"):
+            self.no_newline(hunk)
+        if not hunk.lines:
+            raise _error("a hunk has no lines", number)
+        if self.at < size and self.body_goes_on(hunk):
+            raise _counts_error(hunk, header, old_count, new_count, old_seen, new_seen,
+                                f"line {self.at + 1} ('{lines[self.at][:60]}') goes on past them")
+        if (old_seen, new_seen) != (old_count, new_count) or unprefixed:
+            hunk.readings = _counted_readings(hunk, header, unprefixed, old_count - old_seen,
+                                              new_count - new_seen, old_count, new_count)
+            if not self.unprefixed_context:
+                raise _counts_error(hunk, header, old_count, new_count, old_seen, new_seen,
+                                    _reading_said(hunk.readings), retry=True)
+        return hunk
+
+    def body_goes_on(self, hunk: _Hunk) -> bool:
+        """Whether the line at ``self.at``, after the lines a hunk's counts expect, is one more
+        line of its body: one with a body line's prefix that starts no file and no signature
+        (``-- ``), an empty line only when more body lines follow it."""
+        line = self.lines[self.at]
+        return not (not _is_body(line) or self.starts_file(self.at) or line in ("-- ", "--")
+                    or (line == "" and not self.body_follows(self.at)))
+
+    def uncounted_hunk(self) -> _Hunk:
+        """A hunk under a header without counts: its body lines up to the first line without a
+        prefix (one more body line after such a line is refused: a context line that lost its
+        space, or prose?), placed by its content alone."""
+        number = self.at + 1
+        hunk = _Hunk(0, 0, number)
+        hunk.recounted = True
+        self.at += 1
+        lines, size = self.lines, len(self.lines)
         while self.at < size:
             line = lines[self.at]
             if line.startswith("\\"):
                 self.no_newline(hunk)
                 continue
-            if (not _is_body(line) or self.starts_file(self.at) or line in ("-- ", "--")
-                    or (line == "" and not self.body_follows(self.at))
-                    or (hunk.old_open and line[:1] != "+") or (hunk.new_open and line[:1] != "-")):
-                break  # (a file's last line was given: what follows is not this hunk's)
-            old_seen, new_seen = self.take(hunk, line, old_seen, new_seen)
-            counted = False
-        hunk.recounted = not counted
+            if not self.body_goes_on(hunk) or line.startswith(("@@", "diff ")):
+                break
+            self.take(hunk, line, 0, 0)
         if not hunk.lines:
             raise _error("a hunk has no lines", number)
+        if all(kind == "+" for kind, _ in hunk.lines):
+            raise _error(f"the hunk '{lines[number - 1].strip()}' has no counts and no context: "
+                         "nothing says where its lines go", number,
+                         "Give the hunk unchanged lines of the file around its change, or its "
+                         "'@@ -start,count +start,count @@' header.")
+        rest = [line.strip() for line in lines[self.at:]]
+        if (hunk.lines[-1][0] != " " and not (hunk.old_open or hunk.new_open)  # (a marker ends it)
+                and all(not line or line.startswith(("```", "~~~")) for line in rest)):
+            raise _error(f"the hunk '{lines[number - 1].strip()}' has no counts and ends the text "
+                         f"with a changed line (patch line {hunk.numbers[-1]}): it may have been "
+                         "cut off there, and nothing in it says it was not", number,
+                         "End the hunk with an unchanged line of the file, or give it its "
+                         "'@@ -start,count +start,count @@' header.")
+        if self.at < size and not lines[self.at].startswith(("@@", "diff ")):
+            after = next((at for at in range(self.at + 1, min(size, self.at + 50))
+                          if self.body_line_at(at)), None)
+            if after is not None and not self.starts_file(self.at):
+                raise _error(f"line {self.at + 1} ('{lines[self.at][:60]}') inside the hunk "
+                             f"'{lines[number - 1].strip()}' has no prefix, and the hunk's lines "
+                             f"go on at line {after + 1}: a context line that lost its leading "
+                             "space, or text between hunks?", self.at + 1,
+                             "Start every body line with ' ', '+' or '-', or give the hunk its "
+                             "'@@ -start,count +start,count @@' header.")
         return hunk
+
+    def body_line_at(self, index: int) -> bool:
+        """A changed line of a hunk (``+`` or ``-``, not a file header) at ``index``, before the
+        next header."""
+        line = self.lines[index]
+        return line[:1] in ("+", "-") and not self.starts_file(index) and line not in ("-- ", "--")
 
     def body_follows(self, index: int) -> bool:
         """An empty line is an empty context line if more body lines of the hunk follow it."""
@@ -293,6 +447,7 @@ class _Reader:
             raise _error("a line follows '\\ No newline at end of file' on its side of the hunk",
                          self.at + 1, "That marker can only follow the last line of a file.")
         hunk.lines.append((kind, self.raw[self.at][1:] if line else ""))
+        hunk.numbers.append(self.at + 1)
         self.at += 1
         return old_seen + (kind != "+"), new_seen + (kind != "-")
 
@@ -603,22 +758,29 @@ def _chunk(hunk: _Hunk, crs: bool) -> Chunk:
     line 1 or 0), as git apply pins it (``match_beginning``: by the stated line alone); stated
     further down, git places it at its stated line, and so does patchtx. A hunk without any
     context (``-U0``) is placed by its stated line, and one whose header was wrong
-    (``recounted``: written by hand or by a model, its context as it came) by its content alone.
+    (``recounted``: no counts, written by hand or by a model, its context as it came) by its
+    content alone.
     (git pins every hunk stated at line 1 to the start, leading context or not; models write
     ``@@ -1`` for any hunk, so one with leading context is placed like any other.)"""
-    kinds = [kind for kind, _ in hunk.lines]
-    leading = next((at for at, kind in enumerate(kinds) if kind != " "), len(kinds))
-    trailing = next((at for at, kind in enumerate(reversed(kinds)) if kind != " "), len(kinds))
     lines = tuple((kind, _without_cr(text)) for kind, text in hunk.lines) if crs else tuple(hunk.lines)
-    pinned = not hunk.recounted  # (wrong counts: hand- or model-written, context as it came)
-    # (A hunk marked "\ No newline at end of file" on either side ends at the file's end.)
-    ends = hunk.old_open or hunk.new_open and any(kind != "+" for kind in kinds)
     carriage_returns = tuple(at for at, (_, text) in enumerate(hunk.lines)
                              if text.endswith("\r")) if crs else ()
-    return Chunk((), lines, ends or pinned and trailing == 0 < leading, hunk.line,
-                 hunk.old_start, hunk.recounted, hunk.old_open, hunk.new_open,
-                 pinned and leading == 0 < trailing and hunk.old_start <= 1,
-                 carriage_returns=carriage_returns)
+    return with_pins(Chunk((), lines, False, hunk.line, hunk.old_start, hunk.recounted,
+                           hunk.old_open, hunk.new_open, carriage_returns=carriage_returns,
+                           readings=hunk.readings))
+
+
+def with_pins(chunk: Chunk) -> Chunk:
+    """The chunk pinned to the file's end or start as its lines say (``_chunk``): set again
+    once a hunk's lines are read by its counts (``unified_placement.read_by_counts``)."""
+    kinds = [kind for kind, _ in chunk.lines]
+    leading = next((at for at, kind in enumerate(kinds) if kind != " "), len(kinds))
+    trailing = next((at for at, kind in enumerate(reversed(kinds)) if kind != " "), len(kinds))
+    pinned = not chunk.recounted  # (no counts: hand- or model-written, context as it came)
+    # (A hunk marked "\ No newline at end of file" on either side ends at the file's end.)
+    ends = chunk.old_unterminated or chunk.new_unterminated and any(kind != "+" for kind in kinds)
+    return replace(chunk, is_end_of_file=ends or pinned and trailing == 0 < leading,
+                   is_start_of_file=pinned and leading == 0 < trailing and (chunk.stated_line or 0) <= 1)
 
 
 def looks_unified(text: str) -> bool:
@@ -631,10 +793,13 @@ def looks_unified(text: str) -> bool:
 
 
 def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False,
-                  unidiff_zero: bool = False, absolute_names: bool = False) -> Patch:
+                  unidiff_zero: bool = False, absolute_names: bool = False,
+                  unprefixed_context: bool = False) -> Patch:
     """Parse a unified diff; ``strip`` is ``-p N``; ``reverse`` swaps old and new (``-R``);
     ``unidiff_zero`` reads ``@@ -0,0`` without context as an insertion at the top of the file
-    (git apply's ``--unidiff-zero``), not as filling an empty file."""
+    (git apply's ``--unidiff-zero``), not as filling an empty file; ``unprefixed_context`` keeps
+    a hunk that agrees with its counts only read otherwise, with its readings (``Chunk.readings``)
+    for the update to choose by the file, instead of refusing it."""
     if strip is not None and strip < 0:
         raise ParseError("Invalid option: the path strip count (-p) cannot be negative.",
                          hint="Give -p 0 or more.")
@@ -642,7 +807,7 @@ def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False,
     if raw[-1] == "":
         raw.pop()
     crs = "\r" in text
-    files = _Reader(raw, crs).read()
+    files = _Reader(raw, crs, unprefixed_context).read()
     if not files:
         raise ParseError("Invalid unified diff: it has no file sections.",
                          hint="A unified diff names each file with '--- a/path' and '+++ b/path' "

@@ -3,8 +3,8 @@
 The rule (docs/format.md, "Placement of unified hunks"): a hunk goes at its stated old line,
 shifted by how far the file's earlier hunks landed from theirs, when its old lines match there
 exactly; otherwise at the nearest exact match, looking both ways as ``git apply`` does; two
-matches equally near are ambiguous and refused, listing both. A hunk whose header counts were
-wrong (``Chunk.recounted``, as models write them) has no line to trust: it must match exactly once
+matches equally near are ambiguous and refused, listing both. A hunk whose header has no counts
+(``Chunk.recounted``, as models write them) has no line to trust: it must match exactly once
 after the previous hunk. No fuzz: every old line must match, whitespace included (the line ending
 aside). Hunks stay in order and never overlap. A hunk that says where the file ends (``\\ No newline
 at end of file`` on either side) must end at the file's end, and the file's final newline must be
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import AmbiguousContextError, ContextNotFoundError
+from ._record import replace
+from .errors import AmbiguousContextError, ContextNotFoundError, ParseError
 from .matching import MAX_CANDIDATES, Placement
 
 if TYPE_CHECKING:
@@ -40,6 +41,52 @@ def starts_of(texts: Sequence[str], old: list[str], lower: int, upper: int) -> l
             found.append(at)
         at += 1
     return found
+
+
+def read_by_counts(texts: Sequence[str], chunks: Sequence[Chunk], display_path: str) -> list[Chunk]:
+    """Each hunk read as its header's counts say (``Chunk.readings``): of the readings of its
+    body that agree with them, the one whose old lines stand in the file; none, or several, and
+    the diff is refused (``parse_error``), naming them. The lines re-read are then marked as
+    written without their space (``Chunk.unprefixed``: the repair is reported)."""
+    from .unified import with_pins  # (off a one-line edit's path)
+
+    out: list[Chunk] = []
+    for chunk in chunks:
+        if not chunk.readings:
+            out.append(chunk)
+            continue
+        fitting = []
+        for reading in chunk.readings:
+            at = {index: text for index, _, text in reading}
+            lines = tuple((" ", at[index]) if index in at else line
+                          for index, line in enumerate(chunk.lines))
+            read = replace(chunk, lines=lines, readings=(), unprefixed=tuple(sorted(
+                {*chunk.unprefixed, *((index, number) for index, number, _ in reading)})))
+            old = read.old_lines
+            if starts_of(texts, old, 0, len(texts) - len(old)):
+                fitting.append((reading, with_pins(read)))
+        if len(fitting) != 1:
+            raise _readings_error(chunk, [reading for reading, _ in fitting] if fitting
+                                  else list(chunk.readings), display_path, found=bool(fitting))
+        out.append(fitting[0][1])
+    return out
+
+
+def _readings_error(chunk: Chunk, readings: list[tuple[tuple[int, int, str], ...]],
+                    display_path: str, *, found: bool) -> ParseError:
+    from .unified import _COUNTS_HINT  # (off a one-line edit's path)
+
+    said = " or ".join(", ".join(f"'{text[:40]}' (patch line {number})" for _, number, text in reading)
+                       for reading in readings[:4]) + (" (and more)" if len(readings) > 4 else "")
+    why = (f"it agrees with them read in several ways whose lines all stand in {display_path}: "
+           f"{said}, each read as a context line that lost its leading space" if found else
+           f"it agrees with them only if {said} lost a context line's leading space, and read "
+           f"so its lines do not stand in {display_path} (or lines of it were lost: was the diff "
+           "cut short?)")
+    return ParseError(
+        f"Invalid unified diff: the hunk {_named(chunk)} (patch line {chunk.line}) "
+        f"disagrees with its header's counts: {why} (patch line {chunk.line}).",
+        hint=_COUNTS_HINT, line=chunk.line, path=display_path)
 
 
 def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk], display_path: str, *,
@@ -137,10 +184,20 @@ def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,
                   "change, so it must start there, as git apply places it.")
     return ContextNotFoundError(
         f"Failed to find expected lines {where}in {display_path} for the hunk "
-        f"'@@ -{chunk.stated_line}' (patch line {chunk.line}):\n" + "\n".join(old),
+        f"{_named(chunk)} (patch line {chunk.line}):\n" + "\n".join(old),
         # (The rule first: the hint ends with the quoted region, whose last line is the file's.)
         hint="A unified hunk's old lines must match the file exactly (no fuzz)." + pinned + " " + hint.text,
         path=display_path, line=chunk.line, details={"closest_line": hint.closest_line})
+
+
+def _states_no_line(chunk: Chunk) -> bool:
+    """A hunk under a header without counts (``@@``, ``@@ ... @@``): read with line 0."""
+    return chunk.recounted and chunk.stated_line == 0
+
+
+def _named(chunk: Chunk) -> str:
+    """How an error names a hunk: by its header's stated line, or ``'@@ ... @@'``."""
+    return "'@@ ... @@'" if _states_no_line(chunk) else f"'@@ -{chunk.stated_line}'"
 
 
 def _insertion_not_at_end(chunk: Chunk, size: int, ends_with_newline: bool,
@@ -162,10 +219,11 @@ def _insertion_not_at_end(chunk: Chunk, size: int, ends_with_newline: bool,
 def _ambiguous(chunk: Chunk, found: list[int], display_path: str) -> AmbiguousContextError:
     shown = found[:MAX_CANDIDATES]
     more = " (and more)" if len(found) > MAX_CANDIDATES else ""
-    why = ("its stated line cannot be trusted (wrong line counts, or inside the previous hunk)"
-           if chunk.recounted else "they are equally near its stated line")
+    why = ("it states no line (a header without counts)" if _states_no_line(chunk) else
+           "its stated line cannot be trusted (inside the previous hunk)" if chunk.recounted else
+           "they are equally near its stated line")
     return AmbiguousContextError(
-        f"Ambiguous patch for {display_path}: the hunk '@@ -{chunk.stated_line}' (patch line "
+        f"Ambiguous patch for {display_path}: the hunk {_named(chunk)} (patch line "
         f"{chunk.line}) matches at file lines {', '.join(str(s + 1) for s in shown)}{more}, and "
         f"{why}.",
         hint="Add unchanged context lines that occur in one place only, or state the right "

@@ -45,7 +45,7 @@ from .matching import LineIndex, Locator
 from .model import Repair
 from .rewrite import rewrite
 from .textfile import TextFile, decode
-from .unified_placement import final_newline, place_at_stated_lines, starts_of
+from .unified_placement import final_newline, place_at_stated_lines, read_by_counts, starts_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -241,6 +241,9 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     ``BinaryFileError`` / ``EncodingPatchError`` for a file that is not UTF-8 text."""
     if not chunks:  # a unified diff's pure rename, copy or mode change
         return FileUpdate(content, (), ())
+    if any(chunk.readings for chunk in chunks):
+        # (A unified hunk read by its counts: its reading chosen by the file, before all else.)
+        chunks = read_by_counts(decode(content, names.display).texts, chunks, names.display)
     placer = PLACERS[rule.format]
     update: FileUpdate | None = None
     index: LineIndex | None = None

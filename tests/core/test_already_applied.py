@@ -252,8 +252,8 @@ LOOK_ALIKE = 'if verbose:\n    print("-" * 40)\nprint("-" * 40)\nprint(total)\n'
      '*** End Patch\n', "\n"),
     ('*** Begin Patch\n*** Update File: r.py\n@@\n print("-" * 40)\n+print("-" * 40)\n print(total)\n'
      '*** End Patch\n', "\r\n"),
-    ('--- a/r.py\n+++ b/r.py\n@@ -3,5 +3,7 @@\n print("-" * 40)\n+print("-" * 40)\n print(total)\n', "\n"),
-], ids=["bytes", "crlf-lines", "unified-recounted"])
+    ('--- a/r.py\n+++ b/r.py\n@@ ... @@\n print("-" * 40)\n+print("-" * 40)\n print(total)\n', "\n"),
+], ids=["bytes", "crlf-lines", "unified-without-counts"])
 def test_an_insertion_beside_an_indented_look_alike_is_applied_not_skipped(
         tmp_path: Path, patch: str, ending: str) -> None:
     # Placed exactly, its kept lines are compared exactly: the indented line above is another line,

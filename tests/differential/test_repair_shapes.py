@@ -30,6 +30,7 @@ CODEX = {
     "end_marker_missing": "refused",
     "end_marker_missing_in_fence": "refused",
     "end_marker_missing_cut_after_context": "refused",
+    "end_marker_missing_cut_in_fence": "refused",
     "begin_marker_missing": "refused",
     "end_marker_missing_truncated": "refused",
     "end_marker_after_escaped_newline": "refused",

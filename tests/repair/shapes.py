@@ -139,6 +139,14 @@ SHAPES: list[Shape] = [
         "*** Begin Patch\n*** Update File: cfg.py\n@@\n-TIMEOUT = 30\n+TIMEOUT = 60\n RETRIES = 3\n",
         None, why="Ending on a context line is no evidence that the patch is whole."),
     Shape(
+        "end_marker_missing_cut_in_fence", "envelope markers missing (no '*** End Patch')",
+        "issue 37, item 4: a patch cut inside its last added line ('+kee' for '+keep'), a code "
+        "fence closed around it (as a client completes a cut reply)",
+        {"k.txt": b"keep\n"},
+        "```diff\n*** Begin Patch\n*** Update File: k.txt\n@@\n-keep\n+kee\n```\n",
+        None, why="The closed fence shows nothing: the last line is an added line, which a cut "
+                  "shortens into another whole line the file cannot check."),
+    Shape(
         "begin_marker_missing", "envelope markers missing (no '*** Begin Patch')",
         "github/copilot-cli#1109 (a patch that starts at its '*** Update File:' line)",
         {"greet.py": GREET},

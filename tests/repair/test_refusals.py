@@ -27,6 +27,8 @@ CAUSES = {
     "end_marker_missing": ["no '*** End Patch' line", "cut off after patch line 6",
                            '"     return message"'],
     "end_marker_missing_cut_after_context": ["cut off after patch line 6", '" RETRIES = 3"'],
+    "end_marker_missing_cut_in_fence": ["cut off after patch line 5", '"+kee"',
+                                        "its last line is an unchanged line"],
     "line_numbers_disagree": [],  # (applies as written)
     "context_without_space_not_in_file": ["Prefix the line with '+'", "as an added line"],
     "added_line_without_plus_indented": ["its '+' is missing"],

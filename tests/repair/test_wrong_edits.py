@@ -138,17 +138,68 @@ def test_a_patch_cut_after_a_context_line_is_refused_naming_the_cut(tmp_path: Pa
     assert contents(tmp_path) == {"cfg.py": CFG, "main.py": MAIN}
 
 
-@pytest.mark.parametrize("wrap", [
+WRAPPERS = [
     pytest.param(lambda text: f"```\n{text}```\n", id="code_fence"),
+    pytest.param(lambda text: f"```diff\n{text}```", id="code_fence_diff"),
     pytest.param(lambda text: json.dumps({"input": text}), id="json_wrapper"),
-])
-def test_a_patch_closed_by_its_wrapper_is_whole(wrap: object, tmp_path: Path) -> None:
+    pytest.param(lambda text: json.dumps(text.rstrip("\n")), id="json_string"),
+    pytest.param(lambda text: json.dumps({"command": ["bash", "-lc", f"apply_patch <<'EOF'\n{text}EOF"]}),
+                 id="heredoc_in_json"),
+]
+
+
+@pytest.mark.parametrize("wrap", WRAPPERS)
+def test_a_patch_closed_by_its_wrapper_after_an_unchanged_line_is_whole(wrap: object,
+                                                                        tmp_path: Path) -> None:
+    # Its last line is a context line, which the file must have where its section goes: a cut
+    # inside it leaves another line (refused), so what is there is whole.
     tree(tmp_path, {"cfg.py": CFG, "main.py": MAIN})
-    outcome = apply(tmp_path, wrap(WHOLE.replace("*** End Patch\n", "")))  # type: ignore[operator]
+    whole = WHOLE.replace('+print("v2")\n', '+print("v2")\n print("v1 done")\n')
+    (tmp_path / "main.py").write_bytes(MAIN + b'print("v1 done")\n')
+    outcome = apply(tmp_path, wrap(whole.replace("*** End Patch\n", "")))  # type: ignore[operator]
     assert not isinstance(outcome, PatchtxError), outcome.message
     assert "missing_end_marker" in [r.kind for r in outcome.plan.repairs]
     assert contents(tmp_path) == {"cfg.py": b'TIMEOUT = 60\nRETRIES = 3\nHOSTS = ["a", "b"]\n'
-                                            b'DEBUG = False\n', "main.py": b'print("v2")\n'}
+                                            b'DEBUG = False\n', "main.py": b'print("v2")\nprint("v1 done")\n'}
+
+
+@pytest.mark.parametrize("wrap", WRAPPERS)
+@pytest.mark.parametrize("cut", ['+print("v2")\n', '+print("v', '-print("v1")\n'],
+                         ids=["after-an-added-line", "inside-an-added-line", "after-a-removed-line"])
+def test_a_patch_without_its_end_line_ending_in_a_change_is_refused_whatever_wrapper_closes_it(
+        wrap: object, cut: str, tmp_path: Path) -> None:
+    # Issue 37, item 4: '```diff' / Begin / Update / '@@' / '-keep' / '+kee' / '```' wrote 'kee':
+    # a wrapper closed around a cut text (a client completing a cut tool call) shows nothing.
+    tree(tmp_path, {"cfg.py": CFG, "main.py": MAIN})
+    text = WHOLE[: WHOLE.index(cut) + len(cut)].rstrip("\n") + "\n"
+    outcome = apply(tmp_path, wrap(text))  # type: ignore[operator]
+    assert isinstance(outcome, PatchtxError), [r.kind for r in outcome.plan.repairs]
+    assert outcome.kind == "parse_error" and "cut off" in outcome.message, outcome.message
+    assert contents(tmp_path) == {"cfg.py": CFG, "main.py": MAIN}
+
+
+def test_the_issues_cut_patch_in_a_fence_is_refused(tmp_path: Path) -> None:
+    tree(tmp_path, {"k.txt": b"keep\n"})
+    outcome = apply(tmp_path, "```diff\n*** Begin Patch\n*** Update File: k.txt\n@@\n-keep\n+kee\n```\n")
+    assert isinstance(outcome, PatchtxError) and "may have been cut off after patch line 5" in outcome.message
+    assert contents(tmp_path) == {"k.txt": b"keep\n"}
+
+
+@pytest.mark.parametrize("wrap", [lambda text: text, lambda text: f"```diff\n{text}```\n"],
+                         ids=["bare", "code_fence"])
+def test_a_unified_hunk_without_counts_ending_the_text_in_a_change_is_refused(
+        wrap: object, tmp_path: Path) -> None:
+    # A unified diff has no End line: a hunk with counts shows a cut (it disagrees with them);
+    # one without ('@@ ... @@') must end with an unchanged line, or prose after it.
+    tree(tmp_path, {"k.txt": b"keep\nx\n"})
+    cut = "--- a/k.txt\n+++ b/k.txt\n@@ ... @@\n-keep\n+kee\n"
+    outcome = apply(tmp_path, wrap(cut))  # type: ignore[operator]
+    assert isinstance(outcome, PatchtxError) and "may have been cut off" in outcome.message
+    assert contents(tmp_path) == {"k.txt": b"keep\nx\n"}
+    for whole in (cut + " x\n", cut + "\nThat is the fix.\n"):
+        assert not isinstance(apply(tmp_path, wrap(whole)), PatchtxError)  # type: ignore[operator]
+        assert contents(tmp_path) == {"k.txt": b"kee\nx\n"}
+        tree(tmp_path, {"k.txt": b"keep\nx\n"})
 
 
 # -- finding 12: one true sentence about patches partly applied -----------------------------------

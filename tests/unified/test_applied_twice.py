@@ -168,11 +168,11 @@ def test_a_hunk_without_trailing_context_must_end_the_file(tmp_path: Path) -> No
     assert read_tree(tmp_path) == {"f": ("a\nb\nx\ny\n", "100644")}
 
 
-def test_a_model_written_hunk_with_wrong_counts_is_not_pinned(tmp_path: Path) -> None:
-    # Its counts are wrong (recounted): its context is as the model wrote it, so it is placed by
+def test_a_model_written_hunk_without_counts_is_not_pinned(tmp_path: Path) -> None:
+    # Without counts ('@@ ... @@'): its context is as the model wrote it, so it is placed by
     # content; sent again, its new side standing where it goes makes it already applied.
     write_tree(tmp_path, {"f": ("a\nb\nc\nx\n", "100644")})
-    model = "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n b\n c\n+d\n"
+    model = "--- a/f\n+++ b/f\n@@ ... @@\n b\n c\n+d\n\nThat adds d.\n"  # (prose: not cut off)
     apply_patch(model, tmp_path, durable=False)
     assert read_tree(tmp_path)["f"][0] == "a\nb\nc\nd\nx\n"
     with pytest.raises(AlreadyAppliedError):
@@ -292,20 +292,20 @@ def test_an_insertion_marked_without_final_newline_elsewhere_is_refused(tmp_path
 
 
 def test_a_model_written_hunk_marked_on_its_new_side_only_goes_at_the_files_end(tmp_path: Path) -> None:
-    # Counts wrong (placed by content alone, never pinned by its context), its lines twice in the
+    # No counts (placed by content alone, never pinned by its context), its lines twice in the
     # file: the marker says the new file ends there, so it goes at the end, not refused as ambiguous.
     (tmp_path / "f").write_bytes(b"x\nc\nd\ny\nc\nd\n")
-    patch = "--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n c\n-d\n+e\n\\ No newline at end of file\n"
+    patch = "--- a/f\n+++ b/f\n@@\n c\n-d\n+e\n\\ No newline at end of file\n"
     apply_patch(patch, tmp_path, durable=False)
     assert (tmp_path / "f").read_bytes() == b"x\nc\nd\ny\nc\ne"
 
 
 def test_a_model_written_hunk_inserting_a_look_alike_sent_again_is_not_applied_twice(tmp_path: Path) -> None:
-    # Wrong counts: placed by content, and checked for its new side standing where its kept lines
+    # No counts: placed by content, and checked for its new side standing where its kept lines
     # are found. Applied once, 'b c' is found at the inserted 'b': the new side stands aligned on
     # the last kept line, not the first (it was written a second time: 'a b b b c').
     (tmp_path / "f").write_text("a\nb\nc\n")
-    patch = "--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n b\n+b\n c\n"
+    patch = "--- a/f\n+++ b/f\n@@ ... @@\n b\n+b\n c\n"
     apply_patch(patch, tmp_path, durable=False)
     assert (tmp_path / "f").read_text() == "a\nb\nb\nc\n"
     with pytest.raises(AlreadyAppliedError):

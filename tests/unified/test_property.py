@@ -33,6 +33,8 @@ def test_difflib_diffs_apply_both_ways(tmp_path_factory, before: str, after: str
     printed = "".join(diff_texts(plan_patch(diff, root, unidiff_zero=context == 0)))
     apply_patch(diff, root, durable=False, unidiff_zero=context == 0)
     assert (root / "f").read_text() == after
+    # (Reversed too: a -U0 hunk that removed the file's first lines puts them back at the top
+    # only with --unidiff-zero; without, '@@ -1 +0,0' reversed fills an empty file, efb8c16.)
     apply_patch(diff, root, durable=False, reverse=True, unidiff_zero=context == 0)
     assert (root / "f").read_text() == before
     # What patchtx prints for the change is itself a diff that makes it.

@@ -125,15 +125,73 @@ def test_git_headers_without_hunks() -> None:
     assert empty == AddFile("empty", "", 17, 0o100644)
 
 
-def test_wrong_counts_are_recounted_and_marked() -> None:
-    text = diff("x", "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n d\n-e\n+E\n f\n", "@@ -9,2 +9,2 @@\n q\n-r\n+R\n")
+@pytest.mark.parametrize("hunk", ["@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n d\n-e\n+E\n f\n",
+                                  "@@ -1,9 +1,9 @@\n a\n-b\n+B\n"], ids=["too-long", "too-short"])
+def test_a_body_that_disagrees_with_its_counts_is_refused_naming_the_hunk(hunk: str, tmp_path: Path) -> None:
+    # Issue 37, item 3: git says "corrupt patch"; read by its body (git apply --recount), a hunk
+    # cut short or one whose lines lost their prefix was applied as something else.
+    write_tree(tmp_path, {"x": ("a\nb\nc\nd\ne\nf\n", "100644")})
+    for strict in (False, True):
+        with pytest.raises(ParseError, match="disagrees with its header's counts") as caught:
+            apply(tmp_path, diff("x", hunk, "@@ -9,2 +9,2 @@\n q\n-r\n+R\n"), strict=strict)
+        assert caught.value.line == 3 and "Nothing was changed" in caught.value.message
+    assert content(tmp_path, "x") == "a\nb\nc\nd\ne\nf\n"
+
+
+def test_lines_that_lost_their_prefix_where_the_counts_disagree_are_refused_not_dropped(
+        tmp_path: Path) -> None:
+    # Issue 37, item 3: the body was read up to 'one' (no prefix), so '-four' alone was applied
+    # and '+new' dropped, exit 0, also with --strict; git says "corrupt patch".
+    write_tree(tmp_path, {"f.txt": ("four\none\ntwo\n", "100644")})
+    text = diff("f.txt", "@@ -1,3 +1,4 @@\n-four\none\n+new\ntwo\n")
+    for strict in (False, True):
+        with pytest.raises(ParseError, match="disagrees with its header's counts") as caught:
+            apply(tmp_path, text, strict=strict)
+        assert "'@@ -1" in caught.value.message and "patch line 3" in caught.value.message
+        assert "Nothing was changed" in caught.value.message
+    assert content(tmp_path, "f.txt") == "four\none\ntwo\n"
+
+
+def test_context_lines_that_lost_their_space_are_read_by_the_counts_when_the_file_has_them(
+        tmp_path: Path) -> None:
+    write_tree(tmp_path, {"f.txt": ("four\none\ntwo\n", "100644")})
+    text = diff("f.txt", "@@ -1,3 +1,3 @@\n-four\none\n+new\ntwo\n")
+    with pytest.raises(ParseError, match="lost a context line's leading space .read so only where"):
+        apply(tmp_path, text, strict=True)
+    result = apply_patch(text, tmp_path, durable=False)
+    assert content(tmp_path, "f.txt") == "one\nnew\ntwo\n"
+    assert [(r.kind, r.where) for r in result.plan.repairs] == [
+        ("context_without_space", "f.txt, patch lines 5, 7")]
+
+
+def test_a_dashed_underline_that_lost_its_space_is_read_by_the_counts(tmp_path: Path) -> None:
+    # Issue 37, item 3: ' ----' (B's underline, context) lost its space and read as the removal of
+    # '---', which is A's underline: A lost it and A's 'y' was changed, exit 0. The counts (2 new
+    # lines) say one '-' line is a context line; read so, only '----' stands in the file.
+    write_tree(tmp_path, {"f.md": ("A\n---\ny\nB\n----\ny\n", "100644")})
+    result = apply_patch(diff("f.md", "@@ -5,2 +5,2 @@\n----\n-y\n+Y\n"), tmp_path, durable=False)
+    assert content(tmp_path, "f.md") == "A\n---\ny\nB\n----\nY\n"
+    assert [r.kind for r in result.plan.repairs] == ["context_without_space"]
+
+
+def test_readings_by_the_counts_that_all_stand_in_the_file_are_refused_naming_them(
+        tmp_path: Path) -> None:
+    # Both '-' lines may be the context line that lost its space: '-x' and '--y' both stand.
+    write_tree(tmp_path, {"f": ("-x\n-y\nx\n--y\n", "100644")})
+    with pytest.raises(ParseError, match="read in several ways") as caught:
+        apply(tmp_path, diff("f", "@@ -1,2 +1,2 @@\n-x\n--y\n+z\n"))
+    assert "'-x' (patch line 4)" in caught.value.message and "'--y' (patch line 5)" in caught.value.message
+    assert content(tmp_path, "f") == "-x\n-y\nx\n--y\n"
+
+
+def test_a_hunk_without_counts_is_read_to_its_end_and_placed_by_content() -> None:
+    text = diff("x", "@@ ... @@\n a\n-b\n+B\n c\n d\n-e\n+E\n f\n", "@@\n q\n-r\n+R\n",
+                "@@ -9,2 +9,2 @@\n q\n-r\n+R\n")
     (hunk,) = parse(text).hunks
     assert isinstance(hunk, UpdateFile)
-    first, second = hunk.chunks
-    assert len(first.lines) == 8 and first.recounted
-    assert len(second.lines) == 3 and not second.recounted
-    short = parse(diff("x", "@@ -1,9 +1,9 @@\n a\n-b\n+B\n")).hunks[0]
-    assert isinstance(short, UpdateFile) and short.chunks[0].recounted
+    first, second, third = hunk.chunks
+    assert len(first.lines) == 8 and first.recounted and len(second.lines) == 3 and second.recounted
+    assert len(third.lines) == 3 and not third.recounted
 
 
 def test_blank_context_lines_without_their_space() -> None:
@@ -264,8 +322,9 @@ def test_crlf_file_keeps_its_endings(tmp_path: Path) -> None:
 
 
 # -- model-style diffs ------------------------------------------------------------------------------
-MODEL_DIFF = diff("x", "@@ -1,3 +1,3 @@\n line 4\n-line 5\n+LINE 5\n line 6\n line 7\n",
-                  "@@ -1,3 +1,3 @@\n line 15\n-line 16\n+LINE 16\n")
+MODEL_DIFF = diff("x", "@@ ... @@\n line 4\n-line 5\n+LINE 5\n line 6\n line 7\n",
+                  "@@ ... @@\n line 15\n-line 16\n+LINE 16\n line 17\n")
+"""A model-written diff without counts (aider's '@@ ... @@'): placed by its content alone."""
 
 
 def test_model_style_diff_applied_by_content(tmp_path: Path) -> None:
@@ -277,7 +336,7 @@ def test_model_style_diff_applied_by_content(tmp_path: Path) -> None:
 def test_model_style_diff_refused_with_candidates_when_not_determined(tmp_path: Path) -> None:
     text = LINES + LINES
     write_tree(tmp_path, {"x": (text, "100644")})
-    with pytest.raises(AmbiguousContextError, match="cannot be trusted") as caught:
+    with pytest.raises(AmbiguousContextError, match="it states no line") as caught:
         apply(tmp_path, MODEL_DIFF)
     assert caught.value.details["candidate_lines"] == [4, 24]
     assert content(tmp_path, "x") == text
@@ -286,7 +345,7 @@ def test_model_style_diff_refused_with_candidates_when_not_determined(tmp_path: 
 def test_model_style_diff_that_matches_nowhere(tmp_path: Path) -> None:
     write_tree(tmp_path, {"x": (LINES, "100644")})
     with pytest.raises(ContextNotFoundError, match="line 99") as caught:
-        apply(tmp_path, diff("x", "@@ -1,3 +1,3 @@\n line 4\n-line 99\n+x\n line 6\n line 7\n"))
+        apply(tmp_path, diff("x", "@@ ... @@\n line 4\n-line 99\n+x\n line 6\n line 7\n"))
     assert caught.value.line == 3
 
 
@@ -462,11 +521,17 @@ def test_a_removed_comment_line_and_an_added_plus_line_are_not_a_file_header(tmp
 
 
 @pytest.mark.parametrize("next_file", [Y_DIFF, Y_DIFF.split("\n", 1)[1]])
-def test_a_hunk_with_too_large_counts_ends_at_the_next_file(tmp_path: Path, next_file: str) -> None:
-    """Recounted: the next file starts at its ``diff --git`` line, or at ``---``, ``+++`` and a
-    hunk header; ``--- a`` and ``+++ b`` before it are the hunk's lines."""
+def test_a_hunk_with_too_large_counts_ends_at_the_next_file_and_is_refused(tmp_path: Path,
+                                                                           next_file: str) -> None:
+    """The next file starts at its ``diff --git`` line, or at ``---``, ``+++`` and a hunk header;
+    ``--- a`` and ``+++ b`` before it are the hunk's lines, which then has fewer than its header
+    counts: refused (lines lost?). With its counts right, it applies."""
     (tmp_path / "q.sql").write_text("select 1;\n-- a\n")
     (tmp_path / "y").write_text("y\n")
     diff = ("--- a/q.sql\n+++ b/q.sql\n@@ -1,5 +1,5 @@\n select 1;\n--- a\n+++ b\n" + next_file)
-    apply_patch(diff, tmp_path)
+    with pytest.raises(ParseError, match="disagrees with its header's counts .5 old lines, 5 new; "
+                                         "its body has 2 and 2."):
+        apply_patch(diff, tmp_path)
+    assert (tmp_path / "q.sql").read_text() == "select 1;\n-- a\n" and (tmp_path / "y").read_text() == "y\n"
+    apply_patch(diff.replace("@@ -1,5 +1,5 @@", "@@ -1,2 +1,2 @@"), tmp_path)
     assert (tmp_path / "q.sql").read_text() == "select 1;\n++ b\n" and (tmp_path / "y").read_text() == "Y\n"
