@@ -36,6 +36,7 @@ from .errors import (
 )
 from .model import AddFile, Chunk, Patch, UpdateFile
 from .policy import options_for
+from .result import repair_lines
 from .text_placement import FORMAT, line_of, text_of
 from .textfile import decode, require_unicode
 from .txn.provenance import state_home
@@ -202,14 +203,17 @@ class TextEditor:
         change = result.plan.changes[0]
         before = self._text_of(change.before)
         at = before.find(old_str.replace("\r\n", "\n"))
-        start = max(0, line_of(before, at) - 1 - SNIPPET_LINES)
-        end = line_of(before, at) - 1 + SNIPPET_LINES + new.count("\n")
+        # (old_str read without the line numbers copied into it: where the change starts)
+        first = line_of(before, at) - 1 if at >= 0 or not change.edits else change.edits[0][2]
+        start = max(0, first - SNIPPET_LINES)
+        end = first + SNIPPET_LINES + new.count("\n")
         snippet = self._lines_of(change.after)[start : end + 1]
+        repaired = "".join(f"\n{line}" for line in repair_lines(result))
         return EditorReply(
             f"The file {path} has been edited. Here's the result of running `cat -n` on a "
             f"snippet of {path}:\n{numbered(snippet, start + 1)}\n"
             "Review the changes and make sure they are as expected. Edit the file again if "
-            "necessary.", result)
+            f"necessary.{repaired}", result)
 
     def insert(self, path: str, insert_line: int, insert_text: str) -> EditorReply:
         if not isinstance(insert_line, int) or isinstance(insert_line, bool):

@@ -5,10 +5,12 @@ the same placement rule as any other hunk (docs/format.md, "Repairs").
 - **Context without its space** (``Chunk.unprefixed``, marked by the parser): such a line is
   context only where it stands in the file, exactly, at the place its hunk goes; otherwise the
   parse error it caused is the answer.
-- **Line-number prefixes** copied from a numbered file view (``12: text``, ``12 | text``,
-  ``    12\\ttext``, ``12→text``): removed only when every body line of the file's hunks carries
-  one in the same form, and the hunks, so read, are placed exactly where the numbers of their
-  context and removed lines say.
+- **Line-number prefixes** copied from a numbered file view (``12: text``, ``L12: text``,
+  ``12 | text``, ``    12\\ttext``, ``12→text``): removed only when every line the file's hunks
+  keep or remove carries one in the same form (their added lines all, or none: ``numbered``), and
+  the hunks, so read, are placed exactly where the numbers of their context and removed lines
+  say. The one reading for a patch's hunks, a SEARCH/REPLACE block and a text replacement's old
+  text (``undecorated``, which also reads away Roo Code's ``:start_line:`` header of a block).
 - **A unified diff's file header** (``--- a/x`` / ``+++ b/x``) repeated under ``*** Update File:
   x``: dropped when it names that file.
 - **Hunks out of order**: each hunk found in exactly one place of the file on its own, then placed
@@ -40,10 +42,15 @@ if TYPE_CHECKING:
 
     Place = Callable[[Sequence[Chunk]], list[Placement]]
 
-_NUMBER = re.compile(r"[ \t]*(\d{1,7})")
+_NUMBER = re.compile(r"[ \t]*(L?)(\d{1,7})")
 _SEPARATORS = ("\t", "\u2192", " | ", "| ", " |", "|", ": ", ":")
 """How numbered views separate a line's number from its text: ``cat -n`` (a tab), Claude Code's
-Read (an arrow), ``N | text`` and ``N| text`` (cline, opencode), ``N: text``."""
+Read (an arrow), ``N | text`` and ``N| text`` (cline, opencode), ``N: text``; Codex's read tool
+writes ``L12: text`` (the letter is part of the form: ``_NUMBER``)."""
+
+Form = tuple[str, str]
+"""How a numbered view writes a line's number: (the letter before it, ``""`` or ``"L"``; the
+separator after it)."""
 
 
 def _lines_of(chunks: Sequence[Chunk], where: str) -> str:
@@ -254,75 +261,117 @@ def _header_name(field: str) -> str:
 
 
 def numbered_lines(chunks: Sequence[Chunk]) -> tuple[str, list[str]] | None:
-    """When every body line of ``chunks`` starts with a line number in one form: that form (as
-    shown to a model) and the old lines without their numbers; else None."""
-    separator = _separator([text for chunk in chunks for _, text in chunk.lines])
-    if separator is None:
+    """When the line numbers of a numbered view are written on the hunks' lines (``numbered``):
+    their form (as shown to a model) and the old lines without their numbers; else None."""
+    found = numbered(chunks)
+    if found is None:
         return None
-    stripped = [_split_number(text, separator)[1]  # type: ignore[index]
-                for chunk in chunks for kind, text in chunk.lines if kind != "+"]
-    return _form(separator), stripped
+    form, stripped, _ = found
+    return _form(form), [text for chunk in stripped for kind, text in chunk.lines if kind != "+"]
 
 
-def _form(separator: str) -> str:
-    return {"\t": "'    12<tab>text'", "\u2192": "'12→text'"}.get(separator, f"'12{separator}text'")
+def numbered(chunks: Sequence[Chunk]) -> tuple[Form, list[Chunk], list[list[int | None]]] | None:
+    """THE reading of line-number prefixes (``12: text``, ``L12: text``, ``     12→text``...)
+    copied from a numbered view into hunks: every line the hunks keep or remove starts with a
+    number in one form, and their added lines all do (blank ones aside) or none does (the lines a
+    model adds have no number). Returns the form, the hunks with the numbers removed (anchors
+    too, where they carry one), and each hunk's numbers line by line (None for an added line);
+    None when the lines do not read so (numbers on some added lines only: text or number?).
+
+    Only a reading: the caller takes it where the hunks miss as written and, so read, are placed
+    where the numbers say (``numbers_agree``), the text editor's ``old_str`` too (``text_numbered``)."""
+    old = [text for chunk in chunks for kind, text in chunk.lines if kind != "+"]
+    form = number_form(old)
+    if form is None:
+        return None
+    added = [_split_number(text, form) for chunk in chunks for kind, text in chunk.lines
+             if kind == "+" and text.strip()]
+    if any(number is None for number in added) and any(number is not None for number in added):
+        return None
+    strip_added = bool(added) and all(number is not None for number in added)
+    stripped: list[Chunk] = []
+    numbers: list[list[int | None]] = []
+    for chunk in chunks:
+        lines: list[tuple[LineKind, str]] = []
+        numbered_: list[int | None] = []
+        for kind, text in chunk.lines:
+            split = _split_number(text, form) if kind != "+" or strip_added else None
+            if split is None:
+                lines.append((kind, text))
+                numbered_.append(None)
+            else:
+                lines.append((kind, split[1]))
+                numbered_.append(split[0] if kind != "+" else None)
+        anchors = tuple((_split_number(a, form) or (0, a))[1] for a in chunk.anchors)
+        stripped.append(replace(chunk, anchors=anchors, lines=tuple(lines)))
+        numbers.append(numbered_)
+    return form, stripped, numbers
+
+
+def numbers_agree(placements: Sequence[Placement], chunks: Sequence[Chunk],
+                  numbers: Sequence[Sequence[int | None]]) -> bool:
+    """Whether every placed hunk's kept and removed lines stand at the file lines their numbers
+    say (a copied view of this file, not text that happens to start with numbers)."""
+    for placement in placements:
+        offset = 0
+        for (kind, _), number in zip(chunks[placement.chunk_index].lines,
+                                     numbers[placement.chunk_index], strict=True):
+            if kind == "+":
+                continue
+            if number != placement.start + offset + 1:
+                return False
+            offset += 1
+    return True
+
+
+def number_form(lines: Sequence[str]) -> Form | None:
+    """The one form in which every line of ``lines`` starts with a line number, or None."""
+    if not lines:
+        return None
+    first = _NUMBER.match(lines[0])
+    if first is None:
+        return None
+    for separator in _SEPARATORS:
+        form = (first.group(1), separator)
+        if all(_split_number(text, form) is not None for text in lines):
+            return form
+    return None
+
+
+def _form(form: Form) -> str:
+    letter, separator = form
+    return {"\t": f"'    {letter}12<tab>text'", "\u2192": f"'{letter}12→text'"}.get(
+        separator, f"'{letter}12{separator}text'")
 
 
 def _without_line_numbers(texts: Sequence[str], chunks: list[Chunk], place: Place, spelled: str,
                           ) -> tuple[list[Chunk], list[Placement] | None, Repair] | None:
-    body = [text for chunk in chunks for _, text in chunk.lines]
-    separator = _separator(body)
-    if separator is None:
+    found = numbered(chunks)
+    if found is None:
         return None
-    stripped: list[Chunk] = []
-    numbers: list[list[int]] = []
-    for chunk in chunks:
-        lines, numbered = [], []
-        for kind, text in chunk.lines:
-            number, rest = _split_number(text, separator)  # type: ignore[misc]
-            lines.append((kind, rest))
-            numbered.append(number)
-        anchors = tuple((_split_number(a, separator) or (0, a))[1] for a in chunk.anchors)
-        stripped.append(replace(chunk, anchors=anchors, lines=tuple(lines)))
-        numbers.append(numbered)
+    form, stripped, numbers = found
     placements = _try(place, stripped)
-    if placements is None:
-        return None
-    for placement in placements:
-        chunk_numbers = numbers[placement.chunk_index]
-        offset = 0
-        for (kind, _), number in zip(stripped[placement.chunk_index].lines, chunk_numbers, strict=True):
-            if kind == "+":
-                continue
-            if number != placement.start + offset + 1:
-                return None  # the numbers say another place: not a copied view of this file
-            offset += 1
-    form = _form(separator)
-    repair = Repair("line_number_prefixes", _lines_of(chunks, spelled),
-                    f"removed the line numbers ({form}) copied from a numbered view of the file: "
-                    "they agree with the file (send the lines' text only)")
-    return stripped, placements, repair
+    if placements is None or not numbers_agree(placements, stripped, numbers):
+        return None  # the numbers say another place: not a copied view of this file
+    return stripped, placements, _numbers_repair(_lines_of(chunks, spelled), form)
 
 
-def _separator(body: Sequence[str]) -> str | None:
-    """The one separator every line of ``body`` puts after a line number, or None."""
-    if not body:
-        return None
-    for separator in _SEPARATORS:
-        if all(_split_number(text, separator) is not None for text in body):
-            return separator
-    return None
+def _numbers_repair(where: str, form: Form) -> Repair:
+    return Repair("line_number_prefixes", where,
+                  f"removed the line numbers ({_form(form)}) copied from a numbered view of the "
+                  "file: they agree with the file (send the lines' text only)")
 
 
-def _split_number(text: str, separator: str) -> tuple[int, str] | None:
+def _split_number(text: str, form: Form) -> tuple[int, str] | None:
     match = _NUMBER.match(text)
-    if match is None:
+    if match is None or match.group(1) != form[0]:
         return None
     rest = text[match.end():]
+    separator = form[1]
     if rest.startswith(separator):
-        return int(match.group(1)), rest[len(separator):]
+        return int(match.group(2)), rest[len(separator):]
     if rest == separator.rstrip():  # an empty line (its trailing space trimmed)
-        return int(match.group(1)), ""
+        return int(match.group(2)), ""
     return None
 
 
@@ -413,28 +462,267 @@ def _shifted(texts: Sequence[str], placement: Placement,
     return None
 
 
+# -- decorations in SEARCH/REPLACE blocks and text replacements ----------------------------------
+_ROO_FIELD = re.compile(r":(?:start|end)_line:[ \t]*\d+[ \t]*")
+_ROO_RULE = re.compile(r"-{3,}[ \t]*")
+"""Roo Code's header at the top of a block's SEARCH lines: ``:start_line:12`` (and, in older
+versions, ``:end_line:14``), then a ``-------`` line."""
+
+
+def _roo_header(search: Sequence[str]) -> int:
+    """How many lines at the top of a block's SEARCH lines are Roo Code's header (0: none)."""
+    count = 0
+    while count < len(search) and _ROO_FIELD.fullmatch(search[count]):
+        count += 1
+    if count and count < len(search) and _ROO_RULE.fullmatch(search[count]):
+        count += 1
+    return count
+
+
+class _Decorated:
+    """One block (or text replacement) read without its decorations."""
+
+    __slots__ = ("index", "chunk", "header", "form", "numbers", "why", "stripped")
+
+    def __init__(self, index: int, chunk: Chunk) -> None:
+        self.index, self.chunk = index, chunk
+        self.header: list[str] = []
+        """Roo Code's header lines removed from its SEARCH lines."""
+        self.form: Form | None = None
+        """The form of the line numbers removed from its SEARCH lines (None: none)."""
+        self.numbers: list[int] = []
+        """The numbers of its SEARCH lines, in order."""
+        self.why = ""
+        """Why the reading is not taken, when the decorations do not read one way."""
+        self.stripped: list[str] = []
+        """Its SEARCH lines without the decorations."""
+
+
+def _sides(chunk: Chunk, fmt: str) -> tuple[list[str], list[str]]:
+    """A block's SEARCH and REPLACE lines; a text replacement's old and new text, split at its
+    line breaks."""
+    if fmt == "text":
+        old = next((text for kind, text in chunk.lines if kind == "-"), "")
+        new = next((text for kind, text in chunk.lines if kind == "+"), "")
+        return old.split("\n"), new.split("\n")
+    return chunk.old_lines, chunk.new_lines
+
+
+def _rebuilt(chunk: Chunk, fmt: str, search: list[str], replaced: list[str]) -> Chunk:
+    if fmt == "text":
+        return replace(chunk, lines=(("-", "\n".join(search)), ("+", "\n".join(replaced))))
+    from .search_replace import block_lines  # (off a one-line edit's path)
+
+    return replace(chunk, lines=block_lines(search, replaced))
+
+
+def _undecorated(index: int, chunk: Chunk, fmt: str) -> _Decorated | None:
+    """``chunk`` without Roo Code's header (blocks) and line-number prefixes (``numbered``'s
+    reading: every SEARCH line numbered in one form; REPLACE lines all numbered, blank ones aside,
+    or none); None when it has neither."""
+    search, replaced = _sides(chunk, fmt)
+    found = _Decorated(index, chunk)
+    header = _roo_header(search) if fmt != "text" else 0
+    if header:
+        found.header, search = search[:header], search[header:]
+        if replaced[:header] == found.header:
+            replaced = replaced[header:]
+    # (a text's trailing line break leaves an empty last piece: no line of the view)
+    ends = 1 if fmt == "text" and len(search) > 1 and search[-1] == "" else 0
+    form = number_form(search[: len(search) - ends])
+    if form is not None:
+        split = [_split_number(text, form) for text in search[: len(search) - ends]]
+        found.form, found.numbers = form, [number for number, _ in split]  # type: ignore[misc]
+        search = [text for _, text in split] + search[len(search) - ends:]  # type: ignore[misc]
+        new = [_split_number(text, form) if text.strip() else None for text in replaced]
+        filled = [number for number, text in zip(new, replaced, strict=True) if text.strip()]
+        if filled and all(number is not None for number in filled):
+            replaced = [text if number is None else number[1] for number, text in zip(new, replaced, strict=True)]
+        elif any(number is not None for number in filled):
+            found.why = _SOME_ADDED_NUMBERED.replace("added lines", "REPLACE lines" if fmt != "text"
+                                                     else "lines of the new text")
+        if found.numbers != list(range(found.numbers[0], found.numbers[0] + len(found.numbers))):
+            found.why = found.why or "the numbers do not follow one another"
+    if not header and form is None:
+        return None
+    found.stripped = search
+    found.chunk = _rebuilt(chunk, fmt, search, replaced)
+    return found
+
+
+def undecorated(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spelled: str,
+                fmt: str, miss: ContextNotFoundError, *, repair: bool = True,
+                applied: Callable[[Sequence[Chunk]], bool] | None = None,
+                ) -> tuple[list[Chunk], list[Repair]] | None:
+    """SEARCH/REPLACE blocks (``fmt`` ``"search-replace"``) and text replacements (``"text"``:
+    the editor's ``old_str``, an edit list's ``old_string``) that matched nowhere, read without
+    the decorations a model copies into them: Roo Code's ``:start_line:`` / ``-------`` header,
+    line numbers from a numbered view. The reading is taken (``repair``) when it is the only one:
+    a decorated block does not stand in the file as written, the blocks without their decorations
+    are placed by the format's own rule, and each numbered one where its numbers say (a text's
+    lines equal the file's lines there). Returns the blocks so read and the repairs; otherwise
+    None, the decoration named first in ``miss``'s hint (the hint of the decorated lines would
+    blame the file). ``applied``: whether blocks so read are already applied (the repaired
+    blocks are then returned, for the update to answer so: a decorated reply sent again)."""
+    decorated: list[_Decorated] = []
+    trial = list(chunks)
+    for index, chunk in enumerate(chunks):
+        if not chunk.old_lines:
+            continue
+        found = _undecorated(index, chunk, fmt)
+        if found is None or _try(place, [chunk]) is not None:
+            continue  # (no decoration, or lines that stand in the file as written: the file's own)
+        decorated.append(found)
+        trial[index] = found.chunk
+    if not decorated:
+        return None
+    placements, why = _place_or_why(place, trial)
+    for found in decorated:
+        if found.why:
+            _named(miss, texts, found, fmt, found.why)
+            return None
+    if placements is None and repair and applied is not None and applied(trial):
+        return trial, _decoration_repairs(decorated, spelled, fmt)
+    if placements is None:
+        alone = [found for found in decorated if _try(place, [found.chunk]) is None]
+        if not alone:
+            return None  # (each decoration read away places: another block is what misses)
+        _named(miss, texts, alone[0], fmt, why)
+        return None
+    for found in decorated:
+        if found.form is None:
+            continue
+        wrong = _numbers_disagree(texts, placements, found, fmt)
+        if wrong:
+            _named(miss, texts, found, fmt, wrong)
+            return None
+    if not repair:
+        _named(miss, texts, decorated[0], fmt, "repairs are off (strict)")
+        return None
+    return trial, _decoration_repairs(decorated, spelled, fmt)
+
+
+def _decoration_repairs(decorated: Sequence[_Decorated], spelled: str, fmt: str) -> list[Repair]:
+    repairs = []
+    for found in decorated:
+        where = (f"{spelled}, the old text" if fmt == "text" else
+                 f"{spelled}, the block on line {found.chunk.line}")
+        if found.header:
+            repairs.append(Repair("start_line_header", where,
+                                  f"removed Roo Code's {' / '.join(map(repr, found.header))} header "
+                                  "from the SEARCH lines: it is no line of the file, and without it "
+                                  "the block matches in one place"))
+        if found.form is not None:
+            repairs.append(_numbers_repair(where, found.form))
+    return repairs
+
+
+def _place_or_why(place: Place, chunks: Sequence[Chunk]) -> tuple[list[Placement] | None, str]:
+    try:
+        return place(chunks), ""
+    except AmbiguousContextError as error:
+        lines = error.details.get("candidate_lines") or []
+        return None, ("the lines, so read, stand in several places (file lines "
+                      f"{', '.join(map(str, lines))})" if lines else
+                      "the lines, so read, stand in several places")
+    except ContextNotFoundError:
+        return None, "the lines, so read, do not match the file either"
+
+
+def _new_side_stands(texts: Sequence[str], chunk: Chunk, fmt: str) -> int | None:
+    """The file line (1-based) where a block's REPLACE lines (a text's new lines), read without
+    decorations, stand in the file, when they hold text; else None."""
+    new = _sides(chunk, fmt)[1]
+    if fmt == "text" and len(new) > 1 and new[-1] == "":
+        new = new[:-1]
+    if not any(line.strip() for line in new):
+        return None
+    for at in range(len(texts) - len(new) + 1):
+        if texts[at] == new[0] and list(texts[at:at + len(new)]) == new:
+            return at + 1
+    return None
+
+
+def _numbers_disagree(texts: Sequence[str], placements: Sequence[Placement], found: _Decorated,
+                      fmt: str) -> str:
+    """Why the numbers of a numbered block (or text) do not say where it was placed ("": they do)."""
+    first = found.numbers[0]
+    at = next((p.start for p in placements if p.chunk_index == found.index), None)
+    if at is None:
+        return "the blocks, so read, apply only one after another, not where their numbers say"
+    if at != first - 1:
+        return f"the numbers say file line {first}, and the lines stand at file line {at + 1}"
+    lines = found.stripped[: len(found.numbers)]
+    if fmt == "text" and list(texts[at:at + len(lines)]) != lines:
+        return f"the text stands inside file lines {first}-{first + len(lines) - 1}, not as those whole lines"
+    return ""
+
+
+def _named(miss: ContextNotFoundError, texts: Sequence[str], found: _Decorated, fmt: str,
+           why: str) -> None:
+    """Put the decoration first in ``miss``'s hint."""
+    subject = ("The lines of the old text" if fmt == "text" else
+               f"The SEARCH lines of the block on line {found.chunk.line}")
+    done = _new_side_stands(texts, found.chunk, fmt)
+    if done:
+        standing = ("the new text, so read, already stands" if fmt == "text" else
+                    "its REPLACE lines, so read, already stand")
+        why += f"; {standing} at file line {done}: the edit may have been made already"
+    if found.form is not None and not found.header:
+        name_numbers(miss, texts, found.form, found.stripped, f"{subject} start", why)
+        return
+    hint = describe_miss(texts, found.stripped, 0)
+    numbers = (f", then line numbers ({_form(found.form)}) as a numbered view shows them"
+               if found.form is not None else "")
+    miss.hint = (f"{subject} start with Roo Code's header ({' / '.join(map(repr, found.header))})"
+                 f"{numbers}, which is no line of the file: send the lines' text only. (patchtx "
+                 "removes it itself only when the lines without it match the file in one place; "
+                 f"here {why}.) Without it: {hint.text}")
+    miss.details["closest_line"] = hint.closest_line
+
+
 # -- what a miss shows of the shapes not repaired ---------------------------------------------------
 def diagnose_miss(miss: ContextNotFoundError, texts: Sequence[str], chunks: Sequence[Chunk]) -> None:
     """Put first in the hint of a hunk that matched nowhere what the patch looks like it got
-    wrong, when its lines show it: line numbers copied from a numbered view of the file, or a
-    doubled prefix (``--x``, ``+-x``). Changes ``miss.hint`` (a ContextNotFoundError's)."""
-    found = _numbered(texts, chunks) or _doubled(texts, chunks)
+    wrong, when its lines show it: line numbers copied from a numbered view of the file (the
+    rest of the hint then says where the lines, without them, are closest: the file is not what
+    is wrong), or a doubled prefix (``--x``, ``+-x``). Changes ``miss.hint`` (a
+    ContextNotFoundError's)."""
+    if _name_numbers(miss, texts, chunks):
+        return
+    found = _doubled(texts, chunks)
     if found:
         miss.hint = found + (" " + miss.hint if miss.hint else "")
 
 
-def _numbered(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:
-    numbered = numbered_lines(chunks)
-    if numbered is None:
-        return ""
-    form, stripped = numbered
+def _name_numbers(miss: ContextNotFoundError, texts: Sequence[str], chunks: Sequence[Chunk]) -> bool:
+    old = [text for chunk in chunks for kind, text in chunk.lines if kind != "+"]
+    form = number_form(old)
+    if form is None:
+        return False
+    stripped = [_split_number(text, form)[1] for text in old]  # type: ignore[index]
+    name_numbers(miss, texts, form, stripped, "The lines the hunk keeps and removes start",
+                 "" if numbered(chunks) is not None else _SOME_ADDED_NUMBERED)
+    return True
+
+
+_SOME_ADDED_NUMBERED = ("some added lines start with a number in that form and others do not, so "
+                        "which number is text is not told")
+
+
+def name_numbers(miss: ContextNotFoundError, texts: Sequence[str], form: Form,
+                 stripped: Sequence[str], subject: str, why: str = "") -> None:
+    """The refusal of lines that carry line numbers copied from a numbered view, not removed:
+    ``subject`` (``The SEARCH lines start``...), the form, ``why`` they were kept (by default:
+    without them the lines do not stand at those numbers), then where the lines, without them,
+    are closest in the file (the hint of the decorated lines would blame the file). Changes
+    ``miss``'s hint and closest line."""
     hint = describe_miss(texts, stripped, 0)
-    return (f"Every line of the hunk starts with a line number ({form}), as a numbered view of the "
-            "file shows it: send the lines' text only. (patchtx removes such numbers itself only "
-            "when, removed, the lines stand in the file at exactly those numbers; here "
-            + ("they do not match the file either." if hint.closest_line is None else
-               f"they do not: without the numbers, the closest region is file line "
-               f"{hint.closest_line}.)").rstrip(".") + ")")
+    miss.hint = (f"{subject} with a line number ({_form(form)}), as a numbered view of the file "
+                 "shows it: send the lines' text only. (patchtx removes such numbers itself only "
+                 "when, removed, the lines stand in the file at exactly those numbers; here "
+                 f"{why or 'they do not'}.) Without the numbers: {hint.text}")
+    miss.details["closest_line"] = hint.closest_line
 
 
 def _doubled(texts: Sequence[str], chunks: Sequence[Chunk]) -> str:

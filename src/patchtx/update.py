@@ -279,14 +279,31 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         if miss is not None and index is not None and deletions_in_place(index, chunks):
             miss.hint = f"{_DELETIONS_IN_PLACE} {miss.hint}".rstrip()
     if miss is not None:
-        if not _repairs(rule):
-            raise miss
-        from .repair_update import after_miss  # (off a one-line edit's path)
-
         assert index is not None and original is not None
 
         def place(some: Sequence[Chunk]) -> list[Placement]:
             return placer.on_lines(original, index, some, rule, names.display).placements
+
+        if rule.format in _DECORATED:
+            from .repair_update import undecorated  # (off a one-line edit's path)
+
+            def in_place(some: Sequence[Chunk]) -> bool:
+                if not (check_applied and placer.asks_applied):
+                    return False
+                try:
+                    return _already_applied(content, some, index, names, rule) is not None
+                except PartlyAppliedError:
+                    return False
+
+            found = undecorated(original.texts, chunks, place, names.spelled, rule.format, miss,
+                                repair=rule.repair, applied=in_place)
+            if found is None:
+                raise miss
+            update = update_file(content, found[0], rule, names, check_applied=check_applied)
+            return replace(update, repairs=(*found[1], *update.repairs))
+        if not _repairs(rule):
+            raise miss
+        from .repair_update import after_miss  # (off a one-line edit's path)
 
         try:
             repaired, _, repairs = after_miss(original.texts, chunks, place, names.spelled, miss)
@@ -309,6 +326,12 @@ _DELETIONS_IN_PLACE = (
     "patch was applied before, it is in place. patchtx does not take removed lines' absence for "
     "a replay (a typo, or a patch meant for another file, looks the same), so --skip-applied does "
     "not cover it; check the file and leave the patch out.")
+
+
+_DECORATED = ("search-replace", "text")
+"""The formats whose misses are asked, instead of the repair step's rules, whether decorations a
+model copied into them explain them (``repair_update.undecorated``): Roo Code's header, line
+numbers from a numbered view."""
 
 
 def _repairs(rule: UpdateRule) -> bool:

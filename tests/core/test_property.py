@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import pytest
-from hypothesis import HealthCheck, event, given, note, reject, settings
+from hypothesis import HealthCheck, assume, event, given, note, reject, settings
 from hypothesis import strategies as st
 
 from patchtx.errors import AlreadyAppliedError, NoChangeError, PartlyAppliedError
@@ -278,6 +278,9 @@ class PatchWriter:
 def cases(draw: st.DrawFn) -> tuple[Document, list[Edit], str, bool]:
     doc = draw(documents())
     changes = draw(edits(len(doc.texts)))
+    # (An edit that replaces lines by themselves is refused as no_change: tests/integrations/
+    # test_no_op_edits.py; the properties here are about edits that change something.)
+    assume(all(tuple(doc.texts[change.start:change.end]) != tuple(change.new) for change in changes))
     writer = PatchWriter(draw, doc, changes)
     text = writer.write("f.txt")
     return doc, changes, text, writer.first_match

@@ -172,8 +172,8 @@ def test_line_numbers_that_disagree_with_the_file_are_named(tmp_path: Path) -> N
     with pytest.raises(PatchtxError) as info:
         patchtx.apply_patch(patch, tmp_path)
     message = info.value.message
-    assert "starts with a line number ('12: text')" in message
-    assert "closest region is file line 1" in message
+    assert "start with a line number ('12: text')" in message
+    assert "Without the numbers: Closest region: file lines 1-" in message
     assert "No line of the file resembles" not in message  # (the misleading hint of the issue)
 
 
