@@ -7,9 +7,11 @@ The options are the keyword arguments of ``patchtx.options`` (``PlanOptions`` fo
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from .errors import PolicyError
+from .cancel import Cancellation
+from .errors import ArgumentTypeError, PolicyError
 from .model import Patch, Plan
 from .options import ALL_KEYWORDS, PLAN_KEYWORDS
 from .parser import parse
@@ -22,9 +24,8 @@ from .txn import commit
 from .txn.retention import KeepHistory
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
 
-    from .cancel import Cancellation
     from .options import CommitOptions, OptionKeywords, PlanKeywords, PlanOptions
     from .txn.commit import Progress
     from .txn.fsops import FileSystemOps
@@ -43,8 +44,7 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     ``reverse`` and ``unidiff_zero`` are ``-p N``, ``-R`` and git apply's ``--unidiff-zero`` for
     unified diffs), the texts together (a parsed patch's
     own text included) no longer than ``options.max_patch_bytes``."""
-    if isinstance(patches, str | Patch):
-        patches = [patches]
+    patches = patch_list(patches)
     if extract:
         from .extract import extract_patch  # (off a one-line edit's path)
 
@@ -64,6 +64,44 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
                 if isinstance(p, str) else p for p in patches]
     return [parse_repaired(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
             if isinstance(p, str) else p for p in patches]
+
+
+def patch_list(patches: Patches) -> list[str | Patch]:
+    """``patches`` as a list of texts and parsed patches; ArgumentTypeError for anything else."""
+    if isinstance(patches, str | Patch):
+        return [patches]
+    if isinstance(patches, Sequence) and not isinstance(patches, bytes | bytearray) and all(
+            isinstance(p, str | Patch) for p in patches):
+        return list(patches)
+    if isinstance(patches, bytes | bytearray):
+        hint = "Decode the bytes first (data.decode('utf-8'))."
+    elif isinstance(patches, os.PathLike):
+        hint = "Pass the patch's text: read the file first (Path(...).read_text())."
+    else:
+        hint = "Pass the patch as a string (a Codex patch or a unified diff)."
+    raise ArgumentTypeError.expected("the patch", "a patch text (str), a parsed Patch or a list of them",
+                                     patches, hint=hint)
+
+
+def check_call(call: Mapping[str, Any]) -> None:
+    """The ``PatchKeywords`` of a call each of its type (ArgumentTypeError naming the first that is
+    not): a wrong type would otherwise fail deep inside, or be recorded (an intent of 5)."""
+    for name, value in call.items():
+        if value is None or name not in CALL_KEYWORDS:
+            continue
+        if name == "intent":
+            fits, wanted = isinstance(value, str), "a string"
+        elif name == "strip":
+            fits = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            wanted = "a non-negative integer"
+        elif name == "progress":
+            fits, wanted = callable(value), "a function progress(phase, done, total)"
+        elif name == "cancel":
+            fits, wanted = isinstance(value, Cancellation), "a patchtx.cancel.Cancellation"
+        else:
+            fits, wanted = isinstance(value, bool), "a boolean"
+        if not fits:
+            raise ArgumentTypeError.expected(f"`{name}`", wanted, value)
 
 
 def plan_parsed(parsed: list[Patch], root: PathLike, options: PlanOptions, *, intent: str | None = None,
@@ -130,6 +168,7 @@ def _options(keywords: Mapping[str, Any]) -> dict[str, Any]:
 def _read_and_plan(patches: Patches, root: PathLike, options: PlanOptions,
                    call: Mapping[str, Any]) -> Plan:
     """The Plan of ``patches`` read and planned as the call's ``PatchKeywords`` say."""
+    check_call(call)
     parsed = parse_patches(patches, options, extract=call.get("extract", False), strip=call.get("strip"),
                            reverse=call.get("reverse", False), unidiff_zero=call.get("unidiff_zero", False))
     return plan_parsed(parsed, root, options, intent=call.get("intent"), progress=call.get("progress"),
@@ -159,6 +198,9 @@ def apply_plan(plan_: Plan, *, progress: Progress | None = None, cancel: Cancell
     host's ceiling that the commit checks the plan against, whoever made it (``protected``,
     ``allow_delete``, ``max_files``...; left out: the host's config and environment), which the
     workspace's policy may only tighten."""
+    if not isinstance(plan_, Plan):
+        raise ArgumentTypeError.expected("the plan", "a Plan (made by plan_patch or Transaction.preview)", plan_)
+    check_call({"progress": progress, "cancel": cancel})
     plan_options, commit_options = options_for(plan_.root, options, accepted=ALL_KEYWORDS, caller="apply_plan()")
     return commit_plan(plan_, commit_options, progress=progress, policy=plan_options, cancel=cancel)
 

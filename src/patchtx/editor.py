@@ -21,12 +21,14 @@ from the root; ``create`` of an existing file is refused unless the host allows 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ._record import record
 from .api import commit_plan, parse_patches, plan_parsed
 from .edits import as_text, text_edit
 from .errors import (
+    ArgumentTypeError,
     FileExistsPatchError,
     FileNotFoundPatchError,
     InvalidArgumentsError,
@@ -40,10 +42,9 @@ from .result import repair_lines
 from .text_placement import FORMAT, line_of, text_of
 from .textfile import decode, require_unicode
 from .txn.provenance import state_home
-from .workspace import STATE_DIR, Workspace, within
+from .workspace import STATE_DIR, Workspace, root_path, within
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any, Unpack
 
     from .cancel import Cancellation
@@ -105,7 +106,7 @@ class TextEditor:
                  origin: str | None = None, defaults: Mapping[str, Any] | None = None,
                  progress: Progress | None = None, cancel: Cancellation | None = None,
                  **options: Unpack[OptionKeywords]) -> None:
-        self.root = os.path.realpath(os.fspath(root))
+        self.root = os.path.realpath(root_path(root))
         self.intent = intent
         self.origin = origin
         self.progress = progress
@@ -359,7 +360,9 @@ def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".",
     """Run one editor call's decoded JSON arguments (``command``, ``path``, ...) against
     ``root`` (``origin``, ``defaults``, ``progress``, ``cancel``: see ``TextEditor``); raise
     ``PatchtxError`` when it cannot be done (nothing changed)."""
-    unknown = sorted(set(arguments) - set(ARGUMENTS))
+    if not isinstance(arguments, Mapping):
+        raise ArgumentTypeError.expected(f"the arguments of {TOOL_NAME}", "an object (a dict)", arguments)
+    unknown = sorted(map(str, set(arguments) - set(ARGUMENTS)))
     if unknown:
         raise _invalid(f"Unknown argument(s) for {TOOL_NAME}: {', '.join(unknown)}.")
     for name, kinds in ARGUMENTS.items():

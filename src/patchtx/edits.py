@@ -14,17 +14,17 @@ it); line breaks written CR LF in the strings are read as LF (the file keeps its
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
 from .api import apply_patch
-from .errors import InvalidArgumentsError, NoChangeError, PatchtxError
+from .errors import ArgumentTypeError, InvalidArgumentsError, NoChangeError, PatchtxError
 from .model import AddFile, Chunk, Patch, UpdateFile
 from .text_placement import FORMAT
 from .textfile import require_unicode
 
 if TYPE_CHECKING:
     import os
-    from collections.abc import Mapping, Sequence
 
     from .model import Hunk
     from .options import OptionKeywords
@@ -54,17 +54,22 @@ def parse_edits(edits: Sequence[Mapping[str, Any]], *, path: str | None = None) 
     """The edits as a patch of the ``"text"`` format, one operation per edit, in order; raise
     ``InvalidArgumentsError`` naming the edit for one that is malformed. ``path`` is the file of
     the edits that name none (MultiEdit's ``file_path``)."""
-    if isinstance(edits, str | bytes) or not edits:
+    if not isinstance(edits, Sequence) or isinstance(edits, str | bytes | bytearray):
+        raise ArgumentTypeError.expected("`edits`", "a list of edits", edits,
+                                         hint="Each edit is {path, old_string, new_string, replace_all}.")
+    if path is not None and not isinstance(path, str):
+        raise ArgumentTypeError.expected("`file_path`", "a string", path)
+    if not edits:
         raise InvalidArgumentsError("The edit list is empty: send at least one edit.",
                                     hint="Each edit is {path, old_string, new_string, replace_all}.")
     total = len(edits)
     hunks: list[Hunk] = []
     for number, edit in enumerate(edits, 1):
-        if not hasattr(edit, "get"):
+        if not isinstance(edit, Mapping):
             raise _invalid(number, total, "an edit is an object with path, old_string and new_string.")
-        unknown = sorted(set(edit) - EDIT_KEYS)
+        unknown = sorted(map(str, set(edit) - EDIT_KEYS))
         if unknown:
-            raise _invalid(number, total, f"unknown argument(s): {', '.join(map(str, unknown))}.")
+            raise _invalid(number, total, f"unknown argument(s): {', '.join(unknown)}.")
         paths = [edit[key] for key in PATH_KEYS if edit.get(key) is not None] or (
             [path] if path is not None else [])
         if len(paths) != 1 or not isinstance(paths[0], str) or not paths[0]:

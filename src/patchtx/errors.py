@@ -334,3 +334,35 @@ class InvalidArgumentsError(PatchtxError):
     """The tool call's JSON arguments do not fit the declared schema."""
 
     kind = "invalid_arguments"
+
+
+class ArgumentTypeError(InvalidArgumentsError, TypeError):
+    """An argument of the wrong type (a number for an edit list, an object for a path): kind
+    ``invalid_arguments`` on every surface, and a ``TypeError`` too, which is what a Python caller
+    expects for a wrong type (docs/api.md)."""
+
+    @classmethod
+    def expected(cls, what: str, wanted: str, value: object, hint: str = "") -> ArgumentTypeError:
+        """``what`` (the argument, in backquotes when it is a name) must be ``wanted`` and is
+        ``value``."""
+        return cls(f"Invalid arguments: {what} must be {wanted}, not {json_type(value)}.",
+                   hint=hint or "Resend the call with corrected arguments.")
+
+
+def json_type(value: object) -> str:
+    """What a value is, in the words of JSON (what a model sends) and of Python."""
+    if value is None:
+        return "null (None)"
+    if isinstance(value, bool):
+        return f"a boolean ({value!r})"
+    if isinstance(value, int | float):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return "bytes"
+    if isinstance(value, list | tuple):
+        return "an array (a list)"
+    if isinstance(value, dict):
+        return "an object (a dict)"
+    return f"a {type(value).__name__}"

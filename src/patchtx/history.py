@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from ._record import replace
 from .api import commit_plan
 from .errors import (
+    ArgumentTypeError,
     ChangedSincePlanningError,
     HistoryDamagedError,
     NothingToRedoError,
@@ -49,6 +50,7 @@ from .txn.kept import (
     read_record,
     untrusted_entries,
 )
+from .workspace import root_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -123,21 +125,21 @@ def _undo_target(fs: FileSystemOps, dirs: DirectoryHandles, transaction_id: str 
 
 def log(root: PathLike = ".") -> list[HistoryEntry]:
     """The retained transactions that can be undone, newest first (reads only)."""
-    with open_workspace(os.path.realpath(os.fspath(root))) as (fs, dirs):
+    with open_workspace(os.path.realpath(root_path(root))) as (fs, dirs):
         return list_entries(fs, dirs)
 
 
 def untrusted(root: PathLike = ".") -> list[str]:
     """Names of kept journals in the journal folder that this user's patchtx did not sign: never
     listed by ``log``, never undone (a cloned repository may bring them along)."""
-    with open_workspace(os.path.realpath(os.fspath(root))) as (fs, dirs):
+    with open_workspace(os.path.realpath(root_path(root))) as (fs, dirs):
         return untrusted_entries(fs, dirs)
 
 
 def show(root: PathLike = ".", transaction_id: str | None = None) -> HistoryRecord:
     """Everything recorded about one retained transaction (default: the newest): per path the
     before/after SHA-256 and modes, the directories it created and removed, its moves."""
-    with open_workspace(os.path.realpath(os.fspath(root))) as (fs, dirs):
+    with open_workspace(os.path.realpath(root_path(root))) as (fs, dirs):
         return read_record(fs, dirs, _find(fs, dirs, transaction_id))
 
 
@@ -169,9 +171,9 @@ def undo(
     ``commit_plan``); with ``only_own``, an entry made through another surface is refused.
     ``cancel`` stops the commit up to its commit point (``patchtx.cancel``).
     """
-    root_path = os.path.realpath(os.fspath(root))
-    plan_options, commit_options = options_for(root_path, options, caller="undo()")
-    with open_workspace(root_path) as (reader, dirs):
+    real_root = os.path.realpath(root_path(root))
+    plan_options, commit_options = options_for(real_root, options, caller="undo()")
+    with open_workspace(real_root) as (reader, dirs):
         entry = _undo_target(reader, dirs, transaction_id)
         if only_own and entry.origin != origin:
             raise _not_own(entry, origin)
@@ -183,9 +185,9 @@ def undo(
             raise _changed_since(entry, changed)
         images = {f.path: read_before_image(reader, dirs, entry, f)
                   for f in record.files if f.before_image is not None}
-    plan = _undo_plan(root_path, record, current, images, intent)
+    plan = _undo_plan(real_root, record, current, images, intent)
     # What the commit's gate will refuse, refused now (a dry run says so too): the same check.
-    check_changes(plan_options, plan.targets, plan.changes, extra_policy_files=policy_files(root_path))
+    check_changes(plan_options, plan.targets, plan.changes, extra_policy_files=policy_files(real_root))
     if approve is not None:
         approve(plan)
     if dry_run:
@@ -209,6 +211,9 @@ def _not_own(entry: HistoryEntry, origin: str | None) -> PolicyError:
 def _find(fs: FileSystemOps, dirs: DirectoryHandles, transaction_id: str | None) -> HistoryEntry:
     """The entry to show or undo; an id only a foreign (unsigned) kept journal has is refused as
     untrusted rather than unknown (the folder is read again only then)."""
+    if transaction_id is not None and not isinstance(transaction_id, str):
+        raise ArgumentTypeError.expected("the transaction id", "a string (an id, or a unique prefix of one)",
+                                         transaction_id)
     entries = list_entries(fs, dirs)
     if transaction_id is None or not transaction_id.strip() or any(
             e.transaction_id.startswith(transaction_id) for e in entries):
@@ -220,8 +225,8 @@ def redo(root: PathLike = ".", **options: Any) -> Result:
     """Put back what the newest undo took (the undo of that undo, as one new transaction); repeated
     calls redo further. Raises ``nothing_to_redo`` when no undo is left to redo (a new edit after
     the undos ends them). ``options`` are those of ``undo``; the intent defaults to ``redo ID``."""
-    root_path = os.path.realpath(os.fspath(root))
-    with open_workspace(root_path) as (reader, dirs):
+    real_root = os.path.realpath(root_path(root))
+    with open_workspace(real_root) as (reader, dirs):
         _applied, undone = undo_stacks(list_entries(reader, dirs))
     if not undone:
         raise NothingToRedoError(
@@ -230,7 +235,7 @@ def redo(root: PathLike = ".", **options: Any) -> Result:
     target = undone[-1]
     if options.get("intent") is None:
         options["intent"] = f"redo {target.undoes}"
-    return replace(undo(root_path, target.transaction_id, **options), redone=target.undoes)
+    return replace(undo(real_root, target.transaction_id, **options), redone=target.undoes)
 
 
 def _current(fs: FileSystemOps, dirs: DirectoryHandles, path: str) -> _Current:

@@ -14,6 +14,7 @@ from ._record import record, replace
 from .emptied import emptied_folders
 from .errors import (
     AlreadyAppliedError,
+    ArgumentTypeError,
     BinaryFileError,
     ConflictError,
     ContextNotFoundError,
@@ -269,6 +270,8 @@ class Stager:
         return False
 
     def resolve(self, spelled: str, line: int) -> ResolvedPath:
+        if not isinstance(spelled, str):  # (a Transaction's or an editor's caller: a parser gives text)
+            raise ArgumentTypeError.expected("a path", "a string", spelled)
         resolved = self.view.resolve(spelled, line=line)
         if resolved.named != resolved.rel:  # reached through a symbolic link: a name of its own
             self.aliases.setdefault(resolved.rel, set()).add(resolved.named)

@@ -56,7 +56,7 @@ from .options import (
     PlanOptions,
     check_keywords,
 )
-from .workspace import path_problem, under
+from .workspace import path_problem, root_path, under
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -212,9 +212,10 @@ def workspace_policy(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
     the root (a monorepo's shared pyproject.toml); one leading outside is refused, since planning
     never reads outside the root (see ``policy_files`` for how its target is protected)."""
     tables = []
+    folder = root_path(root)
     for name in POLICY_FILES:
-        path = os.path.join(os.fspath(root), name)
-        raw = _read_policy_file(path, os.fspath(root))
+        path = os.path.join(folder, name)
+        raw = _read_policy_file(path, folder)
         if raw is not None:
             table = policy_table(name, raw, where=path)
             if table:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ._record import record
-from .errors import BinaryFileError, EncodingPatchError, ParseError
+from .errors import ArgumentTypeError, BinaryFileError, EncodingPatchError, ParseError
 
 BOM = "\ufeff"
 BOM_BYTES = BOM.encode("utf-8")
@@ -88,7 +88,10 @@ def require_unicode(text: str, where: str | None = None, *, line: int | None = N
     given (patch texts, SEARCH/REPLACE blocks, edit lists, the text editor's arguments): a lone
     surrogate code point (what a JSON string's ``"\\ud800"`` or an argument's bytes that are not
     UTF-8 decode to) is no text a file can hold. Raise ``ParseError`` with the Codex parser's
-    message, naming ``where`` (default: the text line that holds it)."""
+    message, naming ``where`` (default: the text line that holds it). Anything but a string is
+    ArgumentTypeError."""
+    if not isinstance(text, str):
+        raise ArgumentTypeError.expected(where or "the text", "a string", text)
     if text.isascii():  # CPython flags ASCII text: no scan, and it always encodes
         return
     try:

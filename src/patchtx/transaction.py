@@ -11,9 +11,9 @@ import os
 from types import TracebackType
 from typing import TYPE_CHECKING, Unpack
 
-from .api import commit_plan, parse_patches
+from .api import check_call, commit_plan, parse_patches
 from .edits import name_the_edit, parse_edits
-from .errors import EncodingPatchError, PatchtxError, TransactionClosedError
+from .errors import ArgumentTypeError, EncodingPatchError, PatchtxError, TransactionClosedError
 from .model import DeleteFile, Patch, Plan
 from .planner import Stager
 from .policy import options_for
@@ -69,6 +69,9 @@ class Transaction:
         """Stage a whole patch (all its operations, or none if one fails); ``extract``, ``strip``
         and ``reverse`` as in ``patchtx.apply_patch``."""
         stager = self._open()
+        if not isinstance(patch, str | Patch):
+            raise ArgumentTypeError.expected("the patch", "a patch text (str) or a parsed Patch", patch)
+        check_call({"extract": extract, "strip": strip, "reverse": reverse})
         (parsed,) = parse_patches(patch, self._plan_options, extract=extract, strip=strip, reverse=reverse)
         stager.stage_patch(parsed)
 
@@ -82,9 +85,17 @@ class Transaction:
             raise name_the_edit(error, patch) from None
 
     def write_bytes(self, path: str, data: bytes, *, mode: int | None = None) -> None:
-        self._open().stage_write(path, data, mode)
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise ArgumentTypeError.expected("the data", "bytes", data)
+        if mode is not None and (not isinstance(mode, int) or isinstance(mode, bool) or not 0 <= mode <= 0o7777):
+            raise ArgumentTypeError.expected("`mode`", "permission bits (an integer from 0 to 0o7777)", mode)
+        self._open().stage_write(path, bytes(data), mode)
 
     def write_text(self, path: str, text: str, *, encoding: str = "utf-8") -> None:
+        if not isinstance(text, str):
+            raise ArgumentTypeError.expected("the text", "a string", text)
+        if not isinstance(encoding, str):
+            raise ArgumentTypeError.expected("`encoding`", "a codec's name", encoding)
         try:
             data = text.encode(encoding)
         except (UnicodeEncodeError, LookupError) as exc:

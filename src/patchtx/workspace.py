@@ -21,7 +21,7 @@ from ._fd import DIR_FLAGS as _DIR_FLAGS
 from ._fd import READ_FLAGS as _READ_FLAGS
 from ._fd import descriptor_budget, nearest_open_folder, read_whole, require_posix
 from ._record import record
-from .errors import FilesystemError, NotARegularFileError, UnsafePathError
+from .errors import ArgumentTypeError, FilesystemError, NotARegularFileError, UnsafePathError
 
 STATE_DIR = ".patchtx"
 
@@ -191,12 +191,21 @@ def _unsafe(spelled: str, why: str, line: int | None, hint: str = _INSIDE) -> Un
     return UnsafePathError(f"Refusing path '{spelled}': {why}.", hint=hint, path=spelled, line=line)
 
 
+def root_path(root: str | os.PathLike[str]) -> str:
+    """``root`` (a workspace root, as every surface is given one) as a path string;
+    ArgumentTypeError for another type (a number, a list, bytes)."""
+    path = os.fspath(root) if isinstance(root, os.PathLike) else root
+    if not isinstance(path, str):
+        raise ArgumentTypeError.expected("the workspace root", "a path (str or os.PathLike)", root)
+    return path
+
+
 class Workspace:
     """A directory on disk, seen read-only."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         require_posix()
-        given = os.path.abspath(os.fspath(root))
+        given = os.path.abspath(root_path(root))
         if not os.path.isdir(given):
             raise FilesystemError(
                 f"The workspace root {given} is not a directory.",

@@ -213,3 +213,32 @@ async def test_view_never_shows_the_per_user_state_and_does_show_protected_files
                                               {"command": "view", "path": "home"})
         assert not is_error and text.endswith("home/\nhome/state/\n") and "patchtx" not in text, text
     assert files(tree) == before
+
+
+WRONG_TYPED_CALLS = [
+    ("apply_patch", {"patch": 5}), ("apply_patch", {"patch": ["x"]}),
+    ("apply_patch", {"patch": "*** Begin Patch\n*** End Patch\n", "strip": "one"}),
+    ("apply_patch", {"patch": "*** Begin Patch\n*** End Patch\n", "workspace_root": 7}),
+    ("preview_patch", {"patch": {"a": 1}}), ("undo", {"transaction": 5}),
+    ("str_replace_based_edit_tool", {"command": "view", "path": ["app.py"]}),
+    ("str_replace_based_edit_tool", {"command": "insert", "path": "app.py", "insert_line": "1",
+                                     "insert_text": "x"}),
+    ("str_replace_based_edit_tool", {"command": 5, "path": "app.py"}),
+    ("edit_files", {"edits": 5}), ("edit_files", {"edits": [{"path": "app.py", "old_string": 5, "new_string": "x"}]}),
+    ("edit_files", {"edits": [5]}), ("edit_files", {"edits": [], "dry_run": "yes"}),
+    ("replace_in_file", {"path": "app.py", "diff": 5}), ("replace_in_file", {"path": None, "diff": "x"}),
+]
+
+
+async def test_every_tool_answers_wrong_types_as_invalid_arguments(tree: Path) -> None:
+    """Issue 38: a wrong-typed argument is refused as invalid_arguments on every tool (the SDK's
+    validation against each tool's schema, worded by the server), nothing written, and the server
+    answers the next call."""
+    before = files(tree)
+    async with connect(tree) as client:
+        for tool, arguments in WRONG_TYPED_CALLS:
+            is_error, content, text = await call(client, tool, arguments)
+            assert is_error and content["error"]["kind"] == "invalid_arguments", (tool, arguments, text)
+        assert files(tree) == before
+        is_error, _, _ = await call(client, "str_replace_based_edit_tool", {"command": "view", "path": "app.py"})
+        assert not is_error

@@ -230,6 +230,8 @@ def permission_request(session_id: str, tool_call_id: str, plan: Plan, reason: s
 def permission_granted(response: Mapping[str, Any]) -> bool:
     """Whether a ``session/request_permission`` result allows the edit: only the allow option
     does; reject, cancellation or anything unrecognised is a no."""
+    if not isinstance(response, Mapping):
+        return False
     outcome = response.get("outcome")
     return (isinstance(outcome, Mapping) and outcome.get("outcome") == "selected"
             and outcome.get("optionId") == ALLOW_ONCE)

@@ -64,6 +64,7 @@ from ..options import ALL_KEYWORDS, CommitOptions, PlanOptions, check_keywords
 from ..parser import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_OF_FILE, END_PATCH, MOVE_TO, UPDATE_FILE, parse
 from ..policy import options_for
 from ..result import Result
+from ..workspace import root_path
 from .tool_call import AGENT_DEFAULTS
 
 if TYPE_CHECKING:
@@ -93,7 +94,13 @@ _OperationKey = tuple[str, str, str | None, str | None]
 
 
 def _key(operation: ApplyPatchOperation) -> _OperationKey:
-    return (operation.type, operation.path, operation.diff, getattr(operation, "move_to", None))
+    """The operation as a key (a field of the wrong type from a model, a list, spelled out)."""
+    return (_spelled(operation.type) or "", _spelled(operation.path) or "", _spelled(operation.diff),
+            _spelled(getattr(operation, "move_to", None)))
+
+
+def _spelled(value: object) -> str | None:
+    return value if value is None or isinstance(value, str) else repr(value)
 
 
 def _invalid_operation(message: str, path: str | None = None, hint: str = "") -> ParseError:
@@ -131,7 +138,7 @@ def operation_patch(operation: ApplyPatchOperation) -> Patch:
     patch is checked to hold exactly the one operation its header names.
     """
     kind = operation.type
-    if kind not in _HEADERS:
+    if not isinstance(kind, str) or kind not in _HEADERS:
         raise _invalid_operation(f"Unknown apply_patch operation '{kind}'.",
                                  hint="Use create_file, update_file or delete_file.")
     path = _check_path(operation.path, "path")
@@ -199,7 +206,7 @@ class PatchtxEditor:
         intent: IntentSource = None,
         **options: Unpack[OptionKeywords],
     ) -> None:
-        self.root = os.path.realpath(os.fspath(root))
+        self.root = os.path.realpath(root_path(root))
         self.approval: ApprovalHook = approval if approval is not None else ApprovalPolicy()
         self.intent = intent
         self.options = options

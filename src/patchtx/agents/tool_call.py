@@ -24,7 +24,15 @@ from .._record import replace
 from ..api import commit_plan, parse_patches, plan_parsed
 from ..editor import run_editor
 from ..edits import name_the_edit, parse_edits
-from ..errors import InternalError, InvalidArgumentsError, PatchtxError, PolicyError, UnsafePathError
+from ..errors import (
+    ArgumentTypeError,
+    InternalError,
+    InvalidArgumentsError,
+    PatchtxError,
+    PolicyError,
+    UnsafePathError,
+    json_type,
+)
 from ..history import log, undo, untrusted
 from ..model import Hunk, Patch, Plan, UpdateFile
 from ..options import TOOL_OPTIONS, UNDO_SCOPES, CommitOptions, PlanOptions
@@ -32,7 +40,7 @@ from ..policy import options_for
 from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
 from ..search_replace import parse_search_replace
-from ..workspace import within
+from ..workspace import root_path, within
 from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
 
 if TYPE_CHECKING:
@@ -91,12 +99,26 @@ def _rebased(hunk: Hunk, prefix: str) -> Hunk:
 
 def call_arguments(given: Mapping[str, Any]) -> dict[str, Any]:
     """A tool call's options (``options.TOOL_OPTIONS``), each as given or its default: JSON null
-    means "not given" (it must never read as a permission)."""
+    means "not given" (it must never read as a permission). One of the wrong type is
+    ArgumentTypeError (kind ``invalid_arguments``)."""
     unknown = sorted(set(given) - set(_TOOL_TYPES))
     if unknown:
         raise TypeError(f"apply_patch_call() got an unexpected keyword argument '{unknown[0]}'")
+    wrong = [name for name, kind in _TOOL_TYPES.items()
+             if given.get(name) is not None and not _fits(given[name], kind)]
+    if wrong:
+        raise ArgumentTypeError(f"Invalid arguments: of the wrong type: {', '.join(wrong)} (booleans are"
+                                " true/false, strip a non-negative integer, the others strings).",
+                                hint="Resend the call with corrected arguments.")
     return {row.name: row.tool_default if given.get(row.name) is None else given[row.name]
             for row in TOOL_OPTIONS}
+
+
+def _fits(value: object, kind: type) -> bool:
+    # JSON true is not an integer here, though Python's bool is one.
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return isinstance(value, kind)
 
 
 def _plan(text: str | Patch, root: str, call: Mapping[str, Any], host: Mapping[str, Any],
@@ -104,6 +126,9 @@ def _plan(text: str | Patch, root: str, call: Mapping[str, Any], host: Mapping[s
     """The call's plan, the policy it was planned under (the commit's gate checks it again), and
     the host's commit options (the call cannot change them)."""
     workspace_root: str | None = call["workspace_root"]
+    root = root_path(root)
+    if not isinstance(text, str | Patch):
+        raise ArgumentTypeError.expected("`patch`", "the patch text (a string)", text)
     if "\0" in root or (workspace_root is not None and "\0" in workspace_root):
         raise UnsafePathError(f"Refusing workspace_root {workspace_root!r}: it contains a NUL byte.",
                               hint="Pass a directory inside the workspace root, or leave workspace_root out.",
@@ -202,7 +227,11 @@ def apply_patch_call(patch: str | Patch, root: str, *, host: Mapping[str, Any] |
     the host's progress callback and cancellation. Never raises for a refused patch: the refusal
     is the outcome (``ok`` false, nothing written; kind ``cancelled`` for a cancelled call).
     """
-    return _applied(patch, root, call_arguments(arguments), host or {}, origin, watch=watch)
+    try:
+        call = call_arguments(arguments)
+    except ArgumentTypeError as error:
+        return failure_outcome(error, dry_run=arguments.get("dry_run") is True)
+    return _applied(patch, root, call, host or {}, origin, watch=watch)
 
 
 def _applied(patch: str | Patch, root: str, call: Mapping[str, Any], host: Mapping[str, Any],
@@ -245,8 +274,9 @@ def undo_call(root: str, transaction: str, *, dry_run: bool = False, allow_delet
     gate checks it against the ``host``'s ceiling and the workspace's policy, and an undo that
     deletes files (undoing an add) is refused unless ``allow_delete`` (the call's, the host's and
     the workspace's) allows it. ``scope`` (``UNDO_SCOPES``): which transactions may be undone."""
-    real_root = os.path.realpath(root)
+    real_root = None
     try:
+        real_root = os.path.realpath(root_path(root))
         if scope not in UNDO_SCOPES:
             raise InvalidArgumentsError(f"Unknown undo scope {scope!r} (one of: {', '.join(UNDO_SCOPES)}).")
         if scope == "none":
@@ -273,25 +303,15 @@ def _argument_error(message: str) -> ToolOutcome:
 def run_tool_call(arguments: Mapping[str, Any], root: str, host: Mapping[str, Any] | None = None) -> ToolOutcome:
     """Execute a function-tool call's decoded JSON arguments (any of the ``function*`` formats of
     ``tool_spec``): the patch under ``input``, ``patchText`` or ``patch``, options as declared."""
+    if not isinstance(arguments, Mapping):
+        return _argument_error(f"The call's arguments must be an object, not {json_type(arguments)}.")
     given = [name for name in PATCH_ARGUMENT_NAMES if name in arguments]
     if len(given) != 1 or not isinstance(arguments[given[0]], str):
         return _argument_error("The call needs the patch text as one string argument "
                                f"(one of: {', '.join(PATCH_ARGUMENT_NAMES)}).")
-    unknown = sorted(set(arguments) - {given[0], *_TOOL_TYPES})
+    unknown = sorted(map(str, set(arguments) - {given[0], *_TOOL_TYPES}))
     if unknown:
         return _argument_error(f"Unknown argument(s): {', '.join(unknown)}.")
-
-    def fits(value: object, kind: type) -> bool:
-        # JSON true is not an integer here, though Python's bool is one.
-        if kind is int:
-            return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-        return isinstance(value, kind)
-
-    wrong = [name for name, kind in _TOOL_TYPES.items()
-             if arguments.get(name) is not None and not fits(arguments[name], kind)]
-    if wrong:
-        return _argument_error(f"Argument(s) of the wrong type: {', '.join(wrong)} "
-                               "(booleans are true/false, strip a non-negative integer, the others strings).")
     options = {name: value for name, value in arguments.items() if name != given[0]}
     return apply_patch_call(arguments[given[0]], root, host=host, **options)
 
@@ -327,10 +347,10 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
     transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s shape."""
     try:
         patch = parse_edits(edits, path=file_path)
+        call = call_arguments({"dry_run": dry_run, "intent": intent})
     except PatchtxError as error:
-        return failure_outcome(error, root, dry_run=dry_run)
-    return _applied(patch, root, call_arguments({"dry_run": dry_run, "intent": intent}), host or {},
-                    origin, edits=patch, watch=watch)
+        return failure_outcome(error, root, dry_run=dry_run is True)
+    return _applied(patch, root, call, host or {}, origin, edits=patch, watch=watch)
 
 
 def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = False,
@@ -351,14 +371,17 @@ def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,
     """Execute a call of an edit-protocol tool (``patchtx.agents.edit_toolspec``) by its name and
     decoded JSON arguments: ``str_replace_based_edit_tool``, ``edit_files`` or
     ``replace_in_file``."""
+    if not isinstance(arguments, Mapping):
+        return _argument_error(f"The call's arguments must be an object, not {json_type(arguments)}.")
     if tool == EDITOR:
         return editor_call(arguments, root, host=host)
     if tool == EDITS:
-        unknown = sorted(set(arguments) - {"edits", "file_path", "dry_run", "intent"})
+        unknown = sorted(map(str, set(arguments) - {"edits", "file_path", "dry_run", "intent"}))
         if unknown:
             return _argument_error(f"Unknown argument(s): {', '.join(unknown)}.")
-        if not isinstance(arguments.get("dry_run", False), bool) or not isinstance(
-                arguments.get("file_path") or "", str) or not isinstance(arguments.get("intent") or "", str):
+        dry_run, file_path, intent = arguments.get("dry_run"), arguments.get("file_path"), arguments.get("intent")
+        if dry_run is not None and not isinstance(dry_run, bool) or any(
+                value is not None and not isinstance(value, str) for value in (file_path, intent)):
             return _argument_error("`dry_run` must be a boolean; `file_path` and `intent` strings.")
         return edits_call(arguments.get("edits"), root, file_path=arguments.get("file_path"),
                           dry_run=bool(arguments.get("dry_run")), intent=arguments.get("intent"),
