@@ -35,6 +35,7 @@ def reversed_chunk(chunk: Chunk) -> Chunk:
     swap = {" ": " ", "-": "+", "+": "-"}
     lines = tuple((swap[kind], text) for kind, text in chunk.lines)
     eof = chunk.is_end_of_file
+    unprefixed = chunk.unprefixed  # (context lines written without their space stay so)
     if all(kind == "+" for kind, _ in chunk.lines):
         if chunk.anchors:  # (where an "*** End of File" marker does not move it either)
             lines = ((" ", chunk.anchors[-1]), *lines)
@@ -42,7 +43,8 @@ def reversed_chunk(chunk: Chunk) -> Chunk:
         else:
             eof = True
     return Chunk(chunk.anchors, lines, eof, chunk.line,  # type: ignore[arg-type]
-                 old_unterminated=chunk.new_unterminated, new_unterminated=chunk.old_unterminated)
+                 old_unterminated=chunk.new_unterminated, new_unterminated=chunk.old_unterminated,
+                 unprefixed=unprefixed)
 
 
 def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
@@ -71,7 +73,29 @@ def insertion_in_place(texts: Sequence[str], chunks: Sequence[Chunk],
             # ' b' in 'c c b'; ' }' '+' '+g() {' '+}' pinned to the end of the file).
             if any(_stands(texts, at, new, loose=loose) for at in new_side_starts(start, end, len(new))):
                 return True
+        elif replaces_in_place(placement.lines):
+            start, end = placement.start, placement.start + placement.length
+            loose = list(texts[start:end]) != [text for kind, text in placement.lines if kind != "+"]
+            side = [(kind, text) for kind, text in placement.lines if kind != "-"]
+            if any(_stands(texts, at, side, loose=loose) for at in overlapping_starts(start, end, len(side))):
+                return True
     return False
+
+
+def replaces_in_place(lines: Sequence[tuple[str, str]]) -> bool:
+    """Whether a placed chunk's lines remove some and add some non-blank text: one whose new side
+    already stands overlapping the lines where its old side is found is in place (an insertion
+    written as a replacement, ``-    return y`` ``+    log(y)`` ``+    return y``, finds its old
+    line again once applied: sent again, it would apply on top of itself). Not lines replaced by
+    themselves, which change nothing either way."""
+    return (any(kind == "-" for kind, _ in lines) and any(kind == "+" and text.strip() for kind, text in lines)
+            and [text for kind, text in lines if kind != "+"] != [text for kind, text in lines if kind != "-"])
+
+
+def overlapping_starts(start: int, end: int, size: int) -> range:
+    """Where a new side ``size`` long stands overlapping the old side found at ``start..end``
+    (lines, or bytes of whole lines)."""
+    return range(max(start - size + 1, 0), end)
 
 
 def adds_around(lines: Sequence[tuple[str, str]]) -> bool:

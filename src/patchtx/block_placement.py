@@ -32,12 +32,13 @@ from typing import TYPE_CHECKING
 from .errors import AmbiguousContextError, ContextNotFoundError, PatchtxError
 from .hints import describe_miss
 from .matching import MAX_CANDIDATES, Ambiguous, LineIndex, Missing, Placement, place
-from .normalise import strip
+from .normalise import SAME, hunk_suffix, one_shift, shifted, spell_indentation, strip
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from .model import Chunk, LineKind
+    from .normalise import Shift
     from .textfile import TextFile
 
 SHIFTED = 2
@@ -51,46 +52,17 @@ class _Shifted(list):  # type: ignore[type-arg]
     raw: Sequence[str]
 
 
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
-
-
-def shift_between(file_lines: Sequence[str], block_lines: Sequence[str]) -> tuple[str, str] | None:
-    """How the block's lines are the file's with one shift of indentation: ``("+", text)`` when
-    the file has ``text`` more in front of every non-blank line, ``("-", text)`` when it has that
-    much less; None when the lines differ otherwise, or not at all (blank lines are not compared:
-    their white space says nothing)."""
-    shifts: set[tuple[str, str]] = set()
-    for in_file, in_block in zip(file_lines, block_lines, strict=True):
-        if not strip(in_file) and not strip(in_block):
-            continue
-        if strip(in_file) != strip(in_block):
-            return None
-        ours, theirs = _indent(in_file), _indent(in_block)
-        if ours.endswith(theirs) and ours != theirs:
-            shifts.add(("+", ours[: len(ours) - len(theirs)]))
-        elif theirs.endswith(ours) and ours != theirs:
-            shifts.add(("-", theirs[: len(theirs) - len(ours)]))
-        else:
-            return None
-        if len(shifts) > 1:
-            return None
-    return next(iter(shifts)) if shifts else None
-
-
-def shifted(line: str, shift: tuple[str, str]) -> str:
-    """``line`` (a REPLACE line) with the block's shift applied; blank lines stay as they are."""
-    direction, text = shift
-    if not line.strip():
-        return line
-    if direction == "+":
-        return text + line
-    if line.startswith(text):
-        return line[len(text):]
-    kept = 0  # less indented than the shift: take what it has of it
-    while kept < len(text) and kept < len(line) and line[kept] == text[kept]:
-        kept += 1
-    return line[kept:]
+def shift_between(file_lines: Sequence[str], block_lines: Sequence[str]) -> Shift | None:
+    """How the block's lines are the file's with one shift of indentation (``normalise.one_shift``,
+    the rule every loosely matched hunk follows): ``("+", text)`` when the file has ``text`` more in
+    front of every non-blank line, ``("-", text)`` when it has that much less; None when the lines
+    differ otherwise, or not at all (blank lines are not compared: their white space says
+    nothing)."""
+    pairs = list(zip(file_lines, block_lines, strict=True))
+    if any(strip(in_file) != strip(in_block) for in_file, in_block in pairs):
+        return None
+    shift = one_shift(pairs)
+    return None if shift == SAME else shift
 
 
 class BlockIndex(LineIndex):
@@ -173,7 +145,7 @@ def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,
     placements: list[Placement] = []
     notes: list[str] = []
     for number, start, end, lines in placed:
-        lines, note = _as_matched(chunks[number], texts[start:end], lines, start)
+        lines, note = _as_matched(chunks[number], texts[start:end], lines, start, display)
         notes += [note] if note else []
         placements.append(Placement(number, start, end - start, lines))
     try:
@@ -186,26 +158,48 @@ def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,
 
 
 def _as_matched(chunk: Chunk, found: Sequence[str], lines: tuple[tuple[LineKind, str], ...],
-                start: int, *, as_left: bool = False) -> tuple[tuple[tuple[LineKind, str], ...], str]:
+                start: int, display: str, *, as_left: bool = False,
+                ) -> tuple[tuple[tuple[LineKind, str], ...], str]:
     """A placed block's lines (its REPLACE lines shifted as its SEARCH lines matched ``found``,
-    the file's lines from ``start``, or ``as_left`` by the blocks before it), and the note saying
-    how loosely it matched ("": exactly)."""
+    the file's lines from ``start``, or ``as_left`` by the blocks before it; without the trailing
+    white space every line of the block carries and the file's lines do not), and the note saying
+    how loosely it matched ("": exactly). The rule is every loosely matched hunk's
+    (``normalise.one_shift``, ``normalise.hunk_suffix``)."""
     old = [text for kind, text in lines if kind != "+"]
     if found == old:
         return lines, ""
     end = start + len(found)
     at = f"line {start + 1}" if end - start <= 1 else f"lines {start + 1}-{end}"
     at = f"{at} of the file as the blocks before it leave it" if as_left else f"file {at}"
+    suffix = hunk_suffix(list(zip(found, old, strict=True)), [t for k, t in lines if k == "+"])
+    if suffix:
+        lines = tuple((k, t[: len(t) - len(suffix)] if k == "+" and t.endswith(suffix) else t)
+                      for k, t in lines)
+        old = [t[: len(t) - len(suffix)] if t.endswith(suffix) else t for t in old]
     shift = shift_between(found, old)
+    trailing = (f" Every line of the block ends with {suffix!r}, which the file's lines do not: "
+                "its REPLACE lines were written without it.") if suffix else ""
     if shift is None:
         return lines, (f"the SEARCH lines of the block on line {chunk.line} matched {at} "
-                       "with trailing white space ignored.")
+                       f"with trailing white space ignored.{trailing}")
+    moved = []
+    for kind, text in lines:
+        new = shifted(text, shift) if kind == "+" else text
+        if new is None:
+            raise AmbiguousContextError(
+                f"Ambiguous indentation in {display}: the SEARCH lines of the block on line "
+                f"{chunk.line} match {at} with their indentation shifted as a whole, but the "
+                f"REPLACE line \"{strip(text)[:60]}\" has less indentation than the shift takes "
+                "away, so where it goes has no one reading.",
+                hint="Write the SEARCH lines exactly as the file has them, indentation included.",
+                path=display, line=chunk.line)
+        moved.append((kind, new))
     direction, text = shift
-    return (tuple((kind, shifted(text_, shift) if kind == "+" else text_) for kind, text_ in lines),
+    return (tuple(moved),
             f"the SEARCH lines of the block on line {chunk.line} matched "
             f"{at} with their indentation shifted as a whole (the file has "
-            f"{_spell(text)} {'more' if direction == '+' else 'less'} in front of each "
-            "line); its REPLACE lines were shifted alike.")
+            f"{spell_indentation(text)} {'more' if direction == '+' else 'less'} in front of each "
+            f"line); its REPLACE lines were shifted alike.{trailing}")
 
 
 def _one_after_another(texts: Sequence[str], chunks: Sequence[Chunk], display: str,
@@ -252,7 +246,7 @@ def _one_after_another(texts: Sequence[str], chunks: Sequence[Chunk], display: s
             raise refused(number, lines, space, sorted({*found, start}))
         if start < after and not any(written for _origin, _text, written in current[start:end]):
             raise refused(number, lines, space)  # (above the block before it, in the file's own lines)
-        placed, note = _as_matched(chunk, lines[start:end], placed, start, as_left=True)
+        placed, note = _as_matched(chunk, lines[start:end], placed, start, display, as_left=True)
         notes += [note] if note else []
         new: list[tuple[int | None, str, bool]] = []
         at = start
@@ -382,13 +376,6 @@ def _ambiguity(display: str, blocks: list[tuple[Chunk, Sequence[int], str]], hin
         details={"candidate_lines": [s + 1 for s in first_found[:MAX_CANDIDATES]],
                  "hunks": [{"patch_line": chunk.line, "candidate_lines": [s + 1 for s in found[:MAX_CANDIDATES]]}
                            for chunk, found, _where in blocks]})
-
-
-def _spell(indent: str) -> str:
-    spaces, tabs = indent.count(" "), indent.count("\t")
-    parts = [f"{spaces} space{'s' if spaces != 1 else ''}"] if spaces else []
-    parts += [f"{tabs} tab{'s' if tabs != 1 else ''}"] if tabs else []
-    return " and ".join(parts) or repr(indent)
 
 
 def _missing(texts: Sequence[str], chunks: Sequence[Chunk], miss: Missing, space: LineIndex,

@@ -132,6 +132,16 @@ class NoChangeError(PatchtxError):
     kind = "no_change"
 
 
+class PlaceholderError(PatchtxError):
+    """A lazy placeholder written as code (``placeholders``): an added line such as ``# ...
+    existing code ...`` where the lines it replaces and the file hold none, which written as it
+    is would lose the code it stands for (``allow_placeholders`` lets it through); or aider's
+    ``...`` elision in a SEARCH block, which patchtx does not expand. ``details["placeholder"]``
+    is the line."""
+
+    kind = "placeholder"
+
+
 class PartlyAppliedError(PatchtxError):
     """Some operations or hunks of the patch are already in place, others are not."""
 

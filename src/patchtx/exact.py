@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .applied import adds_around, new_side_starts
+from .applied import adds_around, new_side_starts, overlapping_starts, replaces_in_place
 from .matching import ByteIndex, NotExact, framed, place
 from .textfile import BOM_BYTES, looks_binary
 
@@ -97,7 +97,10 @@ def update_exactly(data: bytes, chunks: Sequence[Chunk], *, first_match: bool = 
         for added in [_framed_or_nothing([text for _, text in lines])]) or any(
         _stands_over(body, new, new_side_starts(at, end, len(new)))
         for (_, at, end, lines), new in zip(placed, replacements, strict=True)
-        if at != end and adds_around(lines))
+        if at != end and adds_around(lines)) or any(
+        _stands_over(body, new, overlapping_starts(at, end, len(new)))
+        for (_, at, end, lines), new in zip(placed, replacements, strict=True)
+        if at != end and new and replaces_in_place(lines))
     # A diff shows a BOM as part of the first line, so it splits the bytes itself.
     return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
 

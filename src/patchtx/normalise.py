@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Sequence
 
 PUNCTUATION = str.maketrans(
     {
@@ -62,6 +62,80 @@ PASSES: tuple[Callable[[str], str], ...] = (
     strip,
     normalise,
 )
+
+
+Shift = tuple[str, str]
+"""How a hunk's line is indented against the file's: ``("+", text)``, the file has ``text`` more
+in front of it; ``("-", text)``, that much less; ``("", "")``, the same."""
+SAME: Shift = ("", "")
+
+
+def indentation(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(WHITESPACE))]
+
+
+def line_shift(in_file: str, in_patch: str) -> Shift | None:
+    """How ``in_patch`` is indented against ``in_file`` (None: neither indentation ends the other,
+    as tabs against spaces)."""
+    ours, theirs = indentation(in_file), indentation(in_patch)
+    if ours == theirs:
+        return SAME
+    if ours.endswith(theirs):
+        return ("+", ours[: len(ours) - len(theirs)])
+    if theirs.endswith(ours):
+        return ("-", theirs[: len(theirs) - len(ours)])
+    return None
+
+
+def one_shift(pairs: Iterable[tuple[str, str]]) -> Shift | None:
+    """THE indentation rule, for every hunk matched loosely (a Codex section, a model-written
+    unified hunk, a SEARCH/REPLACE block): the one shift that every non-blank ``(file line, patch
+    line)`` pair shows, ``SAME`` when there is none to show; None when the pairs disagree (the
+    added lines' indentation then has no one reading)."""
+    shifts = {line_shift(in_file, in_patch) for in_file, in_patch in pairs
+              if strip(in_file) and strip(in_patch)}
+    if not shifts:
+        return SAME
+    return shifts.pop() if len(shifts) == 1 else None
+
+
+def spell_indentation(indent: str) -> str:
+    """``indent`` in words: "4 spaces", "1 tab"."""
+    spaces, tabs = indent.count(" "), indent.count("\t")
+    parts = [f"{spaces} space{'s' if spaces != 1 else ''}"] if spaces else []
+    parts += [f"{tabs} tab{'s' if tabs != 1 else ''}"] if tabs else []
+    return " and ".join(parts) or repr(indent)
+
+
+def hunk_suffix(pairs: Sequence[tuple[str, str]], added: Sequence[str]) -> str:
+    """The white space the model put at the end of every line of a hunk: the one suffix that
+    every non-blank patch line of ``pairs`` (file line, patch line) has past its file line's text,
+    and every non-blank added line ends with; "" when there is none. (Such white space is not
+    written: the file's lines show it is the model's, not the code's.)"""
+    suffixes = set()
+    for in_file, in_patch in pairs:
+        if not strip(in_file) and not strip(in_patch):
+            continue
+        ours, theirs = in_patch.lstrip(WHITESPACE), in_file.lstrip(WHITESPACE)
+        suffixes.add(ours[len(theirs):] if ours.startswith(theirs) else None)
+        if len(suffixes) > 1:
+            return ""
+    suffix = suffixes.pop() if suffixes else None
+    if not suffix or strip(suffix) or not all(line.endswith(suffix) for line in added if strip(line)):
+        return ""
+    return suffix
+
+
+def shifted(line: str, shift: Shift) -> str | None:
+    """An added line given the hunk's ``shift``; a blank line stays as it is. None when the line
+    has less indentation than a ``"-"`` shift takes away: the hunk shifted as a whole cannot have
+    written it so."""
+    direction, text = shift
+    if not direction or not strip(line):
+        return line
+    if direction == "+":
+        return text + line
+    return line[len(text):] if line.startswith(text) else None
 
 
 def matches_in_some_pass(line: str, other: str) -> bool:

@@ -107,6 +107,14 @@ class PlanOptions:
         False, "let patches change the workspace's patchtx policy ([tool.patchtx], .patchtx.toml)",
         flag=("--allow-policy-edit",), key="allow-policy-edit", combine=PERMISSION)
     """Let a patch change the workspace's policy (``[tool.patchtx]``, ``.patchtx.toml``)."""
+    allow_placeholders: bool = option(
+        False, "write added lines that are lazy placeholders ('# ... existing code ...') as they "
+        "are (refused by default)", flag=("--allow-placeholders",), key="allow-placeholders",
+        combine=PERMISSION)
+    """Write an added line that is a lazy placeholder for code left out (``// ... existing code
+    ...``, ``# ... rest of the function unchanged ...``, a bare ``...`` in a C-like file) where the
+    lines it replaces and the file hold none: refused by default as ``placeholder``, since the
+    lines it stands for would be lost (``patchtx.placeholders``, docs/format.md)."""
     strict: bool = option(
         False, "read patches as Codex does: refuse malformed shapes instead of repairing them",
         flag=("--strict",), key="strict", combine=REQUIREMENT)
@@ -260,6 +268,7 @@ if TYPE_CHECKING:
         max_bytes: int | None
         max_patch_bytes: int | None
         allow_policy_edit: bool | None
+        allow_placeholders: bool | None
         strict: bool | None
         syntax: str | None
 

@@ -25,6 +25,7 @@ from .errors import (
     NotARegularFileError,
     PartlyAppliedError,
     PatchtxError,
+    PlaceholderError,
     PolicyError,
     UnsafePathError,
 )
@@ -40,13 +41,14 @@ from .model import (
     UpdateFile,
 )
 from .options import PlanOptions
+from .placeholders import extension_of, find_placeholder
 from .policy import check_changes, policy_files
 from .textfile import decode, looks_binary
 from .update import FileNames, UpdateRule, already_applied, update_file
 from .workspace import FileView, ResolvedPath, Workspace
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from .rewrite import Edit
     from .txn.commit import Progress
@@ -147,9 +149,10 @@ class Stager:
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
-        self.no_op: list[NoChangeError] = []
-        """Operations of the patch being staged that change nothing, or hold a hunk that changes
-        nothing (refused once the whole patch is staged: a refusal Codex also gives comes first)."""
+        self.deferred: list[PatchtxError] = []
+        """Refusals of patchtx's own rules met while staging the patch (an operation, or a hunk,
+        that changes nothing; a placeholder written as code), raised once the whole patch is
+        staged: a refusal Codex also gives comes first."""
         """Deletes of the patch being staged whose file is already gone, with their error."""
         self.aliases: dict[str, set[str]] = {}
         """Workspace path -> the other names (through symbolic links) the patches reached it by."""
@@ -336,6 +339,8 @@ class Stager:
                 " afterwards.",
                 hint="patchtx writes UTF-8 text only; remove the NUL, or add binary files with another tool.",
                 path=rel, line=hunk.line)
+        if data is None:  # (a copy's bytes are the file's own, not the patch's)
+            self._placeholders_added(hunk, rel, entry.content)
         if mode is None:
             mode = entry.mode
         copy = copied_from if entry.content is None else None
@@ -437,12 +442,13 @@ class Stager:
             return
         # (Asked once the hunks are placed: a hunk that does not match is refused as it is first.)
         self._no_op_hunks(hunk, rel)
+        self._placeholders_in(hunk, rel, entry.content)
         after = update.after
         self.repairs.extend(update.repairs)
         if after == entry.content:
             if hunk.move_to is None and (hunk.new_mode is None or git_permissions(
                     hunk.new_mode, entry.mode) == entry.mode):
-                self.no_op.append(NoChangeError(
+                self.deferred.append(NoChangeError(
                     f"Refusing the patch: the {_HUNKS[self.rule.format]} for {hunk.path} (patch "
                     f"line {hunk.line}) would leave the file exactly as it is.",
                     hint="Nothing would change, so nothing is reported changed: if the file should "
@@ -547,10 +553,53 @@ class Stager:
                 which = {"search-replace": f"the block on line {chunk.line}",
                          "text": "the edit"}.get(self.rule.format,
                                                  f"the section at patch line {chunk.line}")
-                self.no_op.append(NoChangeError(
+                self.deferred.append(NoChangeError(
                     f"Refusing the patch: {which} changes nothing in {hunk.path}: {what}.",
                     hint=_NO_CHANGE_HINT[self.rule.format], path=rel, line=chunk.line))
                 return
+
+    # -- placeholders written as code -------------------------------------------------------------
+    def _placeholders_in(self, hunk: UpdateFile, rel: str, content: bytes) -> None:
+        """A hunk whose added lines hold a lazy placeholder (``placeholders.find_placeholder``) is
+        refused as ``placeholder`` (once the patch is staged), unless the host allows them."""
+        if self.options.allow_placeholders:
+            return
+        extension = extension_of(rel)
+        for chunk in hunk.chunks:
+            if self.rule.format == "text":  # (a text's lines: those of its old text are kept)
+                old = "\n".join(text for kind, text in chunk.lines if kind == "-").split("\n")
+                new = "\n".join(text for kind, text in chunk.lines if kind == "+").split("\n")
+                added = [line not in old for line in new]
+            else:
+                old, new = chunk.old_lines, chunk.new_lines
+                added = [kind == "+" for kind, _ in chunk.lines if kind != "-"]
+            found = find_placeholder(new, added, old, _lines(content), extension)
+            if found is not None:
+                from .hints import visible  # (off a one-line edit's path)
+
+                which = {"search-replace": f"the block on line {chunk.line}",
+                         "text": "the new text"}.get(self.rule.format,
+                                                      f"the {_HUNKS[self.rule.format][:-1]} at patch line {chunk.line}")
+                self.deferred.append(_placeholder_error(
+                    f"Refusing the patch: {which} adds the line \"{visible(found.strip())}\" to "
+                    f"{hunk.path}, a placeholder for code left out, not code: written as it is, it "
+                    "would stand in the file in place of the lines the hunk replaces, and they would "
+                    "be lost.", found, rel, chunk.line))
+                return
+
+    def _placeholders_added(self, hunk: AddFile, rel: str, content: bytes | None) -> None:
+        """A file added (or written over) whose lines hold a lazy placeholder: refused alike."""
+        if self.options.allow_placeholders:
+            return
+        lines = hunk.contents.split("\n")
+        found = find_placeholder(lines, [True] * len(lines), (), _lines(content), extension_of(rel))
+        if found is not None:
+            from .hints import visible  # (off a one-line edit's path)
+
+            self.deferred.append(_placeholder_error(
+                f"Refusing the patch: the file {hunk.path} it adds (patch line {hunk.line}) holds the "
+                f"line \"{visible(found.strip())}\", a placeholder for code left out, not code.",
+                found, rel, hunk.line))
 
     def _refuse_undone_changes(self, before: dict[str, _Entry], changes: Sequence[FileChange]) -> None:
         """Operations of one patch that only update a file and leave it as they found it (an edit
@@ -608,7 +657,7 @@ class Stager:
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
                  dict(self.last_operation), list(self.repairs), list(self.notes))
-        self.in_place, self.gone, self.no_op = [], [], []
+        self.in_place, self.gone, self.deferred = [], [], []
         hunks = [hunk for patch in patches for hunk in patch.hunks]
         if self.progress is not None:
             named = {h.path for h in hunks}
@@ -634,8 +683,8 @@ class Stager:
                         if self.gone:  # the first failure in patch order is the one reported
                             raise self.gone[0] from None
                         raise
-            if self.no_op:
-                raise self.no_op[0]
+            if self.deferred:
+                raise self.deferred[0]
             self._refuse_undone_changes(saved[0], self.changes[len(saved[1]):])
             if self.in_place or self.gone:
                 self._refuse_applied(len(hunks))
@@ -754,6 +803,21 @@ class Stager:
         removed = {t.path for t in targets if t.after is None}
         kept = (t.path for t in targets if t.after is not None)
         return emptied_folders(removed, kept, self.view.list_dir)
+
+
+def _lines(content: bytes | None) -> Iterator[str]:
+    """A file's lines, decoded only when asked for (most hunks hold no placeholder)."""
+    if content:
+        yield from content.decode("utf-8", "replace").splitlines()
+
+
+def _placeholder_error(headline: str, line: str, rel: str, patch_line: int) -> PlaceholderError:
+    return PlaceholderError(
+        headline,
+        hint="Write out the code the placeholder stands for (the lines that stay are context lines, "
+             "or in both SEARCH and REPLACE), or send only the lines that change. A host that means "
+             "to write such lines as text passes --allow-placeholders (allow_placeholders=True).",
+        path=rel, line=patch_line, details={"placeholder": line})
 
 
 def _check_policy(planner: Stager, targets: list[PathTarget]) -> None:

@@ -17,9 +17,10 @@ the same placement rule as any other hunk (docs/format.md, "Repairs").
   in file order.
 - **Indentation and trailing white space** of the model's own: when every line the hunk keeps or
   removes differs from its file line by the same indentation (or the same trailing white space),
-  the added lines are given the file's (the context lines stay as in the file, as always). The
-  indentation only where the hunk replaces lines: added lines that only follow context may mean
-  a level of their own.
+  the added lines are given the file's (the context lines stay as in the file, as always): the
+  rule of ``normalise.one_shift`` and ``normalise.hunk_suffix``, which SEARCH/REPLACE blocks
+  follow too. A hunk whose lines show no one shift, or two readings (shifted as written, or its
+  context lines having lost their prefix space), is refused as ambiguous.
 
 Each returns the repaired hunks and their placements, or None; the caller refuses as before.
 """
@@ -33,12 +34,14 @@ from ._record import replace
 from .errors import AmbiguousContextError, ContextNotFoundError, HunkParseError
 from .hints import describe_miss, visible
 from .model import Repair
+from .normalise import SAME, hunk_suffix, line_shift, one_shift, shifted, spell_indentation, strip
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from .matching import Placement
     from .model import Chunk, LineKind
+    from .normalise import Shift
 
     Place = Callable[[Sequence[Chunk]], list[Placement]]
 
@@ -60,7 +63,7 @@ def _lines_of(chunks: Sequence[Chunk], where: str) -> str:
 
 
 def settle(texts: Sequence[str], chunks: Sequence[Chunk], placements: list[Placement],
-           spelled: str, *, adjust: bool) -> tuple[list[Placement], list[Repair]]:
+           spelled: str, *, adjust: bool, display: str = "") -> tuple[list[Placement], list[Repair]]:
     """The last step of a placement: the lines written without a prefix checked (their parse
     error raised where one does not stand in the file), and with ``adjust`` the added lines given
     the file's indentation and trailing white space where the hunk shows the model's differ."""
@@ -69,7 +72,7 @@ def settle(texts: Sequence[str], chunks: Sequence[Chunk], placements: list[Place
         _check_unprefixed(texts, chunks, placements)
         repairs.append(unprefixed_repair(chunks, spelled))
     if adjust:
-        placements, adjusted = adjust_added_lines(texts, placements, chunks, spelled)
+        placements, adjusted = adjust_added_lines(texts, placements, chunks, spelled, display)
         repairs.extend(adjusted)
     return placements, repairs
 
@@ -402,64 +405,117 @@ def _in_file_order(texts: Sequence[str], chunks: list[Chunk], place: Place, spel
 
 # -- the model's own indentation and trailing white space ----------------------------------------
 def adjust_added_lines(texts: Sequence[str], placements: list[Placement], chunks: Sequence[Chunk],
-                       spelled: str) -> tuple[list[Placement], list[Repair]]:
-    """Placements whose added lines carry the file's indentation or trailing white space where
-    the hunk's kept and removed lines show, all alike, that the model's differ from the file's."""
+                       spelled: str, display: str = "") -> tuple[list[Placement], list[Repair]]:
+    """Placements whose added lines carry the file's indentation and trailing white space where
+    the hunk's kept and removed lines show, all alike, that the model's differ from the file's
+    (``normalise.one_shift``, ``normalise.hunk_suffix``: the rule SEARCH/REPLACE blocks follow
+    too). A hunk whose lines show no one shift, and that adds lines, is refused: the indentation
+    of its added lines has no one reading."""
     out, repairs = [], []
     for placement in placements:
-        found = _shifted(texts, placement)
-        if found is None:
-            out.append(placement)
-            continue
-        lines, kind, detail = found
-        out.append(replace(placement, lines=lines))
-        repairs.append(Repair(kind, f"{spelled}, patch line {chunks[placement.chunk_index].line}",
-                              detail))
+        chunk = chunks[placement.chunk_index]
+        where = f"{spelled}, patch line {chunk.line}"
+        lines, found = _adjusted(texts, placement, chunk, display or spelled)
+        out.append(replace(placement, lines=lines) if found else placement)
+        repairs += [Repair(kind, where, detail) for kind, detail in found]
     return out, repairs
 
 
-def _shifted(texts: Sequence[str], placement: Placement,
-             ) -> tuple[tuple[tuple[LineKind, str], ...], str, str] | None:
-    pairs = []
-    at = placement.start
-    for kind, text in placement.lines:
+def _adjusted(texts: Sequence[str], placement: Placement, chunk: Chunk, display: str,
+              ) -> tuple[tuple[tuple[LineKind, str], ...], list[tuple[str, str]]]:
+    lines = placement.lines
+    pairs, kinds, at = [], [], placement.start
+    for kind, text in lines:
         if kind != "+":
-            pairs.append((text, texts[at]))
+            pairs.append((texts[at], text))
+            kinds.append(kind)
             at += 1
-    added = [text for kind, text in placement.lines if kind == "+"]
-    if not pairs or not added or all(ours == theirs for ours, theirs in pairs):
-        return None
-    filled = [(ours, theirs) for ours, theirs in pairs if ours.strip() or theirs.strip()]
-    suffixes = {ours[len(theirs):] if ours.startswith(theirs) else None for ours, theirs in filled}
-    if len(suffixes) == 1 and (suffix := suffixes.pop()) and not suffix.strip() and \
-            all(text.endswith(suffix) for text in added if text.strip()):
-        lines = tuple((k, t[: len(t) - len(suffix)] if k == "+" and t.strip() else t)
-                      for k, t in placement.lines)
-        return lines, "trailing_whitespace", (
-            f"removed the trailing white space ({suffix!r}) that every line of the hunk carries "
-            "and the file's lines do not")
-    if any(ours.rstrip() != ours or theirs.rstrip() != theirs for ours, theirs in filled):
-        return None
-    if not any(kind == "-" for kind, _ in placement.lines):
-        # Lines only added after context: they may mean a level of their own (a new top-level
-        # function after an indented block), which the context's indentation does not tell.
-        return None
-    lost = {theirs[: len(theirs) - len(ours)] if theirs.endswith(ours) else None
-            for ours, theirs in filled}
-    if len(lost) == 1 and (prefix := lost.pop()) and not prefix.strip():
-        lines = tuple((k, prefix + t if k == "+" and t.strip() else t) for k, t in placement.lines)
-        return lines, "indentation", (
-            f"indented the added lines by {prefix!r} more, as every kept and removed line of the "
-            "hunk is in the file")
-    extra = {ours[: len(ours) - len(theirs)] if ours.endswith(theirs) else None
-             for ours, theirs in filled}
-    if len(extra) == 1 and (prefix := extra.pop()) and not prefix.strip() and \
-            all(t.startswith(prefix) for t in added if t.strip()):
-        lines = tuple((k, t[len(prefix):] if k == "+" and t.strip() else t) for k, t in placement.lines)
-        return lines, "indentation", (
-            f"indented the added lines by {prefix!r} less, as every kept and removed line of the "
-            "hunk is in the file")
-    return None
+    added = [text for kind, text in lines if kind == "+"]
+    if not pairs or not added or all(in_file == in_patch for in_file, in_patch in pairs):
+        return lines, []
+    found = []
+    suffix = hunk_suffix(pairs, added)
+    if suffix:
+        lines = tuple((k, t[: len(t) - len(suffix)] if k == "+" and t.endswith(suffix) else t)
+                      for k, t in lines)
+        pairs = [(in_file, in_patch[: len(in_patch) - len(suffix)] if in_patch.endswith(suffix) else in_patch)
+                 for in_file, in_patch in pairs]
+        found.append(("trailing_whitespace", f"removed the trailing white space ({suffix!r}) that "
+                      "every line of the hunk carries and the file's lines do not"))
+    if not any(strip(text) for kind, text in lines if kind == "+") or one_shift(pairs) == SAME:
+        return lines, found
+    # Two readings of a hunk whose lines are not indented as the file's: as written, shifted as a
+    # whole; or each context line having lost its prefix space (its text is then the line as
+    # written, its space included), shifted as a whole. Each holds only where one shift fits
+    # every kept and removed line, and every added line can take it.
+    unprefixed = {index for index, _ in chunk.unprefixed}
+    kept = [i for i, (kind, _) in enumerate(lines) if kind != "+"]
+    spaced = [(in_file, " " + in_patch if kind == " " and kept[n] not in unprefixed else in_patch)
+              for n, ((in_file, in_patch), kind) in enumerate(zip(pairs, kinds, strict=True))]
+    readings: dict[tuple[tuple[LineKind, str], ...], Shift] = {}
+    for each in (pairs, spaced):
+        shift = one_shift(each)
+        moved = None if shift is None else _moved(lines, shift)
+        if shift is not None and moved is not None:
+            readings.setdefault(moved, shift)
+    if len(readings) != 1:
+        raise _no_one_indentation(chunk, placement, display, pairs, list(readings.values()))
+    (moved, shift), = readings.items()
+    if shift != SAME:
+        direction, by = shift
+        found.append(("indentation", f"indented the added lines by {spell_indentation(by)} "
+                      f"{'more' if direction == '+' else 'less'}, as every kept and removed line of "
+                      "the hunk is in the file"))
+    return moved, found
+
+
+def _moved(lines: tuple[tuple[LineKind, str], ...], shift: Shift) -> tuple[tuple[LineKind, str], ...] | None:
+    """The hunk's lines, its added ones given ``shift``; None when one cannot take it."""
+    out = []
+    for kind, text in lines:
+        new = shifted(text, shift) if kind == "+" else text
+        if new is None:
+            return None
+        out.append((kind, new))
+    return tuple(out)
+
+
+def _no_one_indentation(chunk: Chunk, placement: Placement, display: str,
+                        pairs: Sequence[tuple[str, str]], shifts: Sequence[Shift],
+                        ) -> AmbiguousContextError:
+    """The refusal of a hunk matched with its indentation ignored whose added lines' indentation
+    has no one reading (``shifts``: the readings' shifts, two or none), naming why."""
+    end = placement.start + placement.length
+    at = f"file line {placement.start + 1}" + (f"-{end}" if end > placement.start + 1 else "")
+    if shifts:
+        spelled = [("as written" if shift == SAME else
+                    f"{spell_indentation(shift[1])} {'deeper' if shift[0] == '+' else 'shallower'}")
+                   for shift in shifts]
+        why = ("it reads two ways: as written, its lines shifted as a whole (the added lines "
+               f"{spelled[0]}), or each context line having lost its prefix space (the added lines "
+               f"{spelled[1]})")
+    else:
+        described = []
+        for in_file, in_patch in pairs:
+            if not (strip(in_file) and strip(in_patch)):
+                continue
+            shift = line_shift(in_file, in_patch)
+            if shift is None:
+                how = "indented differently (tabs and spaces)"
+            else:
+                how = "as in the file" if shift == SAME else \
+                    f"{spell_indentation(shift[1])} {'shallower' if shift[0] == '+' else 'deeper'}"
+            described.append(f"\"{visible(strip(in_patch)[:40])}\" {how}")
+            if len(described) >= 4:
+                break
+        why = ("its lines are not indented alike against the file's, so the added lines' "
+               "indentation is not told: " + "; ".join(described))
+    return AmbiguousContextError(
+        f"Ambiguous indentation in {display}: the hunk at patch line {chunk.line} matches {at} "
+        f"only with its indentation ignored, and {why}.",
+        hint="Write the hunk's lines with the file's indentation (each line exactly as the file "
+             "has it, then the added lines at the indentation they mean).",
+        path=display, line=chunk.line, details={"ambiguous": "indentation"})
 
 
 # -- decorations in SEARCH/REPLACE blocks and text replacements ----------------------------------

@@ -43,6 +43,7 @@ from .errors import ContextNotFoundError, HunkParseError, PartlyAppliedError, Pa
 from .exact import update_exactly
 from .matching import LineIndex, Locator
 from .model import Repair
+from .placeholders import refuse_elision
 from .rewrite import rewrite
 from .textfile import TextFile, decode
 from .unified_placement import final_newline, place_at_stated_lines, read_by_counts, starts_of
@@ -249,6 +250,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     index: LineIndex | None = None
     original: TextFile | None = None
     miss: ContextNotFoundError | None = None
+    resent = False
     exact = (update_exactly(content, chunks, first_match=rule.first_match, in_turn=placer.in_turn)
              if placer.on_bytes else None)
     if exact is not None:
@@ -265,8 +267,12 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         except ContextNotFoundError as error:
             miss, reinserted = error, False
         else:
-            update = _rewritten(original, chunks, placed, rule, names, ())
-            reinserted = placed.reinserted
+            update, settled = _rewritten(original, chunks, placed, rule, names, ())
+            # Added lines the repair step re-indented (or freed of the model's trailing white
+            # space) stand, sent again, only as it wrote them: asked with them.
+            rewritten = [p for p, q in zip(settled, placed.placements, strict=True) if p.lines != q.lines]
+            resent = bool(rewritten) and insertion_in_place(original.texts, chunks, rewritten)
+            reinserted = placed.reinserted or resent
     if placer.asks_applied and check_applied and (miss is not None or reinserted):
         try:
             applied = _already_applied(content, chunks, index, names, rule)
@@ -276,6 +282,10 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             return _without_applied_hunks(content, chunks, rule, names, partly)
         if applied is not None:
             return applied
+        if resent and miss is None and index is not None:
+            applied = _applied_once_repaired(content, chunks, rule, names, index)
+            if applied is not None:
+                return applied
         if miss is not None and index is not None and deletions_in_place(index, chunks):
             miss.hint = f"{_DELETIONS_IN_PLACE} {miss.hint}".rstrip()
     if miss is not None:
@@ -284,6 +294,8 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         def place(some: Sequence[Chunk]) -> list[Placement]:
             return placer.on_lines(original, index, some, rule, names.display).placements
 
+        if rule.format == "search-replace":
+            refuse_elision(chunks, original.texts, names.display, miss)
         if rule.format in _DECORATED:
             from .repair_update import undecorated  # (off a one-line edit's path)
 
@@ -341,19 +353,19 @@ def _repairs(rule: UpdateRule) -> bool:
 
 
 def _rewritten(original: TextFile, chunks: Sequence[Chunk], placed: Placed, rule: UpdateRule,
-               names: FileNames, repairs: tuple[Repair, ...]) -> FileUpdate:
+               names: FileNames, repairs: tuple[Repair, ...]) -> tuple[FileUpdate, list[Placement]]:
     """The rewrite of placed hunks, after the repair step's last look at them (lines written
-    without a prefix, added lines' indentation)."""
+    without a prefix, added lines' indentation), and the placements as that look left them."""
     placements = placed.placements
     if _repairs(rule):
         from .repair_update import settle  # (off a one-line edit's path)
 
         placements, settled = settle(original.texts, chunks, placements, names.spelled,
-                                     adjust=rule.format == "codex")
+                                     adjust=True, display=names.display)
         repairs += tuple(settled)
     rewritten, edits = rewrite(original, placements, placed.ends_with_newline)
     return FileUpdate(rewritten.encode(), tuple(edits), None, repairs=repairs, notes=tuple(
-        f"{names.spelled}: {note}" for note in placed.notes))
+        f"{names.spelled}: {note}" for note in placed.notes)), placements
 
 
 def _unprefixed(chunks: Sequence[Chunk], names: FileNames) -> tuple[Repair, ...]:

@@ -97,8 +97,9 @@ class TestPasses:
         assert tree.after(update("-foo\n+bar")) == b"  foo\nbar\n"
 
     def test_trim_pass_beats_unicode_pass(self, tree) -> None:
+        # (The trim pass's line is 2 spaces deeper than the hunk's: so is the added line.)
         tree.write("f.txt", "a\u2013b\n  a-b  \n")
-        assert tree.after(update("-a-b\n+X")) == "a\u2013b\nX\n".encode()
+        assert tree.after(update("-a-b\n+X")) == "a\u2013b\n  X\n".encode()
 
     def test_whole_block_must_match_in_one_pass(self, tree) -> None:
         # Line 1 only matches exactly at 3-4 and fuzzily at 1-2, so the exact pass wins.
@@ -110,8 +111,16 @@ class TestPasses:
         assert tree.after(update(" keep\n-old\n+new")) == b"keep\t \nnew\n"
 
     def test_surrounding_whitespace_forgiven(self, tree) -> None:
+        tree.write("f.txt", "\tkeep\n\told\n")
+        assert tree.after(update(" keep\n-old\n+new")) == b"\tkeep\n\tnew\n"
+
+    def test_surrounding_whitespace_unlike_line_by_line_is_refused(self, tree) -> None:
+        # A tab in front of one line, four spaces in front of the other: the added line's
+        # indentation has no one reading (docs/format.md, "Indentation and trailing white space").
         tree.write("f.txt", "\tkeep\n    old\n")
-        assert tree.after(update(" keep\n-old\n+new")) == b"\tkeep\nnew\n"
+        refused = tree.fail(update(" keep\n-old\n+new"))
+        assert refused.kind == "ambiguous_context", refused.message
+        assert "indentation" in refused.message and '"keep"' in refused.message
 
     def test_interior_whitespace_must_match(self, tree) -> None:
         tree.write("f.txt", "a  b\n")
@@ -170,7 +179,7 @@ class TestUnicode:
 
     def test_fuzzily_matched_context_keeps_the_file_spelling(self, tree) -> None:  # [R: 20]
         tree.write("f.txt", "\u201chello\u201d \u2013 world\u00a0!\n    indented\nold\n")
-        assert tree.after(update(' "hello" - world !\n indented\n-old\n+new')) == \
+        assert tree.after(update(' "hello" - world !\n     indented\n-old\n+new')) == \
             "\u201chello\u201d \u2013 world\u00a0!\n    indented\nnew\n".encode()
 
 

@@ -359,12 +359,12 @@ class TestContent:
 
     def test_context_lines_are_kept_as_in_the_file(self, tree) -> None:  # DESIGN §2, [R: 20]
         tree.write("f.txt", "    indented  \r\n\u201cquoted\u201d\n\tlast\r\n")
-        result = tree.after("*** Update File: f.txt\n indented\n \"quoted\"\n+added\n last")
+        result = tree.after("*** Update File: f.txt\n     indented\n \"quoted\"\n+added\n \tlast")
         assert result == "    indented  \r\n\u201cquoted\u201d\nadded\r\n\tlast\r\n".encode()
 
     def test_removed_lines_may_match_loosely(self, tree) -> None:
         tree.write("f.txt", "keep\n  it\u2019s gone \r\nend\n")
-        assert tree.after("*** Update File: f.txt\n keep\n-it's gone\n+new") == b"keep\nnew\nend\n"
+        assert tree.after("*** Update File: f.txt\n keep\n-  it's gone\n+new") == b"keep\nnew\nend\n"
 
     def test_crlf_file_stays_crlf(self, tree) -> None:  # scenario 023, [R: 04]
         tree.write("f.txt", b"one\r\ntwo\r\nthree\r\n")

@@ -89,6 +89,9 @@ class Allowed:
                 "applies its loose reading); --strict restores Codex's grammar")
     NO_CHANGE = ("a patch that changes nothing refused as no_change (Codex reports the file "
                  "modified; it adds at most a missing final newline)")
+    INDENTATION = ("a hunk matched only with its white space ignored whose added lines' indentation "
+                   "has no one reading (its lines shifted unalike against the file's) refused "
+                   "(Codex writes them as sent); --strict restores Codex's")
     BLANK_RETRY = ("a hunk whose one old line is a blank line the file lacks refused where its other "
                    "lines could go at more than one line (Codex inserts them at the cursor); "
                    "first-match restores Codex's")
@@ -527,6 +530,11 @@ def _classify(case: Case, codex: CodexOutcome, dirs: Workdirs, verdict: Verdict,
             and _names_an_existing_file(case, px, error):
         verdict.add(Allowed.OVERWRITE)
         _classify(case, codex, dirs, verdict, replace(how, allow_overwrite=True))
+        return
+    if isinstance(error, AmbiguousContextError) and error.details.get("ambiguous") == "indentation" \
+            and not how.strict:
+        verdict.add(Allowed.INDENTATION)
+        _classify(case, codex, dirs, verdict, replace(how, strict=True))
         return
     if isinstance(error, AmbiguousContextError) and not how.first_match \
             and len(set(error.details.get("candidate_lines", ()))) >= 2:

@@ -53,7 +53,7 @@ CODEX = {
     "markdown_fence": "refused",
     "smart_quotes_in_context": "right",
     "wrong_indentation": "wrong",
-    "wrong_indentation_addition_only": "right",
+    "wrong_indentation_addition_only": "wrong",
     "hunk_applied_beside_new": "refused",
     "hunk_applied_beside_new_blank_context": "wrong",
     "bom_in_file": "refused",

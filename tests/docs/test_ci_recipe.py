@@ -79,6 +79,21 @@ def test_a_rerun_of_the_job_is_a_no_op(repo: Path) -> None:
     assert (repo / "app.py").read_text() == "def answer():\n    return 2\n"
 
 
+@pytest.mark.parametrize("header", ["@@ def answer():\n", "@@\n", ""], ids=["anchor", "bare", "no-header"])
+def test_a_rerun_of_an_insertion_written_as_a_replacement_is_a_no_op(header: str, repo: Path) -> None:
+    # Issue 37, item 6: the new side stands over the old line once applied, so the re-run finds
+    # it in place instead of writing 'log(1)' again.
+    fix = (f"*** Begin Patch\n*** Update File: app.py\n{header}-    return 1\n+    log(1)\n"
+           "+    return 1\n*** End Patch\n")
+    done, outputs = run_step(repo, fix)
+    assert done.returncode == 0 and outputs == "applied=true\n", done.stderr
+    head = git(repo, "rev-parse", "HEAD")
+    again, outputs = run_step(repo, fix)
+    assert again.returncode == 0 and outputs == "applied=already\n", again.stdout + again.stderr
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert (repo / "app.py").read_text() == "def answer():\n    log(1)\n    return 1\n"
+
+
 def test_a_renamed_file_is_committed_under_both_names(repo: Path) -> None:
     move = FIX.replace("*** Update File: app.py\n", "*** Update File: app.py\n*** Move to: lib/app.py\n")
     done, outputs = run_step(repo, move)

@@ -67,6 +67,25 @@ async def call(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[bo
     return bool(result.is_error), result.structured_content, result.content[0].text
 
 
+async def test_skip_applied_covers_an_insertion_written_as_a_replacement(tmp_path: Path) -> None:
+    # Issue 37, item 6: '-    return y' '+    log(y)' '+    return y' finds its old line again once
+    # applied; sent again through the tool (anchor, bare '@@', no header), it changes nothing.
+    (tmp_path / "a.py").write_text("def f(x):\n    y = x\n    return y\n")
+    once = "def f(x):\n    y = x\n    log(y)\n    return y\n"
+    async with connect(tmp_path) as client:
+        for header in ("@@ def f(x):\n", "@@\n", ""):
+            fix = (f"*** Begin Patch\n*** Update File: a.py\n{header}-    return y\n+    log(y)\n"
+                   "+    return y\n*** End Patch\n")
+            if not header.startswith("@@ def"):
+                (tmp_path / "a.py").write_text("def f(x):\n    y = x\n    return y\n")
+            is_error, content, _ = await call(client, "apply_patch", {"patch": fix})
+            assert not is_error, content
+            for _ in range(2):
+                is_error, content, _ = await call(client, "apply_patch", {"patch": fix, "skip_applied": True})
+                assert not is_error and content["files"] == [], content
+            assert (tmp_path / "a.py").read_text() == once
+
+
 async def test_lists_both_tools_with_schemas_and_annotations(tree: Path) -> None:
     async with connect(tree) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}

@@ -302,12 +302,11 @@ SHAPES: list[Shape] = [
         ("indentation",)),
     Shape(
         "wrong_indentation_addition_only", "wrong indentation (the block's common indentation dropped)",
-        "context with the block's indentation dropped, and a top-level function added after it: "
-        "the added lines' level is not told by the context",
+        "context with the block's indentation dropped and lines added after it (issue 37, item 2)",
         {"shop.py": b"class Cart:\n    def total(self):\n        return 0\n"},
-        envelope("*** Update File: shop.py", "@@", " return 0", "+", "+def main():", "+    pass"),
-        {"shop.py": b"class Cart:\n    def total(self):\n        return 0\n\ndef main():\n    pass\n"},
-        why="Read as written (as Codex does): the added lines may mean a level of their own."),
+        envelope("*** Update File: shop.py", "@@", " return 0", "+", "+print(1)", "+return 1"),
+        None, why="Two readings write different lines: the hunk shifted as a whole (the added lines "
+                  "8 spaces deeper), or its context line having lost its prefix space (7 deeper)."),
     Shape(
         "hunk_applied_beside_new", "a hunk already applied beside a new one",
         "Aider-AI/aider#462, Aider-AI/aider#4098 (a patch resent after a partial apply)",

@@ -35,7 +35,7 @@ EXAMPLES = _examples()
 SOURCES = "".join(path.read_text(encoding="utf-8")
                   for path in Path(patchtx.repair.__file__).parent.glob("*.py"))
 KINDS = set(re.findall(r'Repair\(\s*"([a-z_]+)"', SOURCES)
-            + re.findall(r'return lines, "([a-z_]+)"', SOURCES))
+            + re.findall(r'found\.append\(\("([a-z_]+)"', SOURCES))
 """Every repair kind the source makes (a Repair built with a literal kind, or one of
 repair_update's adjustments)."""
 
