@@ -173,6 +173,18 @@ def test_json_with_an_unterminated_string_of_escaped_quotes_is_refused_in_linear
     assert info.value.kind == "parse_error" and list(tmp_path.iterdir()) == []
 
 
+def test_a_header_with_a_long_run_of_spaces_is_read_in_linear_time(tmp_path: Path) -> None:
+    """Stars after a header's path are found from the start of a run of white space only: a header
+    of 200,000 spaces before a word and ' **' took most of an hour (26 s at 20,000)."""
+    name = "a" + " " * 200_000 + "b"
+    text = envelope(f"*** Update File: {name} **", "@@", "-x", "+y")
+    started = time.monotonic()
+    with pytest.raises(PatchtxError):
+        patchtx.apply_patch(text, tmp_path)
+    assert time.monotonic() - started < 20  # (well under a second; minutes before, on any machine)
+    assert list(tmp_path.iterdir()) == []
+
+
 @settings(max_examples=examples(2000), deadline=None)
 @given(st.recursive(st.none() | st.booleans() | st.text(alphabet='[]{}"\\ab', max_size=6),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
