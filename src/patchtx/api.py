@@ -10,6 +10,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
+from ._record import replace
 from .cancel import Cancellation
 from .errors import ArgumentTypeError, PolicyError
 from .model import Patch, Plan
@@ -221,9 +222,11 @@ def commit_plan(plan_: Plan, options: CommitOptions, *, progress: Progress | Non
     report = commit(plan_, durable=options.durable, lock_timeout=options.lock_timeout, fs=fs,
                     retention=keep, progress=progress, dir_modes=dir_modes, check=check, policy=policy,
                     cancel=cancel)
+    outcome = None if check is None else check.outcome
+    if outcome is not None and report.state_restored:
+        outcome = replace(outcome, state_restored=report.state_restored)
     return Result(plan_, committed=True, transaction_id=report.transaction_id,
-                  fsyncs=report.fsyncs, recovery=recovery_of(report),
-                  verify=None if check is None else check.outcome)
+                  fsyncs=report.fsyncs, recovery=recovery_of(report), verify=outcome)
 
 
 def verifier_for(options: CommitOptions, *, progress: Progress | None = None,

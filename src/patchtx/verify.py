@@ -8,6 +8,10 @@ time limit. The change is kept (the journal is marked committed) only if CMD exi
 file the patch wrote as the patch wrote it; otherwise the commit rolls back exactly as any failed
 commit does and raises ``VerifyFailedError`` (kind ``verify_failed``) with CMD's exit status and
 the end of its output. A crash while CMD runs leaves an uncommitted journal: recovery rolls back.
+What CMD does to the workspace, ``.patchtx`` included, cannot undo that roll back: the commit keeps a
+copy of the journal outside the workspace while CMD runs (``txn.escrow``), puts back what CMD deleted
+of the journal folder before settling, and puts every touched path back by kind (docs/guarantees.md,
+section 11).
 
 What CMD gets: the root as its working directory; standard input from /dev/null; standard output
 and error into one pipe that patchtx keeps the end of (nothing reaches patchtx's own output, which
@@ -32,7 +36,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ._record import record, replace
-from .errors import LockTimeoutError, VerifyFailedError
+from .errors import LockTimeoutError, UnsafePathError, VerifyFailedError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -72,6 +76,10 @@ class VerifyOutcome:
     """The last lines of its standard output and error, interleaved as written."""
     changed: tuple[str, ...] = ()
     """Files the patch wrote (or deleted) that the command changed: the change is then not kept."""
+    state_restored: tuple[str, ...] = ()
+    """Files of patchtx's state folder the command deleted or changed (``git clean -x``), put back
+    from patchtx's own copy before the outcome was settled (the undo history from before the
+    command is lost with a deleted journal folder)."""
 
     @property
     def passed(self) -> bool:
@@ -80,7 +88,8 @@ class VerifyOutcome:
     def to_json(self) -> dict[str, Any]:
         return {"command": self.command, "passed": self.passed, "status": self.status,
                 "signal": self.signal, "timed_out": self.timed_out, "seconds": round(self.seconds, 3),
-                "output_tail": self.output_tail, "changed": list(self.changed)}
+                "output_tail": self.output_tail, "changed": list(self.changed),
+                **({"state_restored": list(self.state_restored)} if self.state_restored else {})}
 
     @property
     def verdict(self) -> str:
@@ -107,6 +116,7 @@ class Verifier:
 
     def __call__(self, fs: FileSystemOps, dirs: DirectoryHandles, plan: Plan) -> None:
         outcome = run_command(self.command, plan.root, self.timeout, progress=self.progress, cancel=self.cancel)
+        dirs.close_all()  # the command may have replaced any folder: each is looked up anew
         changed = changed_by_check(fs, dirs, plan)
         if changed:
             outcome = replace(outcome, changed=changed)
@@ -271,13 +281,14 @@ def _die_with_parent() -> Any:
 
 
 def changed_by_check(fs: FileSystemOps, dirs: DirectoryHandles, plan: Plan) -> tuple[str, ...]:
-    """The plan's paths that no longer hold what the commit made of them (bytes, mode, presence)."""
+    """The plan's paths that no longer hold what the commit made of them (bytes, mode, presence),
+    and the folders it removed that are there again."""
     changed = []
     for target in plan.targets:
         parent, _, name = target.path.rpartition("/")
         try:
             parent_fd = dirs.open(parent)
-        except OSError:
+        except (OSError, UnsafePathError):  # gone, a file, or a link now
             if target.after is not None:
                 changed.append(target.path)
             continue
@@ -294,6 +305,14 @@ def changed_by_check(fs: FileSystemOps, dirs: DirectoryHandles, plan: Plan) -> t
                 target.after_mode is not None
                 and stat.S_IMODE(contents.stat.st_mode) != stat.S_IMODE(target.after_mode)):
             changed.append(target.path)
+    for folder in plan.remove_dirs:  # a folder the patch removed: still absent (not a link out)
+        parent, _, name = folder.rpartition("/")
+        try:
+            parent_fd = dirs.open(parent)
+        except (OSError, UnsafePathError):
+            continue
+        if fs.lstat(parent_fd, name) is not None:
+            changed.append(folder)
     return tuple(changed)
 
 

@@ -285,3 +285,35 @@ def test_long_files_with_long_unchanged_stretches_diff_exactly(seed: int) -> Non
     assert diff == unified_diff(FileChange(ChangeKind.UPDATE, "f", "f", before, after,
                                            edits=ranges, edit_offsets=byte_offsets(before, after,
                                                                                    list(ranges))))
+
+
+def _long_file(lines: int, lone_cr_at: tuple[int, ...], ending: bytes) -> bytes:
+    return b"".join(b"line %d%s%s" % (i, b"\rtail" if i in lone_cr_at else b"", ending) for i in range(lines))
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("lone_cr_at", [(3,), (2400,), (1200, 2999)], ids=["above", "below", "around"])
+@pytest.mark.parametrize("changed", [1500, 2998])
+def test_the_diff_of_a_long_file_with_a_lone_cr_is_exact(tmp_path: Path, ending: bytes,
+                                                          lone_cr_at: tuple[int, ...], changed: int) -> None:
+    """A file of 3,000 lines (past the line diff's budget, so the renderer jumps a long way by the
+    average line length to find a range) with a lone CR somewhere: the planner's ranges count the
+    text model's lines (a lone CR splits one there), git's do not, so the renderer finds its own.
+    Applied to the old bytes, the diff makes the new bytes exactly, and each hunk says where it is
+    (issue 38: a mutation of that path survived every test, none having a lone CR in a long file)."""
+    import patchtx
+    from patchtx.render import diff_texts
+
+    before = _long_file(3000, lone_cr_at, ending)
+    (tmp_path / "f.txt").write_bytes(before)
+    patch = (f"*** Begin Patch\n*** Update File: f.txt\n@@\n line {changed - 1}\n-line {changed}\n"
+             f"+line {changed} changed\n line {changed + 1}\n*** End Patch\n")
+    planned = patchtx.plan_patch(patch, tmp_path)
+    after = planned.targets[0].after
+    assert after is not None and after != before
+    for diff in (diff_texts(planned)[0],
+                 unified_diff(FileChange(ChangeKind.UPDATE, "f.txt", "f.txt", before, after))):
+        assert apply_unified(before, diff) == after
+        starts = [int(m.group(1)) for line in diff.splitlines() if (m := HUNK.match(line))]
+        git_line = before[:before.index(b"line %d" % changed)].count(b"\n") + 1  # git's line number
+        assert starts == [git_line - 3]

@@ -259,3 +259,68 @@ def test_the_hosts_config_or_secret_hard_linked_into_the_tree(repo: Path, tmp_pa
     assert set(outcomes.values()) == {"unsafe_path"}, outcomes
     assert (state / "secret").read_text() == secret + "\n"
     provenance._cache.clear()
+
+
+# Every place the gate starts looking for the symbolic links a protected pattern may name (issue 38:
+# dropping the line that adds a start below a pattern's literal folders, or the one that follows a
+# link found through another link, let an update of the real file through; no test had either).
+# Each case: the links to make (link, what it points to), the protected pattern, the real file
+# changed; the pattern names the file only through the links.
+LINK_STARTS = {
+    "a link on the pattern's literal folders": ((("deploy", "envs"),), "deploy/prod.env", "envs/prod.env"),
+    "a link below the pattern's literal folders": ((("config/live", "../envs"),), "config/*/prod.env",
+                                                   "envs/prod.env"),
+    "a link below a folder pattern": ((("config/live", "../envs"),), "config/**", "envs/prod.env"),
+    "a link anywhere, for a pattern without a folder": ((("deep/er/alias.env", "../../envs/prod.env"),),
+                                                        "*.env.*", "envs/prod.env"),
+    "an anchored pattern": ((("deploy", "envs"),), "/deploy/*.env", "envs/prod.env"),
+    "a link reached through another link": ((("alias", "conf"), ("conf/inner", "../envs")),
+                                            "alias/inner/*.env", "envs/prod.env"),
+}
+
+
+@pytest.mark.parametrize("how", ["planned", "hand-built plan"])
+@pytest.mark.parametrize("case", sorted(LINK_STARTS))
+def test_a_protected_pattern_that_names_a_file_only_through_links_protects_it(
+        tmp_path: Path, case: str, how: str) -> None:
+    links, pattern, real = LINK_STARTS[case]
+    root = tmp_path / "ws"
+    (root / "envs").mkdir(parents=True)
+    (root / "conf").mkdir()
+    (root / "config").mkdir()
+    (root / real).write_text("secret=1\n")
+    for link, target in links:
+        (root / link).parent.mkdir(parents=True, exist_ok=True)
+        (root / link).symlink_to(target)
+    if pattern == "*.env.*":  # (the link's own name is what the pattern matches)
+        pattern = "alias.env"
+    before = files(root)
+    if how == "planned":
+        outcome = library(root, update(real, "secret=1", "secret=pwned"), protected=[pattern])
+    else:
+        plan = Plan(root=str(root), changes=(),
+                    targets=(PathTarget(real, b"secret=1\n", b"secret=pwned\n", 0o644, 0o644),))
+        try:
+            patchtx.apply_plan(plan, protected=[pattern])
+            outcome = "applied"
+        except PatchtxError as error:
+            outcome = error.kind
+    assert outcome == "policy_violation", (case, outcome)
+    assert files(root) == before
+    (root / "free.txt").write_text("o\n")  # a file no link gives a protected name: allowed
+    assert library(root, update("free.txt", "o", "p"), protected=[pattern]) == "applied"
+
+
+def test_a_hand_built_plan_naming_a_path_twice_is_refused(tmp_path: Path) -> None:
+    """Two targets for one path (which would the journal restore?): refused before anything is
+    written (the mutation that forgets the paths seen passed every test)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    plan = Plan(root=str(root), changes=(), targets=(PathTarget("a.txt", b"a\n", b"one\n", 0o644, 0o644),
+                                                     PathTarget("a.txt", b"a\n", b"two\n", 0o644, 0o644)))
+    for attempt in (lambda: commit(plan), lambda: patchtx.apply_plan(plan)):
+        with pytest.raises(PatchtxError) as caught:
+            attempt()
+        assert caught.value.kind == "conflicting_operations" and "lists a.txt twice" in caught.value.message
+    assert (root / "a.txt").read_text() == "a\n" and sorted(p.name for p in root.iterdir()) == ["a.txt"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from patchtx import history
-from patchtx.errors import FilesystemError
+from patchtx.errors import FilesystemError, PatchtxError
 from patchtx.model import Plan
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call, FileSystemOps
@@ -237,3 +237,44 @@ def test_the_undo_history_keeps_its_own_copy_and_undo_writes_in_place(tmp_path: 
     assert snapshot(root) == before
     assert_linked(root)
     assert leftovers(root) == []
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir(f"/proc/{os.getpid()}/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors through /proc")
+def test_no_descriptor_is_left_open_by_an_in_place_rewrite_its_roll_back_or_its_recovery(scratch: Path) -> None:
+    """Each file rewritten in place is opened for writing: by the commit (and, with a verify
+    command, held while the check runs), by the roll back of a failed commit, and by recovery.
+    A descriptor left open per file would exhaust a long-lived process (an MCP server) after as
+    many edits as its limit; none may be (issue 38: the mutation that drops the close survived)."""
+    from patchtx.verify import Verifier
+
+    root = scratch / "ws"
+    prepare(root)
+    plan = build_plan(root, LINKED)
+    open_before = _open_descriptors()
+    commit(plan, fs=Fast())
+    assert _open_descriptors() == open_before, "after a commit"
+
+    prepare(root)
+    open_before = _open_descriptors()
+    commit(plan, fs=Fast(), check=Verifier("true", 30))
+    assert _open_descriptors() == open_before, "after a verified commit"
+
+    prepare(root)
+    open_before = _open_descriptors()
+    with pytest.raises(PatchtxError):
+        commit(plan, fs=Fast(), check=Verifier("exit 1", 30))
+    assert _open_descriptors() == open_before, "after a failed check's roll back"
+    assert_linked(root)
+
+    prepare(root)
+    truncate = index_of(recorded_commit(root)[2], lambda c: c.op == "truncate")
+    prepare(root)
+    assert crash_in_process(lambda fs: commit(plan, fs=fs), Crashing(truncate + 1))
+    open_before = _open_descriptors()
+    recover(str(root), fs=Fast())
+    assert _open_descriptors() == open_before, "after recovering an in-place rewrite"
+    assert_linked(root)

@@ -238,3 +238,26 @@ def test_recoverys_public_names_load_recovery_when_asked_for() -> None:
             " RecoveredTransaction('t', 'discarded').to_json()['outcome'])\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (0, "False True True discarded\n"), done.stderr
+
+
+def test_originals_restored_as_copies_keep_their_mode(scratch: Path) -> None:
+    """A before-image with another name (a backup tool's hard link to it, say) is never linked back
+    into the tree: recovery writes a copy of it. The copy gets the original's recorded mode (an
+    executable stays executable, a private file private), not the 0600 it is created with (issue
+    38: the mutation that drops that chmod survived every test, none restoring by copy)."""
+    root = scratch / "ws"
+    before, _after = crashed_workspace(root)
+    images = [p for p in journal_files(root) if p.name.endswith(".before")]
+    assert images
+    for number, image in enumerate(images):
+        os.link(image, scratch / f"elsewhere-{number}")
+
+    report = recover(str(root), fs=Fast())
+
+    assert snapshot(root) == before  # bytes and modes: src/tool.sh 0755, docs/guide.md 0644
+    assert os.stat(root / "src" / "tool.sh").st_mode & 0o777 == 0o755
+    [txn] = report.transactions
+    assert txn.outcome == "rolled_back" and "src/tool.sh" in txn.restored
+    for number in range(len(images)):
+        assert os.stat(scratch / f"elsewhere-{number}").st_nlink == 1  # not linked into the tree
+    assert leftovers(root) == []

@@ -535,3 +535,19 @@ def test_a_hunk_with_too_large_counts_ends_at_the_next_file_and_is_refused(tmp_p
     assert (tmp_path / "q.sql").read_text() == "select 1;\n-- a\n" and (tmp_path / "y").read_text() == "y\n"
     apply_patch(diff.replace("@@ -1,5 +1,5 @@", "@@ -1,2 +1,2 @@"), tmp_path)
     assert (tmp_path / "q.sql").read_text() == "select 1;\n++ b\n" and (tmp_path / "y").read_text() == "Y\n"
+
+
+@pytest.mark.parametrize("text", [
+    "--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+b\n",
+    "diff --git \n",
+    "diff --git a/x b/x\n--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+b\n",
+    "diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+b\n",
+], ids=["both-sides-dev-null", "empty-diff-git-line", "git-both-dev-null", "new-file-to-dev-null"])
+def test_a_file_section_that_names_no_file_is_a_clean_parse_error(tmp_path: Path, text: str) -> None:
+    """Neither side names a file (both /dev/null, or an empty diff --git line): one clear error,
+    never a traceback (issue 38: without the check, these reached an assertion deeper down, and
+    no test held it)."""
+    with pytest.raises(ParseError) as caught:
+        apply_patch(text, tmp_path)
+    assert "names no file" in caught.value.message and "Nothing was changed" in caught.value.message
+    assert list(tmp_path.iterdir()) == []

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from patchtx.errors import VerifyFailedError
-from patchtx.txn import commit, recover
+from patchtx.txn import commit, escrow, recover
 from patchtx.txn.fsops import FileSystemOps
 from patchtx.verify import Verifier
 
@@ -40,6 +40,10 @@ from ..txn.scenarios import MIXED
 Fast = variant(FileSystemOps, real_sync=False)
 PASSING = "test -f src/new.txt && grep -q v2 README.md"
 FAILING = "echo 'tests: 1 failed' && test -f no-such-file"
+# The check deletes the journal (as `git clean -x` does) and, failing, turns a patched file into a
+# link out: a crash at any call, its roll back's included, still ends before (issue 38).
+CLEANS_AND_FAILS = "rm -rf .patchtx && ln -sf /etc/hostname README.md && exit 1"
+CLEANS_AND_PASSES = "rm -rf .patchtx && test -f src/new.txt"
 
 
 def _prepare(root: Path) -> None:
@@ -52,7 +56,9 @@ def _run(plan: object, fs: FileSystemOps, command: str) -> None:
     commit(plan, fs=fs, check=Verifier(command, 30))  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("command", [PASSING, FAILING], ids=["check-passes", "check-fails"])
+@pytest.mark.parametrize("command", [PASSING, FAILING, CLEANS_AND_PASSES, CLEANS_AND_FAILS],
+                         ids=["check-passes", "check-fails", "check-deletes-the-journal-and-passes",
+                              "check-deletes-the-journal-and-fails"])
 def test_a_crash_at_every_call_of_a_verified_commit_ends_before_or_after(scratch: Path, command: str) -> None:
     root = scratch / "ws"
     _prepare(root)
@@ -61,7 +67,8 @@ def test_a_crash_at_every_call_of_a_verified_commit_ends_before_or_after(scratch
     after = expected_after(before, plan)
     recording = variant(RecordingFileSystemOps, real_sync=False)()
     verifier = Verifier(command, 30)
-    if command == PASSING:
+    passes = command in (PASSING, CLEANS_AND_PASSES)
+    if passes:
         commit(plan, fs=recording, check=verifier)
         assert snapshot(root) == after
         mark = index_of(recording.log, lambda c: c.op == "rename" and (c.target or "").endswith(".committed"))
@@ -90,9 +97,10 @@ def test_a_crash_at_every_call_of_a_verified_commit_ends_before_or_after(scratch
         assert result == expected, f"crash before call {crash_at} ({call.op} {call.path}):\n" + \
             describe_difference(result, expected)
         assert leftovers(root) == [], crash_at
+        assert not os.path.exists(escrow.folder_of(os.path.realpath(root))), crash_at  # its copy outside too
         assert all(t.conflicts == () for t in report.transactions)
         outcomes["before" if expected is before else "after"] += 1
-    if command == FAILING:
+    if not passes:
         assert outcomes == {"before": calls, "after": 0}
     else:
         assert outcomes["before"] > 10 and outcomes["after"] >= 1

@@ -30,6 +30,7 @@ from ..errors import (
 from ..model import PathTarget, Plan
 from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles, unsafe_symlink
+from .escrow import Escrow, has_copies
 from .failures import describe_errno, filesystem_error  # (up front: no import works once EMFILE is the failure)
 from .fsops import FileSystemOps, give_owner, join, split_path
 from .gate import check_paths, check_plan
@@ -186,7 +187,7 @@ class _Target:
     as the commit goes."""
 
     __slots__ = ("index", "target", "path", "parent", "name", "original", "xattrs", "after_mode",
-                 "parent_missing", "temp", "backup", "backup_kind", "in_place", "names")
+                 "parent_missing", "temp", "backup", "backup_kind", "in_place", "names", "backup_stat")
 
     def __init__(self, index: int, target: PathTarget) -> None:
         self.index = index
@@ -209,6 +210,9 @@ class _Target:
         # How many names the file verified has (its hard links, the journal's aside): the gate
         # looks for the others.
         self.names = 1
+        # The before-image as written into the journal folder (with a verify command: what the
+        # command may not have changed, see _Transaction._reestablish_journal).
+        self.backup_stat: os.stat_result | None = None
 
     def __repr__(self) -> str:
         return f"_Target({self.index}, {self.path!r})"
@@ -254,6 +258,17 @@ class _Transaction:
         self.unpublished: list[str] = []
         self.published = False
         self.marked = False
+        # With a check: the journal's bytes and its file as published, the copy outside the
+        # workspace (``escrow``), whether the check has started, what of the state folder it
+        # deleted or changed (put back from memory), and what the roll back then did.
+        self.journal_bytes = b""
+        self.journal_stat: os.stat_result | None = None
+        self.escrow: Escrow | None = None
+        self.checked = False
+        self.state_restored: list[str] = []
+        self.rolled_back: RecoveredTransaction | None = None
+        # Files rewritten in place (with other hard links), kept open while the check runs.
+        self.held: dict[str, int] = {}
 
     # -- step 3 ---------------------------------------------------------------------------------
 
@@ -448,10 +463,8 @@ class _Transaction:
         self._write_journal(syncer)
         self._apply(syncer)
         if self.check is not None:
-            # The tree is as after, the journal still says "roll back": a failed check, or a
-            # crash while it runs, ends before the patch.
             self._stop_if_cancelled("about to run the check")
-            self.check(self.fs, self.dirs, self.plan)
+            self._run_check(self.check)
         # The last look, under the lock: past the mark the change stands whatever comes.
         self._stop_if_cancelled("about to commit")
         self._mark_committed(syncer)
@@ -460,12 +473,92 @@ class _Transaction:
         if self.cancel is not None:
             self.cancel.check(doing)
 
+    def _run_check(self, check: Check) -> None:
+        """The tree is as after, the journal still says "roll back": a failed check, or a crash
+        while it runs, ends before the patch. What the check may do to the workspace, the journal
+        included, is undone from what the commit holds: a copy of the journal outside the workspace
+        first (``escrow``, for recovery after a kill), and afterwards the journal folder put back
+        from memory (``_reestablish_journal``) before the outcome is settled. Passed: the copy is
+        deleted before the commit point; failed: after the roll back (``abort``)."""
+        assert self.journal is not None
+        escrow = self.escrow = Escrow(self.fs, self.plan.root)
+        journal_fd = self.dirs.open(JOURNAL_DIR)
+        images = [(journal_fd, t.backup, t.target.before) for t in self.targets
+                  if t.backup is not None and t.target.before is not None]
+        escrow.write(self.journal, self.journal_bytes, images, durable=self.durable)
+        self.checked = True
+        try:
+            check(self.fs, self.dirs, self.plan)
+        finally:
+            self.dirs.close_all()  # the check may have replaced any folder: each is looked up anew
+            self._reestablish_journal()
+        escrow.remove(self.txn)
+        escrow.close()
+        self._close_held()
+
+    def _reestablish_journal(self) -> None:
+        """Put back, from memory, what the check deleted or changed of the state folder: the
+        folders, the journal file, each before-image (from the plan's before-bytes, with the
+        original's mode and owner), durably. The roll back (or the commit point, and with it the
+        undo-history entry) then stands on what this transaction wrote, whatever the check did."""
+        assert self.journal is not None
+        fs, dirs = self.fs, self.dirs
+        restored = self.state_restored
+        for path in (STATE_DIR, JOURNAL_DIR):
+            parent, name = split_path(path)
+            parent_fd = dirs.lookup(parent)
+            st = None if parent_fd is None else fs.lstat(parent_fd, name)
+            if st is None:
+                restored.append(path + "/")
+            elif not stat.S_ISDIR(st.st_mode):
+                assert parent_fd is not None
+                fs.unlink(parent_fd, name)  # a file or a link the check left in its place
+                restored.append(path + "/")
+        ensure_state_dir(fs, dirs, durable=self.durable)
+        journal_fd = dirs.open(JOURNAL_DIR)
+        to_sync: list[int] = []
+        try:
+            for t in self.targets:
+                if t.backup is None or t.target.before is None:
+                    continue
+                st = fs.lstat(journal_fd, t.backup)
+                if st is not None and _same_file(st, t.backup_stat):
+                    continue
+                if st is not None:
+                    fs.unlink(journal_fd, t.backup)
+                to_sync.append(self._copy_original(t, record=False))
+                restored.append(f"{JOURNAL_DIR}/{t.backup}")
+            name = journal_name(self.txn)
+            st = fs.lstat(journal_fd, name)
+            if st is None or not _same_file(st, self.journal_stat):
+                if st is not None:
+                    fs.unlink(journal_fd, name)
+                pending = unpublished_journal_name(self.txn)
+                if fs.lstat(journal_fd, pending) is not None:
+                    fs.unlink(journal_fd, pending)
+                fd = fs.create(journal_fd, pending, 0o600)
+                to_sync.append(fd)
+                fs.write(fd, self.journal_bytes)
+                if self.durable:
+                    fs.fsync(to_sync)
+                fs.rename(journal_fd, pending, journal_fd, name)
+                restored.append(f"{JOURNAL_DIR}/{name}")
+            elif to_sync and self.durable:
+                fs.fsync(to_sync)
+        finally:
+            for fd in to_sync:
+                fs.close(fd)
+        if restored and self.durable:
+            fs.fsync([journal_fd])
+
     def _write_journal(self, syncer: Syncer) -> None:
         to_sync: list[int] = []  # copied originals (if any) and the journal itself
         try:
             for t in self.targets:
                 if t.backup_kind == "copy":
                     syncer.hold(to_sync, self._copy_original(t))
+                elif t.backup is not None and self.check is not None:
+                    t.backup_stat = self.fs.lstat(self.dirs.open(JOURNAL_DIR), t.backup)
             blobs = [blob for t in self.targets for blob in (t.target.before, t.target.after)]
             sha256 = hashlib.sha256
             digests = [None if blob is None else sha256(blob).hexdigest() for blob in blobs]
@@ -484,7 +577,10 @@ class _Transaction:
             self.unpublished.append(pending)
             fd = self.fs.create(journal_fd, pending, 0o600)
             to_sync.append(fd)
-            self.fs.write(fd, self.journal.to_bytes(self.plan.root))
+            self.journal_bytes = self.journal.to_bytes(self.plan.root)
+            self.fs.write(fd, self.journal_bytes)
+            if self.check is not None:
+                self.journal_stat = self.fs.fstat(fd)
             syncer.barrier(to_sync)
         finally:
             for fd in to_sync:
@@ -494,17 +590,21 @@ class _Transaction:
         self.published = True
         syncer.barrier([journal_fd])
 
-    def _copy_original(self, t: _Target) -> int:
+    def _copy_original(self, t: _Target, *, record: bool = True) -> int:
         """Preserve a copy of the original verified (the bytes the plan holds), with its mode and
         owner; return its descriptor, for the journal's barrier. Made where the original could
-        not be linked, or has other links (see _verify_original)."""
+        not be linked, or has other links (see _verify_original), and where a check removed or
+        changed the before-image (``record=False``: the journal is published already)."""
         assert t.backup is not None and t.original is not None and t.target.before is not None
-        self.unpublished.append(t.backup)
+        if record:
+            self.unpublished.append(t.backup)
         fd = self.fs.create(self.dirs.open(JOURNAL_DIR), t.backup, 0o600)
         try:
             self.fs.write(fd, t.target.before)
             give_owner(self.fs, fd, (t.original.st_uid, t.original.st_gid))
             self.fs.fchmod(fd, stat.S_IMODE(t.original.st_mode))
+            if self.check is not None:
+                t.backup_stat = self.fs.fstat(fd)
         except BaseException:
             self.fs.close(fd)
             raise
@@ -610,8 +710,19 @@ class _Transaction:
                 self.fs.fchmod(fd, t.after_mode)
             if sync:
                 self.fs.fsync([fd])
-        finally:
+        except BaseException:
             self.fs.close(fd)
+            raise
+        if self.check is not None and len(self.held) < self.dirs.held_files // 2:
+            # Held while the check runs: should it put another file in this path's place, a roll
+            # back still reaches this inode, and with it the file's other names.
+            self.held[t.path] = fd
+        else:
+            self.fs.close(fd)
+
+    def _close_held(self) -> None:
+        while self.held:
+            self.fs.close(self.held.popitem()[1])
 
     def _prepare_retention(self) -> dict[str, Any] | None:
         if self.retention is None:
@@ -744,6 +855,7 @@ class _Transaction:
             recovery=recovery,
             cleanup_pending=cleanup_pending,
             retention_error=self.retention_error,
+            state_restored=tuple(self.state_restored),
         )
 
     # -- failure --------------------------------------------------------------------------------
@@ -775,21 +887,35 @@ class _Transaction:
                         # Should even that fail, the error below says recovery must finish.
                         self.fs.rename(journal_fd, journal_name(self.txn), journal_fd, marked)
                         return self._applied_but_maybe_not_durable(error)
-                _load_roll_back(self.dirs)(self.fs, self.dirs, self.journal, durable=self.durable,
-                                           ours=_changed_by_check(exc))
+                # After the check started, every path the transaction touches is put back whatever
+                # the check left there (it ran inside the transaction, under its lock).
+                ours = self.journal.touched_paths if self.checked else _changed_by_check(exc)
+                self.rolled_back = _load_roll_back(self.dirs)(self.fs, self.dirs, self.journal,
+                                                              durable=self.durable, ours=ours, escrow=self.escrow,
+                                                              held=self.held)
+                if self.escrow is not None:
+                    self.escrow.remove(self.txn)
             else:
                 for name in self.unpublished:
                     if self.fs.lstat(journal_fd, name) is not None:
                         self.fs.unlink(journal_fd, name)
         except Exception as second:
             undo_error = second
+        finally:
+            if self.escrow is not None:
+                self.escrow.close()
+            self._close_held()
         if isinstance(exc, KeyboardInterrupt) and undo_error is None:
             return exc
+        if undo_error is None and isinstance(error, VerifyFailedError) and self.rolled_back is not None:
+            return _with_roll_back(error, self.rolled_back, self.state_restored)
         if undo_error is None or not touched_tree:
             return error  # leftovers in the journal folder alone are discarded by the next run
         if isinstance(undo_error, OSError):
             name, description = describe_errno(undo_error.errno)
             why = f"{description} ({name})"
+            if undo_error.filename:
+                why += f" on {self.label(str(undo_error.filename))}"
         else:
             why = str(undo_error)
         return FilesystemError(
@@ -839,6 +965,35 @@ class _Transaction:
             return self.dirs.open(path)
         except (FileNotFoundError, NotADirectoryError):
             return None
+
+
+def _with_roll_back(error: VerifyFailedError, rolled_back: RecoveredTransaction,
+                    state_restored: list[str]) -> VerifyFailedError:
+    """The failed check's error, saying exactly what the roll back put back where the check had
+    changed it (a folder or a link in a file's place, a file deleted), and what of patchtx's own
+    state the check had removed."""
+    verify = dict(error.details.get("verify", {}))
+    what = error.headline
+    if state_restored:
+        count = len(state_restored)
+        what += (f" The check had deleted or changed {count} file{'s' if count != 1 else ''}"
+                 f" of {STATE_DIR} (the transaction's journal and before-images): patchtx put them back from"
+                 " its own copy first.")
+    verify["state_restored"] = list(state_restored)
+    verify["rolled_back"] = {"restored": list(rolled_back.restored), "removed": list(rolled_back.removed),
+                             "removed_dirs": list(rolled_back.removed_dirs),
+                             "recreated_dirs": list(rolled_back.recreated_dirs),
+                             "not_restored": list(rolled_back.conflicts)}
+    if rolled_back.conflicts:
+        what += " Could not put back: " + ", ".join(rolled_back.conflicts) + "."
+    return VerifyFailedError(what, hint=error.hint, details={**error.details, "verify": verify})
+
+
+def _same_file(st: os.stat_result, recorded: os.stat_result | None) -> bool:
+    """The journal folder's file is still the one the commit wrote there (same inode, size, mode
+    and modification time): nothing replaced or rewrote it."""
+    return recorded is not None and (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode) == (
+        recorded.st_dev, recorded.st_ino, recorded.st_size, recorded.st_mtime_ns, recorded.st_mode)
 
 
 def _changed_by_check(exc: BaseException) -> frozenset[str]:
@@ -908,7 +1063,9 @@ def recover_leftovers(
     state_fd = dirs.lookup(STATE_DIR)
     if state_fd is None:
         return (), None
-    if set_up or gitignore_in_place(fs, state_fd):
+    # A copy outside the workspace: a transaction interrupted while its check ran, which may have
+    # deleted the journal folder (escrow).
+    if (set_up or gitignore_in_place(fs, state_fd)) and not has_copies(dirs.root):
         journal_fd = dirs.lookup(JOURNAL_DIR)
         if journal_fd is None:
             return (), None

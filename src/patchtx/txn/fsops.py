@@ -173,6 +173,14 @@ class FileSystemOps:
         self._paths[fd] = ""
         return fd
 
+    def open_folder(self, path: str, label: str) -> int:
+        """Open a folder outside the workspace by its absolute path (the last component never
+        through a symlink), named ``label`` in recorded calls: the verify step's copies
+        (``escrow``) live in the per-user state folder."""
+        fd = os.open(path, DIR_FLAGS)
+        self._paths[fd] = label
+        return fd
+
     def open_dir(self, dir_fd: int, name: str) -> int:
         """Open a subdirectory; raises OSError (ELOOP for a symlink, ENOTDIR, ENOENT)."""
         path = join(self.path_of(dir_fd), name)

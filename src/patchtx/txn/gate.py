@@ -274,6 +274,11 @@ def _starts(patterns: tuple[str, ...], dirs: DirectoryHandles, root: str,
                     real = under(root, os.path.realpath(os.path.join(root, path)))
                     if real is not None:
                         links.append((path, real))
+                        if os.path.isdir(os.path.join(root, real)):
+                            # The pattern goes on in the folder the link leads to, where a link
+                            # further down may give the file the name it protects.
+                            folder = real
+                            continue
                 folder = None
                 break
             folder = path

@@ -117,6 +117,12 @@ class Journal:
             return committed_name(self.transaction_id)
         return kept_name(self.transaction_id, self.history["sequence"], self.history["bytes"])
 
+    @property
+    def touched_paths(self) -> frozenset[str]:
+        """Every path the transaction touches: its files, the folders it creates and removes."""
+        return frozenset({e.path for e in self.entries} | set(self.created_dirs)
+                         | {d.path for d in self.removed_dirs})
+
     def backup_names(self) -> list[str]:
         return [entry.backup for entry in self.entries if entry.backup is not None]
 

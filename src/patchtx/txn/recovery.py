@@ -23,11 +23,13 @@ import errno
 import hashlib
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from .._record import field, record
-from ..errors import UntrustedStateError
+from ..errors import UnsafePathError, UntrustedStateError
 from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles
+from .escrow import Escrow, has_copies
 from .failures import filesystem_error
 from .fsops import FileSystemOps, give_owner, split_path
 from .gate import check_foreign
@@ -45,8 +47,11 @@ from .layout import (
 )
 from .lock import workspace_lock
 from .reports import RecoveredTransaction, RecoveryReport
-from .statedir import check_state_folder, tidy_state_dir
+from .statedir import check_state_folder, ensure_state_dir, tidy_state_dir
 from .sync import Syncer
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def recover(
@@ -73,7 +78,10 @@ def recover(
     dirs = DirectoryHandles(fs, root_fd, root=root)
     try:
         if check_state_folder(dirs) is None:
-            return RecoveryReport()  # never used by patchtx: nothing to do, and nothing created
+            if not has_copies(root):
+                return RecoveryReport()  # never used by patchtx: nothing to do, and nothing created
+            # A check deleted the state folder and patchtx was killed: its copy outside remains.
+            ensure_state_dir(fs, dirs, durable=True)
         with workspace_lock(root, dirs, lock_timeout):
             transactions = recover_workspace(fs, dirs, durable=True, trust_foreign=trust_foreign)
     except OSError as exc:
@@ -99,6 +107,93 @@ def recover_workspace(
     recovery with nothing deleted.
     """
     tidy_state_dir(fs, dirs)
+    escrow = Escrow(fs, dirs.root)
+    try:
+        checked = _bring_back_copies(fs, dirs, escrow, durable=durable)
+        done = _recover_journals(fs, dirs, durable=durable, trust_foreign=trust_foreign, checked=checked,
+                                 escrow=escrow)
+        for txn in checked:
+            escrow.remove(txn)
+        if has_copies(dirs.root):  # an empty folder an interrupted commit left: removed
+            escrow.tidy()
+    finally:
+        escrow.close()
+    return done
+
+
+def _bring_back_copies(fs: FileSystemOps, dirs: DirectoryHandles, escrow: Escrow, *, durable: bool) -> set[str]:
+    """The transactions interrupted while their check ran (their copy outside the workspace is
+    published, ``escrow``), each journal folder first put back as the commit wrote it where the
+    check deleted or changed it: the journal's bytes and every before-image that no longer holds
+    the original, from the copy. A copy that was never published (the check never started) and
+    one of a transaction the workspace says committed are deleted."""
+    copies = escrow.transactions()
+    if not copies:
+        return set()
+    journal_fd = dirs.lookup(JOURNAL_DIR)
+    listing = {files.transaction_id: files for files in
+               group_journal_folder(fs.listdir(journal_fd) if journal_fd is not None else [])}
+    checked = set()
+    for txn, published in copies:
+        files = listing.get(txn)
+        if not published or (files is not None and (files.is_committed or files.kept is not None)):
+            escrow.remove(txn)
+            continue
+        where = f"{escrow.path}/{journal_name(txn)}"
+        data = escrow.read(journal_name(txn))
+        if data is None:
+            raise damaged(where, "unreadable")
+        journal = Journal.from_bytes(data, where=where, workspace=dirs.root)
+        if journal.transaction_id != txn:
+            raise damaged(where, f"it describes transaction {journal.transaction_id}")
+        ensure_state_dir(fs, dirs, durable=durable)
+        journal_fd = dirs.open(JOURNAL_DIR)
+        to_sync: list[int] = []
+        try:
+            for entry in journal.entries:
+                if entry.backup is None or _holds(fs, journal_fd, entry.backup,
+                                                  fs.lstat(journal_fd, entry.backup), entry.before_sha256):
+                    continue
+                original = escrow.read(entry.backup)
+                if original is None or hashlib.sha256(original).hexdigest() != entry.before_sha256:
+                    raise damaged(where, f"the preserved original of {entry.path} is missing or altered, in the"
+                                         " workspace and outside it")
+                if fs.lstat(journal_fd, entry.backup) is not None:
+                    fs.unlink(journal_fd, entry.backup)
+                fd = fs.create(journal_fd, entry.backup, 0o600)
+                to_sync.append(fd)
+                fs.write(fd, original)
+                if entry.owner is not None:
+                    give_owner(fs, fd, entry.owner)
+                if entry.before_mode is not None:
+                    fs.fchmod(fd, entry.before_mode)
+            name = journal_name(txn)
+            try:
+                held = fs.read_file(journal_fd, name).data
+            except OSError:
+                held = None
+            if held != data:
+                for stale in (name, unpublished_journal_name(txn)):
+                    if fs.lstat(journal_fd, stale) is not None:
+                        fs.unlink(journal_fd, stale)
+                fd = fs.create(journal_fd, unpublished_journal_name(txn), 0o600)
+                to_sync.append(fd)
+                fs.write(fd, data)
+            if durable:
+                fs.fsync(to_sync)
+            if held != data:
+                fs.rename(journal_fd, unpublished_journal_name(txn), journal_fd, name)
+        finally:
+            for fd in to_sync:
+                fs.close(fd)
+        if durable:
+            fs.fsync([journal_fd])
+        checked.add(txn)
+    return checked
+
+
+def _recover_journals(fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool, trust_foreign: bool,
+                      checked: set[str], escrow: Escrow) -> tuple[RecoveredTransaction, ...]:
     journal_fd = dirs.lookup(JOURNAL_DIR)
     if journal_fd is None:
         return ()
@@ -126,7 +221,11 @@ def recover_workspace(
             _delete_journal(fs, journal_fd, journal, committed_name(journal.transaction_id), files)
             done.append(RecoveredTransaction(files.transaction_id, "rolled_forward"))
         else:
-            done.append(roll_back(fs, dirs, journal, durable=durable, files=files, foreign=foreign))
+            # Interrupted while its check ran: every path it touches is put back, whatever the
+            # check left there (its copy outside then holds links to the before-images too).
+            ours = journal.touched_paths if files.transaction_id in checked else frozenset()
+            done.append(roll_back(fs, dirs, journal, durable=durable, files=files, foreign=foreign, ours=ours,
+                                  escrow=escrow if ours else None))
     return tuple(done)
 
 
@@ -139,6 +238,8 @@ def roll_back(
     files: JournalFiles | None = None,
     foreign: bool = False,
     ours: frozenset[str] = frozenset(),
+    escrow: Escrow | None = None,
+    held: Mapping[str, int] | None = None,
 ) -> RecoveredTransaction:
     """Undo a published, uncommitted transaction, then delete its journal.
 
@@ -149,9 +250,13 @@ def roll_back(
     --trust-foreign``) changes the mode or owner of nothing it did not create, and links nothing
     into the tree: its originals come back as new copies. ``ours`` names the paths that the
     transaction's own verify command changed (under the lock, inside the transaction): they are
-    put back whatever they hold, where any other change found is left as found (a conflict).
+    put back whatever they hold, where any other change found is left as found (a conflict): by
+    kind, a link, a folder (with what it holds) or another file in a path of ``ours`` is removed,
+    and missing folders above it are made again. ``escrow``: the transaction's copy outside the
+    workspace, whose links to the before-images are not other names of the originals. ``held``:
+    descriptors of the files the commit rewrote in place, by path (see ``_Undo.restore_originals``).
     """
-    undo = _Undo(fs, dirs, journal, durable, foreign, ours)
+    undo = _Undo(fs, dirs, journal, durable, foreign, ours, escrow, dict(held or {}))
     undo.remove_added_files()
     undo.remove_created_dirs()
     undo.recreate_removed_dirs()
@@ -182,6 +287,8 @@ class _Undo:
     durable: bool
     foreign: bool = False
     ours: frozenset[str] = frozenset()
+    escrow: Escrow | None = None
+    held: dict[str, int] = field(default_factory=dict)
     changed_dirs: set[str] = field(default_factory=set)
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -195,7 +302,7 @@ class _Undo:
         removed_dir_paths = {d.path for d in self.journal.removed_dirs}
         for index, entry in enumerate(self.journal.entries):
             parent, name = split_path(entry.path)
-            parent_fd = _existing_dir(self.dirs, parent)
+            parent_fd = self._folder(parent, entry.path, make=False)
             if parent_fd is None:
                 continue
             for temp in (entry.temp, restore_name(txn, index)):
@@ -207,9 +314,9 @@ class _Undo:
             st = self.fs.lstat(parent_fd, name)
             if st is None or (stat.S_ISDIR(st.st_mode) and entry.path in removed_dir_paths):
                 continue
-            if stat.S_ISREG(st.st_mode) and (entry.path in self.ours
-                                             or _sha256(self.fs, parent_fd, name) == entry.after_sha256):
-                self.fs.unlink(parent_fd, name)
+            if entry.path in self.ours or (stat.S_ISREG(st.st_mode)
+                                           and _sha256(self.fs, parent_fd, name) == entry.after_sha256):
+                self._clear(parent_fd, name, entry.path, st)
                 self.removed.append(entry.path)
                 self.changed_dirs.add(parent)
             else:
@@ -228,8 +335,10 @@ class _Undo:
             except OSError as exc:
                 if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
                     raise
-                self.conflicts.append(path)
-                continue
+                if path not in self.ours:
+                    self.conflicts.append(path)
+                    continue
+                self._clear(parent_fd, name, path, st)  # what the check left in it goes with it
             self.dirs.forget(path)
             self.removed_dirs.append(path)
             self.changed_dirs.add(parent)
@@ -238,14 +347,17 @@ class _Undo:
         """Shallowest first, with their mode and owner."""
         for removed_dir in reversed(self.journal.removed_dirs):
             parent, name = split_path(removed_dir.path)
-            parent_fd = _existing_dir(self.dirs, parent)
+            parent_fd = self._folder(parent, removed_dir.path)
             if parent_fd is None:
                 self.conflicts.append(removed_dir.path)
                 continue
             st = self.fs.lstat(parent_fd, name)
             if st is not None and not stat.S_ISDIR(st.st_mode):
-                self.conflicts.append(removed_dir.path)
-                continue
+                if removed_dir.path not in self.ours:
+                    self.conflicts.append(removed_dir.path)
+                    continue
+                self._clear(parent_fd, name, removed_dir.path, st, report=False)
+                st = None
             if st is None:
                 self.fs.mkdir(parent_fd, name, 0o700)  # opened up by the fchmod below, never wider before
                 self.recreated_dirs.append(removed_dir.path)
@@ -274,7 +386,7 @@ class _Undo:
             if entry.backup is None:
                 continue
             parent, name = split_path(entry.path)
-            parent_fd = _existing_dir(self.dirs, parent)
+            parent_fd = self._folder(parent, entry.path)
             if parent_fd is None:
                 self.conflicts.append(entry.path)
                 continue
@@ -292,8 +404,17 @@ class _Undo:
                     entry.path in self.ours and not _same_inode(target_st, entry)):
                 self._restore_in_place(entry, parent_fd, name, journal_fd, target_st)
                 continue
+            if entry.written_in_place and entry.path in self.held:
+                # The check put another file at this path: the file the commit rewrote lives on
+                # under its other names, reached through the descriptor held since; it gets its
+                # original back there, and the path a copy below.
+                self._write_back(entry, self.held[entry.path], journal_fd)
+            if target_st is not None and not stat.S_ISREG(target_st.st_mode) and entry.path in self.ours:
+                self._clear(parent_fd, name, entry.path, target_st, report=False)  # by kind: a link, a folder
+                target_st = None
             if target_st is not None:
-                if (target_st.st_dev, target_st.st_ino) == (backup_st.st_dev, backup_st.st_ino):
+                if (target_st.st_dev, target_st.st_ino) == (backup_st.st_dev, backup_st.st_ino) and (
+                        entry.path not in self.ours or _same_metadata(target_st, entry)):
                     continue  # never replaced, or already put back
                 if not stat.S_ISREG(target_st.st_mode):
                     self.conflicts.append(entry.path)
@@ -313,11 +434,18 @@ class _Undo:
             if hashlib.sha256(original.data).hexdigest() != entry.before_sha256:
                 raise damaged(f"{JOURNAL_DIR}/{journal_name(txn)}",
                               f"the preserved original of {entry.path} does not match its recorded hash")
-            if self.foreign or original.stat.st_nlink != 1:
+            escrowed = self.escrow is not None and self.escrow.holds(entry.backup, original.stat)
+            names = original.stat.st_nlink - escrowed
+            if self.foreign or names != 1 or not _same_metadata(original.stat, entry):
                 # Never a foreign inode, nor one with other names (outside the root, maybe) linked
-                # into the tree: a new file of the verified bytes.
+                # into the tree, nor a before-image whose mode a check changed (through the journal
+                # folder): a new file of the verified bytes, with the recorded mode and owner.
+                if self.fs.lstat(parent_fd, restoring) is not None:
+                    self.fs.unlink(parent_fd, restoring)
                 self._write_copy(entry, parent_fd, restoring, original.data)
             else:
+                if self.fs.lstat(parent_fd, restoring) is not None:
+                    self.fs.unlink(parent_fd, restoring)
                 self.fs.link(journal_fd, entry.backup, parent_fd, restoring)
             try:
                 self.fs.rename(parent_fd, restoring, parent_fd, name)
@@ -326,6 +454,56 @@ class _Undo:
                 raise
             self.restored.append(entry.path)
             self.changed_dirs.add(parent)
+
+    def _folder(self, path: str, for_path: str, *, make: bool = True) -> int | None:
+        """The descriptor of the folder ``path`` that ``for_path`` goes in; None if it is missing
+        or not a folder. For a path of ``ours`` (after its check) the folders are made what they
+        were if ``make``: a missing one made again, a link or a file in one's place removed first,
+        each reported as recreated."""
+        try:
+            return _existing_dir(self.dirs, path)
+        except UnsafePathError:
+            if for_path not in self.ours:
+                raise
+        if for_path not in self.ours or not make:
+            return None
+        fd = self.dirs.root_fd
+        done = ""
+        for part in path.split("/") if path else ():
+            current = f"{done}/{part}" if done else part
+            st = self.fs.lstat(fd, part)
+            if st is not None and not stat.S_ISDIR(st.st_mode):
+                self._clear(fd, part, current, st, report=False)
+                st = None
+            if st is None:
+                self.fs.mkdir(fd, part, 0o777)
+                self.recreated_dirs.append(current)
+                self.changed_dirs.add(done)
+                self.dirs.forget(current)
+            fd = self.dirs.open(current)
+            done = current
+        return fd
+
+    def _clear(self, parent_fd: int, name: str, path: str, st: os.stat_result, *, report: bool = True) -> None:
+        """Remove whatever is at ``path`` now, by kind, never through a link: a folder with what it
+        holds (opened without following links), anything else unlinked."""
+        if stat.S_ISDIR(st.st_mode):
+            fd = self.fs.open_dir(parent_fd, name)
+            try:
+                for child in self.fs.listdir(fd):
+                    child_st = self.fs.lstat(fd, child)
+                    if child_st is not None:
+                        self._clear(fd, child, f"{path}/{child}", child_st, report=False)
+            finally:
+                self.fs.close(fd)
+            self.fs.rmdir(parent_fd, name)
+            self.dirs.forget(path)
+        else:
+            self.fs.unlink(parent_fd, name)
+        parent, _name = split_path(path)
+        self.changed_dirs.add(parent)
+        if report:
+            self.removed.append(path)
 
     def _write_copy(self, entry: JournalEntry, parent_fd: int, name: str, data: bytes) -> None:
         assert entry.before_mode is not None
@@ -339,6 +517,22 @@ class _Undo:
                 self.fs.fsync([fd])
         finally:
             self.fs.close(fd)
+
+    def _write_back(self, entry: JournalEntry, fd: int, journal_fd: int) -> None:
+        """Write the original into the open file ``fd`` (from its start), with its mode."""
+        assert entry.backup is not None and entry.before_mode is not None
+        original = self.fs.read_file(journal_fd, entry.backup).data
+        if hashlib.sha256(original).hexdigest() != entry.before_sha256:
+            raise damaged(f"{JOURNAL_DIR}/{journal_name(self.journal.transaction_id)}",
+                          f"the preserved original of {entry.path} does not match its recorded hash")
+        os.lseek(fd, 0, os.SEEK_SET)  # (moves this descriptor's offset only: nothing on disk)
+        self.fs.write(fd, original)
+        if self.fs.fstat(fd).st_size > len(original):
+            self.fs.truncate(fd, len(original))
+        if stat.S_IMODE(self.fs.fstat(fd).st_mode) != entry.before_mode:
+            self.fs.fchmod(fd, entry.before_mode)
+        if self.durable:
+            self.fs.fsync([fd])
 
     def _restore_in_place(
         self, entry: JournalEntry, parent_fd: int, name: str, journal_fd: int, target_st: os.stat_result | None

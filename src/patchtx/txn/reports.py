@@ -91,3 +91,6 @@ class CommitReport:
     """The commit is complete, but deleting its journal failed; the next run finishes it."""
     retention_error: str | None = None
     """The commit is complete, but its retention hook (undo history) failed with this error."""
+    state_restored: tuple[str, ...] = ()
+    """Files of the state folder its verify command deleted or changed, put back from memory
+    before the commit point (the journal, its before-images, the folders)."""

@@ -156,9 +156,13 @@ class KeepHistory:
         """Delete what ``prepare`` pruned, its journal last: until then, an interrupted deletion is
         recognisably a pruned entry's, which the next recovery sweeps without reporting it."""
         journal_fd = context.dirs.open(JOURNAL_DIR)
+        fs = context.fs
         for txn, images in self._to_delete:
-            context.fs.unlink_many(journal_fd, sorted(images))
-            context.fs.unlink(journal_fd, pruned_name(txn))
+            # (A verify command may have deleted them with the whole journal folder: then there
+            # is nothing left to delete, and nothing to report.)
+            fs.unlink_many(journal_fd, [name for name in sorted(images) if fs.lstat(journal_fd, name) is not None])
+            if fs.lstat(journal_fd, pruned_name(txn)) is not None:
+                fs.unlink(journal_fd, pruned_name(txn))
         self._to_delete = []
 
     def _to_prune(self, existing: list[_Kept], new_size: int | None) -> list[_Kept]:
