@@ -16,6 +16,8 @@ from .normalise import normalise
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .txn.kept import HistoryEntry
+
 MAX_REGION_LINES = 12
 MAX_SHOWN_CHARS = 160
 MAX_VOTES_PER_LINE = 2000
@@ -190,3 +192,51 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
         first + 1,
     )
 
+
+
+def earlier_edit(now: Sequence[str], before: Sequence[str], span: tuple[int, int], entry: HistoryEntry,
+                 *, made_it: bool) -> MissHint:
+    """The hint of a hunk that matches the file as it was before a kept transaction (``entry``),
+    which changed those lines: a model patching from its memory of the file before its own last
+    edit. ``span`` is where the hunk's change lies in the file as it was (0-based, end excluded);
+    the hint ends with those lines as they stand now. ``made_it``: applied to the file as it was,
+    the hunk gives the file as it is (that transaction made this very change)."""
+    start, end = _mapped(before, now, span)
+    first, last = max(start - 1, 0), min(max(end + 1, start + 1), len(now))
+    shown = list(range(first, last))[:MAX_REGION_LINES]
+    listing = "\n".join(f"{n + 1:>7} | {visible(now[n])}" for n in shown)
+    where = (f"file lines {first + 1}-{last}" if last - first > 1 else f"file line {first + 1}"
+             ) if shown else "nothing (the file is empty)"
+    said = f"transaction {entry.transaction_id} (committed {entry.committed_at}"
+    said += f", through {entry.origin}" if entry.origin else ""
+    said += f": {entry.intent!r})" if entry.intent else ")"
+    if made_it:
+        text = (f"The hunk matches the file as it was before {said}, which made this very change: "
+                "it is in place already. Check the file, and leave the hunk out.")
+    else:
+        text = (f"The hunk matches the file as it was before {said}, which changed these lines: "
+                "it was written from the file before that edit. Write it against the file as it is "
+                "now.")
+    return MissHint(f"{text} Now {where} read:\n{listing}" if shown else f"{text} Now it holds "
+                    "nothing.", first + 1 if shown else None)
+
+
+def _mapped(before: Sequence[str], now: Sequence[str], span: tuple[int, int]) -> tuple[int, int]:
+    """Where the lines ``span`` of ``before`` (0-based, end excluded; empty: a place between two
+    lines) are in ``now``, as a diff of the two lines them up: lines kept map to themselves, the
+    lines changed to those that replaced them, and lines added in or at the span are in it."""
+    low, high = span
+    starts, ends = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, now, autojunk=False).get_opcodes():
+        overlaps = i1 < high and i2 > low if low < high else i1 <= low < i2
+        if not (overlaps or (i1 == i2 and low <= i1 <= high)):
+            continue
+        if tag == "equal":
+            starts.append(j1 + max(i1, low) - i1)
+            ends.append(j1 + max(min(i2, high), max(i1, low)) - i1)
+        else:
+            starts.append(j1)
+            ends.append(j2)
+    if not starts:
+        return min(low, len(now)), min(high, len(now))
+    return min(starts), max(ends)

@@ -40,16 +40,18 @@ from .model import (
     Repair,
     UpdateFile,
 )
+from .normalise import normalise
 from .options import PlanOptions
 from .placeholders import extension_of, find_placeholder
 from .policy import check_changes, policy_files
 from .textfile import decode, looks_binary
-from .update import FileNames, UpdateRule, already_applied, update_file
+from .update import DELETIONS_IN_PLACE, FileNames, UpdateRule, already_applied, update_file
 from .workspace import FileView, ResolvedPath, Workspace
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+    from .model import Chunk
     from .rewrite import Edit
     from .txn.commit import Progress
 
@@ -434,6 +436,8 @@ class Stager:
                 miss.hint = (f"An earlier operation of this patch ({earlier}) changed this "
                              "file: its hunks are matched against the file as that operation "
                              f"leaves it, not as it is on disk. {miss.hint}")
+            else:
+                self._name_earlier_edit(miss, hunk, rel, entry.content, display)
             raise
         self.notes += update.notes
         if update.applied:
@@ -557,6 +561,39 @@ class Stager:
                     f"Refusing the patch: {which} changes nothing in {hunk.path}: {what}.",
                     hint=_NO_CHANGE_HINT[self.rule.format], path=rel, line=chunk.line))
                 return
+
+    # -- a hunk written from the file before an earlier edit ---------------------------------------
+    def _name_earlier_edit(self, miss: ContextNotFoundError, hunk: UpdateFile, rel: str,
+                           content: bytes, display: str) -> None:
+        """A hunk that misses but matches the file as it was before one of the few newest kept
+        transactions that changed it (``txn.kept.recent_originals``: this user's, signed, read
+        only) was written from the file before that edit (a model patching from its memory of the
+        file before its own last edit): the miss names the transaction and shows the lines as
+        they stand now. Changes ``miss``'s hint and details."""
+        from .hints import earlier_edit  # (off a one-line edit's path)
+        from .txn.kept import recent_originals  # (off a one-line edit's path)
+
+        names = FileNames(rel, hunk.path, display)
+        exactly = replace(self.rule, repair=False)  # (the lines as the hunk has them: no repair)
+        for entry, before in recent_originals(self.view.root, rel):
+            if before == content or not _may_hold(hunk.chunks, before, self.rule.format):
+                continue  # (undone since, or written back; or the hunk's lines are not there)
+            try:
+                then = update_file(before, hunk.chunks, exactly, names, check_applied=False)
+            except PatchtxError:
+                continue
+            if not then.edits:
+                continue
+            span = (min(edit[0] for edit in then.edits), max(edit[1] for edit in then.edits))
+            hint = earlier_edit(decode(content, display).texts, decode(before, display).texts, span,
+                                entry, made_it=then.after == content)
+            # (what the already-applied rule saw of lines only removed stays first)
+            kept = DELETIONS_IN_PLACE + " " if miss.hint.startswith(DELETIONS_IN_PLACE) else ""
+            miss.hint = kept + hint.text
+            miss.details["closest_line"] = hint.closest_line
+            miss.details["earlier_transaction"] = {"id": entry.transaction_id,
+                                                   "time": entry.committed_at}
+            return
 
     # -- placeholders written as code -------------------------------------------------------------
     def _placeholders_in(self, hunk: UpdateFile, rel: str, content: bytes) -> None:
@@ -803,6 +840,17 @@ class Stager:
         removed = {t.path for t in targets if t.after is None}
         kept = (t.path for t in targets if t.after is not None)
         return emptied_folders(removed, kept, self.view.list_dir)
+
+
+def _may_hold(chunks: Sequence[Chunk], data: bytes, fmt: str) -> bool:
+    """Whether every line the hunks keep or remove stands in ``data`` (by the loosest pass's key;
+    a text replacement's old text, as it is): the cheap question before placing them there."""
+    text = data.decode("utf-8", "replace")
+    if fmt == "text":
+        text = text.replace("\r\n", "\n")
+        return all(old in text for chunk in chunks for kind, old in chunk.lines if kind == "-")
+    keys = set(map(normalise, text.splitlines()))
+    return all(normalise(line) in keys for chunk in chunks for line in chunk.old_lines if line.strip())
 
 
 def _lines(content: bytes | None) -> Iterator[str]:

@@ -287,7 +287,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             if applied is not None:
                 return applied
         if miss is not None and index is not None and deletions_in_place(index, chunks):
-            miss.hint = f"{_DELETIONS_IN_PLACE} {miss.hint}".rstrip()
+            miss.hint = f"{DELETIONS_IN_PLACE} {miss.hint}".rstrip()
     if miss is not None:
         assert index is not None and original is not None
 
@@ -333,7 +333,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     return update
 
 
-_DELETIONS_IN_PLACE = (
+DELETIONS_IN_PLACE = (
     "The hunks only remove lines, and the lines they keep stand together in the file: if this "
     "patch was applied before, it is in place. patchtx does not take removed lines' absence for "
     "a replay (a typo, or a patch meant for another file, looks the same), so --skip-applied does "

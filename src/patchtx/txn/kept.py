@@ -190,6 +190,41 @@ def list_entries(fs: FileSystemOps, dirs: DirectoryHandles) -> list[HistoryEntry
     return complete
 
 
+def recent_originals(root: str, path: str, *, wanted: int = 3, scan: int = 8,
+                     ) -> list[tuple[HistoryEntry, bytes]]:
+    """What ``path`` (workspace-relative) held before each of the newest kept transactions that
+    changed it, newest first: at most ``wanted`` of them, looked for among the ``scan`` newest
+    kept journals only (a hunk that misses asks this: its cost stays bounded whatever the history
+    holds). Only journals this user's patchtx signed for this workspace (``Journal.from_bytes``
+    verifies; the others are skipped, as ``list_entries`` skips them) and before-images that
+    match their recorded hash. Reads only; a history that cannot be read gives what was read."""
+    found: list[tuple[HistoryEntry, bytes]] = []
+    try:
+        with open_workspace(os.path.realpath(root)) as (fs, dirs):  # (the path signatures cover)
+            journal_fd = dirs.lookup(JOURNAL_DIR)
+            if journal_fd is None:
+                return found
+            names = fs.listdir(journal_fd)
+            present = set(names)
+            for kept in sorted(_kept(names), key=lambda k: k.sequence, reverse=True)[:scan]:
+                try:
+                    journal = _read_kept(fs, journal_fd, kept, dirs.root)
+                    entry = _entry(kept, journal)
+                    item = next((e for e in journal.entries if e.path == path), None)
+                    if item is None or item.backup is None or item.backup not in present:
+                        continue  # (another file's transaction, or one that created this file)
+                    data = fs.read_file(journal_fd, item.backup).data
+                except (OSError, KeyError, TypeError, ValueError, PatchtxError):
+                    continue  # pruned since listed, damaged, or not this user's: never named
+                if hashlib.sha256(data).hexdigest() == item.before_sha256:
+                    found.append((entry, data))
+                    if len(found) >= wanted:
+                        break
+    except (OSError, PatchtxError):
+        pass  # (a state folder that is not what patchtx makes: no history to name)
+    return found
+
+
 def untrusted_entries(fs: FileSystemOps, dirs: DirectoryHandles) -> list[str]:
     """Names of kept journals in the journal folder that this user's patchtx did not sign (never
     listed, never undone): a repository may commit them."""
