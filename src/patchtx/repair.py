@@ -55,7 +55,10 @@ _DECORATED_NAME = r"(?m)^\*\*\* (?:Add File|Delete File|Update File|Move to): .*
 _ABSOLUTE_NAME = r"(?m)^(?:---|\+\+\+|diff --git) (?:[ab]/)?/(?!dev/null\s*$)"
 _DECORATED_END_OF_FILE = r"(?i)\*{2,}\s*end[ _-]?of[ _-]?file\b[\s*:=-]*"
 _DECORATED = r"(?i)\*{2,}\s*(begin|end)[ _-]?patch\b[\s*:=-]*"
-_DECORATED_PATH = r"[ \t]+\*{2,}[ \t]*$"
+_DECORATED_PATH = r"(?<![ \t])[ \t]+\*{2,}[ \t]*$"
+"""Stars after a file header's path. (The look-behind starts a match only where a run of white
+space starts, where the leftmost match starts anyway: tried from inside the run too, a search
+went back over the whole run from each of its characters, 26 s for a header of 20,000 spaces.)"""
 _SHELL_HEREDOC = r"(?s)(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_][\w-]*)\1[ \t]*\n(.*?)\n?\2[ \t]*"
 _UNIFIED_STARTS = ("diff --git ", "diff --cc ", "diff --combined ", "--- ")
 """How a unified diff's text starts (its first file header)."""
@@ -185,18 +188,52 @@ def _json_wrapper(text: str) -> tuple[str, Repair] | None:
 def _json_value(text: str) -> object:
     """The JSON value ``text`` holds, or ``_NOT_JSON``: not JSON, or nested deeper than
     ``_JSON_DEPTH`` (told before decoding, from the brackets outside its strings)."""
-    if text[:1] in ("{", "["):
-        outside = re.sub(r'"[^"\\]*(?:\\.[^"\\]*)*"', "", text)
-        depth = deepest = 0
-        for bracket in re.findall(r"[][{}]", outside):
-            depth += 1 if bracket in "[{" else -1
-            deepest = max(deepest, depth)
-            if deepest > _JSON_DEPTH:
-                return _NOT_JSON
+    if text[:1] in ("{", "[") and _nested_deeper(text, _JSON_DEPTH):
+        return _NOT_JSON
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_distinct_keys)
     except ValueError:
         return _NOT_JSON
+
+
+_JSON_SPECIALS = re.compile(r'[][{}"\\]')
+
+
+def _nested_deeper(text: str, limit: int) -> bool:
+    """Whether the brackets of a JSON text, outside its strings, nest deeper than ``limit``: one
+    pass over the characters that open or close a string or a bracket, in linear time (a pattern
+    that skips whole strings went back over the text from every quote of an unterminated one: 40 KB
+    of escaped quotes took a minute)."""
+    depth, in_string, escaped = 0, False, -1
+    for found in _JSON_SPECIALS.finditer(text):
+        at, char = found.start(), found.group()
+        if at == escaped:
+            continue  # (the character after a backslash, in a string)
+        if in_string:
+            if char == "\\":
+                escaped = at + 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+def _distinct_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object whose keys are distinct; a key given twice is no wrapper (ValueError): the
+    decoder would keep the last value and drop the other, a second patch or another folder
+    (``{"input": A, "input": B}``, ``{"cwd": "sub", "cwd": "."}``), as serde refuses a duplicate
+    field."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError("a key given twice")
+    return value
 
 
 def _other_keys(value: object, depth: int = 0) -> list[str]:

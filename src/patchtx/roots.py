@@ -23,11 +23,14 @@ def root_problem(root: str) -> str | None:
     the filesystem's root, the user's home folder, a ``.patchtx`` folder or one inside it, or the
     per-user state folder (the secret that signs journals) or one inside it. (A root that holds
     the per-user state folder is refused when a commit would sign a journal: ``provenance``.)"""
-    real = os.path.realpath(root)
-    if real == os.path.realpath(os.sep):
+    try:
+        real = os.path.realpath(root)
+    except OSError as exc:  # (a link the user may not follow: /proc/1/root)
+        return f"its real path cannot be read ({exc.strerror or exc})"
+    if real == os.path.realpath(os.sep) or _same_folder(real, os.sep):
         return "it is the whole disk"
     home = os.path.expanduser("~")
-    if home not in ("~", "") and real == os.path.realpath(home):
+    if home not in ("~", "") and (real == os.path.realpath(home) or _same_folder(real, home)):
         return "it is your home folder"
     parts = real.split(os.sep)
     if STATE_DIR in parts:
@@ -38,12 +41,24 @@ def root_problem(root: str) -> str | None:
     return None
 
 
+def _same_folder(one: str, other: str) -> bool:
+    """Whether two paths are one folder by device and inode: a bind mount of the disk (or of the
+    home folder) has a real path of its own, yet is the same folder."""
+    try:
+        return os.path.samestat(os.stat(one), os.stat(other))
+    except (OSError, ValueError):
+        return False
+
+
 def check_root(root: str, *, pass_what: str = "--root with the project's folder") -> str:
     """The real path of ``root`` if it may be a workspace root; else UnsafePathError, one line
     saying why and what to pass (``pass_what``)."""
     why = root_problem(root)
     if why is None:
         return os.path.realpath(root)
-    real = os.path.realpath(root)
+    try:
+        real = os.path.realpath(root)
+    except OSError:
+        real = os.path.abspath(root)
     raise UnsafePathError(f"Refusing the workspace root {real}: {why}.",
                           hint=f"Pass {pass_what}.", path=real)

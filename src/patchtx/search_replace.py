@@ -140,12 +140,20 @@ def find_filename(before: list[str]) -> str | None:
 
 def looks_like_path(name: str) -> bool:
     """Whether a name read from the line before a block is a path by its look alone: one word
-    (no white space: ``Here is the fix``, ``1. a.txt`` are prose) with a dot or a slash in it, not
-    ending a sentence (``Done.``). Any other name (``Makefile``, ``Changes``, a heading's word) may
-    be prose as well as a file name: it is taken only when it names a file that exists
-    (``Patch.names_to_confirm``, checked by the planner)."""
+    (no white space: ``Here is the fix``, ``1. a.txt`` are prose) with a dot or a slash in it and
+    a letter, not ending a sentence (``Done.``), not wrapped in or ending with prose's punctuation
+    (``(1/2)``, ``etc.)``, ``i.e.,``), no folder (``a/b/``) and no link (``https://...``). Any
+    other name (``Makefile``, ``Changes``, ``1.1``, a heading's word) may be prose as well as a
+    file name: it is taken only when it names a file that exists (``Patch.names_to_confirm``,
+    checked by the planner)."""
     return (not any(char.isspace() for char in name) and ("." in name or "/" in name)
-            and not name.endswith("."))
+            and any(char.isalpha() for char in name) and not name.endswith((".", "/"))
+            and name[0] not in _PROSE_OPENERS and name[-1] not in _PROSE_CLOSERS and "://" not in name)
+
+
+_PROSE_OPENERS = "([{<'\""
+_PROSE_CLOSERS = ")]}>,;!?'\""
+"""Punctuation that wraps or ends a word of prose, and that no path is written with."""
 
 
 def not_a_path_error(name: str, written: str, line: int) -> ParseError:

@@ -189,9 +189,11 @@ def _diff_endings(original: TextFile, chunks: Sequence[Chunk],
         chunk = chunks[placement.chunk_index]
         crs = set(chunk.carriage_returns)
         added = [at for at, (kind, _) in enumerate(placement.lines) if kind == "+"]
-        # (A last line marked '\ No newline at end of file' keeps its CR alone, as git writes it.)
+        # (The new side's last line, marked '\ No newline at end of file', keeps its CR alone, as
+        # git writes it; an added line with kept lines after it is no last line.)
+        new_last = max((at for at, (kind, _) in enumerate(placement.lines) if kind != "-"), default=-1)
         out.append(replace(placement, endings=tuple(
-            ("\r" if chunk.new_unterminated and at == added[-1] else "\r\n") if at in crs else "\n"
+            ("\r" if chunk.new_unterminated and at == new_last else "\r\n") if at in crs else "\n"
             for at in added)))
     return out
 

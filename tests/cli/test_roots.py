@@ -66,3 +66,33 @@ def test_the_home_folder_is_refused_as_the_default_root(tmp_path: Path) -> None:
     assert payload["error"]["hint"] == "Pass --root with the project's folder."
     assert _patchtx("apply", "-", "--root", str(home), cwd=tmp_path).returncode == 0  # (HOME is elsewhere)
     assert (home / "planted.txt").read_text() == "x\n"
+
+
+def test_a_bind_mount_of_the_home_folder_is_the_home_folder(tmp_path: Path) -> None:
+    """A bind mount of the home folder (or of /) has a real path of its own: the rule compares the
+    folder itself (device and inode), not only its name. Before, `--root` of a bind mount of / was
+    served as a project. (The test mounts a folder of its own, never /: a mount left behind by a
+    killed test would be under a temporary folder that is later deleted recursively.)"""
+    home, bind = tmp_path / "home", tmp_path / "bind"
+    home.mkdir()
+    bind.mkdir()
+    mounted = subprocess.run(["mount", "--bind", str(home), str(bind)], capture_output=True, check=False)
+    if mounted.returncode != 0:
+        pytest.skip("this machine lets the tests make no bind mount")
+    try:
+        assert os.path.realpath(bind) != os.path.realpath(home)
+        done = _patchtx("apply", "-", "--root", str(bind), cwd=tmp_path, env={"HOME": str(home)})
+        assert done.returncode == 1 and f"Refusing the workspace root {bind}: it is your home folder." in done.stderr
+        assert list(home.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(bind)], capture_output=True, check=False)
+
+
+def test_a_root_whose_real_path_cannot_be_read_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """os.path.realpath raises when a link on the way may not be read (/proc/1/root in a
+    container): the root is refused with one line, not an internal_error."""
+    def denied(path: str, *args: object, **kwargs: object) -> str:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr("patchtx.roots.os.path.realpath", denied)
+    assert root_problem("/proc/1/root") == "its real path cannot be read (Permission denied)"

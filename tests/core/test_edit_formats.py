@@ -100,7 +100,9 @@ def test_malformed_blocks_are_refused_with_the_line(text: str, words: str) -> No
 # Issue 37, item 8: the line before a block is its file's path only when it looks like one (one
 # word with a dot or a slash) or names a file that exists; prose before an empty SEARCH created a
 # file of that name ('Here is the fix', '1. a.txt').
-@pytest.mark.parametrize("line", ["Here is the fix:", "1. a.txt", "Fix:", "## Changes", "Done."])
+@pytest.mark.parametrize("line", ["Here is the fix:", "1. a.txt", "Fix:", "## Changes", "Done.",
+                                  # (one word with a dot or a slash, yet prose: each created a file)
+                                  "(1/2)", "etc.)", "i.e.,", "1.1", "https://example.com/fix", "src/"])
 @pytest.mark.parametrize("search", ["", "hello\n"], ids=["create", "update"])
 def test_prose_before_a_block_is_a_parse_error_naming_the_line(line: str, search: str,
                                                                tmp_path: Path) -> None:

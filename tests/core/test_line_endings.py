@@ -9,10 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from patchtx.textfile import TextFile
+
+from ..examples import examples
 
 ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
 
@@ -119,6 +121,11 @@ DIFF_ENDINGS = {
                             b"+z\n\\ No newline at end of file\n", b"a\nz"),
     "kept-cr-at-the-end": (b"a\r\nz\r", b"@@ -1,2 +1,2 @@\n-a\r\n+a\n z\r\n"
                            b"\\ No newline at end of file\n", b"a\nz\r"),
+    # (an added line with a kept line after it is not the last line, though the hunk ends the file)
+    "added-before-the-unterminated-end": (b"a\r\nz", b"@@ -1,2 +1,3 @@\n a\r\n+b\r\n z\n"
+                                          b"\\ No newline at end of file\n", b"a\r\nb\r\nz"),
+    "changed-before-the-unterminated-end": (b"a\nz", b"@@ -1,2 +1,2 @@\n-a\n+a\r\n z\n"
+                                            b"\\ No newline at end of file\n", b"a\r\nz"),
 }
 # Old lines that do not carry the file's endings (line endings are not compared): the file's kept.
 FILE_ENDINGS = {
@@ -158,3 +165,38 @@ def test_git_apply_writes_the_same_line_endings(name: str, tmp_path: Path) -> No
     subprocess.run(["git", "-c", "core.autocrlf=false", "apply", "--whitespace=nowarn", "-"],
                    cwd=tmp_path, input=b"--- a/f\n+++ b/f\n" + body, check=True, capture_output=True)
     assert (tmp_path / "f").read_bytes() == after
+
+
+_LINE = st.tuples(st.sampled_from(["a", "b", "x", "", " y"]), st.sampled_from(["\n", "\r\n"]))
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(before=st.lists(_LINE, min_size=1, max_size=10), after=st.lists(_LINE, max_size=10),
+       open_ends=st.tuples(st.booleans(), st.booleans()), context=st.integers(1, 3))
+def test_a_git_diff_of_any_two_files_with_mixed_endings_writes_the_second(
+        tmp_path_factory: pytest.TempPathFactory, before: list[tuple[str, str]],
+        after: list[tuple[str, str]], open_ends: tuple[bool, bool], context: int) -> None:
+    """The diff git makes between two files (their line endings mixed, either one ending without
+    a newline) applies to the first to give the second byte for byte: its kept and removed lines
+    carry the file's endings, so its added lines are written with their own. (A CRLF line added
+    before a last line without a newline was written with a lone CR, joining the two lines.)"""
+    def joined(lines: list[tuple[str, str]], unterminated: bool) -> bytes:
+        text = "".join(t + e for t, e in lines)
+        return (text[: -len(lines[-1][1])] if unterminated and lines else text).encode()
+
+    old, new = joined(before, open_ends[0]), joined(after, open_ends[1])
+    root = tmp_path_factory.mktemp("t")
+    (root / "a").mkdir()
+    (root / "b").mkdir()
+    (root / "a" / "f").write_bytes(old)
+    (root / "b" / "f").write_bytes(new)
+    diff = subprocess.run(["git", "diff", "--no-index", "--no-prefix", f"-U{context}", "a/f", "b/f"],
+                          cwd=root, capture_output=True, check=False).stdout
+    if not diff:
+        return
+    (root / "f").write_bytes(old)
+    import patchtx
+
+    patchtx.apply_patch(diff.decode(), root, durable=False)
+    assert (root / "f").read_bytes() == new

@@ -326,7 +326,17 @@ def test_generated_patch_turns_before_into_after(case: tuple[Document, list[Edit
     event(f"stacked anchors: {any(k + 1 in anchors for k in anchors)}")
     event(f"end of file marker: {'*** End of File' in patch_lines}")
     note(f"before={before!r}\nexpected={expected!r}\npatch:\n{patch_text}")
-    assert plan_in_temp_dir(before, patch_text, first_match) == expected
+    try:
+        after = plan_in_temp_dir(before, patch_text, first_match)
+    except NoChangeError:
+        # A drawn edit that puts back the lines it takes away ('-a' '+a') makes a section that
+        # changes nothing, refused as no_change on every surface (tests/integrations/
+        # test_no_op_edits.py): outside this property, and only then.
+        assert expected == before or any(chunk.changes_nothing for hunk in parse(patch_text).hunks
+                                         for chunk in getattr(hunk, "chunks", ()))
+        event("a section that changes nothing")
+        reject()
+    assert after == expected
 
 
 @PROPERTY_SETTINGS

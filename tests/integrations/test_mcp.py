@@ -90,7 +90,7 @@ async def test_lists_both_tools_with_schemas_and_annotations(tree: Path) -> None
     async with connect(tree) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {"apply_patch", "preview_patch", "log", "undo",
-                          "str_replace_based_edit_tool", "edit_files", "replace_in_file"}
+                          "str_replace_based_edit_tool", "view", "edit_files", "replace_in_file"}
     apply, preview = tools["apply_patch"], tools["preview_patch"]
 
     schema = apply.input_schema
@@ -434,3 +434,24 @@ async def test_a_file_that_crashes_a_grammar_does_not_end_the_server(tree: Path)
         assert is_error and content["error"]["kind"] == "syntax_error"  # the next file is checked
         is_error, _, _ = await call(client, "apply_patch", {"patch": EDIT})
         assert not is_error
+
+
+def test_every_answered_request_is_forgotten() -> None:
+    # A long session must not keep a cancellation per request it ever read.
+    from mcp.types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+    from patchtx.agents.mcp_server import Calls, _InFlight
+
+    calls = Calls()
+    in_flight = _InFlight(None, calls)
+    for request_id in range(100):
+        in_flight.note_incoming(JSONRPCRequest(jsonrpc="2.0", id=request_id, method="ping"))
+        in_flight.note_outgoing(JSONRPCResponse(jsonrpc="2.0", id=request_id, result={}))
+    assert calls._by_id == {}
+    in_flight.note_incoming(JSONRPCRequest(jsonrpc="2.0", id="c", method="tools/call"))
+    in_flight.note_incoming(JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled",
+                                                params={"requestId": "c"}))
+    cancellation = calls.cancellation("c")  # (the call starting after its cancel: still cancelled)
+    assert cancellation.requested
+    calls.finished("c", cancellation)
+    assert calls._by_id == {}

@@ -243,3 +243,101 @@ async def test_progress_counts_every_phase_of_a_long_call(tree: Path) -> None:
     assert messages[-1] == "Running the check: 1 s (time limit 600 s)"
     assert values[messages.index("Writing files: 1000/1000")] == 3000  # planned, checked, written
     assert quiet == []
+
+
+# -- 4. a read-only view tool ------------------------------------------------------------------------
+
+
+async def test_view_is_a_read_only_tool_beside_the_editor(tree: Path) -> None:
+    import jsonschema
+
+    from patchtx.render import result_schema
+
+    params = parameters(["--root", str(tree)], cwd=str(tree.parent), env=server_environment())
+    async with Client(params) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        view, editor = tools["view"], tools["str_replace_based_edit_tool"]
+        assert view.annotations is not None and editor.annotations is not None
+        assert (view.annotations.read_only_hint, view.annotations.destructive_hint,
+                view.annotations.idempotent_hint, view.annotations.open_world_hint) == (True, False, True, False)
+        assert editor.annotations.read_only_hint is False  # (it keeps `view` for the clients that use it)
+        assert view.input_schema["required"] == ["path"]
+        assert set(view.input_schema["properties"]) == {"path", "view_range", "max_characters"}
+        assert view.output_schema == editor.output_schema == result_schema()
+        before = tree_files(tree)
+        for arguments in ({"path": "app.py"}, {"path": "notes.txt", "view_range": [2, -1]}, {"path": "pkg"},
+                          {"path": "notes.txt", "max_characters": 5}):
+            shown = await client.call_tool("view", arguments)
+            through_editor = await client.call_tool("str_replace_based_edit_tool", {"command": "view", **arguments})
+            assert not shown.is_error and shown.content == through_editor.content, arguments
+            jsonschema.validate(shown.structured_content, result_schema())
+            assert shown.structured_content == through_editor.structured_content
+        # Arguments of the editor's writing commands are not the view's: nothing is ever written.
+        shown = await client.call_tool("view", {"path": "new.txt", "command": "create", "file_text": "x"})
+        assert shown.is_error and (shown.structured_content or {})["error"]["kind"] == "file_not_found"
+        missing = await client.call_tool("view", {})
+        assert missing.is_error and "`path` is required" in missing.content[0].text  # type: ignore[union-attr]
+    assert tree_files(tree) == before
+
+
+# -- 7. the smaller protocol items --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_an_unknown_tool_is_a_json_rpc_invalid_params_error(tree: Path, mode: str) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    params = parameters(["--root", str(tree)], cwd=str(tree.parent), env=server_environment())
+    async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("apply_pach", {"patch": FENCE})
+        assert refused.value.error.code == -32602
+        assert refused.value.error.message == "Unknown tool: 'apply_pach'. The tools are listed by tools/list."
+    assert not (tree / "fence.txt").exists()
+
+
+async def test_under_2026_07_28_nothing_is_advertised_that_is_never_sent(tree: Path) -> None:
+    params = parameters(["--root", str(tree)], cwd=str(tree.parent), env=server_environment())
+    async with Client(params) as client:  # (the SDK's client probes server/discover: 2026-07-28)
+        assert client.protocol_version == "2026-07-28"
+        capabilities = client.session.server_capabilities
+        assert capabilities is not None and capabilities.tools is not None
+        assert not capabilities.tools.list_changed
+        for other in (capabilities.prompts, capabilities.resources):
+            assert other is None or not other.list_changed
+        assert capabilities.resources is None or not capabilities.resources.subscribe
+        listed = await client.list_tools()
+        assert listed.ttl_ms == 3_600_000  # a static list may be kept; ttlMs 0 said "stale at once"
+
+
+async def test_every_tool_declares_the_shape_of_its_structured_content(tree: Path) -> None:
+    import jsonschema
+
+    params = parameters(["--root", str(tree)], cwd=str(tree.parent), env=server_environment())
+    async with Client(params, mode="legacy") as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert all(tool.output_schema for tool in tools.values()), [n for n, t in tools.items() if not t.output_schema]
+        calls = [("log", {}), ("apply_patch", {"patch": FENCE}), ("log", {}),
+                 ("str_replace_based_edit_tool", {"command": "view", "path": "fence.txt"}),
+                 ("str_replace_based_edit_tool", {"command": "str_replace", "path": "fence.txt", "old_str": "fence",
+                                                  "new_str": "wall"}),
+                 ("str_replace_based_edit_tool", {"command": "view", "path": "nowhere.txt"}),
+                 ("log", {})]
+        for tool, arguments in calls:
+            result = await client.call_tool(tool, arguments)
+            jsonschema.Draft202012Validator(tools[tool].output_schema).validate(result.structured_content)
+        assert isinstance(result.structured_content, dict) and len(result.structured_content["transactions"]) == 2
+        with pytest.raises(jsonschema.ValidationError):  # (the schema can fail)
+            jsonschema.validate({"ok": True, "transactions": [{"id": 1}]}, tools["log"].output_schema)
+
+
+def test_a_request_before_initialize_is_told_to_initialize_first(tree: Path) -> None:
+    import json
+
+    request = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "log", "arguments": {}}}
+    done = subprocess.run([PATCHTX, "mcp", "--root", str(tree)], input=json.dumps(request) + "\n",
+                          capture_output=True, text=True, timeout=60)
+    (answer,) = map(json.loads, done.stdout.splitlines())
+    assert answer["id"] == 7 and answer["error"]["code"] == -32600
+    assert answer["error"]["message"].startswith("Invalid Request: tools/call before initialize. Send the "
+                                                 "initialize request first")

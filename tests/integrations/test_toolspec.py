@@ -168,3 +168,11 @@ def test_other_claims_of_the_instructions_hold(tmp_path: Path) -> None:
     with pytest.raises(PatchtxError) as absolute:
         plan_patch(f"*** Begin Patch\n*** Add File: {tmp_path.parent}/x.py\n+x\n*** End Patch\n", tmp_path)
     assert absolute.value.kind == "unsafe_path"
+
+
+def test_apply_patch_takes_json_schema_like_the_other_tools(capsys: pytest.CaptureFixture[str]) -> None:
+    function = tool_spec("function")
+    assert isinstance(function, dict)
+    assert tool_spec("json-schema") == function["parameters"]
+    assert tool_spec_main(["--tool", "apply_patch", "--format", "json-schema"]) == 0
+    assert json.loads(capsys.readouterr().out) == function["parameters"]

@@ -9,14 +9,18 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import patchtx
 from patchtx.agents.tool_call import run_tool_call
 from patchtx.errors import PatchtxError
 
+from ..examples import examples
 from .shapes import BY_NAME, ROOT, envelope
 from .test_shapes import tree
 
@@ -67,6 +71,24 @@ def test_json_that_holds_two_patches_says_it_is_json(tmp_path: Path) -> None:
 
 
 ADD = envelope("*** Add File: x.py", "+x = 1")
+
+
+_OTHER = json.dumps(ADD.replace("x = 1", "y = 2"))
+
+
+@pytest.mark.parametrize("text", [
+    f'{{"input": {json.dumps(ADD)}, "input": {_OTHER}}}',
+    f'{{"input": {json.dumps(ADD)}, "cwd": "src", "cwd": "."}}',
+    f'{{"name": "apply_patch", "arguments": {json.dumps(f"""{{"input": {json.dumps(ADD)}, "input": {_OTHER}}}""")}}}',
+], ids=["two-patches", "two-folders", "twice-in-arguments"])
+def test_json_with_a_key_given_twice_is_no_wrapper(text: str, tmp_path: Path) -> None:
+    """The decoder keeps a key's last value: a first patch, another folder or a dry run given
+    under the same key would be dropped without a word (the second patch wrote). Refused."""
+    (tmp_path / "src").mkdir()
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(text, tmp_path)
+    assert info.value.kind == "parse_error" and "Nothing was changed." in info.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
 
 
 @pytest.mark.parametrize(("text", "key"), [
@@ -137,6 +159,50 @@ def test_json_nested_deeply_is_a_parse_error_not_an_internal_error(text: str, tm
     assert info.value.kind == "parse_error"
     assert "Nothing was changed" in info.value.message
     assert list(tmp_path.iterdir()) == []
+
+
+def test_json_with_an_unterminated_string_of_escaped_quotes_is_refused_in_linear_time(tmp_path: Path) -> None:
+    """The depth check skipped strings with a pattern that went back over the rest of the text from
+    every quote of a string that never closes: 40 KB of escaped quotes took about a minute to
+    refuse, 200 KB most of an hour (a model's reply, an MCP call's argument). One pass now."""
+    text = '["' + '\\"' * 100_000
+    started = time.monotonic()
+    with pytest.raises(PatchtxError) as info:
+        patchtx.apply_patch(text, tmp_path)
+    assert time.monotonic() - started < 20  # (about 0.1 s; minutes before, on any machine)
+    assert info.value.kind == "parse_error" and list(tmp_path.iterdir()) == []
+
+
+def test_a_header_with_a_long_run_of_spaces_is_read_in_linear_time(tmp_path: Path) -> None:
+    """Stars after a header's path are found from the start of a run of white space only: a header
+    of 200,000 spaces before a word and ' **' took most of an hour (26 s at 20,000)."""
+    name = "a" + " " * 200_000 + "b"
+    text = envelope(f"*** Update File: {name} **", "@@", "-x", "+y")
+    started = time.monotonic()
+    with pytest.raises(PatchtxError):
+        patchtx.apply_patch(text, tmp_path)
+    assert time.monotonic() - started < 20  # (well under a second; minutes before, on any machine)
+    assert list(tmp_path.iterdir()) == []
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.text(alphabet='[]{}"\\ab', max_size=6),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                        st.text(alphabet='[]{}"\\a', max_size=3), inner, max_size=3), max_leaves=40),
+       st.integers(0, 6))
+def test_the_depth_check_counts_the_brackets_outside_strings(value: object, limit: int) -> None:
+    """The one-pass depth check agrees with the nesting of the decoded value, whatever brackets,
+    quotes and backslashes its strings hold."""
+    from patchtx.repair import _nested_deeper
+
+    def depth(item: object) -> int:
+        if isinstance(item, list):
+            return 1 + max(map(depth, item), default=0)
+        if isinstance(item, dict):
+            return 1 + max(map(depth, item.values()), default=0)
+        return 0
+
+    assert _nested_deeper(json.dumps(value), limit) == (depth(value) > limit)
 
 
 def test_powershell_text_with_another_backtick_is_refused_saying_why(tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 EDITOR = "str_replace_based_edit_tool"
+VIEW = "view"
+"""The read-only tool (MCP) that shows a file or a folder as the editor's ``view`` does."""
 EDITS = "edit_files"
 REPLACE_IN_FILE = "replace_in_file"
 TOOLS = (EDITOR, EDITS, REPLACE_IN_FILE)
@@ -51,6 +53,14 @@ REPLACE_IN_FILE_DESCRIPTION = (
     "list blocks in the file's order. An empty SEARCH creates a new file (or fills an empty one), "
     "never one with content. aider's markers (<<<<<<< SEARCH, >>>>>>> REPLACE) are read too."
 )
+
+VIEW_DESCRIPTION = (
+    "Show a file's lines numbered as `cat -n` does (`view_range`: [first, last], -1 for the end), or "
+    "a folder's files up to 2 levels deep, hidden ones left out, under the workspace root. Reads "
+    "only: the same as str_replace_based_edit_tool's `view`, for hosts that offer read-only tools "
+    "alone (plan and ask modes). Paths are absolute inside the root, or relative to it."
+)
+
 
 def editor_schema() -> dict[str, Any]:
     return {
@@ -131,28 +141,59 @@ SPECS = {
 }
 
 
-def edit_tool_spec(tool: str, format: str = "function") -> dict[str, Any]:
-    """The declaration of ``tool`` (one of ``TOOLS``) in ``format`` (one of ``FORMATS``)."""
+def edit_tool_spec(tool: str, format: str = "function", *, strict: bool = False) -> dict[str, Any]:
+    """The declaration of ``tool`` (one of ``TOOLS``) in ``format`` (one of ``FORMATS``); with
+    ``strict``, its schema in the providers' strict form (``strict_schema``)."""
     if tool not in SPECS:
         raise ValueError(f"unknown tool {tool!r}; choose one of: {', '.join(TOOLS)}")
     description, schema = SPECS[tool]
     if format == "json-schema":
-        return schema()
-    if format == "anthropic" and tool == EDITOR:
+        return strict_schema(schema()) if strict else schema()
+    if format == "anthropic" and tool == EDITOR and not strict:
         return {"type": ANTHROPIC_EDITOR_TYPE, "name": EDITOR}
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r} for {tool}; choose one of: {', '.join(FORMATS)}")
-    return json_tool(tool, description, schema(), format)
+    return json_tool(tool, description, schema(), format, strict=strict)
 
 
-def json_tool(name: str, description: str, parameters: dict[str, Any], format: str) -> dict[str, Any]:
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as the providers' strict modes take it (OpenAI's ``strict: true``, Anthropic's
+    strict tools, the Agents SDK's strict converter): every object lists every property as
+    required and allows no other; an optional property may be null instead (which the tools read
+    as "not given"); no defaults (the description says what leaving it null does)."""
+    out = {key: value for key, value in schema.items() if key != "default"}
+    if "properties" in out:
+        required = set(out.get("required", ()))
+        properties = {}
+        for name, value in out["properties"].items():
+            value = strict_schema(value)
+            properties[name] = value if name in required else _nullable(value)
+        out.update(properties=properties, required=list(properties), additionalProperties=False)
+    if isinstance(out.get("items"), dict):
+        out["items"] = strict_schema(out["items"])
+    return out
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    kind = schema.get("type")
+    out = dict(schema, type=[kind, "null"]) if isinstance(kind, str) else dict(schema)
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def json_tool(name: str, description: str, parameters: dict[str, Any], format: str, *,
+              strict: bool = False) -> dict[str, Any]:
     """A tool whose arguments are JSON of the schema ``parameters``, in ``format``: ``function`` (a
-    Responses API function tool, ``strict`` off: optional arguments stay optional),
-    ``chat-completions`` (the same nested as Chat Completions wants it) or ``anthropic`` (an
-    Anthropic Messages API tool)."""
+    Responses API function tool), ``chat-completions`` (the same nested as Chat Completions wants
+    it) or ``anthropic`` (an Anthropic Messages API tool). ``strict`` off: optional arguments stay
+    optional; on: the schema in its strict form (``strict_schema``) and ``strict: true``."""
+    if strict:
+        parameters = strict_schema(parameters)
     if format == "anthropic":
-        return {"name": name, "description": description, "input_schema": parameters}
-    function = {"type": "function", "name": name, "description": description, "strict": False,
+        tool = {"name": name, "description": description, "input_schema": parameters}
+        return {**tool, "strict": True} if strict else tool
+    function = {"type": "function", "name": name, "description": description, "strict": strict,
                 "parameters": parameters}
     if format == "chat-completions":
         return {"type": "function", "function": {key: function[key] for key in

@@ -1,7 +1,7 @@
-"""An MCP server over stdio with seven tools: ``apply_patch``, the read-only ``preview_patch`` and
+"""An MCP server over stdio with eight tools: ``apply_patch``, the read-only ``preview_patch`` and
 ``log``, and ``undo``; and the edit-protocol tools: the text editor
-(``str_replace_based_edit_tool``), edit lists (``edit_files``) and SEARCH/REPLACE blocks
-(``replace_in_file``), each writing call one transaction that ``undo`` reverts.
+(``str_replace_based_edit_tool``), its read-only ``view``, edit lists (``edit_files``) and
+SEARCH/REPLACE blocks (``replace_in_file``), each writing call one transaction that ``undo`` reverts.
 
 Run it as ``patchtx mcp --root DIR`` or ``python -m patchtx.agents.mcp_server --root DIR``. The
 root is fixed when the server starts; every call stays inside it (see ``tool_call``). Every result
@@ -29,9 +29,11 @@ from urllib.parse import unquote, urlsplit
 
 try:
     import anyio
+    from mcp.server.caching import CacheHint
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.server.stdio import stdio_server
+    from mcp.shared.exceptions import MCPError
     from mcp.shared.message import SessionMessage
     from mcp.types import (
         CallToolResult,
@@ -79,6 +81,8 @@ from .edit_toolspec import (
     EDITS_DESCRIPTION,
     REPLACE_IN_FILE,
     REPLACE_IN_FILE_DESCRIPTION,
+    VIEW,
+    VIEW_DESCRIPTION,
     editor_schema,
     edits_schema,
     replace_in_file_schema,
@@ -103,7 +107,8 @@ SERVER_INSTRUCTIONS = (
     "what a patch would change without writing anything; log lists the transactions that can be "
     "undone and undo reverts one of them. str_replace_based_edit_tool (view, create, str_replace, "
     "insert), edit_files (old_string/new_string edits) and replace_in_file (SEARCH/REPLACE "
-    "blocks) edit files the same way, each call one transaction."
+    "blocks) edit files the same way, each call one transaction; view shows a file or a folder, "
+    "reading only."
 )
 APPLY_DESCRIPTION = (
     "Apply a patch to files under this server's workspace root, as one transaction. Pass the "
@@ -166,6 +171,51 @@ class ResultShape(RootModel[dict[str, Any]]):
 
 
 Shaped = Annotated[CallToolResult, ResultShape]
+
+
+def _as_the_log_schema(schema: dict[str, Any]) -> None:
+    schema.clear()
+    schema.update(log_schema())
+
+
+class LogShape(RootModel[dict[str, Any]]):
+    """The ``log`` tool's structured content as its output model (``log_schema``)."""
+
+    model_config = ConfigDict(json_schema_extra=_as_the_log_schema)
+
+
+Logged = Annotated[CallToolResult, LogShape]
+TOOL_LIST_CACHE = CacheHint(ttl_ms=3_600_000, scope="private")
+"""How long a 2026-07-28 client may keep the tool list: an hour (it never changes while the
+server runs; a restarted server with other options may offer another undo tool)."""
+
+
+def log_schema() -> dict[str, Any]:
+    """The ``log`` tool's structured content: ``patchtx log --json``'s object, or a refusal in the
+    one result shape (``docs/result.schema.json``)."""
+    text_or_none = {"type": ["string", "null"]}
+    entry = {
+        "type": "object",
+        "required": ["id", "time", "summary", "counts", "bytes", "files", "paths", "intent", "undoes", "origin"],
+        "properties": {
+            "id": {"type": "string"}, "time": {"type": "string"}, "summary": {"type": "string"},
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "bytes": {"type": "integer"}, "files": {"type": "integer"},
+            "paths": {"type": "array", "items": {"type": "string"}},
+            "intent": text_or_none, "undoes": text_or_none, "origin": text_or_none,
+        },
+    }
+    listed = {
+        "type": "object",
+        "required": ["ok", "transactions"],
+        "properties": {"ok": {"const": True}, "transactions": {"type": "array", "items": entry},
+                       "untrusted": {"type": "array", "items": {"type": "string"}}},
+        "additionalProperties": False,
+    }
+    refused = result_schema()  # (no $ref inside: it is valid wherever it stands)
+    return {"$schema": refused.pop("$schema"), "$id": "https://patchtx.invalid/log.schema.json",
+            "title": "patchtx log", "type": "object",
+            "anyOf": [listed, {key: value for key, value in refused.items() if key != "$id"}]}
 TransactionId = Annotated[str, Field(description="The transaction's id, as `log` or apply_patch's "
                                                  "result shows it, or a unique prefix of it.")]
 
@@ -258,6 +308,11 @@ class PatchtxMCPServer(MCPServer):
     calls: Calls
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        if self._tool_manager.get_tool(name) is None:
+            # A name no tool has is a request the server cannot take (JSON-RPC invalid params, as
+            # the specification's example of an unknown tool answers), not a tool's failure.
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name!r}. The tools are listed by "
+                                                        "tools/list.", data={"tool": name})
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -370,6 +425,11 @@ class Calls:
         if self._by_id.get(request_id) is cancellation:
             del self._by_id[request_id]
 
+    def answered(self, request_id: object) -> None:
+        """The request was answered (any request: a ping, a tools/list too): forget it. (A
+        cancelled one is never answered: its call forgets it when it ends, ``finished``.)"""
+        self._by_id.pop(request_id, None)
+
 
 _PHASES = {"planning": "Planning files", "checking": "Checking files", "writing": "Writing files"}
 
@@ -450,7 +510,11 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
     host = dict(host or {})
     undo_scope = host.pop("undo", undo_scope)
     workspace = WorkspaceRoot(root)
-    server = PatchtxMCPServer("patchtx", version=__version__, instructions=SERVER_INSTRUCTIONS)
+    # The tool list is fixed for the server's life: no list-change notifications or subscriptions
+    # are advertised (none is ever sent), and under 2026-07-28 a client may cache the list.
+    server = PatchtxMCPServer("patchtx", version=__version__, instructions=SERVER_INSTRUCTIONS,
+                              subscriptions=False, cache_hints={"tools/list": TOOL_LIST_CACHE},
+                              middleware=[_initialize_first])
     server.workspace = workspace
     server.calls = Calls()
 
@@ -492,7 +556,7 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
                                                                  dry_run=True))
 
     @server.tool(name="log", description=LOG_DESCRIPTION, annotations=reads("Undo history"))
-    async def log(ctx: Context) -> CallToolResult:
+    async def log(ctx: Context) -> Logged:
         return await run(ctx, lambda at, _watch: log_call(at))
 
     @_with_options(("transaction", TransactionId), "dry_run", "allow_delete")
@@ -516,10 +580,21 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
         insert_text: Annotated[OptionalText, _described(_EDITOR, "insert_text")] = None,
         view_range: Annotated[list[int] | None, _described(_EDITOR, "view_range", strict=True)] = None,
         max_characters: Annotated[int | None, _described(_EDITOR, "max_characters", strict=True)] = None,
-    ) -> CallToolResult:
+    ) -> Shaped:
         arguments = {"command": command, "path": path, "file_text": file_text, "old_str": old_str,
                      "new_str": new_str, "insert_line": insert_line, "insert_text": insert_text,
                      "view_range": view_range, "max_characters": max_characters}
+        given = {k: v for k, v in arguments.items() if v is not None}
+        return await run(ctx, lambda at, watch: editor_call(given, at, host=host, origin="mcp", watch=watch))
+
+    @server.tool(name=VIEW, description=VIEW_DESCRIPTION, annotations=reads("View file"))
+    async def view(
+        ctx: Context,
+        path: Annotated[str, _described(_EDITOR, "path")],
+        view_range: Annotated[list[int] | None, _described(_EDITOR, "view_range", strict=True)] = None,
+        max_characters: Annotated[int | None, _described(_EDITOR, "max_characters", strict=True)] = None,
+    ) -> Shaped:
+        arguments = {"command": "view", "path": path, "view_range": view_range, "max_characters": max_characters}
         given = {k: v for k, v in arguments.items() if v is not None}
         return await run(ctx, lambda at, watch: editor_call(given, at, host=host, origin="mcp", watch=watch))
 
@@ -584,6 +659,8 @@ class _InFlight:
     def note_outgoing(self, message: object) -> None:
         if isinstance(message, JSONRPCResponse | JSONRPCError):
             self.discard(message.id)
+            if self._calls is not None:
+                self._calls.answered(message.id)
 
     def discard(self, request_id: object) -> None:
         if request_id in self.ids:
@@ -599,6 +676,24 @@ class _InFlight:
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+
+
+async def _initialize_first(ctx: Any, call_next: Any) -> Any:
+    """A request the SDK refuses because the session is not initialized yet is answered saying so
+    (the SDK's own answer is "Invalid request parameters", which sends a client to its
+    arguments): JSON-RPC -32600, naming the method and what to send first."""
+    try:
+        return await call_next(ctx)
+    except MCPError as error:
+        # (the SDK keeps the handshake's state on the session's connection, not in its public API)
+        connection = getattr(ctx.session, "_connection", None)
+        if error.error.code != INVALID_PARAMS or getattr(connection, "initialize_accepted", True):
+            raise
+        raise MCPError(code=INVALID_REQUEST, message=(
+            f"Invalid Request: {ctx.method} before initialize. Send the initialize request first (then the "
+            "notifications/initialized notification), or, under protocol 2026-07-28, carry the protocol "
+            "version in each request's _meta."), data={"method": ctx.method}) from None
 
 
 def _malformed_answer(problem: Exception) -> Any:

@@ -13,6 +13,8 @@ Formats (``tool_spec(format)`` and ``patchtx tool-spec --format FORMAT``):
   (``{"type": "function", "function": {...}}``).
 - ``anthropic``: the same tool as an Anthropic Messages API tool definition
   (``{"name", "description", "input_schema"}``).
+- ``json-schema``: the function tool's input schema alone (the patch under ``input``), as the
+  edit-protocol tools' ``json-schema`` is theirs.
 - ``lark``: the grammar definition exactly as the custom tool carries it.
 - ``instructions``: the text that teaches the format and patchtx's semantics.
 
@@ -42,7 +44,8 @@ FUNCTION_PATCH_PARAMETERS = {
     "function-patchText": "patchText",
     "function-patch": "patch",
 }
-FORMATS = ("custom", *FUNCTION_PATCH_PARAMETERS, "chat-completions", "anthropic", "lark", "instructions")
+FORMATS = ("custom", *FUNCTION_PATCH_PARAMETERS, "chat-completions", "anthropic", "json-schema", "lark",
+           "instructions")
 
 FREEFORM_NOTE = (
     "This is a FREEFORM tool: send the patch text itself, from '*** Begin Patch' to "
@@ -110,27 +113,39 @@ def option_properties() -> dict[str, dict[str, Any]]:
     return properties
 
 
-def function_tool(patch_parameter: str = "input", format: str = "function") -> dict[str, Any]:
+def function_tool(patch_parameter: str = "input", format: str = "function", *,
+                  strict: bool = False) -> dict[str, Any]:
     """The tool with the patch as the JSON argument ``patch_parameter``, beside the options: a
-    Responses API function tool, or in another JSON ``format`` (``edit_toolspec.json_tool``)."""
+    Responses API function tool, or in another JSON ``format`` (``edit_toolspec.json_tool``; its
+    ``strict`` form with ``strict``)."""
     properties: dict[str, Any] = {
         patch_parameter: {"type": "string", "description": PATCH_DESCRIPTION},
         **option_properties(),
     }
     parameters = {"type": "object", "properties": properties, "required": [patch_parameter],
                   "additionalProperties": False}
-    return json_tool(TOOL_NAME, instructions(), parameters, format)
+    return json_tool(TOOL_NAME, instructions(), parameters, format, strict=strict)
 
 
-def tool_spec(format: str = "custom") -> dict[str, Any] | str:
+STRICT_FORMATS = (*FUNCTION_PATCH_PARAMETERS, "chat-completions", "anthropic", "json-schema")
+"""The formats that are a JSON schema, which ``strict`` turns into its strict form."""
+
+
+def tool_spec(format: str = "custom", *, strict: bool = False) -> dict[str, Any] | str:
     """The declaration in ``format`` (one of ``FORMATS``): a JSON-ready dict, or text for
-    ``lark`` and ``instructions``."""
+    ``lark`` and ``instructions``. ``strict`` (the formats of ``STRICT_FORMATS``): the providers'
+    strict form: every argument required, the optional ones nullable, no defaults, no other
+    properties, ``strict: true`` (``edit_toolspec.strict_schema``)."""
+    if strict and format not in STRICT_FORMATS:
+        raise ValueError(f"the {format} format has no strict form; strict applies to: {', '.join(STRICT_FORMATS)}")
     if format == "custom":
         return custom_tool()
     if format in FUNCTION_PATCH_PARAMETERS:
-        return function_tool(FUNCTION_PATCH_PARAMETERS[format])
+        return function_tool(FUNCTION_PATCH_PARAMETERS[format], strict=strict)
     if format in ("chat-completions", "anthropic"):
-        return function_tool(format=format)
+        return function_tool(format=format, strict=strict)
+    if format == "json-schema":
+        return dict(function_tool(strict=strict)["parameters"])
     if format == "lark":
         return grammar_definition()
     if format == "instructions":
@@ -153,19 +168,27 @@ def tool_spec_main(argv: list[str] | None = None) -> int:
                         help="for apply_patch: custom (freeform tool with grammar, the default), "
                              "function, function-patchText, function-patch (JSON-schema tools for "
                              "the Responses API), chat-completions (the function tool for Chat "
-                             "Completions), anthropic (an Anthropic tool definition), lark "
+                             "Completions), anthropic (an Anthropic tool definition), json-schema "
+                             "(the function tool's input schema alone), lark "
                              "(the grammar alone), instructions (the text alone); for the other "
                              "tools: function (the default), chat-completions, anthropic, "
                              "json-schema (the input schema alone)")
+    parser.add_argument("--strict", action="store_true",
+                        help="the providers' strict form (OpenAI strict: true, Anthropic strict tools): "
+                             "every argument required, the optional ones nullable, no defaults; for the "
+                             "JSON formats (apply_patch's default is then function)")
     args = parser.parse_args(argv)
     if args.tool == TOOL_NAME:
         if args.format is not None and args.format not in FORMATS:
             parser.error(f"--format {args.format} is not a format of apply_patch's declaration")
-        spec = tool_spec(args.format or "custom")
+        format = args.format or ("function" if args.strict else "custom")
+        if args.strict and format not in STRICT_FORMATS:
+            parser.error(f"--strict applies to the JSON formats ({', '.join(STRICT_FORMATS)}), not {format}")
+        spec = tool_spec(format, strict=args.strict)
     else:
         if args.format is not None and args.format not in EDIT_FORMATS:
             parser.error(f"--format {args.format} is not a format of {args.tool}'s declaration")
-        spec = edit_tool_spec(args.tool, args.format or "function")
+        spec = edit_tool_spec(args.tool, args.format or "function", strict=args.strict)
     text = spec if isinstance(spec, str) else json.dumps(spec, indent=2, ensure_ascii=False) + "\n"
     sys.stdout.write(text)
     return 0
