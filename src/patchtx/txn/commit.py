@@ -986,7 +986,7 @@ def _with_roll_back(error: VerifyFailedError, rolled_back: RecoveredTransaction,
     verify = dict(error.details.get("verify", {}))
     what = error.headline
     if outcome is not None and set(outcome.changed) & set(rolled_back.left_in_place):
-        from ..verify import verify_failed  # (a failed check only)
+        from ..verify import verify_failed  # (off a one-line edit's path: a failed check only)
 
         what = verify_failed(outcome, frozenset(rolled_back.left_in_place)).headline
     if state_restored:
