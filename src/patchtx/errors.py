@@ -184,6 +184,13 @@ class PolicyError(PatchtxError):
     kind = "policy_violation"
 
 
+class HiddenPathError(PolicyError):
+    """A path the host hides from the model (``hidden``): refused before its file is read, for
+    every command, so that nothing of its contents reaches a reply."""
+
+    kind = "hidden_path"
+
+
 class ChangedSincePlanningError(PatchtxError):
     kind = "changed_since_planning"
 
@@ -201,9 +208,17 @@ class SyntaxGuardError(PatchtxError):
 
 class VerifyFailedError(PatchtxError):
     """The host's verify command failed (or changed what the patch wrote): the change was rolled
-    back. ``details["verify"]`` holds the command, its exit status and the end of its output."""
+    back. ``details["verify"]`` holds the command, its exit status and the end of its output.
+    ``changed``: the roll back left something in place (what patchtx did not write, in a place the
+    patch had created; a path it could not put back), named in the headline."""
 
     kind = "verify_failed"
+
+    @property
+    def outcome(self) -> str:
+        if self.changed:
+            return "Everything else of the change was undone: only what is named above remains."
+        return super().outcome
 
 
 class CancelledError(PatchtxError):

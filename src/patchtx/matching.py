@@ -29,7 +29,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._record import record
 from .errors import AmbiguousContextError, ContextNotFoundError
-from .normalise import PASSES, PYTHON_ONLY_WHITESPACE, WHITESPACE, matches_in_some_pass, unicode_keys
+from .normalise import (
+    PASSES,
+    PYTHON_ONLY_WHITESPACE,
+    SAME,
+    WHITESPACE,
+    matches_in_some_pass,
+    one_shift,
+    spell_indentation,
+    strip,
+    unicode_keys,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -128,6 +138,7 @@ def place(space: SearchSpace, chunks: Sequence[Chunk], *, first_match: bool = Fa
             cursor = hunk.end
     if not first_match:
         _check_latest(space, placed, windows)
+        _check_staircase(space, chunks, placed, windows)
     # An insertion without an anchor goes at the end of the file after every other hunk there (an
     # insertion after an anchor that is the last line is right after it, whatever the chunk order).
     placed.sort(key=lambda h: (h.start, h.floating))
@@ -277,6 +288,43 @@ def _check_latest(space: SearchSpace, placed: list[_Placed],
         raise Ambiguous(ambiguous[::-1])
 
 
+def _check_staircase(space: SearchSpace, chunks: Sequence[Chunk], placed: list[_Placed],
+                     windows: dict[int, tuple[int, int]]) -> None:
+    """Raise ``Ambiguous`` when a hunk found as written (or but for trailing white space) also
+    stands, with its indentation shifted as a whole, overlapping or right beside that place,
+    where it may go too: on lines that differ from their neighbours only in indentation (a run of
+    closing brackets, ``    })`` / ``  })`` / ``})``), a hunk written one level too deep or too
+    shallow, which the looser passes and the indentation rule read as the file's lines shifted
+    (docs/format.md, "Indentation and trailing white space"), reads one step off as well; the two
+    readings write different files, and the text does not say which it means. (A shifted match
+    farther away is not counted: there the exact match is the format's reading, as in Codex.)"""
+    near = getattr(space, "shifted_near", None)
+    if near is None:
+        return
+    solid = [hunk for hunk in placed if not hunk.floating]
+    for position, hunk in enumerate(solid):
+        if hunk.pattern is None or hunk.eof or hunk.tier >= 2:
+            continue
+        low = solid[position - 1].end if position else 0
+        if hunk.anchor is not None:
+            low = max(low, hunk.anchor_at if hunk.repeats else hunk.anchor_at + space.span(hunk.anchor_pattern))
+        high = solid[position + 1].start if position + 1 < len(solid) else space.end
+        if hunk.number in windows:
+            low, high = max(low, windows[hunk.number][0]), min(high, windows[hunk.number][1])
+        old = [text for kind, text in hunk.lines if kind != "+"]
+        if not old:
+            continue  # (a retry left without its one blank line: placed where it may be)
+        other = near(old, hunk.start, hunk.end, low, high)
+        if other is not None:
+            alt, shift = other
+            raise Ambiguous([(hunk.number, None, sorted((hunk.start, alt)))], reason=(
+                f"The hunk's lines stand as written at file line {hunk.start + 1}, and with "
+                f"their indentation shifted as a whole ({shift}) at file line {alt + 1}: on lines "
+                "that differ from their neighbours only in indentation, a hunk written a level "
+                "too deep or too shallow reads one step off, and the two places write different "
+                "files."))
+
+
 def _without_trailing_blank(
     lines: tuple[tuple[LineKind, str], ...],
 ) -> tuple[tuple[LineKind, str], ...] | None:
@@ -349,6 +397,29 @@ class LineIndex:
             self._all_ascii = ((self.source is not None and self.source.isascii())
                                or all(map(str.isascii, self.texts)))
         return self._all_ascii
+
+    def shifted_near(self, old: Sequence[str], start: int, end: int, low: int, high: int,
+                     ) -> tuple[int, str] | None:
+        """A start other than ``start``, within ``len(old)`` lines of it and in [low, high -
+        len(old)], where ``old`` stands with its indentation shifted as a whole (by one offset,
+        not none: ``normalise.one_shift``), and that shift in words; None if none (or this space
+        has no pass that ignores indentation). See ``_check_staircase``."""
+        if self.passes < len(PASSES):
+            return None
+        size = len(old)
+        wanted = [strip(line) for line in old]
+        stripped = self.keys(2)
+        for distance in range(1, size + 1):
+            for alt in (start + distance, start - distance):
+                if alt < low or alt + size > high or stripped[alt] != wanted[0] or \
+                        stripped[alt : alt + size] != wanted:
+                    continue
+                shift = one_shift(zip(self.texts[alt : alt + size], old, strict=True))
+                if shift is not None and shift != SAME:
+                    direction, by = shift
+                    return alt, (f"{spell_indentation(by)} {'deeper' if direction == '+' else 'shallower'}"
+                                 " in the file")
+        return None
 
     def keys(self, tier: int) -> list[str]:
         keys = self._keys[tier]
@@ -729,6 +800,29 @@ class ByteIndex:
 
     def starts(self, pattern: bytes, tier: int, low: int, high: int, limit: int) -> list[int]:
         raise NotExact  # only reached for an ambiguous patch, which the line space words
+
+    def shifted_near(self, old: Sequence[str], start: int, end: int, low: int, high: int,
+                     ) -> tuple[int, str] | None:
+        """``LineIndex.shifted_near``'s question, left to the line space (``NotExact``) wherever
+        its answer may be yes: the hunk's first line, white space aside, is another of its lines,
+        one of the ``len(old)`` lines above it, or the line below it. (Positions: framed offsets,
+        so line ``start`` begins at body offset ``start`` and the line below at ``end``.)"""
+        first = strip(old[0])
+        if any(strip(line) == first for line in old[1:]):
+            raise NotExact
+        body = self.body
+        below = body[end : body.find(b"\n", end)] if end < len(body) else b""
+        around = [below]
+        at = start
+        for _ in range(len(old)):
+            if at <= 0:
+                break
+            above = body.rfind(b"\n", 0, at - 1) + 1
+            around.append(body[above : at - 1])
+            at = above
+        if any(strip(line.decode("utf-8")) == first for line in around):
+            raise NotExact
+        return None
 
     def line_of(self, offsets: Sequence[int]) -> list[int]:
         """Line numbers of ascending positions, counted with ``bytes.count`` between them."""

@@ -499,6 +499,10 @@ def _missing_end(text: str) -> tuple[str, Repair] | None:
         return None
     if any(line.strip(WHITESPACE) == END_PATCH for line in lines):
         return None
+    if any(text[len(text.rstrip(WHITESPACE)):].split("\n")[1:]):
+        # A line of white space last is a blank context line: what a cut right after any context
+        # line's prefix space leaves (see _ends_whole).
+        return None
     closed = "\n".join(lines) + f"\n{END_PATCH}\n"
     try:
         patch = parse(closed, unprefixed_context=True)
@@ -513,11 +517,16 @@ def _missing_end(text: str) -> tuple[str, Repair] | None:
 
 def _ends_whole(patch: Patch) -> bool:
     """Whether a patch's last line proves that a cut there lost nothing it writes: a context line
-    of an update's last section (or its '*** End of File' line). Cut inside it, the line is
-    another line (or the same, less trailing white space), which the update must find in the file
-    where its section goes, exactly or by a pass that ignores trailing white space; a cut elsewhere
-    leaves an added or removed line, an added file's line or a header last, whose text a cut
-    shortens into another meaning the file cannot check ('+kee' for '+keep')."""
+    of an update's last section that is not blank (or its '*** End of File' line). Cut inside it,
+    the line is another line (or the same, less trailing white space), which the update must find
+    in the file where its section goes, exactly or by a pass that ignores trailing white space; a
+    cut elsewhere leaves an added or removed line, an added file's line or a header last, whose
+    text a cut shortens into another meaning the file cannot check ('+kee' for '+keep'). A blank
+    context line is no proof, and ``_missing_end`` refuses a text with one at its end before
+    asking: it is what a cut right after any context line's prefix space leaves (' ' of
+    ' urllib3 ...'), and the placement's retry without a last blank line (Codex's) drops it
+    unchecked, so the lines the cut lost were never asked for (two cut texts in a fence or a JSON
+    string were written so in the damage hunt, benchmarks/README.md)."""
     last = patch.hunks[-1]
     if not isinstance(last, UpdateFile) or not last.chunks:
         return False
@@ -605,6 +614,6 @@ def _why_not(text: str) -> str:
                 f"line {len(last)} (\"{last[-1].rstrip(WHITESPACE)[:80]}\"), and what followed "
                 "the cut (the rest of that line or section, other files) is not in it. patchtx "
                 "closes a patch itself only when a wrapper around it ends after it (a closed code "
-                "fence, a JSON string) and its last line is an unchanged line of the file, which a "
-                "cut cannot turn into another change; send the whole patch.")
+                "fence, a JSON string) and its last line is an unchanged line of the file that is "
+                "not blank, which a cut cannot turn into another change; send the whole patch.")
     return ""

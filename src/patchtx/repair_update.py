@@ -109,6 +109,54 @@ def _check_unprefixed(texts: Sequence[str], chunks: Sequence[Chunk],
                                                              f"its hunk goes: {where}")
 
 
+def lost_space_readings(texts: Sequence[str], chunks: Sequence[Chunk], place: Place,
+                        display: str) -> None:
+    """Raise ``AmbiguousContextError`` when a hunk holding lines written without a prefix (context
+    lines that lost their space) also reads with one of its added or removed lines as such a
+    line: ``+`` or ``-`` was then its first character, not its prefix (an RST underline
+    ``++++``, a list item ``- a``), and the hunks so read stand in the file too. The hunk's other
+    lines show the model dropped the context lines' space, so the text does not say which the
+    line is; the two readings write different files. (A hunk whose lines all carry a prefix is
+    read as written: nothing in it says a space was lost.) Each such line is tried alone: the
+    lines it would be must stand in the file (a set lookup first), so most hunks cost nothing."""
+    present: set[str] | None = None
+    for number, chunk in enumerate(chunks):
+        if not chunk.unprefixed:
+            continue
+        first_index, first_number = chunk.unprefixed[0]
+        for index, (kind, text) in enumerate(chunk.lines):
+            if kind == " ":
+                continue
+            if present is None:
+                present = set(texts)
+            if kind + text not in present:
+                continue
+            line = first_number - first_index + index
+            trial = list(chunks)
+            trial[number] = replace(chunk, lines=(*chunk.lines[:index], (" ", kind + text),
+                                                  *chunk.lines[index + 1:]),
+                                    unprefixed=tuple(sorted((*chunk.unprefixed, (index, line)))))
+            placements = _try(place, trial)
+            if placements is None:
+                continue
+            try:
+                _check_unprefixed(texts, trial, placements)
+            except HunkParseError:
+                continue
+            others = ", ".join(str(n) for i, n in chunk.unprefixed[:4])
+            raise AmbiguousContextError(
+                f"Ambiguous line in {display}: the hunk at patch line {chunk.line} has lines "
+                f"without a prefix (patch line{'s' if len(chunk.unprefixed) > 1 else ''} "
+                f"{others}: context lines that lost their space), and its line "
+                f"\"{visible((kind + text)[:60])}\" (patch line {line}) reads two ways: as "
+                f"{'an added' if kind == '+' else 'a removed'} line \"{visible(text[:60])}\", or as a "
+                "context line that lost its space too; the hunk stands in the file both ways, "
+                "and they write different files.",
+                hint="Start every line of the hunk with its prefix: ' ' for an unchanged line "
+                     "(then its text), '+' for an added one, '-' for a removed one.",
+                path=display, line=line, details={"ambiguous": "lost_space"})
+
+
 def _as_added(chunks: Sequence[Chunk], place: Place, miss: ContextNotFoundError) -> str:
     """Why the lines written without a prefix are not context, and where their hunks would go
     if they were added lines (a '+' lost), for the model to say which it meant."""

@@ -332,6 +332,13 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         update = update_file(content, repaired, rule, names, check_applied=check_applied)
         return replace(update, repairs=(*repairs, *update.repairs))
     assert update is not None
+    if _repairs(rule) and any(chunk.unprefixed for chunk in chunks):
+        from .repair_update import lost_space_readings  # (off a one-line edit's path)
+
+        lines = original if original is not None else decode(content, names.display)
+        space = index if index is not None else LineIndex(lines.texts, source=content)
+        lost_space_readings(lines.texts, chunks, lambda some: placer.on_lines(
+            lines, space, some, rule, names.display).placements, names.display)
     return update
 
 

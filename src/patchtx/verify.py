@@ -125,20 +125,28 @@ class Verifier:
             raise verify_failed(outcome)
 
 
-def verify_failed(outcome: VerifyOutcome) -> VerifyFailedError:
+def verify_failed(outcome: VerifyOutcome, left: frozenset[str] = frozenset()) -> VerifyFailedError:
+    """The error of a check that did not pass. ``left``: paths the roll back left in place (what the
+    check made of a file the patch added is not patchtx's to delete): not said to be put back."""
+    put_back = [path for path in outcome.changed if path not in left]
     if outcome.status == 0:
         what = (f"The check `{outcome.command}` passed but changed {', '.join(outcome.changed)}, which the"
                 " patch wrote: a verify command must leave the patched files as they are, so the change"
-                " was rolled back, "
-                + ("that file" if len(outcome.changed) == 1 else "those files")
-                + " included.")
+                " was rolled back")
+        if put_back == list(outcome.changed):
+            what += ", " + ("that file" if len(outcome.changed) == 1 else "those files") + " included."
+        else:
+            what += (", " + ", ".join(put_back) + " included.") if put_back else "."
         hint = "Run formatters or generators before applying, and verify with a command that only checks."
     else:
         what = (f"The check `{outcome.command}` {outcome.verdict} after {outcome.seconds:.1f} s: the change"
                 " was rolled back.")
         if outcome.changed:
-            what += (" It also changed " + ", ".join(outcome.changed) + ", which the patch wrote: put back"
-                     " as they were before the patch too.")
+            what += " It also changed " + ", ".join(outcome.changed) + ", which the patch wrote"
+            if put_back == list(outcome.changed):
+                what += ": put back as they were before the patch too."
+            else:
+                what += (": " + ", ".join(put_back) + " put back as before the patch too.") if put_back else "."
         hint = "Fix the patch (or the check) and apply again."
     if outcome.output_tail:
         hint += " The check's output ended with:\n" + outcome.output_tail.rstrip("\n")

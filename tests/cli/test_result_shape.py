@@ -138,7 +138,8 @@ def test_recovered_is_wired_to_what_the_commit_reports(tree: Path) -> None:
     shown = patchtx.Result(patchtx.plan_patch(UPDATE, tree), committed=True, recovery=report).to_json()
     validate(shown)
     assert shown["recovered"] == [{"transaction_id": "old", "outcome": "rolled_back", "restored": ["a.txt"],
-                                   "removed": [], "removed_dirs": [], "recreated_dirs": [], "conflicts": []}]
+                                   "removed": [], "removed_dirs": [], "recreated_dirs": [], "conflicts": [],
+                                   "left_in_place": [], "kept_dirs": []}]
 
 
 def test_recovered_is_true_after_an_interrupted_commit(tmp_path: Path) -> None:

@@ -166,13 +166,39 @@ def test_files_changed_after_the_crash_are_left_as_found(scratch: Path) -> None:
     report = recover(str(root))
 
     [txn] = report.transactions
-    assert set(txn.conflicts) == {"src/new.txt", "README.md"}
+    assert txn.conflicts == ("README.md",)  # existed before: not put back
+    assert txn.left_in_place == ("src/new.txt",)  # added: not what the commit wrote, so not deleted
     assert (root / "src/new.txt").read_bytes() == b"the user kept working here\n"
     assert (root / "README.md").read_bytes() == b"and here\n"
     rest = {p: e for p, e in snapshot(root).items() if p not in ("src/new.txt", "README.md")}
     assert rest == {p: e for p, e in before.items() if p != "README.md"}
     assert leftovers(root) == []
-    assert "Left as found" in report.summary
+    assert "Left as found" in report.summary and "Left in place" in report.summary
+
+
+def test_what_the_user_wrote_into_a_folder_the_crashed_commit_created_is_kept_and_reported(scratch: Path) -> None:
+    """The crashed commit created pkg/ and pkg/sub/ (for pkg/sub/moved.py); the user writes there
+    before recovering. Recovery removes the file the commit wrote (it holds the recorded bytes) and
+    keeps the rest, with the folders that hold it, naming both: patchtx deletes only what it can
+    prove it wrote."""
+    root = scratch / "ws"
+    before, _ = crashed_workspace(root)
+    (root / "pkg/sub/mine.txt").write_bytes(b"mine\n")
+    (root / "pkg/notes").mkdir()
+    (root / "pkg/notes/n.txt").write_bytes(b"note\n")
+
+    report = recover(str(root))
+
+    [txn] = report.transactions
+    assert (root / "pkg/sub/mine.txt").read_bytes() == b"mine\n"
+    assert (root / "pkg/notes/n.txt").read_bytes() == b"note\n"
+    assert not (root / "pkg/sub/moved.py").exists() and "pkg/sub/moved.py" in txn.removed
+    assert txn.left_in_place == ("pkg/notes", "pkg/sub/mine.txt")
+    assert txn.kept_dirs == ("pkg/sub", "pkg") and txn.removed_dirs == () and txn.conflicts == ()
+    rest = {p: e for p, e in snapshot(root).items() if not p.startswith("pkg")}
+    assert rest == before
+    assert "Left in place" in report.summary and "pkg/sub/mine.txt" in report.summary
+    assert leftovers(root) == []
 
 
 def test_recovery_without_a_state_folder_creates_nothing(scratch: Path) -> None:

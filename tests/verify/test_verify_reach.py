@@ -132,6 +132,15 @@ CHECKS = {
 }
 
 
+LEFT_IN_PLACE = {
+    "a created folder filled": (["sub/junk", "sub/new/cache.bin"], ["sub/new", "sub"]),
+    "an added file made a folder": (["sub/new/c.txt"], ["sub/new", "sub"]),
+}
+"""Checks that write into the places the patch created: what they wrote there is not the patch's,
+so the roll back leaves it, with the created folders that hold it, and names it (patchtx deletes
+only what it can prove it wrote; tests/verify/test_verify_keeps_foreign.py)."""
+
+
 LEAVES_THE_PATCH = {"a created folder filled", "a patched file made another file", "the state folder made a link"}
 """Checks that leave every path the patch wrote as it wrote it (bytes, mode, presence): with exit
 status 0 they pass, and the change is kept (what they wrote beside it is theirs)."""
@@ -165,10 +174,19 @@ def test_whatever_the_check_does_every_touched_path_is_put_back_by_kind(
 
     after = files(tree)
     touched = {"a.txt", "old", "old/b.txt", "sub", "sub/new", "sub/new/c.txt"}
+    left, kept_dirs = LEFT_IN_PLACE.get(name, ([], []))
+    if left:
+        touched -= {"sub", "sub/new", "sub/new/c.txt"}
+        assert {p for p in after if p.startswith("sub")} == {
+            *kept_dirs, *(p for p in after for k in left if p == k or p.startswith(k + "/"))}
+    else:
+        assert not any(p.startswith("sub") for p in after)
     assert {p: after.get(p) for p in touched} == {p: before.get(p) for p in touched}
-    assert not any(p.startswith("sub") for p in after)
     assert outside.read_text() == "outside\n" and list((tmp_path / "outside-dir").iterdir()) == []
-    assert not raised.value.changed and raised.value.details["verify"]["rolled_back"]["not_restored"] == []
+    rolled_back = raised.value.details["verify"]["rolled_back"]
+    assert rolled_back["not_restored"] == []
+    assert rolled_back["left_in_place"] == left and rolled_back["kept_dirs"] == kept_dirs
+    assert raised.value.changed == bool(left)
     assert leftovers(tree) == [] and no_copy_left(tree)
 
 

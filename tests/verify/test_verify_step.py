@@ -167,9 +167,17 @@ def test_a_check_that_rewrites_a_patched_file_is_not_kept_even_if_it_passes(tree
     outcome = raised.value.details["verify"]
     assert outcome["status"] == 0 and outcome["passed"] is False and outcome["changed"] == ["lib/moved.py"]
     assert "must leave the patched files as they are" in raised.value.message
-    # The check runs inside the transaction: what it did to the patched files is rolled back
-    # with the patch, so every file is as it was (the error names the file).
-    assert snapshot(tree) == before
+    # The check runs inside the transaction: the change is rolled back, every file that existed
+    # put back as it was. The file the patch added no longer holds what the patch wrote, so it is
+    # not patchtx's to delete: left in place with its new folder, and named (patchtx deletes only
+    # what it can prove it wrote).
+    after = snapshot(tree)
+    assert after.pop("lib/moved.py")[-1] == b"x = 2\n# formatted\n" and after.pop("lib")[0] == "dir"
+    assert after == before
+    rolled_back = raised.value.details["verify"]["rolled_back"]
+    assert rolled_back["left_in_place"] == ["lib/moved.py"] and rolled_back["kept_dirs"] == ["lib"]
+    assert raised.value.changed and "Left in place" in raised.value.message
+    assert "that file included" not in raised.value.message  # (it was not put back)
     assert log(tree) == []
 
 
@@ -188,8 +196,13 @@ def test_a_failing_check_that_rewrote_patched_files_leaves_every_file_as_before(
     with pytest.raises(VerifyFailedError) as raised:
         patchtx.apply_patch(PATCH, tree, allow_delete=True, verify=check)
     assert sorted(raised.value.details["verify"]["changed"]) == ["lib/moved.py", "run.sh"]
-    assert "put back as they were before the patch too" in raised.value.message
-    assert snapshot(tree) == before
+    assert "which the patch wrote: run.sh put back as before the patch too." in raised.value.message
+    # run.sh existed: put back. lib/moved.py did not, and no longer holds what the patch wrote:
+    # the check's file, left in place and named.
+    after = snapshot(tree)
+    assert after.pop("lib/moved.py")[-1] == b"x = 3\n" and after.pop("lib")[0] == "dir"
+    assert after == before
+    assert raised.value.details["verify"]["rolled_back"]["left_in_place"] == ["lib/moved.py"]
 
 
 def test_what_the_check_writes_elsewhere_is_its_own(tree: Path) -> None:

@@ -47,7 +47,7 @@ from .layout import (
     unpublished_journal_name,
 )
 from .lock import workspace_lock
-from .reports import CommitReport, RecoveryReport
+from .reports import CommitReport, RecoveryReport, left_in_place_sentence
 from .retention import Retention, RetentionContext
 from .statedir import ensure_state_dir, gitignore_in_place, tidy_state_dir
 from .sync import Syncer, SyncMode
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 
     from ..cancel import Cancellation
     from ..options import PlanOptions
+    from ..verify import VerifyOutcome
     from .journal import BackupKind
     from .reports import RecoveredTransaction
 else:
@@ -915,7 +916,8 @@ class _Transaction:
         if isinstance(exc, KeyboardInterrupt) and undo_error is None:
             return exc
         if undo_error is None and isinstance(error, VerifyFailedError) and self.rolled_back is not None:
-            return _with_roll_back(error, self.rolled_back, self.state_restored)
+            return _with_roll_back(error, self.rolled_back, self.state_restored,
+                                   getattr(self.check, "outcome", None))
         if undo_error is None or not touched_tree:
             return error  # leftovers in the journal folder alone are discarded by the next run
         if isinstance(undo_error, OSError):
@@ -975,12 +977,18 @@ class _Transaction:
 
 
 def _with_roll_back(error: VerifyFailedError, rolled_back: RecoveredTransaction,
-                    state_restored: list[str]) -> VerifyFailedError:
+                    state_restored: list[str], outcome: VerifyOutcome | None = None) -> VerifyFailedError:
     """The failed check's error, saying exactly what the roll back put back where the check had
-    changed it (a folder or a link in a file's place, a file deleted), and what of patchtx's own
-    state the check had removed."""
+    changed it (a folder or a link in a file's place, a file deleted), what it left in place (what
+    patchtx did not write, in the places the patch created), and what of patchtx's own state the
+    check had removed. ``outcome``: the check's, to say again which of the files it changed were
+    put back (those left in place were not)."""
     verify = dict(error.details.get("verify", {}))
     what = error.headline
+    if outcome is not None and set(outcome.changed) & set(rolled_back.left_in_place):
+        from ..verify import verify_failed  # (off a one-line edit's path: a failed check only)
+
+        what = verify_failed(outcome, frozenset(rolled_back.left_in_place)).headline
     if state_restored:
         count = len(state_restored)
         what += (f" The check had deleted or changed {count} file{'s' if count != 1 else ''}"
@@ -990,10 +998,16 @@ def _with_roll_back(error: VerifyFailedError, rolled_back: RecoveredTransaction,
     verify["rolled_back"] = {"restored": list(rolled_back.restored), "removed": list(rolled_back.removed),
                              "removed_dirs": list(rolled_back.removed_dirs),
                              "recreated_dirs": list(rolled_back.recreated_dirs),
-                             "not_restored": list(rolled_back.conflicts)}
+                             "not_restored": list(rolled_back.conflicts),
+                             "left_in_place": list(rolled_back.left_in_place),
+                             "kept_dirs": list(rolled_back.kept_dirs)}
     if rolled_back.conflicts:
         what += " Could not put back: " + ", ".join(rolled_back.conflicts) + "."
-    return VerifyFailedError(what, hint=error.hint, details={**error.details, "verify": verify})
+    if rolled_back.left_in_place:
+        what += " " + left_in_place_sentence(rolled_back)
+    # Something remains that was not there before: the error must not say "Nothing was changed".
+    remains = bool(rolled_back.conflicts or rolled_back.left_in_place)
+    return VerifyFailedError(what, hint=error.hint, details={**error.details, "verify": verify}, changed=remains)
 
 
 def _same_file(st: os.stat_result, recorded: os.stat_result | None) -> bool:

@@ -251,9 +251,15 @@ def roll_back(
     into the tree: its originals come back as new copies. ``ours`` names the paths that the
     transaction's own verify command changed (under the lock, inside the transaction): they are
     put back whatever they hold, where any other change found is left as found (a conflict): by
-    kind, a link, a folder (with what it holds) or another file in a path of ``ours`` is removed,
-    and missing folders above it are made again. ``escrow``: the transaction's copy outside the
-    workspace, whose links to the before-images are not other names of the originals. ``held``:
+    kind, a link, a folder (with what it holds) or another file in the place of a path of ``ours``
+    that existed before is removed, and missing folders above it are made again. What the
+    transaction created is another matter, ``ours`` or not: patchtx deletes only what it can prove
+    it wrote. A file it added goes only if it holds what it wrote there (the journal's hash); a
+    folder it created, only once empty; anything else found there (what the check, the user or
+    another process wrote, a folder or a link in an added file's place) is left in place and
+    reported (``left_in_place``, with the created folders kept for it, ``kept_dirs``). ``escrow``:
+    the transaction's copy outside the workspace, whose links to the before-images are not other
+    names of the originals. ``held``:
     descriptors of the files the commit rewrote in place, by path (see ``_Undo.restore_originals``).
     """
     undo = _Undo(fs, dirs, journal, durable, foreign, ours, escrow, dict(held or {}))
@@ -274,6 +280,8 @@ def roll_back(
         removed_dirs=tuple(undo.removed_dirs),
         recreated_dirs=tuple(undo.recreated_dirs),
         conflicts=tuple(undo.conflicts),
+        left_in_place=tuple(sorted(undo.left_in_place)),
+        kept_dirs=tuple(undo.kept_dirs),
     )
 
 
@@ -295,9 +303,14 @@ class _Undo:
     removed_dirs: list[str] = field(default_factory=list)
     recreated_dirs: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    left_in_place: list[str] = field(default_factory=list)
+    kept_dirs: list[str] = field(default_factory=list)
 
     def remove_added_files(self) -> None:
-        """Temporary files, and files the transaction added if they still hold what it wrote."""
+        """Temporary files, and files the transaction added if they still hold what it wrote:
+        anything else at such a path (other bytes, a folder, a link) is left in place, reported.
+        Never by ``ours``: a check's writes there are not the patch's, and no before-image holds
+        them (an added file has no original to put back, only something of someone's to lose)."""
         txn = self.journal.transaction_id
         removed_dir_paths = {d.path for d in self.journal.removed_dirs}
         for index, entry in enumerate(self.journal.entries):
@@ -314,31 +327,44 @@ class _Undo:
             st = self.fs.lstat(parent_fd, name)
             if st is None or (stat.S_ISDIR(st.st_mode) and entry.path in removed_dir_paths):
                 continue
-            if entry.path in self.ours or (stat.S_ISREG(st.st_mode)
-                                           and _sha256(self.fs, parent_fd, name) == entry.after_sha256):
-                self._clear(parent_fd, name, entry.path, st)
+            if stat.S_ISREG(st.st_mode) and _sha256(self.fs, parent_fd, name) == entry.after_sha256:
+                self.fs.unlink(parent_fd, name)  # what the patch wrote: provably ours
                 self.removed.append(entry.path)
                 self.changed_dirs.add(parent)
+            elif entry.path in removed_dir_paths and entry.path in self.ours:
+                # Also a folder the transaction removed (it existed before, as a folder): put back
+                # below, whatever the check left in its place, as any path that existed before.
+                self._clear(parent_fd, name, entry.path, st)
             else:
-                self.conflicts.append(entry.path)
+                self.left_in_place.append(entry.path)
 
     def remove_created_dirs(self) -> None:
-        """Deepest first, and only if empty: anything else in them is not ours."""
+        """Deepest first, and only if empty: anything else in them is not ours, and is left in
+        place (reported, each folder kept for it too). A folder, link or file in a created
+        folder's place is somebody else's as well, unless a file stood there before (the patch
+        deleted it to make the folder): that path is put back below, as any path that existed."""
+        originals = {entry.path for entry in self.journal.entries if entry.backup is not None}
         for path in reversed(self.journal.created_dirs):
             parent, name = split_path(path)
-            parent_fd = _existing_dir(self.dirs, parent)
+            parent_fd = self._folder(parent, path, make=False)  # (after a check: a link above, None)
             st = None if parent_fd is None else self.fs.lstat(parent_fd, name)
-            if parent_fd is None or st is None or not stat.S_ISDIR(st.st_mode):
+            if parent_fd is None or st is None:
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                if path not in originals:
+                    self.left_in_place.append(path)
                 continue
             try:
                 self.fs.rmdir(parent_fd, name)
             except OSError as exc:
                 if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
                     raise
-                if path not in self.ours:
-                    self.conflicts.append(path)
+                if path in originals and path in self.ours:
+                    # A file stood here before, which the check's writes do not outrank.
+                    self._clear(parent_fd, name, path, st)
+                else:
+                    self._keep(path)
                     continue
-                self._clear(parent_fd, name, path, st)  # what the check left in it goes with it
             self.dirs.forget(path)
             self.removed_dirs.append(path)
             self.changed_dirs.add(parent)
@@ -483,6 +509,17 @@ class _Undo:
             fd = self.dirs.open(current)
             done = current
         return fd
+
+    def _keep(self, path: str) -> None:
+        """The created folder ``path`` holds what patchtx did not write: it stays, and so does
+        everything in it; each entry is reported but the folders kept already (deeper created
+        ones, reported themselves) and added paths already reported."""
+        reported = set(self.kept_dirs) | set(self.left_in_place)
+        fd = self.dirs.open(path)
+        for child in sorted(self.fs.listdir(fd)):
+            if f"{path}/{child}" not in reported:
+                self.left_in_place.append(f"{path}/{child}")
+        self.kept_dirs.append(path)
 
     def _clear(self, parent_fd: int, name: str, path: str, st: os.stat_result, *, report: bool = True) -> None:
         """Remove whatever is at ``path`` now, by kind, never through a link: a folder with what it

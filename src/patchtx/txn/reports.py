@@ -30,7 +30,15 @@ class RecoveredTransaction:
     recreated_dirs: tuple[str, ...] = ()
     """Directories the transaction had removed, created again."""
     conflicts: tuple[str, ...] = ()
-    """Paths left as found because something else changed them after the interruption."""
+    """Paths that existed before the transaction, left as found because something else changed
+    them after the interruption (not put back)."""
+    left_in_place: tuple[str, ...] = ()
+    """What the roll back found where the transaction had created something (an added file's path,
+    inside a folder it created) that it did not write, left as found: patchtx deletes only what it
+    can prove it wrote. A folder is named, not what it holds."""
+    kept_dirs: tuple[str, ...] = ()
+    """Folders the transaction created, kept because they hold something of ``left_in_place``
+    (deepest first)."""
 
     to_json = as_json
 
@@ -68,6 +76,8 @@ class RecoveryReport:
                 lines.append(f"Discarded the unpublished journal of {txn.transaction_id} (the tree was never touched).")
             if txn.conflicts:
                 lines.append("Left as found (changed after the interruption): " + ", ".join(txn.conflicts))
+            if txn.left_in_place:
+                lines.append(left_in_place_sentence(txn))
         return "\n".join(lines)
 
 
@@ -94,3 +104,13 @@ class CommitReport:
     state_restored: tuple[str, ...] = ()
     """Files of the state folder its verify command deleted or changed, put back from memory
     before the commit point (the journal, its before-images, the folders)."""
+
+
+def left_in_place_sentence(txn: RecoveredTransaction) -> str:
+    """What a roll back left in place, as one sentence (a recovery's summary, a failed check's error)."""
+    text = ("Left in place, not written by patchtx (it deletes only what it can prove it wrote): "
+            + ", ".join(txn.left_in_place))
+    if txn.kept_dirs:
+        text += ("; kept with it, the folder" + ("s" if len(txn.kept_dirs) > 1 else "")
+                 + " the patch had created: " + ", ".join(txn.kept_dirs))
+    return text + "."
