@@ -72,7 +72,7 @@ def unicode_keys(stripped: list[str]) -> list[str]:
     joined = "\n".join(stripped)
     if not stripped or joined.count("\n") != len(stripped) - 1:
         return list(map(unicode_key, stripped))  # (no lines, or a line that holds a line break)
-    from unicodedata import normalize
+    from unicodedata import normalize  # (off a one-line edit's path)
 
     return fold(normalize("NFC", joined)).split("\n")
 
