@@ -8,8 +8,10 @@ line, a new file), planned under the host's policy and committed through the jou
 workspace lock, and kept in the undo history. Paths follow the rules of every patch: inside the
 workspace root (absolute inside it, or relative to it), never through a link that leaves it, never
 in ``.git`` or ``.patchtx``; ``view`` reads through the same rules and never writes, nor shows
-patchtx's per-user state folder (the secret) should the workspace hold it. The host's policy
-guards writes, not reads: protected files are shown (docs/guarantees.md, section 12, says why).
+patchtx's own state under any name (the per-user state folder, should the workspace hold it; a hard
+link to the secret or a state file: ``reads``), nor a path the host hides (``hidden``: refused as
+``hidden_path``, left out of listings). Protected files are shown: ``protected`` guards writes
+(docs/guarantees.md, section 13, says why).
 
 Where this differs from the reference, on purpose (docs/integrations.md lists each): tabs are kept
 (the reference expands them in the file it writes); a file's line endings, BOM and final newline
@@ -37,12 +39,13 @@ from .errors import (
     UnsafePathError,
 )
 from .model import AddFile, Chunk, Patch, UpdateFile
-from .policy import options_for
+from .policy import hidden_for, options_for
+from .reads import ReadGuard
 from .result import repair_lines
 from .text_placement import FORMAT, line_of, text_of
 from .textfile import decode, require_unicode
 from .txn.provenance import state_home
-from .workspace import STATE_DIR, Workspace, root_path, within
+from .workspace import STATE_DIR, Workspace, root_path, under, within
 
 if TYPE_CHECKING:
     from typing import Any, Unpack
@@ -51,6 +54,7 @@ if TYPE_CHECKING:
     from .options import OptionKeywords, PlanOptions
     from .result import Result
     from .txn.commit import Progress
+    from .workspace import FileInfo
 
 TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
@@ -159,8 +163,12 @@ class TextEditor:
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise _invalid("Invalid `max_characters`: it should be a positive integer.")
         workspace = self._workspace()
+        guard = self._guard()
+        workspace.guard = guard.check_file
         try:
-            rel = workspace.resolve(path).rel
+            resolved = workspace.resolve(path)
+            rel = resolved.rel
+            guard.check_path(path, rel, resolved.named, action="show")
             state = self._state_inside()
             if state is not None and within(state, os.path.realpath(os.path.join(self.root, rel))):
                 raise UnsafePathError(
@@ -175,7 +183,7 @@ class TextEditor:
                 if view_range:
                     raise _invalid("The `view_range` parameter is not allowed when `path` points "
                                    "to a directory.")
-                return self._listing(workspace, rel, path, limit, state)
+                return self._listing(workspace, rel, path, limit, state, guard)
             if info.kind != "file":
                 raise NotARegularFileError(f"The path {path} is not a regular file.", path=rel)
             return self._file_view(workspace.read(rel), path, view_range, limit)
@@ -240,6 +248,11 @@ class TextEditor:
     def _workspace(self) -> Workspace:
         return Workspace(self.root)
 
+    def _guard(self) -> ReadGuard:
+        """The checks of this call's reads, with the paths the host hides (the host's alone: no
+        workspace policy is read, so a view works where that policy cannot be read)."""
+        return ReadGuard(self.root, hidden_for(self.options, caller="TextEditor():", defaults=self.defaults))
+
     @staticmethod
     def _absent(path: str) -> FileNotFoundPatchError:
         return FileNotFoundPatchError(f"The path {path} does not exist. Please provide a valid path.",
@@ -251,7 +264,10 @@ class TextEditor:
         checks again, and the commit under the lock: these only choose the message)."""
         workspace = self._workspace()
         try:
-            rel = workspace.resolve(path).rel
+            resolved = workspace.resolve(path)
+            rel = resolved.rel
+            # (before its existence is looked at: a hidden path is refused whether it exists or not)
+            self._guard().check_path(path, rel, resolved.named, action="change")
             info = workspace.info(rel)
         finally:
             workspace.close()
@@ -320,8 +336,18 @@ class TextEditor:
         state = os.path.realpath(state_home())
         return state if within(self.root, state) else None
 
+    def _hidden_entry(self, guard: ReadGuard, child: str, info: FileInfo | None) -> bool:
+        """Whether a listing leaves ``child`` out: the host hides it, under its own name or, for a
+        symbolic link that stays inside the root, where it leads."""
+        if guard.hides(child) is not None:
+            return True
+        if info is None or info.kind != "symlink":
+            return False
+        real = under(self.root, os.path.realpath(os.path.join(self.root, child)))
+        return real is not None and guard.hides(real) is not None
+
     def _listing(self, workspace: Workspace, rel: str, path: str, limit: int,
-                 state: str | None) -> str:
+                 state: str | None, guard: ReadGuard) -> str:
         base = path.rstrip("/") or "/"
         entries = [f"{base}/"]
         hidden = 0
@@ -329,14 +355,18 @@ class TextEditor:
         def walk(folder: str, shown: str, depth: int) -> None:
             nonlocal hidden
             for name in sorted(workspace.list_dir(folder)):
-                if name.startswith("."):
-                    # (patchtx's own state folder is no file of the workspace's)
-                    hidden += depth == 1 and not (folder == "" and name == STATE_DIR)
-                    continue
                 child = f"{folder}/{name}" if folder else name
+                if name.startswith("."):
+                    # (patchtx's own state folder is no file of the workspace's; nor is a path the
+                    # host hides counted among the dot files left out: not even its name is shown)
+                    hidden += (depth == 1 and not (folder == "" and name == STATE_DIR)
+                               and not (guard.hidden and guard.hides(child) is not None))
+                    continue
                 if state is not None and within(state, os.path.realpath(os.path.join(self.root, child))):
                     continue  # (nor is the per-user one: never shown, not even by name)
                 info = workspace.info(child)
+                if guard.hidden and self._hidden_entry(guard, child, info):
+                    continue  # (a path the host hides is not shown, not even by name)
                 is_dir = info is not None and info.kind == "dir"
                 entries.append(f"{shown}/{name}{'/' if is_dir else ''}")
                 if is_dir and depth < LISTING_DEPTH:

@@ -184,6 +184,13 @@ class PolicyError(PatchtxError):
     kind = "policy_violation"
 
 
+class HiddenPathError(PolicyError):
+    """A path the host hides from the model (``hidden``): refused before its file is read, for
+    every command, so that nothing of its contents reaches a reply."""
+
+    kind = "hidden_path"
+
+
 class ChangedSincePlanningError(PatchtxError):
     kind = "changed_since_planning"
 

@@ -8,19 +8,26 @@ miss in a 200,000-line file is reported in milliseconds, and the output is cappe
 from __future__ import annotations
 
 import difflib
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from ._record import record
 from .normalise import normalise
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from .txn.kept import HistoryEntry
 
 MAX_REGION_LINES = 12
 MAX_SHOWN_CHARS = 160
 MAX_VOTES_PER_LINE = 2000
+MAX_VOTES = 200_000
+"""Votes cast in all for the closest region (a file position of a line votes once for each of
+that line's places in the pattern): a hunk of one line repeated 3,000 times against a file of it
+would cast 2,000 x 3,000, seconds of work, for a hint."""
+FEW_KEYS = 16
 _INVISIBLES = {
     "\t": "\\t",
     "\r": "\\r",
@@ -76,30 +83,75 @@ class MissHint:
     closest_line: int | None
 
 
+_WANTED = ContextVar("patchtx_miss_hints_wanted", default=True)
+
+
+@contextmanager
+def unwanted() -> Iterator[None]:
+    """Within it, ``describe_miss`` describes nothing: for a caller that tries placements and drops
+    their errors (the repair step's trials), whose every miss would otherwise cost a search of the
+    file for its closest region."""
+    token = _WANTED.set(False)
+    try:
+        yield
+    finally:
+        _WANTED.reset(token)
+
+
 def _closest_start(normalised: Sequence[str], pattern: Sequence[str]) -> tuple[int, int]:
     wanted: dict[str, list[int]] = {}
     for j, line in enumerate(pattern):
         key = normalise(line)
         if key:
             wanted.setdefault(key, []).append(j)
-    votes: dict[int, int] = {}
     lines = normalised if isinstance(normalised, list) else list(normalised)
-    for key, offsets in wanted.items():
-        position, seen = -1, 0
-        while seen < MAX_VOTES_PER_LINE:
-            try:
-                position = lines.index(key, position + 1)
-            except ValueError:
-                break
-            seen += 1
+    positions = _positions(lines, wanted)
+    votes: dict[int, int] = {}
+    budget = MAX_VOTES
+    # Rarest in the pattern first: where the budget runs out, the lines it leaves without a vote
+    # are those repeated most (each of their file positions would cast that many votes).
+    for key, offsets in sorted(wanted.items(), key=lambda item: len(item[1])):
+        most = min(MAX_VOTES_PER_LINE, budget // len(offsets))
+        if most == 0:
+            break  # (so is every key after it: none has fewer offsets)
+        found = positions(key, most)
+        for position in found:
             for j in offsets:
                 votes[position - j] = votes.get(position - j, 0) + 1
+        budget -= len(found) * len(offsets)
     if not votes:
         return 0, 0
     best = max(votes.values())
     ties = [s for s, v in votes.items() if v == best]
     inside = [s for s in ties if 0 <= s <= len(lines) - len(pattern)]
     return min(inside or ties), best
+
+
+def _positions(lines: list[str], wanted: dict[str, list[int]]) -> Callable[[str, int], list[int]]:
+    """How to find the first ``most`` positions of a wanted key in ``lines``. A few keys are each
+    looked for with ``list.index`` (in C); for more, the lines are read once into the positions of
+    every wanted key, since a look-up that finds few goes on to the end of the file: a hunk of
+    thousands of different lines would read the file as many times."""
+    if len(wanted) <= FEW_KEYS:
+        def look_up(key: str, most: int) -> list[int]:
+            found: list[int] = []
+            position = -1
+            while len(found) < most:
+                try:
+                    position = lines.index(key, position + 1)
+                except ValueError:
+                    break
+                found.append(position)
+            return found
+
+        return look_up
+    table: dict[str, list[int]] = {}
+    for position, line in enumerate(lines):
+        if line in wanted:
+            at = table.setdefault(line, [])
+            if len(at) < MAX_VOTES_PER_LINE:
+                at.append(position)
+    return lambda key, most: table.get(key, [])[:most]
 
 
 def _most_similar_line(texts: Sequence[str], wanted: str) -> int | None:
@@ -125,6 +177,8 @@ def describe_miss(texts: Sequence[str], pattern: Sequence[str], cursor: int,
 
     ``normalised`` is the file's lines after ``normalise`` (the matcher already has them).
     """
+    if not _WANTED.get():
+        return MissHint("", None)
     if pattern and not whole_line and not any(line.strip() for line in pattern):
         # (Blank lines cast no vote below: say what is missing, or the hint would blame the path.)
         where = f"from file line {cursor + 1} on" if 0 < cursor < len(texts) else "in the file"

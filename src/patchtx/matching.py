@@ -38,7 +38,7 @@ from .normalise import (
     one_shift,
     spell_indentation,
     strip,
-    unicode_key,
+    unicode_keys,
 )
 
 if TYPE_CHECKING:
@@ -66,6 +66,9 @@ if TYPE_CHECKING:
         def starts(self, pattern: Any, tier: int, low: int, high: int, limit: int) -> list[int]: ...
 
 MAX_CANDIDATES = 20
+VERIFY_BUDGET = 2
+"""How many lines ``_matches`` may compare, per line it searches, at the starts where it finds the
+pattern's longest line, before it searches the rest linearly (``_matches_linearly``)."""
 
 
 # -- the rule ------------------------------------------------------------------------------------
@@ -430,7 +433,7 @@ class LineIndex:
                 keys = list(map(self._trim("strip"), self.keys(1)))
             else:
                 stripped = self.keys(2)
-                keys = stripped if self._ascii() else list(map(unicode_key, stripped))
+                keys = stripped if self._ascii() else unicode_keys(stripped)
             self._keys[tier] = keys
         return keys
 
@@ -558,7 +561,16 @@ class LineIndex:
 
 def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> list[int]:
     """Up to ``limit`` starts in [lower, upper) where ``keys`` hold ``wanted`` (all of it before
-    ``upper``), in order; ``wanted`` is not empty."""
+    ``upper``), in order; ``wanted`` is not empty.
+
+    The pattern's longest line is looked for with ``list.index`` (in C, and rare as a rule), the
+    whole pattern compared where it stands. In a file where that line is everywhere (a file of
+    one repeated line, a hunk that matches all but its last line at every start, or everywhere
+    when all starts are asked for) each of those comparisons costs up to the pattern's length:
+    once they have cost ``VERIFY_BUDGET`` times the lines searched, the rest of the range is
+    searched by ``_matches_linearly``, which compares each line a bounded number of times
+    whatever the pattern (the same starts, found in linear time instead of in the product of
+    the two lengths)."""
     m = len(wanted)
     if m == 0:
         return [lower] if lower <= upper else []
@@ -568,6 +580,7 @@ def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: 
     found: list[int] = []
     position = lower + pivot
     stop = min(upper, len(keys)) - m + pivot + 1
+    budget = VERIFY_BUDGET * (stop - position + m)  # lines compared where the pattern did not stand
     while position < stop:
         if stop - position <= 64 and needle not in keys[position:stop]:
             break  # what index would say by raising ValueError, without the exception
@@ -580,7 +593,44 @@ def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: 
             found.append(start)
             if len(found) >= limit:
                 break
+        budget -= m
+        if budget < 0:
+            found += _matches_linearly(keys, wanted, start + 1, stop - pivot, limit - len(found))
+            break
         position = hit + 1
+    return found
+
+
+def _matches_linearly(keys: list[str], wanted: list[str], first: int, stop: int,
+                      limit: int) -> list[int]:
+    """Up to ``limit`` starts in [first, stop) where ``keys`` hold ``wanted``, in order, by
+    Knuth-Morris-Pratt: each line of ``keys`` is compared at most twice (amortised), so the
+    search is linear in the lines searched plus the pattern's length, where ``_matches``'s
+    comparison at each start is their product."""
+    m = len(wanted)
+    # fallback[j]: the length of the longest proper prefix of wanted[:j + 1] that is also its suffix.
+    fallback = [0] * m
+    k = 0
+    for j in range(1, m):
+        while k and wanted[j] != wanted[k]:
+            k = fallback[k - 1]
+        if wanted[j] == wanted[k]:
+            k += 1
+        fallback[j] = k
+    found: list[int] = []
+    matched = 0  # how many of wanted's lines end at the current line
+    end = stop + m - 1  # (the last start is stop - 1: its last line is stop + m - 2)
+    for at in range(first, min(end, len(keys))):
+        key = keys[at]
+        while matched and key != wanted[matched]:
+            matched = fallback[matched - 1]
+        if key == wanted[matched]:
+            matched += 1
+            if matched == m:
+                found.append(at - m + 1)
+                if len(found) >= limit:
+                    break
+                matched = fallback[m - 1]
     return found
 
 

@@ -20,6 +20,10 @@ PERMISSION, CAP, UNION, SETTING, STRICTER = "permission", "cap", "union", "setti
 REQUIREMENT = "requirement"
 """``Option.combine`` of a restriction the host or the workspace may ask for (``strict``): it
 holds if either asks."""
+HOST = "host"
+"""``Option.combine`` of a setting only the host may make (``hidden``): a workspace's policy that
+names it is refused, since a cloned repository could use it to hide its own files (a build
+script, a test hook) from the model asked to review them."""
 SAME = "the field's default"
 """``Option.tool_default`` when a tool call's default is the field's own."""
 
@@ -42,7 +46,7 @@ class Option:
     """How the workspace's policy meets the host's: ``PERMISSION`` (holds if both allow it),
     ``CAP`` (the smaller), ``UNION`` (both lists), ``SETTING`` (the workspace's replaces the
     host config's; an explicit argument replaces both), ``STRICTER`` (the stricter of the two
-    modes, ``syntax``)."""
+    modes, ``syntax``), ``HOST`` (the workspace may not set it)."""
     choices: tuple[str, ...] = ()
     """The values a string option may take (none: any non-empty string); for ``STRICTER``, from
     the least to the most strict."""
@@ -93,6 +97,15 @@ class PlanOptions:
         (), "refuse patches touching paths that match GLOB (repeatable)", flag=("--protect",),
         metavar="GLOB", key="protected", combine=UNION)
     """Glob patterns of workspace paths no patch may touch (``**`` spans folders)."""
+    hidden: tuple[str, ...] = option(
+        (), "hide paths that match GLOB from the model: never shown, listed, quoted or written"
+        " (repeatable; the host's alone)", flag=("--hide",), metavar="GLOB", key="hidden", combine=HOST)
+    """Glob patterns of workspace paths hidden from the model (the ``protected`` syntax): patchtx
+    never reads them on a caller's behalf, under any of their names, so ``view`` refuses them,
+    folder listings leave them out, no hint, diff or error shows their contents, and every patch
+    naming one is refused (``hidden_path``) before the file is read, whether it exists or not.
+    Set by the host only (its config, ``PATCHTX_POLICY``, options); a workspace's policy that
+    names it is refused (docs/guarantees.md, section 13)."""
     max_files: int | None = option(
         None, "refuse patches that change more than N files", flag=("--max-files",), metavar="N",
         key="max-files", combine=CAP)
@@ -264,6 +277,7 @@ if TYPE_CHECKING:
         first_match: bool | None
         skip_applied: bool | None
         protected: tuple[str, ...] | list[str] | None
+        hidden: tuple[str, ...] | list[str] | None
         max_files: int | None
         max_bytes: int | None
         max_patch_bytes: int | None

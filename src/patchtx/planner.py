@@ -44,6 +44,7 @@ from .normalise import normalise
 from .options import PlanOptions
 from .placeholders import extension_of, find_placeholder
 from .policy import check_changes, policy_files
+from .reads import ReadGuard
 from .textfile import decode, looks_binary
 from .update import DELETIONS_IN_PLACE, FileNames, UpdateRule, already_applied, update_file
 from .workspace import FileView, ResolvedPath, Workspace
@@ -160,6 +161,12 @@ class Stager:
         """Workspace path -> the other names (through symbolic links) the patches reached it by."""
         self.repairs: list[Repair] = []
         """Every repair made to read and place the patches staged (``repair``, ``repair_update``)."""
+        self.guard = ReadGuard(getattr(view, "root", ""), options.hidden)  # (a test's view may have none)
+        """What the patches may not read (``reads``): every path they name is checked once
+        resolved, every file with other names once opened (a ``Workspace`` of patchtx's; a
+        caller's own FileView reads as it decides)."""
+        if isinstance(view, Workspace):
+            view.guard = self.guard.check_file
 
     # -- the overlay ----------------------------------------------------------------------------
     def current(self, rel: str) -> _Entry:
@@ -278,6 +285,9 @@ class Stager:
         if not isinstance(spelled, str):  # (a Transaction's or an editor's caller: a parser gives text)
             raise ArgumentTypeError.expected("a path", "a string", spelled)
         resolved = self.view.resolve(spelled, line=line)
+        # Before anything is looked at: a hidden path is refused whether it exists or not, and
+        # whatever the patch does with it (its bytes never reach a hint, a diff or an answer).
+        self.guard.check_path(spelled, resolved.rel, resolved.named, action="read or write", line=line)
         if resolved.named != resolved.rel:  # reached through a symbolic link: a name of its own
             self.aliases.setdefault(resolved.rel, set()).add(resolved.named)
         if self.progress is not None and resolved.rel not in self.resolved:

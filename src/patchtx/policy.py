@@ -40,12 +40,13 @@ from typing import TYPE_CHECKING
 
 from ._fd import READ_FLAGS, read_whole, require_posix
 from ._record import replace
-from .errors import InvalidArgumentsError, PolicyError, UnsafePathError
+from .errors import HiddenPathError, InvalidArgumentsError, PolicyError, UnsafePathError
 from .model import ChangeKind
 from .options import (
     ALL_KEYWORDS,
     CAP,
     COMMIT_KEYWORDS,
+    HOST,
     OPTIONS,
     PERMISSION,
     PLAN_KEYWORDS,
@@ -78,6 +79,8 @@ _TYPES = {row.name: row.type for row in OPTIONS}
 """Each option's annotation, as written (``bool``, ``int | None``, ``float``...)."""
 _CHOICES = {row.name: row.option.choices for row in OPTIONS if row.option.choices}
 """The values of the options that take one of a few (``syntax``), least strict first."""
+_PATTERNS = frozenset(row.name for row in OPTIONS if row.type.startswith("tuple[str"))
+"""The options that are lists of glob patterns (``protected``, ``hidden``)."""
 
 
 def protected_by(options: PlanOptions, path: str) -> str | None:
@@ -107,7 +110,7 @@ def _problem(name: str, value: object) -> str | None:
         return None if value in _CHOICES[name] else f"must be one of {', '.join(_CHOICES[name])}"
     if kind.startswith("str"):
         return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
-    if name == "protected":
+    if name in _PATTERNS:
         if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
             return None
         return "must be a list of glob strings"
@@ -120,23 +123,28 @@ def _problem(name: str, value: object) -> str | None:
     return None if fits else "must be a non-negative number"
 
 
-def _values(table: dict[str, Any], where: str) -> dict[str, Any]:
-    """PlanOptions field values of a policy table (validated), keyed by field name."""
+def _values(table: dict[str, Any], where: str, *, workspace: bool = False) -> dict[str, Any]:
+    """PlanOptions field values of a policy table (validated), keyed by field name; a
+    ``workspace``'s may not set the host's own options (``HOST``)."""
     values: dict[str, Any] = {}
     for key, value in table.items():
         name = _KEYS.get(key)
         if name is None:
             raise _invalid(where, f"unknown key '{key}' (known: {', '.join(_KEYS)})")
+        if workspace and _COMBINE[name] == HOST:
+            raise _invalid(where, f"'{key}' is the host's alone (its config, {POLICY_ENV}, options): a"
+                                  " workspace may not hide its own files from the model asked to work on"
+                                  " them")
         why = _problem(name, value)
         if why is not None:
             raise _invalid(where, f"'{key}' {why}")
-        if name == "protected":
+        if name in _PATTERNS:
             from .globs import MAX_PATTERN_LENGTH, MAX_PATTERNS  # (off a one-line edit's path)
 
             if len(value) > MAX_PATTERNS or any(len(pattern) > MAX_PATTERN_LENGTH for pattern in value):
                 raise _invalid(where, f"'{key}' holds more than {MAX_PATTERNS} patterns, or one longer than"
                                       f" {MAX_PATTERN_LENGTH} characters (each costs time on every patch)")
-        values[name] = tuple(value) if name == "protected" else value
+        values[name] = tuple(value) if name in _PATTERNS else value
     return values
 
 
@@ -219,7 +227,7 @@ def workspace_policy(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
         if raw is not None:
             table = policy_table(name, raw, where=path)
             if table:
-                tables.append(_values(table, path))
+                tables.append(_values(table, path, workspace=True))
     return tables
 
 
@@ -287,8 +295,8 @@ def _given(keywords: Mapping[str, Any], accepted: frozenset[str], caller: str) -
                 f"{caller} got {name}={value!r}: {name} {why}.",
                 hint="Pass the option as its type says (see docs/api.md for every option).",
                 details={"option": name})
-    if "protected" in given:
-        given["protected"] = tuple(given["protected"])
+    for name in _PATTERNS & given.keys():
+        given[name] = tuple(given[name])
     return given
 
 
@@ -315,6 +323,32 @@ def options_for(
         plan_options = tighten(plan_options, table)
         commit_options = replace(commit_options, **_only(COMMIT_KEYWORDS, table))
     return plan_options, replace(commit_options, **_only(COMMIT_KEYWORDS, given))
+
+
+def hidden_for(keywords: Mapping[str, Any] | None = None, *, caller: str = "hidden_for()",
+               defaults: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+    """The patterns the host hides from the model (``hidden``), for a caller's keyword arguments
+    (those of ``options_for``, checked as it checks them). The host's alone (``HOST``), so no
+    workspace policy is read: a ``view`` works in a workspace whose policy cannot be read (the
+    model may be there to fix it)."""
+    given = _given(keywords or {}, ALL_KEYWORDS, caller)
+    host = {**(defaults or {}), **_host_values(), **given}
+    return tuple(host.get("hidden", ()))
+
+
+def hidden_error(shown: str, pattern: str, *, action: str = "read",
+                 other: tuple[str, str] | None = None) -> HiddenPathError:
+    """The one refusal of a path the host hides (``shown``, as the caller named it), whatever was
+    asked of it and whether it exists or not: it names the path and the pattern, never the file's
+    contents. ``other``: the name that matched and what makes it one ("hard link", "symbolic
+    link"), when it is another name of the file."""
+    what = ("the host hides it" if other is None
+            else f"it is the same file as {other[0]} (a {other[1]}), which the host hides")
+    return HiddenPathError(
+        f"Refusing to {action} {shown}: {what} from this tool (the pattern '{pattern}').",
+        hint="patchtx never reads, shows, lists or writes a path the host hides (--hide, hidden in its"
+             " config), under any of its names; leave it out.",
+        path=shown, details={"pattern": pattern})
 
 
 def policy_files(root: str) -> dict[str, str]:
@@ -408,37 +442,45 @@ def check_changes(
     names = names or {}
     extra = extra_policy_files if extra_policy_files is not None else {}
     protection: GlobSet | None = None
+    hiding: GlobSet | None = None
     exceeded: type[Exception] | tuple[()] = ()
-    if options.protected:  # (globs is loaded only then: not on a small edit's path)
+    if options.protected or options.hidden:  # (globs is loaded only then: not on a small edit's path)
         from .globs import GlobSet, GlobWorkExceeded  # (off a one-line edit's path)
 
-        protection, exceeded = GlobSet(options.protected), GlobWorkExceeded
+        exceeded = GlobWorkExceeded
+        protection = GlobSet(options.protected) if options.protected else None
+        hiding = GlobSet(options.hidden) if options.hidden else None
     try:
         for target in targets:
-            _check_every_name(options, protection, target, names.get(target.path, ()), extra)
-        _check_copies(protection, changes)
+            _check_every_name(options, protection, hiding, target, names.get(target.path, ()), extra)
+        _check_copies(protection, hiding, changes)
     except exceeded:
+        patterns = len(options.protected) + len(options.hidden)
         raise PolicyError(
-            f"Refusing the patch: checking its {len(targets)} files against the {len(options.protected)}"
-            " protected patterns in force costs too much (more than the bound patchtx sets on that"
-            " work).", hint="Use fewer or simpler protected patterns (one folder pattern covers"
+            f"Refusing the patch: checking its {len(targets)} files against the {patterns}"
+            " protected and hidden patterns in force costs too much (more than the bound patchtx sets"
+            " on that work).", hint="Use fewer or simpler protected patterns (one folder pattern covers"
             " everything inside it), or split the patch.",
-            details={"patterns": len(options.protected), "files": len(targets)}) from None
+            details={"patterns": patterns, "files": len(targets)}) from None
 
 
-def _check_copies(protection: GlobSet | None, changes: Sequence[FileChange]) -> None:
-    if protection is not None:
-        for change in changes:
-            source = change.copied_from
-            pattern = None if source is None else protection.first_match(source)
-            if pattern is not None:
-                raise _refused(change.path, f"it would be a copy of {source}, which is protected by the"
-                               f" pattern '{pattern}'", "A copy would carry the protected file's contents;"
-                               " leave it out of the patch.", pattern=pattern, copied_from=source)
+def _check_copies(protection: GlobSet | None, hiding: GlobSet | None, changes: Sequence[FileChange]) -> None:
+    for change in changes:
+        source = change.copied_from
+        if source is None:
+            continue
+        pattern = None if hiding is None else hiding.first_match(source)
+        if pattern is not None:
+            raise hidden_error(source, pattern, action="copy")
+        pattern = None if protection is None else protection.first_match(source)
+        if pattern is not None:
+            raise _refused(change.path, f"it would be a copy of {source}, which is protected by the"
+                           f" pattern '{pattern}'", "A copy would carry the protected file's contents;"
+                           " leave it out of the patch.", pattern=pattern, copied_from=source)
 
 
-def _check_every_name(options: PlanOptions, protection: GlobSet | None, target: PathTarget,
-                      others: Sequence[tuple[str, str]], extra: Mapping[str, str]) -> None:
+def _check_every_name(options: PlanOptions, protection: GlobSet | None, hiding: GlobSet | None,
+                      target: PathTarget, others: Sequence[tuple[str, str]], extra: Mapping[str, str]) -> None:
     path = target.path
     for name, how in ((path, ""), *others):
         alias = "" if not how else f" (the same file as {name}, through a {how})"
@@ -449,6 +491,9 @@ def _check_every_name(options: PlanOptions, protection: GlobSet | None, target: 
                     f"Refusing to change {path}: it is the same file as {name} (a {how}), and {why}.",
                     hint="patchtx never writes a file under a name it may not write; edit it with another"
                          " tool, or break the link.", path=path, details={"other_name": name})
+        pattern = None if hiding is None else hiding.first_match(name)
+        if pattern is not None:
+            raise hidden_error(path, pattern, action="change", other=(name, how) if how else None)
         pattern = None if protection is None else protection.first_match(name)
         if pattern is not None:
             raise _refused(path, f"it is protected by the pattern '{pattern}'{alias}",

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from ._record import replace
 from .errors import AmbiguousContextError, ContextNotFoundError, HunkParseError
-from .hints import describe_miss, visible
+from .hints import describe_miss, unwanted, visible
 from .model import Repair
 from .normalise import (
     SAME,
@@ -42,6 +42,7 @@ from .normalise import (
     hunk_suffix,
     indentation,
     line_shift,
+    normalise,
     one_shift,
     shifted,
     spell_indentation,
@@ -214,10 +215,12 @@ def _old_indexes(lines: Sequence[tuple[LineKind, str]]) -> list[int]:
 
 # -- repairs tried when the hunks as written do not match -----------------------------------------
 def after_miss(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spelled: str,
-               miss: ContextNotFoundError) -> tuple[list[Chunk], list[Placement], list[Repair]]:
+               miss: ContextNotFoundError, *, normalised: Callable[[], Sequence[str]] | None = None,
+               ) -> tuple[list[Chunk], list[Placement], list[Repair]]:
     """The hunks repaired so that they match, their placements and the repairs; when no repair
     makes them match with one meaning, raise the miss (or, for a hunk holding lines written
-    without a prefix, their parse error), saying what the patch looks like it got wrong."""
+    without a prefix, their parse error), saying what the patch looks like it got wrong.
+    ``normalised``: the file's lines' keys in the last pass, when the caller has them."""
     found = _repaired(texts, chunks, place, spelled)
     if found is not None:
         return found
@@ -225,7 +228,7 @@ def after_miss(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spel
         if chunk.unprefixed:
             index, number = chunk.unprefixed[0]
             raise unprefixed_error(chunk, index, number, _as_added(chunks, place, miss)) from None
-    lost = _lost_plus(texts, chunks, place)
+    lost = _lost_plus(texts, chunks, place, normalised)
     if lost:
         miss.hint = f"{lost} {miss.hint}"
     else:
@@ -233,22 +236,43 @@ def after_miss(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spel
     raise miss
 
 
-def _lost_plus(texts: Sequence[str], chunks: Sequence[Chunk], place: Place) -> str:
+def _lost_plus(texts: Sequence[str], chunks: Sequence[Chunk], place: Place,
+               normalised: Callable[[], Sequence[str]] | None = None) -> str:
     """A context line the file does not have, with which the hunks would apply were it an added
-    line: a '+' lost before a line that starts with a space (a hint, never applied). (Each of the
-    few lines asked is looked up in the file's lines: cheaper than a set of a big file's lines.)"""
+    line: a '+' lost before a line that starts with a space (a hint, never applied).
+
+    Each trial is a placement of the whole patch, so only those that can succeed are tried: in
+    every pass a line the hunks keep or remove equals a file line only if their last pass's keys
+    (``normalised``: the file's, when the caller has them) are equal, so while two such lines
+    have a key the file lacks, no one line made an added line can make the hunks match, and
+    while one has, only that one can."""
+    file_lines = set(texts)  # (up to 40 look-ups per hunk: each a scan of a big file's lines)
+    asked = [(number, index, text) for number, chunk in enumerate(chunks)
+             for index, (kind, text) in enumerate(chunk.lines[:40])
+             if kind == " " and text.strip() and text not in file_lines]
+    if not asked:
+        return ""
+    file_keys = set(normalised() if normalised is not None else map(normalise, texts))
+    lacking: list[tuple[int, int]] = []
     for number, chunk in enumerate(chunks):
-        for index, (kind, text) in enumerate(chunk.lines[:40]):
-            if kind != " " or not text.strip() or text in texts:
-                continue
-            trial = list(chunks)
-            trial[number] = replace(chunk, lines=(*chunk.lines[:index], ("+", text),
-                                                  *chunk.lines[index + 1:]))
-            if _try(place, trial) is not None:
-                return (f"The context line \"{text.strip()[:80]}\" (line {index + 1} of the hunk "
-                        f"at patch line {chunk.line}) is not in the file; as an added line the "
-                        "patch would apply: if it is one, its '+' is missing (an added line is "
-                        "'+' then its text, its indentation included).")
+        for index, (kind, text) in enumerate(chunk.lines):
+            key = normalise(text) if kind != "+" else ""
+            if key and key not in file_keys:  # (a blank line may be dropped by Codex's retry)
+                lacking.append((number, index))
+                if len(lacking) > 1:
+                    return ""
+    for number, index, text in asked:
+        if lacking and lacking[0] != (number, index):
+            continue
+        chunk = chunks[number]
+        trial = list(chunks)
+        trial[number] = replace(chunk, lines=(*chunk.lines[:index], ("+", text),
+                                              *chunk.lines[index + 1:]))
+        if _try(place, trial) is not None:
+            return (f"The context line \"{text.strip()[:80]}\" (line {index + 1} of the hunk "
+                    f"at patch line {chunk.line}) is not in the file; as an added line the "
+                    "patch would apply: if it is one, its '+' is missing (an added line is "
+                    "'+' then its text, its indentation included).")
     return ""
 
 
@@ -271,8 +295,11 @@ def _repaired(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spell
 
 
 def _try(place: Place, chunks: Sequence[Chunk]) -> list[Placement] | None:
+    """The placements of ``chunks``; None where they miss or are ambiguous (the error, dropped,
+    is not worded: ``hints.unwanted``)."""
     try:
-        return place(chunks)
+        with unwanted():
+            return place(chunks)
     except (ContextNotFoundError, AmbiguousContextError):
         return None
 

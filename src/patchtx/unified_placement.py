@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ._record import replace
 from .errors import AmbiguousContextError, ContextNotFoundError, ParseError
-from .matching import MAX_CANDIDATES, Placement
+from .matching import MAX_CANDIDATES, Placement, _matches
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -27,20 +27,10 @@ if TYPE_CHECKING:
 
 
 def starts_of(texts: Sequence[str], old: list[str], lower: int, upper: int) -> list[int]:
-    """Every start in ``lower..upper`` (inclusive) where ``old`` matches, found by searching
-    for its first line with ``list.index``."""
-    found: list[int] = []
-    size = len(old)
-    at = lower
-    while at <= upper:
-        try:
-            at = texts.index(old[0], at, upper + 1)
-        except ValueError:
-            break
-        if list(texts[at : at + size]) == old:
-            found.append(at)
-        at += 1
-    return found
+    """Every start in ``lower..upper`` (inclusive) where ``old`` (not empty) matches: the exact
+    pass's search (``matching._matches``, linear in the lines searched whatever their repeats)."""
+    lines = texts if type(texts) is list else list(texts)
+    return _matches(lines, old, lower, upper + len(old), len(lines) + 1)
 
 
 def read_by_counts(texts: Sequence[str], chunks: Sequence[Chunk], display_path: str) -> list[Chunk]:

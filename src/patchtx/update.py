@@ -28,6 +28,7 @@ patch's rule and the file's names, it returns a ``FileUpdate`` (new bytes, chang
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ._record import record, replace
@@ -318,7 +319,8 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         from .repair_update import after_miss  # (off a one-line edit's path)
 
         try:
-            repaired, _, repairs = after_miss(original.texts, chunks, place, names.spelled, miss)
+            repaired, _, repairs = after_miss(original.texts, chunks, place, names.spelled, miss,
+                                              normalised=partial(index.keys, 3))
         except (ContextNotFoundError, HunkParseError):
             applied = (_applied_once_repaired(content, chunks, rule, names, index) if check_applied
                        else None)

@@ -15,13 +15,16 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ._fd import DIR_FLAGS as _DIR_FLAGS
 from ._fd import READ_FLAGS as _READ_FLAGS
 from ._fd import descriptor_budget, nearest_open_folder, read_whole, require_posix
 from ._record import record
 from .errors import ArgumentTypeError, FilesystemError, NotARegularFileError, UnsafePathError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 STATE_DIR = ".patchtx"
 
@@ -219,6 +222,10 @@ class Workspace:
         """Open descriptors of folders read from, by relative path ("" is the root); each was
         opened without following a link, so it stays the folder checked even if a link later
         takes its name. Closed by close() (or when the Workspace is collected)."""
+        self.guard: Callable[[str, os.stat_result], None] | None = None
+        """Called with a file's path and the status of its open descriptor before a byte of it is
+        read (``reads.ReadGuard.check_file``, set by whoever reads on a caller's behalf): what it
+        raises is raised instead. On the open file, so a name swapped in the meantime is seen."""
         self._plain_dirs: set[str] = set()
         """Relative folders already seen to be real directories, not links (checked once per
         plan: a thousand files in a few folders need a few lstat calls, not one per component).
@@ -312,6 +319,8 @@ class Workspace:
             if not stat.S_ISREG(st.st_mode):
                 raise NotARegularFileError(f"Refusing to read {path}: it is not a regular file.",
                                            path=path)
+            if self.guard is not None:
+                self.guard(rel, st)
             return read_whole(fd, st.st_size)
         finally:
             os.close(fd)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from patchtx.errors import PatchtxError
 from patchtx.matching import LineIndex, Locator
 from patchtx.model import Chunk
+from patchtx.normalise import PUNCTUATION
 
 from ..examples import examples
 
@@ -136,3 +137,126 @@ def test_an_index_given_the_files_bytes_answers_as_one_given_only_its_lines(
     for tier in range(4):
         assert from_bytes.keys(tier) == from_lines.keys(tier)
     assert _placed(texts, chunks, LineIndex(texts, source=data)) == _placed(texts, chunks, LineIndex(texts))
+
+
+# -- the linear search behind the loose passes (issue 38, item 8) ---------------------------------
+def _every_start(keys: list[str], wanted: list[str], lower: int, upper: int) -> list[int]:
+    """The simple reference: the pattern compared at every start, as Codex's seek_sequence does."""
+    m = len(wanted)
+    return [s for s in range(lower, min(upper, len(keys)) - m + 1) if keys[s : s + m] == wanted]
+
+
+# Two lines and the one that differs: periodic files and patterns that match all but a line at many
+# starts, where the pattern's longest line is everywhere (what sends a search to the linear one).
+_FEW = st.sampled_from(["a", "a", "a", "b", "ab"])
+
+
+@st.composite
+def _search(draw: st.DrawFn) -> tuple[list[str], list[str], int, int]:
+    """Keys, a pattern, and bounds mostly inside the keys (where a start at either end counts)."""
+    keys = draw(st.lists(_FEW, max_size=60))
+    wanted = draw(st.lists(_FEW, min_size=1, max_size=10))
+    lower = draw(st.integers(0, len(keys) + 2))
+    upper = draw(st.integers(lower, len(keys) + 2))
+    return keys, wanted, lower, upper
+
+
+@settings(max_examples=examples(3000))
+@given(_search(), st.sampled_from([1, 2, 3, 70]), st.sampled_from([0, 1, 2]))  # 70: every start
+@example((["a"] * 60, ["a"] * 11 + ["b"], 0, 60), 2, 2)  # every start compared up to its last line
+@example((["a", "a", "a", "b"], ["a", "a", "b"], 0, 4), 1, 0)  # found right after a failed start
+@example((["a", "a", "a", "b", "a"], ["a", "a", "b"], 0, 4), 1, 0)  # ... ending at the upper bound
+@example((["a", "a", "b", "a", "a", "b"], ["a", "a", "b"], 0, 6), 2, 0)  # twice, overlapping a start
+def test_the_search_finds_every_start_the_simple_search_finds(
+        search: tuple[list[str], list[str], int, int], limit: int, budget: int) -> None:
+    """Whether the search goes linear at once (budget 0), soon, or as it does, it finds the starts
+    that comparing the pattern at every start finds."""
+    from unittest import mock
+
+    from patchtx import matching
+
+    keys, wanted, lower, upper = search
+    with mock.patch.object(matching, "VERIFY_BUDGET", budget):
+        found = matching._matches(keys, wanted, lower, upper, limit)
+    assert found == _every_start(keys, wanted, lower, upper)[:limit]
+
+
+@settings(max_examples=examples(3000))
+@given(_search(), st.integers(1, 60))
+@example((["a", "a", "b"], ["a", "b"], 0, 2), 1)  # the last start: its last line is the last key
+@example((["b", "a", "a", "a", "b", "a", "a", "b"], ["a", "a", "b"], 0, 9), 3)  # after a partial match
+@example((["a", "b", "a", "b", "a"], ["a", "b", "a"], 0, 3), 2)  # two matches that overlap
+@example((list("aabaaabaaa"), list("aabaaa"), 0, 5), 2)  # the next match inside a partial one's border
+def test_the_linear_search_finds_the_starts_the_simple_search_finds(
+        search: tuple[list[str], list[str], int, int], limit: int) -> None:
+    from patchtx.matching import _matches_linearly
+
+    keys, wanted, first, stop = search
+    stop = min(stop, len(keys) - len(wanted) + 1)  # (as _matches calls it: every start fits)
+    every = [s for s in range(first, stop) if keys[s : s + len(wanted)] == wanted]
+    assert _matches_linearly(keys, wanted, first, stop, limit) == every[:limit]
+
+
+# File lines that only the loose passes tell apart: typographic punctuation and its ASCII spelling,
+# white space around, and a line that is nowhere else.
+_LOOSE_LINES = st.sampled_from(["\u201ca\u201d", '"a"', ' "a" ', "\u2014", "-", "- ", "x", "x", ""])
+
+
+@st.composite
+def _long_chunks(draw: st.DrawFn) -> list[Chunk]:
+    chunks = []
+    for number in range(draw(st.integers(1, 2))):
+        anchors = tuple(draw(st.lists(_LOOSE_LINES, max_size=1)))
+        lines = tuple(draw(st.lists(st.tuples(st.sampled_from([" ", " ", "-", "+"]), _LOOSE_LINES),
+                                    min_size=1, max_size=10)))
+        chunks.append(Chunk(anchors, lines, draw(st.booleans()) and number == 1, number + 1))
+    return chunks
+
+
+@settings(max_examples=examples(1500), deadline=None)
+@given(st.lists(_LOOSE_LINES, max_size=40), _long_chunks(), st.booleans(), st.sampled_from([0, 2]))
+def test_placements_are_those_of_the_simple_search_in_every_pass(
+        texts: list[str], chunks: list[Chunk], first_match: bool, budget: int) -> None:
+    """THE placement rule over the optimised search (the longest line found with ``list.index``,
+    then linear past a budget: forced at once with budget 0) places, refuses and words its errors
+    exactly as over the simple search that compares the pattern at every start."""
+    from unittest import mock
+
+    from patchtx import matching
+
+    def simple(keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> list[int]:
+        if not wanted:
+            return [lower] if lower <= upper else []
+        return _every_start(keys, wanted, lower, upper)[:limit]
+
+    def placed(search: object) -> object:
+        with mock.patch.object(matching, "_matches", search), \
+                mock.patch.object(matching, "VERIFY_BUDGET", budget):
+            try:
+                return Locator(texts, "f", first_match=first_match).place(chunks)
+            except PatchtxError as error:
+                return type(error), error.message, error.details
+
+    assert placed(matching._matches) == placed(simple)
+
+
+_FOLDED = "".join(map(chr, PUNCTUATION))  # every character the last pass folds
+
+
+@settings(max_examples=examples(3000))
+@given(st.lists(st.text(alphabet="ae\u0301\u0327\u0308\u00e9\u1100\u1161\u11a8\uac00\u201c\u2026 \r\x1c"
+                        + _FOLDED, max_size=6), max_size=8))
+@example(["e", "\u0301"])  # an accent that starts a line composes with nothing before it
+@example(["\u1100", "\u1161"])  # nor does a Hangul vowel with the consonant that ends the line above
+@example(["a\nb", "c"])  # a line that holds a line break is normalised alone
+@example([_FOLDED])
+def test_a_files_lines_normalised_together_are_each_line_normalised(lines: list[str]) -> None:
+    """The last pass's keys of a file's lines, made in a few scans of its whole text, are NFC and
+    the punctuation folded (``str.translate``) line by line."""
+    import unicodedata
+
+    from patchtx.normalise import unicode_key, unicode_keys
+
+    one_by_one = [unicodedata.normalize("NFC", line).translate(PUNCTUATION) for line in lines]
+    assert unicode_keys(lines) == one_by_one
+    assert [unicode_key(line) for line in lines] == one_by_one

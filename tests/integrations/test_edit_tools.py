@@ -141,7 +141,7 @@ def test_view_inside_git_or_patchtx_names_that_cause(tree: Path, path: str, caus
 
 def test_view_never_shows_the_per_user_state_and_does_show_protected_files(
         tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The policy guards writes, not reads (docs/guarantees.md, section 12): a protected file is
+    """`protected` guards writes, not reads (docs/guarantees.md, section 13): a protected file is
     shown, and refused to an edit. patchtx's per-user state folder (the secret), should the
     workspace hold it, is never shown: refused as ``unsafe_path`` under its name or a link's, and
     left out of listings."""

@@ -502,7 +502,7 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
                  undo_scope: str = "own") -> PatchtxMCPServer:
     """The server for workspace ``root`` (an existing directory; None: the client's first root,
     else the working folder, see ``WorkspaceRoot``), not yet running. ``host`` is the host's
-    policy (``plan_patch`` keywords: ``protected``, ``allow_delete``, ``max_files``...), a ceiling
+    policy (``plan_patch`` keywords: ``protected``, ``hidden``, ``allow_delete``, ``max_files``...), a ceiling
     that neither the workspace's policy nor a tool call can lift (undo included). ``undo_scope``:
     what the undo tool may undo (``any``; ``own``, the transactions made through this server;
     ``none``: no undo tool; ``server_arguments`` puts ``--undo`` in ``host``). Raises

@@ -11,7 +11,9 @@ asks this module (docs/guarantees.md, "The gate"):
    the workspace's policy as it reads now, against what the plan will do to each file
    (``policy.check_changes``: caps, deletes, moves, overwrites, protected paths, policy files),
    under every name the file has: the names of symbolic links that lead to it (or to a folder
-   above it), and the other names of a file with hard links, found by inode.
+   above it), and the other names of a file with hard links, found by inode; the paths the host
+   hides (``hidden``) as protected ones; and no file with hard links may be one of patchtx's own
+   (``own``: the secret, a state file), the check reads make too (``reads``).
 
 Recovery is not gated by the policy: a roll back puts back what this user's own interrupted
 transaction replaced (a policy the transaction itself tightened must not wedge it). Its paths pass
@@ -39,7 +41,8 @@ from ..policy import (
 )
 from ..workspace import path_problem, under, visible
 from .layout import STATE_DIR
-from .provenance import SECRET_NAME, check_outside, state_home
+from .own import OwnFiles
+from .provenance import check_outside
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -97,32 +100,30 @@ def check_plan(plan: Plan, policy: PlanOptions | None, dirs: DirectoryHandles,
         for table in workspace_policy(plan.root):
             policy = tighten(policy, table)
     linked = {(st.st_dev, st.st_ino): path for path, st, count in files if st is not None and count > 1}
-    names = other_names(dirs, plan.root, policy.protected, linked, [t.path for t in plan.targets])
+    names = other_names(dirs, plan.root, policy.protected + policy.hidden, linked,
+                        [t.path for t in plan.targets])
     extra = policy_files(plan.root)
     if linked:
-        _host_files_linked_in(linked, extra)
+        _host_files_linked_in(linked, extra, plan.root)
     check_changes(policy, plan.targets, plan.changes, names=names, extra_policy_files=extra)
 
 
-def _host_files_linked_in(linked: dict[tuple[int, int], str], extra: dict[str, str]) -> None:
-    """The host's own files that a target with other hard links may be, outside the tree: the
-    host's config (its policy follows it under the name in the tree) and the per-user secret
-    (never written: a patch would replace every signature)."""
-    for path, is_secret in ((config_path(), False), (os.path.join(state_home(), SECRET_NAME), True)):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue  # (none yet: then no file in the tree is it)
+def _host_files_linked_in(linked: dict[tuple[int, int], str], extra: dict[str, str], root: str) -> None:
+    """The host's own files that a target with other hard links may be: the host's config (its
+    policy follows it under the name in the tree), and patchtx's own state, the per-user secret
+    above all (never written: a patch would replace every signature; ``own``, the check reads
+    make too)."""
+    try:
+        st = os.stat(config_path())
+    except OSError:
+        pass  # (none yet: then no file in the tree is it)
+    else:
         inside = linked.get((st.st_dev, st.st_ino))
-        if inside is None:
-            continue
-        if not is_secret:
+        if inside is not None:
             extra[inside] = WORKSPACE_POLICY_FILE
-            continue
-        raise UnsafePathError(
-            f"Refusing to change {inside}: it is the same file as the per-user secret {path} (a hard link).",
-            hint="patchtx never writes its own secret; remove the link from the workspace.",
-            path=inside, details={"other_name": path})
+    own = OwnFiles(root)
+    for identity, inside in linked.items():
+        own.refuse(inside, identity, action="change")
 
 
 def check_foreign(journal: Journal, dirs: DirectoryHandles, where: str) -> None:
@@ -135,17 +136,21 @@ def check_foreign(journal: Journal, dirs: DirectoryHandles, where: str) -> None:
     policy = options_for(dirs.root, caller="recover()")[0]
     paths = sorted({e.path for e in journal.entries} | set(journal.created_dirs)
                    | {d.path for d in journal.removed_dirs})
-    names = other_names(dirs, dirs.root, policy.protected, {}, paths)
+    names = other_names(dirs, dirs.root, policy.protected + policy.hidden, {}, paths)
     extra = policy_files(dirs.root)
     protection = GlobSet(policy.protected)
+    hiding = GlobSet(policy.hidden)
     for path in paths:
         for name in (path, *(other for other, _how in names.get(path, ()))):
             try:
                 pattern = protection.first_match(name) if policy.protected else None
+                hidden = hiding.first_match(name) if policy.hidden else None
             except GlobWorkExceeded:
                 why = "checking it against the protected patterns costs too much"
             else:
-                if pattern is not None:
+                if hidden is not None:
+                    why = f"the host hides {name} (the pattern '{hidden}')"
+                elif pattern is not None:
                     why = f"{name} is protected by the pattern '{pattern}'"
                 elif not policy.allow_policy_edit and policy_file_rules(name, extra) is not None:
                     why = f"{name} holds patchtx policy"
@@ -180,6 +185,32 @@ def other_names(dirs: DirectoryHandles, root: str, protected: tuple[str, ...],
     if links:
         _add_link_names(names, paths, links)
     return names
+
+
+def symbolic_links(dirs: DirectoryHandles, root: str, patterns: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Every symbolic link in the tree that one of ``patterns`` could name, with the workspace
+    path it leads to (looked for as ``other_names`` looks: below each pattern's literal folders),
+    for ``link_names``. Reads (``reads``) list them once and ask about many paths."""
+    links: list[tuple[str, str]] = []
+    walk = _Walk(dirs, root, {}, links)
+    for start in _starts(patterns, dirs, root, links):
+        walk.run(start)
+    return links
+
+
+def link_names(path: str, links: list[tuple[str, str]]) -> list[str]:
+    """The names ``links`` (from ``symbolic_links``) give ``path``."""
+    names: Names = {}
+    _add_link_names(names, [path], links)
+    return [name for name, _how in names.get(path, ())]
+
+
+def hard_links(dirs: DirectoryHandles, root: str, path: str, identity: tuple[int, int]) -> list[str]:
+    """The other names in the tree of the file ``path`` whose (device, inode) is ``identity``
+    (the whole tree is looked through, the state folder aside; beyond ``MAX_ENTRIES``, PolicyError)."""
+    walk = _Walk(dirs, root, {identity: path}, None)
+    walk.run("")
+    return walk.twins.get(path, [])
 
 
 class _Walk:
