@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ._record import record, replace
+from .applied import reversed_chunk, shows_its_change
 from .emptied import emptied_folders
 from .errors import (
     AlreadyAppliedError,
@@ -152,11 +153,14 @@ class Stager:
         self.in_place: list[str] = []
         """The operations of the patch being staged that are already applied (skipped)."""
         self.gone: list[PatchtxError] = []
+        """Deletes of the patch being staged whose file is already gone, with their error."""
         self.deferred: list[PatchtxError] = []
         """Refusals of patchtx's own rules met while staging the patch (an operation, or a hunk,
         that changes nothing; a placeholder written as code), raised once the whole patch is
         staged: a refusal Codex also gives comes first."""
-        """Deletes of the patch being staged whose file is already gone, with their error."""
+        self.sections_in_place: set[int] = set()
+        """Update sections (by ``id``) found in place with an earlier section of their file
+        (``_sections_in_place``): not staged again."""
         self.aliases: dict[str, set[str]] = {}
         """Workspace path -> the other names (through symbolic links) the patches reached it by."""
         self.repairs: list[Repair] = []
@@ -441,6 +445,8 @@ class Stager:
                                  FileNames(rel, hunk.path, display),
                                  check_applied=rel not in self.last_operation)
         except ContextNotFoundError as miss:
+            if rel not in self.last_operation and self._sections_in_place(hunk, rel, entry.content, display):
+                return
             earlier = self.last_operation.get(rel)
             if earlier is not None:
                 miss.hint = (f"An earlier operation of this patch ({earlier}) changed this "
@@ -546,6 +552,51 @@ class Stager:
         assert entry.content is not None
         self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8"), hunk.line),
                  data=after, mode=mode, copied_from=(source, entry.content, entry.mode))
+
+    def _sections_in_place(self, hunk: UpdateFile, rel: str, content: bytes, display: str) -> bool:
+        """Whether this Update section (whose hunks miss) and the later Update sections of the same
+        file in the patch are in place together: a file edited by several sections in turn (the
+        second edits what the first wrote) sent again. Asked one at a time, the first section's
+        old lines are gone and its new ones were changed by the next, so it missed
+        (``context_not_found``). In place when each section shows its change, the sections undo
+        from the last to this one, each on the file as the ones after it leave it, and redone in
+        order from there give this file back: it is the patch's own work (the already-applied
+        rule of one section, docs/format.md "A patch sent again", over the file's sections)."""
+        later: list[UpdateFile] = []
+        for other in self.staging[self.staging.index(hunk) + 1:]:
+            try:
+                named = self.resolve(other.path, other.line).rel
+            except PatchtxError:
+                return False  # (its own refusal comes when the patch reaches it)
+            if named != rel:
+                continue
+            if not isinstance(other, UpdateFile):
+                return False  # (a Delete or Add of the file between: not sections in turn)
+            later.append(other)
+        sections = [hunk, *later]
+        if not later or any(
+                section.move_to is not None or not section.chunks
+                or not any(shows_its_change(chunk, reverse=self.rule.reverse) for chunk in section.chunks)
+                for section in sections):
+            return False
+        names = FileNames(rel, hunk.path, display)
+        undone = content
+        try:
+            for section in reversed(sections):
+                undone = update_file(undone, [reversed_chunk(chunk) for chunk in section.chunks],
+                                     self.rule, names, check_applied=False).after
+            redone = undone
+            for section in sections:
+                redone = update_file(redone, section.chunks, self.rule, names, check_applied=False).after
+        except PatchtxError:
+            return False
+        if redone != content:
+            return False
+        for section in sections:
+            self.in_place.append(f"Update File: {section.path} (patch line {section.line}): every "
+                                 "hunk is already applied, with the file's other sections")
+        self.sections_in_place.update(id(section) for section in later)
+        return True
 
     # -- a patch that changes nothing --------------------------------------------------------------
     def _no_op_hunks(self, hunk: UpdateFile, rel: str) -> None:
@@ -707,7 +758,7 @@ class Stager:
         (staged as nothing with ``skip_applied``); one only partly in place is refused."""
         saved = (dict(self.overlay), list(self.changes), dict(self.files_under),
                  dict(self.last_operation), list(self.repairs), list(self.notes))
-        self.in_place, self.gone, self.deferred = [], [], []
+        self.in_place, self.gone, self.deferred, self.sections_in_place = [], [], [], set()
         hunks = [hunk for patch in patches for hunk in patch.hunks]
         if self.progress is not None:
             named = {h.path for h in hunks}
@@ -722,6 +773,8 @@ class Stager:
                 for name, line, written in patch.names_to_confirm:
                     self.confirm_name(name, line, written)
                 for hunk in patch.hunks:
+                    if id(hunk) in self.sections_in_place:
+                        continue
                     try:
                         if isinstance(hunk, AddFile):
                             self.add(hunk)

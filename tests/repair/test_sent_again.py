@@ -75,3 +75,50 @@ def test_a_replacement_whose_new_side_stands_elsewhere_still_applies(tmp_path: P
     result = apply(tmp_path, patch("@@ def f(x):\n"))
     assert not isinstance(result, PatchtxError), result.message
     assert (tmp_path / "a.py").read_bytes() == before.replace(b"y = x\n", b"y = x\n    log(y)\n")
+
+
+# -- a file edited by several Update sections in turn ---------------------------------------------
+SEVEN = b"a\nb\nc\nd\ne\nf\ng\n"
+IN_TURN = {
+    # The second section edits what the first wrote: sent again, the first section's old lines
+    # are gone and its new ones changed, so asked alone it missed (context_not_found).
+    "edits-what-the-first-wrote": ("@@\n a\n-b\n+B\n c\n", "@@\n a\n-B\n+BB\n c\n"),
+    "keeps-what-the-first-wrote": ("@@\n a\n-b\n+B\n c\n", "@@\n B\n-c\n+C\n d\n"),
+    "inserts-after-an-insertion": ("@@\n a\n+x\n b\n", "@@\n x\n+y\n b\n"),
+}
+
+
+def sections(first: str, second: str) -> str:
+    return (f"*** Begin Patch\n*** Update File: a.txt\n{first}*** Update File: a.txt\n{second}"
+            "*** End Patch\n")
+
+
+@pytest.mark.parametrize("name", IN_TURN)
+def test_update_sections_of_one_file_in_turn_sent_again_are_already_applied(name: str, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(SEVEN)
+    text = sections(*IN_TURN[name])
+    first = apply(tmp_path, text)
+    assert not isinstance(first, PatchtxError), first.message
+    once = (tmp_path / "a.txt").read_bytes()
+    again = apply(tmp_path, text)
+    assert isinstance(again, PatchtxError) and again.kind == "already_applied", again
+    skipped = apply(tmp_path, text, skip_applied=True)
+    assert not isinstance(skipped, PatchtxError), skipped.message
+    assert (tmp_path / "a.txt").read_bytes() == once
+
+
+def test_update_sections_in_turn_whose_first_misses_for_another_reason_still_miss(tmp_path: Path) -> None:
+    # The file was never edited so: undone from the last section, the first does not undo.
+    (tmp_path / "a.txt").write_bytes(SEVEN.replace(b"b\n", b"q\n"))
+    outcome = apply(tmp_path, sections(*IN_TURN["edits-what-the-first-wrote"]))
+    assert isinstance(outcome, PatchtxError) and outcome.kind == "context_not_found", outcome
+    assert (tmp_path / "a.txt").read_bytes() == SEVEN.replace(b"b\n", b"q\n")
+
+
+def test_update_sections_in_turn_half_applied_are_not_already_applied(tmp_path: Path) -> None:
+    # Only the first section applied (the file holds B, not BB): the first misses, and the
+    # sections do not undo together; the miss stands.
+    (tmp_path / "a.txt").write_bytes(SEVEN.replace(b"b\n", b"B\n"))
+    outcome = apply(tmp_path, sections(*IN_TURN["edits-what-the-first-wrote"]))
+    assert isinstance(outcome, PatchtxError) and outcome.kind != "already_applied", outcome
+    assert (tmp_path / "a.txt").read_bytes() == SEVEN.replace(b"b\n", b"B\n")
