@@ -15,9 +15,17 @@ Two trees:
   time of one ``ast.parse`` of each changed file in this process (the best of 3): the guard's cost
   is the difference between the two applies, and its goal is at most 1.2x that parse.
 
+- ``--locate``: no apply; the time the guard takes to locate errors, at two sizes each (issue 38:
+  what was quadratic), in this process, CPU: the walk over the errors of one line of a Rust file
+  holding 50,000 and 100,000 (beside the grammar's own parse of it), and the lines a patch wrote
+  in 85,000 and 170,000 repeated lines with one broken. Each pair's ratio is about 2 when the work
+  grows with the input, 4 when it grows with its square. (tests/syntax/test_guard_cost.py counts
+  the same work without a clock.)
+
     .venv/bin/python benchmarks/syntax_cost.py /work/.mirror/pallets+click/repo \\
         /work/.mirror/sindresorhus+ky/repo /work/.mirror/spf13+cobra/repo --files 1000
     .venv/bin/python benchmarks/syntax_cost.py --python 100 --runs 7
+    .venv/bin/python benchmarks/syntax_cost.py --locate
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ import sysconfig
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from patchtx.syntax import language_of
@@ -131,6 +140,45 @@ def parse_time(afters: list[bytes]) -> tuple[float, float]:
     return wall, cpu
 
 
+def best_cpu(work: Callable[..., object], *args: object) -> float:
+    """The least CPU time of 3 calls of ``work(*args)``."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        work(*args)
+        best = min(best, time.process_time() - started)
+    return best
+
+
+def locate() -> dict[str, dict[str, float]]:
+    """``--locate``: CPU seconds at each size, and the ratio of the larger to the smaller."""
+    from patchtx import syntax  # (here: the other modes only run patchtx as a command)
+
+    out: dict[str, dict[str, float]] = {}
+    parser = syntax._tree_sitter_parser("rust")
+    if parser is None:
+        raise SystemExit("--locate needs the tree-sitter grammars: pip install -e '.[syntax]'")
+    walk: dict[int, float] = {}
+    for errors in (50_000, 100_000):
+        data = b"fn f() {" + b" 1 +;" * errors + b"}\n"
+        parse = best_cpu(parser.parse, data)
+        whole = best_cpu(syntax._tree_sitter_errors, parser, data)
+        walk[errors] = max(whole - parse, 0.0)
+        out[f"errors on one Rust line: {errors:,}"] = {"grammar_parse_cpu": round(parse, 4),
+                                                       "walk_cpu": round(walk[errors], 4)}
+    out["errors on one Rust line: walk 100,000 / 50,000"] = {"ratio": round(walk[100_000] / walk[50_000], 2)}
+    written: dict[int, float] = {}
+    for lines in (85_000, 170_000):
+        before = b"x = 1\n" * lines
+        after = before.split(b"\n")
+        after[lines * 53 // 100] = b"x = (1"
+        joined = b"\n".join(after)
+        written[lines] = best_cpu(syntax._written_lines, before, joined)
+        out[f"lines written, {lines:,} repeated lines"] = {"cpu": round(written[lines], 4)}
+    out["lines written: 170,000 / 85,000"] = {"ratio": round(written[170_000] / written[85_000], 2)}
+    return out
+
+
 def timed(command: list[str]) -> tuple[float, float]:
     started = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -148,7 +196,12 @@ def main() -> int:
     parser.add_argument("--python", type=int, metavar="N", help="N standard-library Python files (issue 38)")
     parser.add_argument("--broken", action="store_true", help="every file ends with a syntax error")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--locate", action="store_true", help="the time to locate errors, at two sizes")
     args = parser.parse_args()
+    if args.locate:
+        json.dump({**locate(), "load_average": os.getloadavg()}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
     if args.python:
         files, count = standard_library(), args.python
     elif args.repos:

@@ -11,13 +11,17 @@ The child is the caller's interpreter in isolated mode (``-I``: no environment v
 site, not the working folder on the import path, so a workspace's files cannot stand in for a
 module) with the caller's import path, started in ``/`` with its standard error discarded, no core
 file and an address-space limit. It reads a request (a line of JSON, then the bytes it names) and
-writes one line of JSON back. The caller waits at most ``seconds`` for the answer, then kills it;
-the child also limits its own CPU time per call, so that one left alone by a caller killed
-mid-call ends too (one left idle ends when its input closes).
+writes one line of JSON back, on a copy of its standard output: what native code prints to its
+standard output goes nowhere instead of into an answer. The caller waits at most ``seconds`` for
+the answer, then kills it; the child also limits its own CPU time per call, so that one left alone
+by a caller killed mid-call ends too (one left idle ends when its input closes). The caller ends
+its children when it exits (``stop_all``), which also counts their CPU time in the caller's (what a
+benchmark of ``patchtx apply`` reads from the process it waited for).
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import json
 import os
@@ -78,18 +82,29 @@ class Isolated:
                 self.stop()
                 raise Failed(f"took more than {self.seconds:g} s") from None
             except OSError:  # the child is gone (a broken pipe, its output closed)
-                raise Failed(_ended(self.stop())) from None
-        answered = json.loads(answer)
+                raise Failed(_ended(self.stop(grace=1.0))) from None
+        try:
+            answered = json.loads(answer)
+        except ValueError:  # (only the child's loop writes there; a reply of no known shape is no answer)
+            self.stop()
+            raise Failed("answered something unreadable") from None
+        if not isinstance(answered, dict) or not ("answer" in answered or "raised" in answered):
+            self.stop()
+            raise Failed("answered something unreadable")
         if "raised" in answered:
             raise Failed(f"failed ({answered['raised']})")
         return answered["answer"]
 
-    def stop(self) -> int | None:
-        """End the child (if any); its exit status (negative: the signal that ended it)."""
+    def stop(self, grace: float = 0.0) -> int | None:
+        """End the child (if any), after waiting up to ``grace`` seconds for it to end by itself
+        (one whose output closed is ending: its own status says how, a kill would say SIGKILL);
+        its exit status (negative: the signal that ended it)."""
         child, self._child, self._pending = self._child, None, b""
         if child is None or self._owner != os.getpid():
             return None
-        if child.poll() is None:
+        try:
+            child.wait(grace)
+        except subprocess.TimeoutExpired:
             child.kill()
         status = child.wait()
         for pipe in (child.stdin, child.stdout):
@@ -116,6 +131,7 @@ class Isolated:
             raise Failed(f"could not start a process to run in ({exc.strerror or exc})") from None
         assert child.stdin is not None and child.stdout is not None
         os.set_blocking(child.stdin.fileno(), False)
+        _CALLERS.add(self)
         self._child, self._owner = child, os.getpid()
         return child
 
@@ -140,6 +156,21 @@ class Isolated:
             self._pending += chunk
         line, _, self._pending = self._pending.partition(b"\n")
         return line
+
+
+_CALLERS: set[Isolated] = set()
+"""Every Isolated that started a child, held to the end (a process makes one for its grammars)."""
+
+
+def stop_all() -> None:
+    """End every child of this process: at its exit (the interpreter's, and a one-shot command's
+    ``os._exit``, which skips it: ``oneshot.finish_process``), so that no child outlives its caller
+    and the children's CPU time is counted in the caller's."""
+    for caller in list(_CALLERS):
+        caller.stop()  # (a child of another process, after a fork, is left alone)
+
+
+atexit.register(stop_all)
 
 
 def _wait(fd: int, event: int, deadline: float) -> None:
@@ -172,9 +203,15 @@ def serve(config: dict[str, Any]) -> None:
     input closes."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash must leave no core file anywhere
     _set_soft(resource.RLIMIT_AS, config["memory"])
+    # The answers go out on a copy of standard output; descriptor 1 itself (sys.stdout's too) points
+    # at nothing, so that what a grammar or its bindings print cannot be read as an answer.
+    answers = os.fdopen(os.dup(1), "wb")
+    nowhere = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(nowhere, 1)
+    os.close(nowhere)
     module, _, name = config["target"].partition(":")
     target = getattr(importlib.import_module(module), name)
-    given, answers = sys.stdin.buffer, sys.stdout.buffer
+    given = sys.stdin.buffer
     while True:
         header = given.readline()
         if not header:

@@ -168,5 +168,74 @@ def shifted(line: str, shift: Shift) -> str | None:
     return line[len(text):] if line.startswith(text) else None
 
 
+def fits_around(texts: Sequence[str], start: int, lines: Sequence[tuple[str, str]]) -> tuple[bool, bool]:
+    """How a hunk placed at file line ``start`` (its ``(kind, text)`` lines, kept and removed
+    ones standing for the file's) indents the lines it adds against the block around them: a
+    pair (consistent, plausible). In each change (a run of added and removed lines), take the
+    first non-blank added line, and the nearest non-blank lines above and below it in the file
+    the hunk makes; the block it is in is the one below when that one is deeper than the one
+    above (the change opens it: a body under its ``def``), else either (a change between a
+    block's last line and a shallower line may end the block or follow it). The line is
+    *consistent* when it is as deep as a line its change removes, or, where the change removes
+    none, as that block; *plausible* when it is as deep as either. The hunk is so when every
+    change is. The test that tells apart the two readings of a hunk matched at a shifted
+    indentation, its added lines shifted alike or already at the file's (``repair_update``)."""
+    result: list[str] = list(texts[max(0, start - _AROUND):start])
+    changes: list[tuple[int, int, set[str]]] = []  # (first added, last added, removed indentations)
+    at, index, size = start, 0, len(lines)
+    while index < size:
+        if lines[index][0] == " ":
+            result.append(texts[at])
+            at, index = at + 1, index + 1
+            continue
+        removed: set[str] = set()
+        added: list[int] = []
+        while index < size and lines[index][0] != " ":
+            kind, text = lines[index]
+            if kind == "-":
+                if strip(texts[at]):
+                    removed.add(indentation(texts[at]))
+                at += 1
+            else:
+                added.append(len(result))
+                result.append(text)
+            index += 1
+        first = next((i for i in added if strip(result[i])), None)
+        if first is not None:
+            changes.append((first, added[-1], removed))
+    result += texts[at:at + _AROUND]
+    consistent = plausible = True
+    for first, last, removed in changes:
+        deep = indentation(result[first])
+        above = next((indentation(result[i]) for i in range(first - 1, -1, -1) if strip(result[i])), "")
+        below = next((indentation(result[i]) for i in range(last + 1, len(result)) if strip(result[i])), "")
+        block = {below} if len(below) > len(above) and below.startswith(above) else \
+            {below, *_enclosing(result, first, above, below)}
+        consistent = consistent and deep in (removed or block)
+        plausible = plausible and deep in removed | block
+    return consistent, plausible
+
+
+def _enclosing(lines: Sequence[str], at: int, deepest: str, shallowest: str) -> list[str]:
+    """The indentations of the blocks that line ``at`` may end or follow: ``deepest`` (the line
+    above it) and that of each line above that opens a block around it, up to ``shallowest``
+    (the line below it): after a method's last line and before a class, a line may be the
+    method's, a new method, or a new class."""
+    found, current = [deepest], deepest
+    for i in range(at - 1, -1, -1):
+        if len(current) <= len(shallowest):
+            break
+        indent = indentation(lines[i])
+        if strip(lines[i]) and len(indent) < len(current) and current.startswith(indent):
+            found.append(indent)
+            current = indent
+    return found
+
+
+_AROUND = 200
+"""How many file lines around a hunk ``fits_around`` looks through for a non-blank neighbour
+(past them, or past either end of the file, the neighbour is a line without indentation)."""
+
+
 def matches_in_some_pass(line: str, other: str) -> bool:
     return any(key(line) == key(other) for key in PASSES)

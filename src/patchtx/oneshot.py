@@ -62,6 +62,9 @@ def finish_process(code: int) -> NoReturn:
                 stream.flush()
     except (OSError, ValueError):
         sys.exit(code)
+    isolated = sys.modules.get("patchtx.isolated")
+    if isolated is not None:  # (loaded by a run that parsed with a grammar): os._exit skips atexit
+        isolated.stop_all()
     os._exit(code)
 
 

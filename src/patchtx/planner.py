@@ -649,18 +649,21 @@ class Stager:
                 found, rel, hunk.line))
 
     def _refuse_undone_changes(self, before: dict[str, _Entry], changes: Sequence[FileChange]) -> None:
-        """Operations of one patch that only update a file and leave it as they found it (an edit
-        and one that undoes it) are refused as ``no_change``: the result would list the file
-        changed, and it is not."""
+        """Operations of one patch that update, delete or add a file (no move) and leave it as
+        they found it (an edit and one that undoes it; a Delete and an Add of the same bytes and
+        mode) are refused as ``no_change``: the result would list the file changed, and it is
+        not (THE no-op rule of every protocol, docs/format.md "A patch that changes nothing")."""
         updated: dict[str, list[FileChange]] = {}
         for change in changes:
             updated.setdefault(change.path, []).append(change)
         for rel, ops in updated.items():
-            if any(op.kind is not ChangeKind.UPDATE or op.source is not None for op in ops):
+            if any(op.kind is ChangeKind.MOVE or op.source is not None for op in ops):
                 continue
             was = before.get(rel) or self.original[rel]
             now = self.overlay[rel]
-            if (was.content, was.mode) == (now.content, now.mode):
+            # (An added file's mode is the one a new file gets: None until the commit gives it.)
+            mode = default_file_mode() if now.mode is None else now.mode
+            if was.content is not None and (was.content, was.mode) == (now.content, mode):
                 raise NoChangeError(
                     f"Refusing the patch: its {len(ops)} operations on {ops[0].spelled} leave the file "
                     "exactly as it is (each undoes what the ones before it did)." if len(ops) > 1 else

@@ -20,7 +20,9 @@ the same placement rule as any other hunk (docs/format.md, "Repairs").
   the added lines are given the file's (the context lines stay as in the file, as always): the
   rule of ``normalise.one_shift`` and ``normalise.hunk_suffix``, which SEARCH/REPLACE blocks
   follow too. A hunk whose lines show no one shift, or two readings (shifted as written, or its
-  context lines having lost their prefix space), is refused as ambiguous.
+  context lines having lost their prefix space), is refused as ambiguous; so is one whose added
+  lines may as well be already at the file's indentation (the model shifted only the lines it
+  copied), unless the block around them tells which (``normalise.fits_around``).
 
 Each returns the repaired hunks and their placements, or None; the caller refuses as before.
 """
@@ -34,7 +36,18 @@ from ._record import replace
 from .errors import AmbiguousContextError, ContextNotFoundError, HunkParseError
 from .hints import describe_miss, unwanted, visible
 from .model import Repair
-from .normalise import SAME, hunk_suffix, line_shift, normalise, one_shift, shifted, spell_indentation, strip
+from .normalise import (
+    SAME,
+    fits_around,
+    hunk_suffix,
+    indentation,
+    line_shift,
+    normalise,
+    one_shift,
+    shifted,
+    spell_indentation,
+    strip,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -536,11 +549,54 @@ def _adjusted(texts: Sequence[str], placement: Placement, chunk: Chunk, display:
         raise _no_one_indentation(chunk, placement, display, pairs, list(readings.values()))
     (moved, shift), = readings.items()
     if shift != SAME:
+        # Two readings: the added lines shifted alike (the hunk shifted as a whole, its lines as
+        # the model set them against each other), or already at the file's indentation (the
+        # model shifted only the lines it copied). The first is taken when its added lines are
+        # indented consistently with the block around them and the second's are not; the second,
+        # which splits the hunk, only when its lines are consistent and the first's are not even
+        # plausible (normalise.fits_around); otherwise neither is told.
+        (moved_fits, moved_may), (sent_fits, _) = (fits_around(texts, placement.start, moved),
+                                                   fits_around(texts, placement.start, lines))
+        if sent_fits and not moved_may:
+            return lines, found
+        if not moved_fits or sent_fits:
+            raise _two_indentations(chunk, placement, display, shift, moved, (moved_fits, sent_fits))
         direction, by = shift
         found.append(("indentation", f"indented the added lines by {spell_indentation(by)} "
                       f"{'more' if direction == '+' else 'less'}, as every kept and removed line of "
-                      "the hunk is in the file"))
+                      "the hunk is in the file (as written, they would not be indented as the "
+                      "lines around them)"))
     return moved, found
+
+
+def _two_indentations(chunk: Chunk, placement: Placement, display: str, shift: Shift,
+                      moved: Sequence[tuple[LineKind, str]], fits: tuple[bool, bool],
+                      ) -> AmbiguousContextError:
+    """The refusal of a hunk matched at a shifted indentation whose added lines read two ways,
+    shifted alike or as written, neither alone indented consistently with the block around it
+    (``fits``: whether each is, ``normalise.fits_around``)."""
+    end = placement.start + placement.length
+    at = f"file line {placement.start + 1}" + (f"-{end}" if end > placement.start + 1 else "")
+    direction, by = shift
+    first = next((index for index, (kind, text) in enumerate(placement.lines)
+                  if kind == "+" and strip(text)), 0)
+    sent, shifted_line = placement.lines[first][1], moved[first][1]
+    return AmbiguousContextError(
+        f"Ambiguous indentation in {display}: the hunk at patch line {chunk.line} matches {at} "
+        f"with every kept and removed line {spell_indentation(by)} "
+        f"{'shallower' if direction == '+' else 'deeper'} than the file's, and its added lines "
+        f"read two ways: shifted alike (\"{visible(shifted_line[:60])}\", "
+        f"{spell_indentation(indentation(shifted_line)) if indentation(shifted_line) else 'no indentation'}), "
+        f"or already at the file's indentation as written (\"{visible(sent[:60])}\", "
+        f"{spell_indentation(indentation(sent)) if indentation(sent) else 'no indentation'}); "
+        + ("both are indented as the lines around them" if all(fits) else
+           "neither is indented as the lines around them" if not any(fits) else
+           "as written they are indented as the lines around them, and shifted alike they stand "
+           "as deep as a line beside them") + ", so which is "
+        "meant is not told.",
+        hint="Write the hunk's lines with the file's indentation (each line exactly as the file "
+             "has it, then the added lines at the indentation they mean).",
+        path=display, line=chunk.line, details={"ambiguous": "indentation"})
 
 
 def _moved(lines: tuple[tuple[LineKind, str], ...], shift: Shift) -> tuple[tuple[LineKind, str], ...] | None:

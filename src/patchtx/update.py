@@ -199,6 +199,30 @@ def _diff_endings(original: TextFile, chunks: Sequence[Chunk],
     return out
 
 
+def _endings_in_place(original: TextFile, chunks: Sequence[Chunk], placements: Sequence[Placement]) -> bool:
+    """Whether a unified diff that changes line endings only is already applied: every hunk's
+    old and new sides are the same lines but for some line's ending (a CRLF-to-LF diff), and the
+    file carries the new side's endings where the hunk goes. Its lines then match the file (line
+    endings are not compared), its endings are not the file's old ones (``_diff_endings`` keeps
+    the file's), and the update would change nothing: sent again, it is in place, not a no-op."""
+    endings, changed = original.endings, False
+    for placement in placements:
+        chunk = chunks[placement.chunk_index]
+        if chunk.old_unterminated != chunk.new_unterminated or \
+                [t for k, t in chunk.lines if k != "+"] != [t for k, t in chunk.lines if k != "-"]:
+            return False
+        crs = set(chunk.carriage_returns)
+        old = [at in crs for at, (kind, _) in enumerate(chunk.lines) if kind != "+"]
+        new = [at in crs for at, (kind, _) in enumerate(chunk.lines) if kind != "-"]
+        changed = changed or old != new
+        for offset, cr in enumerate(new):
+            line = placement.start + offset
+            last = chunk.new_unterminated and offset == len(new) - 1
+            if line >= len(endings) or endings[line] != ("\r" if cr else "") + ("" if last else "\n"):
+                return False
+    return changed
+
+
 def _new_side_at_its_line(texts: Sequence[str], chunks: Sequence[Chunk], number: int) -> bool:
     """Whether hunk ``number``'s new side stands where the diff says the new file has it (its
     stated line moved by the lines the hunks above it add or remove): a diff made by a tool says
@@ -269,6 +293,9 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             miss, reinserted = error, False
         else:
             update, settled = _rewritten(original, chunks, placed, rule, names, ())
+            if (check_applied and rule.format == "unified" and update.after == content
+                    and _endings_in_place(original, chunks, placed.placements)):
+                return FileUpdate(content, (), (), applied=True)
             # Added lines the repair step re-indented (or freed of the model's trailing white
             # space) stand, sent again, only as it wrote them: asked with them.
             rewritten = [p for p, q in zip(settled, placed.placements, strict=True) if p.lines != q.lines]

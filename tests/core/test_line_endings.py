@@ -200,3 +200,26 @@ def test_a_git_diff_of_any_two_files_with_mixed_endings_writes_the_second(
 
     patchtx.apply_patch(diff.decode(), root, durable=False)
     assert (root / "f").read_bytes() == new
+
+
+ENDINGS_ONLY = ["crlf-to-lf-line", "crlf-to-lf-file", "lf-to-crlf-file", "cr-taken-at-the-end",
+                "kept-cr-at-the-end", "changed-before-the-unterminated-end"]
+"""The cases above whose hunks change line endings alone (their lines' texts stay)."""
+
+
+@pytest.mark.parametrize("name", ENDINGS_ONLY)
+def test_a_diff_that_changes_line_endings_alone_sent_again_is_already_applied(name: str, tmp_path: Path) -> None:
+    # Sent again, its lines match the file (endings are not compared) and its old endings are not
+    # the file's, so the file's are kept and nothing would change: it was refused as no_change,
+    # and with skip_applied a CI re-run failed.
+    import patchtx
+    from patchtx.errors import PatchtxError
+
+    before, body, after = DIFF_ENDINGS[name]
+    assert _applied(tmp_path, before, body) == after
+    diff = (b"--- a/f\n+++ b/f\n" + body).decode()
+    with pytest.raises(PatchtxError) as again:
+        patchtx.apply_patch(diff, tmp_path, durable=False)
+    assert again.value.kind == "already_applied", again.value.message
+    patchtx.apply_patch(diff, tmp_path, durable=False, skip_applied=True)
+    assert (tmp_path / "f").read_bytes() == after

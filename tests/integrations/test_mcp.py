@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from agents_support import server_environment, snapshot
 from mcp import Client
+from tests.syntax import need_grammars
 from tests.warm_server import parameters
 
 from patchtx.render import result_schema
@@ -419,7 +420,7 @@ async def test_a_file_that_crashes_a_grammar_does_not_end_the_server(tree: Path)
     """Issue 38: the YAML grammar segfaults on 300 nested block mappings. The guard (refuse, the
     server's default) parsed in the server's process: the call died with it, and every later call
     of the agent. Now the grammar runs in a child: the file is written unchecked, saying so."""
-    pytest.importorskip("tree_sitter_language_pack")
+    need_grammars()
     deep = "".join(" " * i + f"k{i}:\n" for i in range(300)) + " " * 300 + "v\n"
     patch = ("*** Begin Patch\n*** Add File: deep.yaml\n" + "".join(f"+{line}\n" for line in deep.splitlines())
              + "*** End Patch\n")

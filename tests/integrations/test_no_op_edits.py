@@ -42,6 +42,14 @@ NO_OPS = {
     "codex operations that undo one another": "*** Begin Patch\n*** Update File: app.py\n"
                                               "-    return 0\n+    return 1\n*** Update File: app.py\n"
                                               "-    return 1\n+    return 0\n*** End Patch\n",
+    # (Issue 37 item 9: reported 'D app.py' and 'A app.py', exit 0, the file as it was.)
+    "codex delete and add of the same bytes": "*** Begin Patch\n*** Delete File: app.py\n"
+                                              "*** Add File: app.py\n" + "".join(
+                                                  f"+{line}\n" for line in FILE.splitlines())
+                                              + "*** End Patch\n",
+    "unified delete and add of the same bytes": "--- a/app.py\n+++ /dev/null\n@@ -1,3 +0,0 @@\n" + "".join(
+        f"-{line}\n" for line in FILE.splitlines()) + "--- /dev/null\n+++ b/app.py\n@@ -0,0 +1,3 @@\n"
+        + "".join(f"+{line}\n" for line in FILE.splitlines()),
 }
 
 
@@ -124,3 +132,11 @@ def test_a_skipped_resend_is_still_the_already_applied_answer(tree: Path) -> Non
         patchtx.apply_patch(patch, tree)
     assert info.value.kind == "already_applied"
     assert patchtx.apply_patch(patch, tree, skip_applied=True).plan.summary == "A 0, M 0, D 0, R 0"
+
+
+def test_a_delete_and_add_that_changes_the_mode_is_a_change(tree: Path) -> None:
+    (tree / "app.py").chmod(0o755)
+    patch = NO_OPS["codex delete and add of the same bytes"]
+    result = patchtx.apply_patch(patch, tree, durable=False)
+    assert [change.kind.value for change in result.plan.changes] == ["D", "A"]
+    assert (tree / "app.py").read_text() == FILE and (tree / "app.py").stat().st_mode & 0o111 == 0

@@ -151,3 +151,56 @@ def test_a_block_with_white_space_on_every_line_does_not_write_it(tmp_path: Path
     assert not isinstance(outcome, PatchtxError), outcome.message
     assert (tmp_path / "a.py").read_bytes() == CLASS.replace(b"x = 1", b"x = 2")
     assert any("ends with ' '" in note for note in outcome.plan.notes), outcome.plan.notes
+
+
+# -- the added lines shifted alike, or already at the file's indentation -------------------------
+# (Issue 37 item 2's gap: a model may shift only the lines it copied. Measured before on 112
+# generated hunks so written, 66 were written with their added lines shifted a second time.)
+def test_added_lines_already_at_the_files_indentation_are_written_as_sent(tmp_path: Path) -> None:
+    # Context 4 spaces shallow, the added line 8 deep as the file's: shifted alike it would stand
+    # 12 deep where it replaces an 8-deep line; as written it is as deep as that line.
+    (tmp_path / "a.py").write_bytes(CLASS)
+    result = apply(tmp_path, codex(" def f(self):", "-    x = 1", "+        x = 2", "     return x"))
+    assert not isinstance(result, PatchtxError), result.message
+    assert kinds(result) == []
+    assert (tmp_path / "a.py").read_bytes() == CLASS.replace(b"x = 1", b"x = 2")
+
+
+def test_added_lines_that_fit_only_shifted_are_shifted_and_reported(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_bytes(CLASS)
+    result = apply(tmp_path, codex(" def f(self):", "-    x = 1", "+    x = 2", "     return x"))
+    assert not isinstance(result, PatchtxError), result.message
+    assert kinds(result) == ["indentation"]
+    assert "would not be indented as the lines around them" in result.plan.repairs[0].detail
+    assert (tmp_path / "a.py").read_bytes() == CLASS.replace(b"x = 1", b"x = 2")
+
+
+def test_added_lines_that_fit_both_ways_are_refused_naming_both(tmp_path: Path) -> None:
+    # 'y = 2' between the last line of f's body and 'def g': 8 deep shifted alike (ending f's
+    # body), 4 as written (before g, as a method): both are indented as a line beside them.
+    before = b"class A:\n    def f(self):\n        x = 1\n    def g(self):\n        pass\n"
+    (tmp_path / "a.py").write_bytes(before)
+    outcome = apply(tmp_path, codex("     x = 1", "+    y = 2", " def g(self):", "-    pass"))
+    assert isinstance(outcome, PatchtxError), (tmp_path / "a.py").read_bytes()
+    assert outcome.kind == "ambiguous_context" and outcome.to_json()["ambiguous"] == "indentation"
+    assert "shifted alike" in outcome.message and "as written" in outcome.message, outcome.message
+    assert "both are indented as the lines around them" in outcome.message
+    assert (tmp_path / "a.py").read_bytes() == before
+
+
+def test_lines_added_under_a_block_opener_go_into_its_block(tmp_path: Path) -> None:
+    # Right under 'def f(self):' and above its body, an added line is the body's first (8 deep):
+    # shifted alike it is; as written (4 deep) it would close the method before its body.
+    (tmp_path / "a.py").write_bytes(CLASS)
+    result = apply(tmp_path, codex(" def f(self):", "+    y = 0", "     x = 1", "-    return x"))
+    assert not isinstance(result, PatchtxError), result.message
+    assert kinds(result) == ["indentation"]
+    assert (tmp_path / "a.py").read_bytes() == b"class A:\n    def f(self):\n        y = 0\n        x = 1\n"
+
+
+def test_added_lines_that_fit_neither_way_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_bytes(CLASS)
+    outcome = apply(tmp_path, codex(" def f(self):", "-    x = 1", "+  x = 2", "     return x"))
+    assert isinstance(outcome, PatchtxError), (tmp_path / "a.py").read_bytes()
+    assert outcome.kind == "ambiguous_context" and "neither is indented" in outcome.message
+    assert (tmp_path / "a.py").read_bytes() == CLASS

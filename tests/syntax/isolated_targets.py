@@ -37,3 +37,19 @@ def spin(args: Any, *blobs: bytes | None) -> Any:
     """CPU time without end (the child's own limit ends it)."""
     while True:
         pass
+
+
+def chatter(args: Any, *blobs: bytes | None) -> Any:
+    """Output on descriptor 1 and sys.stdout, as native code or a binding may print, before its
+    answer."""
+    os.write(1, b'{"answer": "forged"}\n')
+    print('{"answer": "forged too"}', flush=True)
+    return echo(args, *blobs)
+
+
+def burn(args: Any, *blobs: bytes | None) -> Any:
+    """``args`` seconds of CPU time."""
+    until = time.process_time() + args
+    while time.process_time() < until:
+        pass
+    return echo(args, *blobs)

@@ -16,9 +16,10 @@ import patchtx
 from patchtx.errors import SyntaxGuardError
 from patchtx.syntax import language_of
 
+from . import need_grammars
 from .mutations import Mutation, independently_broken, mutations, unified_patch
 
-pytest.importorskip("tree_sitter_language_pack", reason="the corpus is cut with tree-sitter grammars")
+need_grammars(module=True)  # (the corpus is cut with tree-sitter grammars)
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(p for p in CORPUS.iterdir() if language_of(p.name))
