@@ -181,7 +181,7 @@ def _report(name: str, samples: dict[str, list[tuple[float, float] | None]], tim
         wall, cpu, cut = medians(key)
         mark = ">" if cut else " "
         print(f"  {key[-40:]:40} {len(runs):4d} {mark}{wall:8.2f} {mark}{cpu:8.2f} "
-              f"{wall / codex_wall:10.2f}{'?' if codex_cut else ' '} {cpu / max(codex_cpu, 1e-9):9.2f}")
+              f"{wall / codex_wall:10.3g}{'?' if codex_cut else ' '} {cpu / max(codex_cpu, 1e-9):9.3g}")
 
 
 if __name__ == "__main__":

@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING
 
 from .errors import AmbiguousContextError, ContextNotFoundError, PatchtxError
 from .hints import describe_miss
-from .matching import MAX_CANDIDATES, Ambiguous, LineIndex, Missing, Placement, place
-from .normalise import SAME, hunk_suffix, one_shift, shifted, spell_indentation, strip
+from .matching import MAX_CANDIDATES, VERIFY_BUDGET, Ambiguous, LineIndex, Missing, Placement, _matches, place
+from .normalise import SAME, hunk_suffix, indentation, line_shift, one_shift, shifted, spell_indentation, strip
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
     from .model import Chunk, LineKind
     from .normalise import Shift
@@ -72,6 +72,8 @@ class BlockIndex(LineIndex):
 
     def __init__(self, texts: Sequence[str], *, source: bytes | None = None) -> None:
         super().__init__(texts, passes=SHIFTED + 1, source=source)
+        self._relation_cache: tuple[list[int], list[tuple[str, str] | None]] | None = None
+        self._keyed: list[tuple[str, tuple[str, str] | None]] | None = None
 
     def pattern(self, lines: Sequence[str], tier: int) -> list[str]:
         if tier != SHIFTED:
@@ -85,18 +87,80 @@ class BlockIndex(LineIndex):
             return True
         found = self.texts[start : start + len(pattern)]
         raw = pattern.raw  # type: ignore[attr-defined]
-        return shift_between(found, raw) is not None
+        # ``shift_between`` without its first question: the lines are equal white space aside
+        # where this pass finds them. (Asked again at every start of a file of one repeated line,
+        # it would cost the block's length there even where the shift disagrees at once.)
+        shift = one_shift(zip(found, raw, strict=True))
+        return shift is not None and shift != SAME
 
     def _hits(self, pattern: list[str], tier: int, low: int, high: int) -> Iterator[int]:
-        """Every start in [low, high) where ``pattern`` holds in pass ``tier``, in order."""
+        """Every start in [low, high) where ``pattern`` holds in pass ``tier``, in order.
+
+        In the shifted pass each start where the lines are equal white space aside is asked for
+        one shift of indentation; where that costs (a file of one repeated line, a block whose
+        last line alone is shifted otherwise) more than ``VERIFY_BUDGET`` times the lines
+        searched, the rest is found by ``_shifted_starts``, in linear time."""
+        budget = VERIFY_BUDGET * (high - low + len(pattern))
         while True:
             found = super().starts(pattern, tier, low, high, 64)
             for start in found:
+                if tier == SHIFTED:
+                    budget -= len(pattern)
+                    if budget < 0:
+                        yield from self._shifted_starts(pattern, start, high)
+                        return
                 if self._fits(pattern, tier, start):
                     yield start
             if len(found) < 64:
                 return
             low = found[-1] + 1
+
+    def _shifted_starts(self, pattern: list[str], low: int, high: int) -> Iterator[int]:
+        """The starts ``_fits`` takes in [low, high - len(pattern)], in order, in time linear in
+        the lines searched: the block's lines are the file's with one shift of indentation (a
+        prefix added, or taken away) exactly when they are equal white space aside, the first
+        non-blank pair shows a shift, and each later non-blank line stands to the non-blank line
+        before it as in the block (``_relations``: a prefix added in front of two indentations
+        leaves what follows their common part as it was). So the file's lines and their
+        relations, paired, are searched for the block's (``matching._matches``, linear), the
+        first non-blank line's relation (to a line before the block) aside."""
+        raw = pattern.raw  # type: ignore[attr-defined]
+        first = next((j for j, line in enumerate(pattern) if line), None)
+        if first is None:
+            return  # (blank lines show no shift)
+        stripped = self.keys(SHIFTED)
+        blanks_before, relations = self._relations()
+        wanted = list(zip(pattern[first + 1:], _relations_of(pattern, raw)[first + 1:], strict=True))
+        if wanted:
+            keyed = self._keyed
+            assert keyed is not None
+            ends = _matches(keyed, wanted, low + first + 1, high, len(keyed) + 1)
+            starts: Iterable[int] = (end - first - 1 for end in ends)
+        else:
+            starts = _matches(stripped, [pattern[first]], low + first, high, len(stripped) + 1)
+            starts = (at - first for at in starts)
+        for start in starts:
+            at = start + first
+            if blanks_before[at] < first or stripped[at] != pattern[first]:
+                continue
+            shift = line_shift(self.texts[at], raw[first])
+            if shift is not None and shift != SAME:
+                yield start
+
+    def _relations(self) -> tuple[list[int], list[tuple[str, str] | None]]:
+        """For each file line, how many blank lines (white space aside) stand right before it,
+        and its relation to the non-blank line before it (``_relations_of``); the lines and
+        relations paired are kept for the search (``_keyed``)."""
+        if self._relation_cache is None:
+            stripped = self.keys(SHIFTED)
+            blanks_before, run = [], 0
+            for line in stripped:
+                blanks_before.append(run)
+                run = run + 1 if not line else 0
+            relations = _relations_of(stripped, self.texts)
+            self._keyed = list(zip(stripped, relations, strict=True))
+            self._relation_cache = (blanks_before, relations)
+        return self._relation_cache
 
     def first_any(self, lines: Sequence[str], low: int) -> tuple[int, int, list[str]]:
         if not lines:
@@ -122,6 +186,26 @@ class BlockIndex(LineIndex):
             if len(out) >= limit:
                 break
         return out
+
+
+def _relations_of(stripped: Sequence[str], lines: Sequence[str]) -> list[tuple[str, str] | None]:
+    """For each non-blank line, its indentation and the indentation of the non-blank line before
+    it, each without their common start (None for a blank line; the first non-blank line is
+    compared with no indentation)."""
+    out: list[tuple[str, str] | None] = []
+    before = ""
+    for line, text in zip(stripped, lines, strict=True):
+        if not line:
+            out.append(None)
+            continue
+        own = indentation(text)
+        common = 0
+        limit = min(len(own), len(before))
+        while common < limit and own[common] == before[common]:
+            common += 1
+        out.append((before[common:], own[common:]))
+        before = own
+    return out
 
 
 def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,

@@ -28,6 +28,8 @@ MAX_VOTES = 200_000
 that line's places in the pattern): a hunk of one line repeated 3,000 times against a file of it
 would cast 2,000 x 3,000, seconds of work, for a hint."""
 FEW_KEYS = 16
+"""Up to this many different lines, a hunk's lines are each looked for in the file in C; past it,
+the file's lines are read once (``_positions``)."""
 _INVISIBLES = {
     "\t": "\\t",
     "\r": "\\r",

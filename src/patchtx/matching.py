@@ -25,7 +25,7 @@ exact pass cannot settle the file (a pattern it cannot find, or several placemen
 from __future__ import annotations
 
 from operator import methodcaller
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._record import record
 from .errors import AmbiguousContextError, ContextNotFoundError
@@ -66,6 +66,8 @@ if TYPE_CHECKING:
         def starts(self, pattern: Any, tier: int, low: int, high: int, limit: int) -> list[int]: ...
 
 MAX_CANDIDATES = 20
+Key = TypeVar("Key", str, tuple[str, Any])
+"""What ``_matches`` compares: a line's key, or one paired with more (``block_placement``)."""
 VERIFY_BUDGET = 2
 """How many lines ``_matches`` may compare, per line it searches, at the starts where it finds the
 pattern's longest line, before it searches the rest linearly (``_matches_linearly``)."""
@@ -559,7 +561,7 @@ class LineIndex:
         return -1, []
 
 
-def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> list[int]:
+def _matches(keys: list[Key], wanted: list[Key], lower: int, upper: int, limit: int) -> list[int]:
     """Up to ``limit`` starts in [lower, upper) where ``keys`` hold ``wanted`` (all of it before
     ``upper``), in order; ``wanted`` is not empty.
 
@@ -574,7 +576,7 @@ def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: 
     m = len(wanted)
     if m == 0:
         return [lower] if lower <= upper else []
-    lengths = list(map(len, wanted))
+    lengths = [len(key) for key in wanted]  # (a line, or a line paired with more)
     pivot = lengths.index(max(lengths))  # the longest line: the rarest, as a rule
     needle = wanted[pivot]
     found: list[int] = []
@@ -601,7 +603,7 @@ def _matches(keys: list[str], wanted: list[str], lower: int, upper: int, limit: 
     return found
 
 
-def _matches_linearly(keys: list[str], wanted: list[str], first: int, stop: int,
+def _matches_linearly(keys: list[Key], wanted: list[Key], first: int, stop: int,
                       limit: int) -> list[int]:
     """Up to ``limit`` starts in [first, stop) where ``keys`` hold ``wanted``, in order, by
     Knuth-Morris-Pratt: each line of ``keys`` is compared at most twice (amortised), so the

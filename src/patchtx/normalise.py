@@ -118,11 +118,15 @@ def one_shift(pairs: Iterable[tuple[str, str]]) -> Shift | None:
     unified hunk, a SEARCH/REPLACE block): the one shift that every non-blank ``(file line, patch
     line)`` pair shows, ``SAME`` when there is none to show; None when the pairs disagree (the
     added lines' indentation then has no one reading)."""
-    shifts = {line_shift(in_file, in_patch) for in_file, in_patch in pairs
-              if strip(in_file) and strip(in_patch)}
-    if not shifts:
-        return SAME
-    return shifts.pop() if len(shifts) == 1 else None
+    shift: Shift | None = None
+    for in_file, in_patch in pairs:
+        if not (strip(in_file) and strip(in_patch)):
+            continue
+        this = line_shift(in_file, in_patch)
+        if this is None or (shift is not None and this != shift):
+            return None  # (said at the first pair that disagrees: the rest cannot agree again)
+        shift = this
+    return SAME if shift is None else shift
 
 
 def spell_indentation(indent: str) -> str:

@@ -7,7 +7,8 @@ of the repair step's 40 trials, each of which also looked for the closest region
 
 No clock here (speed lives in benchmarks/refusal_cost.py, against Codex): the work is counted,
 every comparison of a file line's key with another line (the file's keys are wrapped in a ``str``
-that counts its comparisons, in every pass) and every line the last pass normalises, and the same
+that counts its comparisons, in every pass), every line the last pass normalises and every pair
+of lines whose indentations are compared (SEARCH/REPLACE blocks' shifted pass), and the same
 refusal at twice the size (twice the file, twice the hunk) must cost about twice the work, where
 comparing the hunk at every start costs four times as much.
 """
@@ -58,6 +59,9 @@ def _shape(name: str, n: int, m: int) -> tuple[list[str], str]:
         return lines, _codex([ASCII] * (m - 1), "Z-")
     if name == "unified diff":
         return [LINE] * n, _unified([LINE] * (m - 1), "absent")
+    if name == "search/replace":  # shifted as a whole (two spaces less in the file) but the last line
+        search = "\n".join(["  " + LINE] * (m - 1) + [LINE])
+        return [LINE] * n, f"f.txt\n<<<<<<< SEARCH\n{search}\n=======\nnew\n>>>>>>> REPLACE\n"
     raise AssertionError(name)
 
 
@@ -80,7 +84,7 @@ class _Key(str):
 
 def _work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, n: int, m: int) -> int:
     lines, patch = _shape(name, n, m)
-    folder = tmp_path / f"{name}-{n}"
+    folder = tmp_path / f"{name.replace('/', '-')}-{n}"
     folder.mkdir()
     (folder / "f.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     normalised = 0
@@ -106,6 +110,16 @@ def _work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, n: int, m:
         normalised += len(stripped)
         return original_keys_of(stripped)
 
+    original_shift = normalise.line_shift
+
+    def counted_shift(in_file: str, in_patch: str) -> normalise.Shift | None:
+        nonlocal normalised
+        normalised += 1  # (a pair of lines' indentations compared: the shifted pass's work)
+        return original_shift(in_file, in_patch)
+
+    from patchtx import block_placement
+    monkeypatch.setattr(normalise, "line_shift", counted_shift)
+    monkeypatch.setattr(block_placement, "line_shift", counted_shift, raising=False)
     monkeypatch.setattr(normalise, "unicode_key", counted_key)
     monkeypatch.setattr(matching, "unicode_keys", counted_keys_of)
     monkeypatch.setattr(matching.LineIndex, "keys", counted_keys)
@@ -127,7 +141,8 @@ def _work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, n: int, m:
     return _Key.compared + normalised
 
 
-@pytest.mark.parametrize("name", ["loose pass", "exact pass", "periodic", "repair trials", "unified diff"])
+@pytest.mark.parametrize("name", ["loose pass", "exact pass", "periodic", "repair trials", "unified diff",
+                                  "search/replace"])
 def test_a_refusal_at_twice_the_size_costs_twice_the_work(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> None:
     n, m = 1000, 250  # (a hunk of a quarter of the file: comparing it at every start shows)

@@ -260,3 +260,39 @@ def test_a_files_lines_normalised_together_are_each_line_normalised(lines: list[
     one_by_one = [unicodedata.normalize("NFC", line).translate(PUNCTUATION) for line in lines]
     assert unicode_keys(lines) == one_by_one
     assert [unicode_key(line) for line in lines] == one_by_one
+
+
+# Indentations where a shift is a prefix added or taken away, or none (tabs against spaces).
+_INDENTED = st.tuples(st.sampled_from(["", " ", "  ", "\t", " \t", "    "]),
+                      st.sampled_from(["a", "a", "b", ""]), st.sampled_from(["", " "]))
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(st.lists(_INDENTED, max_size=30), st.lists(_INDENTED, min_size=1, max_size=8),
+       st.integers(0, 32), st.integers(0, 32), st.sampled_from([0, 2]))
+@example([("  ", "a", "")] * 12, [(" ", "a", "")] * 3 + [("", "a", "")], 0, 12, 0)  # late disagreement
+@example([("", "", ""), ("  ", "a", ""), ("  ", "b", "")], [("", "", ""), ("", "a", ""), ("", "b", "")],
+         0, 3, 0)  # a blank line first
+@example([("", "", ""), ("  ", "a", ""), ("  ", "b", ""), ("", "x", ""), ("  ", "a", ""), ("  ", "b", "")],
+         [("", "", ""), ("", "a", ""), ("", "b", "")], 0, 6, 0)  # ... where the file has none
+@example([("  ", "a", "")] * 4, [("", "a", "")] * 2, 1, 4, 0)  # a fit just below the lower bound
+def test_the_shifted_pass_finds_the_starts_the_simple_search_finds(
+        texts: list[tuple[str, str, str]], block: list[tuple[str, str, str]], low: int, high: int,
+        budget: int) -> None:
+    """SEARCH/REPLACE blocks' shifted pass, asked at every start where the lines are equal white
+    space aside, or past a budget (at once with budget 0) searched linearly by their relations,
+    finds the starts where ``shift_between`` takes the block for the file's lines shifted."""
+    from unittest import mock
+
+    from patchtx import block_placement
+    from patchtx.block_placement import SHIFTED, BlockIndex, shift_between
+
+    file_lines = ["".join(parts) for parts in texts]
+    lines = ["".join(parts) for parts in block]
+    size = len(lines)
+    every = [s for s in range(low, min(high, len(file_lines)) - size + 1)
+             if shift_between(file_lines[s : s + size], lines) is not None]
+    index = BlockIndex(file_lines)
+    with mock.patch.object(block_placement, "VERIFY_BUDGET", budget):
+        found = index.starts(index.pattern(lines, SHIFTED), SHIFTED, low, high, 99)
+    assert found == every
