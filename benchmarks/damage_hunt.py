@@ -21,7 +21,7 @@ tests/replay/cases). Third-party files are read from the mirrors at run time, ne
         --repo /work/.mirror/psf+requests/repo --edits 60 --pairs 8 [--codex] [--markdown]
     .venv/bin/python benchmarks/damage_hunt.py --replay tests/replay/cases --edits 200
 
-tests/repair/test_damage_hunt.py runs it on the replay corpus (a small count by default, the full
+tests/intake/test_damage_hunt.py runs it on the replay corpus (a small count by default, the full
 count under ``--full-examples``) and asserts that no run is wrong.
 """
 

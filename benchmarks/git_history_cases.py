@@ -2,7 +2,7 @@
 parent's and the commit's versions of every file it touches.
 
     .venv/bin/python benchmarks/git_history_cases.py [--repo .] [--count 40] [--max-bytes 120000]
-        [--out tests/unified/history_cases.json.gz]
+        [--out tests/formats/unified/history_cases.json.gz]
     .venv/bin/python benchmarks/git_history_cases.py --replay --repo PATH [--count 300]
 
 ``--replay`` writes nothing into the project: it applies each case in a scratch folder with
@@ -12,7 +12,7 @@ and prints the counts (any repository's history can be measured this way).
 Each case is ``{"commit", "subject", "patch", "before": {path: [text, mode]}, "after": {path:
 [text, mode] | null}}``: applying ``patch`` to a tree holding ``before`` must give ``after``
 (``null``: the file is gone). Commits with a binary or non-UTF-8 file, merges and commits larger
-than ``--max-bytes`` (old plus new text) are left out. tests/unified/test_history.py applies
+than ``--max-bytes`` (old plus new text) are left out. tests/formats/unified/test_history.py applies
 every case with patchtx, checks the diff patchtx prints with ``git apply`` (round trip), and
 checks the case itself with ``git apply``.
 """

@@ -20,7 +20,7 @@ the file and the patch: ``"git": {"repo": "/work/.mirror/owner+name/repo", "file
 run as a host runs it (repairs on) and with ``--strict`` (Codex's grammar); Codex with
 ``CODEX_APPLY_PATCH_PRESERVE_LINE_ENDINGS=1``, its binary from PATCHTX_CODEX_APPLY_PATCH or
 scripts/install-codex-reference.sh's cache. The cases CI runs are minimal ones of our own, one
-per shape found (tests/repair/shapes.py, each naming its source).
+per shape found (tests/intake/shapes.py, each naming its source).
 """
 
 from __future__ import annotations

@@ -54,20 +54,21 @@ class Area:
 AREAS = {
     "gate": Area(("txn/gate.py",),
                  ("tests/security/test_gate.py", "tests/security/test_hostile_policy.py",
-                  "tests/security/test_glob.py", "tests/security/test_hostile_provenance.py")),
+                  "tests/workspace/test_glob.py", "tests/security/test_hostile_provenance.py")),
     "commit": Area(("txn/commit.py", "txn/fsops.py"),
                    ("tests/txn/test_commit.py", "tests/txn/test_verify_races.py", "tests/txn/test_hard_links.py",
-                    "tests/txn/test_faults.py", "tests/txn/test_crash.py", "tests/verify/test_verify_reach.py",
+                    "tests/txn/test_faults.py", "tests/txn/test_crash.py", "tests/txn/verify/test_verify_reach.py",
                     "tests/txn/test_power_loss.py", "tests/history/test_undo.py")),
     "recovery": Area(("txn/recovery.py", "txn/escrow.py"),
                      ("tests/txn/test_recovery.py", "tests/txn/test_hard_links.py", "tests/txn/test_crash.py",
-                      "tests/verify/test_verify_reach.py", "tests/verify/test_verify_crash.py",
+                      "tests/txn/verify/test_verify_reach.py", "tests/txn/verify/test_verify_crash.py",
                       "tests/security/test_hostile_state.py", "tests/txn/test_power_loss.py",
                       "tests/history/test_crash.py")),
-    "placement": Area(("matching.py",),
-                      ("tests/core/test_placement_rule.py", "tests/core/test_matching.py", "tests/core/test_search.py",
-                       "tests/core/test_placement_oracle.py", "tests/core/test_sections_oracle.py",
-                       "tests/core/test_property.py")),
+    "placement": Area(("place/matching.py",),
+                      ("tests/place/test_placement_rule.py", "tests/place/test_matching.py",
+                       "tests/place/test_search.py",
+                       "tests/place/test_placement_oracle.py", "tests/place/test_sections_oracle.py",
+                       "tests/plan/test_property.py")),
 }
 
 EQUIVALENT: dict[tuple[str, str, str], str] = {

@@ -35,7 +35,7 @@ ENV = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
 
 _ENTRY = {
     # The console scripts' targets, run as scripts so cProfile can wrap them.
-    "patchtx": "import sys; from patchtx.commands import main; sys.exit(main())",
+    "patchtx": "import sys; from patchtx.cli.commands import main; sys.exit(main())",
     "apply_patch": "import sys; from patchtx.cli import apply_patch_main; "
                    "sys.exit(apply_patch_main())",
 }

@@ -42,7 +42,7 @@ stages = {}
 at = clock()
 from patchtx.api import commit_plan, parse_patches, plan_parsed
 from patchtx.errors import PatchtxError
-from patchtx.policy import options_for
+from patchtx.workspace.policy import options_for
 from patchtx.render import diff_texts
 stages["import"] = clock() - at
 at = clock(); text = open(patch_file, encoding="utf-8").read(); stages["read patch"] = clock() - at

@@ -19,7 +19,7 @@ Two trees:
   what was quadratic), in this process, CPU: the walk over the errors of one line of a Rust file
   holding 50,000 and 100,000 (beside the grammar's own parse of it), and the lines a patch wrote
   in 85,000 and 170,000 repeated lines with one broken. Each pair's ratio is about 2 when the work
-  grows with the input, 4 when it grows with its square. (tests/syntax/test_guard_cost.py counts
+  grows with the input, 4 when it grows with its square. (tests/plan/syntax/test_guard_cost.py counts
   the same work without a clock.)
 
     .venv/bin/python benchmarks/syntax_cost.py /work/.mirror/pallets+click/repo \\
@@ -47,7 +47,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from patchtx.syntax import language_of
+from patchtx.plan.syntax import language_of
 
 COMMENT = {"python": "#", "toml": "#", "yaml": "#", "bash": "#", "ruby": "#"}
 BROKEN = b"\ndef broken(:\n"
@@ -152,7 +152,7 @@ def best_cpu(work: Callable[..., object], *args: object) -> float:
 
 def locate() -> dict[str, dict[str, float]]:
     """``--locate``: CPU seconds at each size, and the ratio of the larger to the smaller."""
-    from patchtx import syntax  # (here: the other modes only run patchtx as a command)
+    from patchtx.plan import syntax  # (here: the other modes only run patchtx as a command)
 
     out: dict[str, dict[str, float]] = {}
     parser = syntax._tree_sitter_parser("rust")

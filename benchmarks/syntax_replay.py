@@ -2,7 +2,7 @@
 
 For every non-merge commit of a git repository (newest first, up to ``--commits``), every file the
 commit added or modified in a language the guard parses is checked as the commit changed it
-(``patchtx.syntax.check_file(path, before, after)``), exactly what the guard does for a patch that
+(``patchtx.plan.syntax.check_file(path, before, after)``), exactly what the guard does for a patch that
 makes that change. A real commit rarely leaves a file unparseable, so every ``errors`` verdict is
 either such a commit or a false refusal; each is listed with the error, for a person to judge
 (``--judge`` re-parses the commit's file with an independent parser where one is installed: Node's
@@ -24,7 +24,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 
-from patchtx.syntax import check_file, language_of
+from patchtx.plan.syntax import check_file, language_of
 
 
 def changed_files(repo: str, commits: int) -> list[tuple[str, str, str | None, str]]:

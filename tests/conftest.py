@@ -62,10 +62,10 @@ SLOW_FIRST = (
     "tests/txn/test_crash.py",
     "tests/txn/test_power_loss.py",
     "tests/txn/test_state_machine.py",
-    "tests/verify/test_verify_crash.py",
+    "tests/txn/verify/test_verify_crash.py",
     "tests/peers/test_peer_suite.py",
     "tests/conformance/test_codex_corpus.py",
-    "tests/syntax/test_corpus.py",
+    "tests/plan/syntax/test_corpus.py",
 )
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "parse": "patchtx.parser",
+    "parse": "patchtx.formats.codex",
     "plan_patch": "patchtx.api",
     "apply_patch": "patchtx.api",
     "apply_plan": "patchtx.api",
@@ -21,9 +21,9 @@ _EXPORTS = {
     "Result": "patchtx.result",
     "recover": "patchtx.txn",
     "Transaction": "patchtx.transaction",
-    "extract_patch": "patchtx.extract",
-    "apply_edits": "patchtx.edits",
-    "TextEditor": "patchtx.editor",
+    "extract_patch": "patchtx.intake.extract",
+    "apply_edits": "patchtx.formats.edits",
+    "TextEditor": "patchtx.agents.editor",
 }
 # Submodules reachable as attributes without an explicit import (``patchtx.history.undo(...)``).
 _SUBMODULES = frozenset({"history"})
@@ -48,13 +48,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     from . import history
+    from .agents.editor import TextEditor
     from .api import apply_patch, apply_plan, plan_patch
-    from .editor import TextEditor
-    from .edits import apply_edits
     from .errors import PatchtxError
-    from .extract import extract_patch
+    from .formats.codex import parse
+    from .formats.edits import apply_edits
+    from .intake.extract import extract_patch
     from .model import Patch, Plan
-    from .parser import parse
     from .result import Result
     from .transaction import Transaction
     from .txn import recover

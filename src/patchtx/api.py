@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 from ._record import replace
 from .cancel import Cancellation
 from .errors import ArgumentTypeError, PolicyError
+from .formats.codex import parse
+from .intake.repair import parse_repaired
 from .model import Patch, Plan
 from .options import ALL_KEYWORDS, PLAN_KEYWORDS
-from .parser import parse
-from .planner import plan
-from .policy import options_for
-from .repair import parse_repaired
+from .place.textfile import require_unicode
+from .plan.planner import plan
 from .result import Result
-from .textfile import require_unicode
 from .txn import commit
 from .txn.retention import KeepHistory
+from .workspace.policy import options_for
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .txn.commit import Progress
     from .txn.fsops import FileSystemOps
     from .txn.reports import CommitReport, RecoveryReport
-    from .verify import Verifier
+    from .txn.verify import Verifier
 
     Patches = str | Patch | Sequence[str | Patch]
 
@@ -47,7 +47,7 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     own text included) no longer than ``options.max_patch_bytes``."""
     patches = patch_list(patches)
     if extract:
-        from .extract import extract_patch  # (off a one-line edit's path)
+        from .intake.extract import extract_patch  # (off a one-line edit's path)
 
         patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
     limit = options.max_patch_bytes
@@ -145,7 +145,7 @@ if TYPE_CHECKING:
         the commit up to its commit point, which then rolls back (``patchtx.cancel``; None)."""
         extract: bool
         """Take each patch text out of a model's reply first: code fences, prose around it (False;
-        see ``patchtx.extract``)."""
+        see ``patchtx.intake.extract``)."""
         strip: int | None
         """Unified diffs: ``-p N``, the leading path components removed (None: git's a/ b/, else 1)."""
         reverse: bool
@@ -235,7 +235,7 @@ def verifier_for(options: CommitOptions, *, progress: Progress | None = None,
     how long it has run and stopped by ``cancel``."""
     if options.verify is None:
         return None
-    from .verify import Verifier  # (off a one-line edit's path)
+    from .txn.verify import Verifier  # (off a one-line edit's path)
 
     return Verifier(options.verify, options.verify_timeout, progress=progress, cancel=cancel)
 

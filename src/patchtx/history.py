@@ -35,7 +35,6 @@ from .errors import (
     UnknownTransactionError,
 )
 from .model import ChangeKind, FileChange, PathTarget, Plan
-from .policy import check_changes, options_for, policy_files
 from .result import Result
 from .txn.dirs import DirectoryHandles
 from .txn.fsops import FileSystemOps
@@ -50,7 +49,8 @@ from .txn.kept import (
     read_record,
     untrusted_entries,
 )
-from .workspace import root_path
+from .workspace.paths import root_path
+from .workspace.policy import check_changes, options_for, policy_files
 
 if TYPE_CHECKING:
     from collections.abc import Callable

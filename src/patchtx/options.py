@@ -127,7 +127,7 @@ class PlanOptions:
     """Write an added line that is a lazy placeholder for code left out (``// ... existing code
     ...``, ``# ... rest of the function unchanged ...``, a bare ``...`` in a C-like file) where the
     lines it replaces and the file hold none: refused by default as ``placeholder``, since the
-    lines it stands for would be lost (``patchtx.placeholders``, docs/format.md)."""
+    lines it stands for would be lost (``patchtx.plan.placeholders``, docs/format.md)."""
     strict: bool = option(
         False, "read patches as Codex does: refuse malformed shapes instead of repairing them",
         flag=("--strict",), key="strict", combine=REQUIREMENT)
@@ -138,7 +138,7 @@ class PlanOptions:
         " patch that leaves a file unparseable); default: the config's, else off for apply, warn for"
         " check, refuse for mcp and tool calls", flag=("--syntax",), metavar="MODE", key="syntax",
         combine=STRICTER, choices=("off", "warn", "refuse"))
-    """The syntax guard (``patchtx.syntax``): ``off``, ``warn`` (apply, report new syntax errors)
+    """The syntax guard (``patchtx.plan.syntax``): ``off``, ``warn`` (apply, report new syntax errors)
     or ``refuse`` (refuse a patch that leaves a file with new syntax errors). Off by default for
     the library and ``patchtx apply`` (a parse can cost more than the apply); the agent surfaces
     (MCP, tool calls) default to ``refuse``. A workspace may only make it stricter."""
@@ -171,7 +171,7 @@ class CommitOptions:
         None, "run CMD (a shell command, in the root) once the change is written, before it is"
         " committed: keep the change only if CMD exits 0, else roll it back", flag=("--verify",),
         metavar="CMD")
-    """A shell command run in the root before the commit point (``patchtx.verify``): the change is
+    """A shell command run in the root before the commit point (``patchtx.txn.verify``): the change is
     kept only if it exits 0. The host's alone: no policy file or tool call can set it."""
     verify_timeout: float = option(
         600.0, "stop the verify command and roll back after SECONDS (default: 600)",

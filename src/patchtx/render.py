@@ -9,16 +9,16 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ._record import replace
-from .gitquote import quote
+from .formats.gitquote import quote
 from .model import ChangeKind
-from .rewrite import common_ends
+from .place.rewrite import common_ends
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from .errors import PatchtxError
     from .model import FileChange, Plan
-    from .rewrite import Edit
+    from .place.rewrite import Edit
     from .txn.kept import HistoryEntry
 
 STATUS_NAMES = {

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from .model import Plan
     from .txn.reports import RecoveryReport
-    from .verify import VerifyOutcome
+    from .txn.verify import VerifyOutcome
 
 
 @record

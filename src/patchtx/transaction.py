@@ -12,13 +12,13 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Unpack
 
 from .api import check_call, commit_plan, parse_patches
-from .edits import name_the_edit, parse_edits
 from .errors import ArgumentTypeError, EncodingPatchError, PatchtxError, TransactionClosedError
+from .formats.edits import name_the_edit, parse_edits
 from .model import DeleteFile, Patch, Plan
-from .planner import Stager
-from .policy import options_for
+from .plan.planner import Stager
 from .result import Result
-from .workspace import Workspace
+from .workspace.paths import Workspace
+from .workspace.policy import options_for
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

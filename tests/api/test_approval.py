@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import patchtx
-from patchtx.approval import ApprovalPolicy, Decision, enforce
 from patchtx.errors import ApprovalError
+from patchtx.plan.approval import ApprovalPolicy, Decision, enforce
 
 
 @pytest.fixture

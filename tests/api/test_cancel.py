@@ -88,7 +88,7 @@ def test_a_cancel_after_the_commit_point_changes_nothing(tmp_path: Path) -> None
 
 
 def test_an_undo_and_the_editor_take_a_cancellation_too(tmp_path: Path) -> None:
-    from patchtx.editor import run_editor
+    from patchtx.agents.editor import run_editor
 
     (tmp_path / "keep.txt").write_text("one\n")
     applied = patchtx.apply_patch(patch(), tmp_path)

@@ -25,12 +25,13 @@ import anyio
 import pytest
 
 import patchtx
-from patchtx import commands, history, options
+from patchtx import history, options
 from patchtx.agents.mcp_server import build_server, server_arguments
 from patchtx.agents.openai_agents import PatchtxEditor
 from patchtx.agents.tool_call import run_tool_call
-from patchtx.approval import Decision, Verdict
+from patchtx.cli import commands
 from patchtx.options import DEFAULT_COMMIT, CommitOptions, PlanOptions
+from patchtx.plan.approval import Decision, Verdict
 
 Options = dict[str, Any]
 

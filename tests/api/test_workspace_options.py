@@ -9,7 +9,7 @@ import pytest
 import patchtx
 from patchtx.errors import PolicyError
 from patchtx.options import PlanOptions
-from patchtx.policy import protected_by
+from patchtx.workspace.policy import protected_by
 
 
 def test_protected_names_cover_whole_folders_and_lists_are_accepted() -> None:

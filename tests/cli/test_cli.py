@@ -181,14 +181,16 @@ def test_confirm_without_terminal_refuses(tree: Path) -> None:
 _NOT_ON_THE_TINY_PATH = (
     "dataclasses",
     "inspect", "difflib", "argparse", "tomllib", "datetime", "filelock",
-    "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.hints",
-    "patchtx.history", "patchtx.progress", "patchtx.approval", "patchtx.txn.kept", "patchtx.globs",
+    "concurrent.futures", "threading", "ctypes", "resource", "patchtx.txn.recovery", "patchtx.place.hints",
+    "patchtx.history", "patchtx.cli.progress", "patchtx.plan.approval", "patchtx.txn.kept", "patchtx.workspace.globs",
     "unicodedata", "bisect",
     # the patchtx command, its diffs and its other subcommands
-    "patchtx.commands", "patchtx.render", "importlib.resources", "patchtx.agents.toolspec",
+    "patchtx.cli.commands", "patchtx.render", "importlib.resources", "patchtx.agents.toolspec",
     # the other formats and placers, the repair step's second half, the checks asked for
-    "patchtx.unified", "patchtx.search_replace", "patchtx.block_placement", "patchtx.text_placement",
-    "patchtx.repair_update", "patchtx.extract", "patchtx.syntax", "patchtx.isolated", "patchtx.verify",
+    "patchtx.formats.unified", "patchtx.formats.search_replace", "patchtx.formats.block_placement",
+    "patchtx.formats.text_placement",
+    "patchtx.intake.repair_update", "patchtx.intake.extract", "patchtx.plan.syntax", "patchtx.plan.isolated",
+    "patchtx.txn.verify",
 )
 
 
@@ -221,7 +223,7 @@ def _imported_off_the_tiny_path() -> set[str]:
 def test_what_src_marks_off_the_tiny_path_is_checked_to_be_off_it() -> None:
     # A late import's mark is a claim; the test below checks it for each module marked.
     marked = _imported_off_the_tiny_path()
-    assert {"patchtx.unified", "patchtx.txn.recovery", "tomllib"} <= marked
+    assert {"patchtx.formats.unified", "patchtx.txn.recovery", "tomllib"} <= marked
     assert sorted(marked - set(_NOT_ON_THE_TINY_PATH)) == []
 
 
@@ -258,7 +260,7 @@ def test_a_small_edit_imports_nothing_it_does_not_need(tree: Path) -> None:
 
 
 def _one_shot_process(body: str) -> subprocess.CompletedProcess[str]:
-    code = "import sys\nfrom patchtx import commands, oneshot\n" + body
+    code = "import sys\nfrom patchtx.cli import commands, oneshot\n" + body
     # Buffered output, as a script's is by default (this suite may run under PYTHONUNBUFFERED).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
@@ -307,7 +309,7 @@ def test_a_one_shot_result_is_left_to_the_exit(tmp_path: Path) -> None:
 
 
 def test_a_failure_reported_in_a_longer_lived_process_is_not_kept(capsys: pytest.CaptureFixture[str]) -> None:
-    from patchtx import commands, oneshot
+    from patchtx.cli import commands, oneshot
     from patchtx.errors import PatchtxError
 
     assert commands._fail(PatchtxError("It failed."), False) == 1
@@ -327,7 +329,8 @@ def test_a_failed_flush_falls_back_to_the_normal_exit() -> None:
 
 
 def test_the_mcp_server_keeps_the_collector_and_the_normal_exit(monkeypatch: pytest.MonkeyPatch) -> None:
-    from patchtx import cli, commands
+    from patchtx import cli
+    from patchtx.cli import commands
 
     seen: list[object] = []
     monkeypatch.setattr(sys, "argv", ["patchtx", "mcp", "--root", "."])
@@ -339,7 +342,7 @@ def test_the_mcp_server_keeps_the_collector_and_the_normal_exit(monkeypatch: pyt
 
 
 def test_patchtx_builds_only_the_command_it_runs_with_the_same_messages(tree: Path) -> None:
-    from patchtx import commands
+    from patchtx.cli import commands
 
     whole = commands._parser()
     for name in commands._COMMANDS:
@@ -357,7 +360,7 @@ def test_every_option_of_apply_and_check_is_declared_in_the_one_table() -> None:
     """A flag that changes what a patch does is a row of ``options.OPTIONS`` (docs/architecture.md,
     "Options"), so the library, the policy files and the tools see it too; the command's own are
     how it reads its arguments and prints, and git's refused ones (hidden from --help)."""
-    from patchtx import commands
+    from patchtx.cli import commands
     from patchtx.options import OPTIONS
 
     own = {"-h", "--help", "--root", "--json", "-q", "--quiet", "--no-diff", "--stat", "--color",

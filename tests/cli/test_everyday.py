@@ -41,7 +41,7 @@ def test_python_dash_m_runs_the_command(tmp_path: Path) -> None:
     assert (tmp_path / "a.txt").read_text() == "ONE\n"
 
 
-_WITHOUT = "import sys; sys.modules[{module!r}] = None; from patchtx.commands import main; sys.exit(main({argv!r}))"
+_WITHOUT = "import sys; sys.modules[{module!r}] = None; from patchtx.cli.commands import main; sys.exit(main({argv!r}))"
 
 
 def test_mcp_without_its_extra_is_one_line_naming_it(tmp_path: Path) -> None:

@@ -188,7 +188,7 @@ def test_every_error_kind_is_listed_in_format_md() -> None:
 
 
 def test_a_git_diffs_copies_and_modes_are_in_the_shape(tmp_path: Path) -> None:
-    from tests.unified.support import BEFORE, EVERY_OPERATION, write_tree
+    from tests.formats.unified.support import BEFORE, EVERY_OPERATION, write_tree
 
     write_tree(tmp_path, BEFORE)
     (tmp_path / "all.diff").write_text(EVERY_OPERATION)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from patchtx.roots import root_problem
+from patchtx.txn.roots import root_problem
 
 ADD = "*** Begin Patch\n*** Add File: planted.txt\n+x\n*** End Patch\n"
 
@@ -94,5 +94,5 @@ def test_a_root_whose_real_path_cannot_be_read_is_refused(monkeypatch: pytest.Mo
     def denied(path: str, *args: object, **kwargs: object) -> str:
         raise PermissionError(13, "Permission denied", path)
 
-    monkeypatch.setattr("patchtx.roots.os.path.realpath", denied)
+    monkeypatch.setattr("patchtx.txn.roots.os.path.realpath", denied)
     assert root_problem("/proc/1/root") == "its real path cannot be read (Permission denied)"

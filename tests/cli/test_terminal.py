@@ -176,7 +176,7 @@ def test_apply_patch_with_stdin_closed_says_so(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed to compare with")
 def test_stat_of_a_git_diff_is_what_git_apply_stat_prints(tmp_path: Path) -> None:
     # A copy with an edit, a delete, a mode change alone, an add, a rename with an edit, an edit.
-    from tests.unified.support import BEFORE, EVERY_OPERATION, write_tree
+    from tests.formats.unified.support import BEFORE, EVERY_OPERATION, write_tree
 
     write_tree(tmp_path, BEFORE)
     (tmp_path / "all.diff").write_text(EVERY_OPERATION)

@@ -44,11 +44,11 @@ from patchtx.errors import (
     PatchtxError,
     UnsafePathError,
 )
-from patchtx.matching import Locator, Placement
+from patchtx.formats.codex import parse, unwrap
 from patchtx.model import AddFile, ChangeKind, DeleteFile, Hunk, Patch, Plan, UpdateFile
-from patchtx.parser import parse, unwrap
-from patchtx.rewrite import rewrite
-from patchtx.textfile import BOM, TextFile, decode
+from patchtx.place.matching import Locator, Placement
+from patchtx.place.rewrite import rewrite
+from patchtx.place.textfile import BOM, TextFile, decode
 
 from .codex_binary import CodexRun, run_codex
 

@@ -1,4 +1,4 @@
-"""Codex 0.169 on every shape of tests/repair/shapes.py: what it does today, recorded, so that the
+"""Codex 0.169 on every shape of tests/intake/shapes.py: what it does today, recorded, so that the
 comparison in the repair step's documentation stays true (a change in the reference binary shows
 here). ``right``: the intended tree; ``refused``: an error and the tree unchanged; ``wrong``: the
 tree changed into anything else (a shape with no one meaning applied counts as wrong)."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.repair.shapes import ROOT, SHAPES, Shape
-from tests.repair.test_shapes import contents, expected, tree
+from tests.intake.shapes import ROOT, SHAPES, Shape
+from tests.intake.test_shapes import contents, expected, tree
 
 from .codex_binary import run_codex
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import patchtx
-from patchtx.editor import TextEditor
+from patchtx.agents.editor import TextEditor
 from patchtx.errors import PatchtxError
 from patchtx.txn.kept import recent_originals
 from tests.security.surfaces import cli

@@ -10,7 +10,7 @@ import llguidance
 
 from patchtx.agents.toolspec import grammar_definition
 from patchtx.errors import ParseError
-from patchtx.parser import parse
+from patchtx.formats.codex import parse
 
 
 @cache

@@ -29,8 +29,8 @@ from pydantic import BaseModel
 
 import patchtx
 from patchtx.agents import acp as acp_payloads
-from patchtx.approval import ApprovalPolicy, Decision, Verdict, enforce
 from patchtx.errors import ApprovalError, ContextNotFoundError, PatchtxError
+from patchtx.plan.approval import ApprovalPolicy, Decision, Verdict, enforce
 from patchtx.render import error_json
 
 SESSION = "sess_1"

@@ -34,7 +34,7 @@ CALLS = {
 def test_the_editor_checks_the_arguments_its_declaration_names() -> None:
     """editor.ARGUMENTS (what a library or tool call is checked against) and the declared schema
     (what a model is shown) name the same arguments with the same JSON types."""
-    from patchtx.editor import ARGUMENTS
+    from patchtx.agents.editor import ARGUMENTS
 
     json_type = {(str,): "string", (int,): "integer", (list,): "array"}
     declared = edit_tool_spec("str_replace_based_edit_tool", "json-schema")["properties"]
@@ -198,7 +198,7 @@ def test_the_hosts_patch_size_cap_counts_edits_and_editor_calls(tree: Path) -> N
 
 def test_the_editor_tool_refuses_an_edit_that_breaks_the_syntax(tree: Path) -> None:
     """The agent surfaces' default: the syntax guard refuses; the library's editor does not."""
-    from patchtx.editor import TextEditor
+    from patchtx.agents.editor import TextEditor
 
     broken = {"command": "str_replace", "path": "app.py", "old_str": "print('hello')",
               "new_str": "print('hello'"}

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tests.examples import examples
 
 from patchtx.agents.toolspec import instructions, tool_spec
-from patchtx.parser import detect_format, parse
+from patchtx.formats.codex import detect_format, parse
 
 SCENARIOS = REPO / "tests" / "conformance" / "codex-scenarios"
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from agents_support import server_environment, snapshot
 from mcp import Client
-from tests.syntax import need_grammars
+from tests.plan.syntax import need_grammars
 from tests.warm_server import parameters
 
 from patchtx.render import result_schema

@@ -128,7 +128,7 @@ async def test_json_looking_strings_arrive_as_the_text_sent(tree: Path, tmp_path
     ``file_path`` and ``intent``; a SEARCH/REPLACE call's ``path`` and ``diff``; a patch and its
     intent. The library run with the same arguments on a copy is the oracle; an omitted
     ``new_str`` still deletes (it is not the text "null")."""
-    from patchtx.editor import TextEditor
+    from patchtx.agents.editor import TextEditor
 
     library = tmp_path / "library"
     library.mkdir()

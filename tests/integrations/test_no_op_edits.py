@@ -17,8 +17,8 @@ from tests.security.surfaces import cli, mcp
 
 import patchtx
 from patchtx import history
+from patchtx.agents.editor import TextEditor
 from patchtx.agents.tool_call import run_edit_tool_call, run_tool_call
-from patchtx.editor import TextEditor
 from patchtx.errors import PatchtxError
 
 FILE = "def main():\n    print('hello')\n    return 0\n"

@@ -27,8 +27,8 @@ from openai.types.responses.response_apply_patch_tool_call import (
 )
 
 from patchtx.agents.openai_agents import PatchtxEditor
-from patchtx.approval import ApprovalPolicy, Decision, Verdict
 from patchtx.model import Plan
+from patchtx.plan.approval import ApprovalPolicy, Decision, Verdict
 
 APPROVE_EVERYTHING = ApprovalPolicy(ask_on_delete=False, ask_on_move=False)
 OFFLINE = RunConfig(tracing_disabled=True)

@@ -17,8 +17,8 @@ import pytest
 from tests.security.surfaces import cli, mcp
 
 import patchtx
+from patchtx.agents.editor import TextEditor
 from patchtx.agents.tool_call import run_edit_tool_call, run_tool_call
-from patchtx.editor import TextEditor
 from patchtx.errors import PatchtxError
 
 CALC = "def total(items):\n    count = 0\n    for item in items:\n        count += item\n    return count\n"

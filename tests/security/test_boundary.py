@@ -237,7 +237,7 @@ def test_a_name_that_would_disguise_a_printed_line_is_refused_naming_the_code_po
     (``workspace.path_problem``: the planner, the gate, the journal reader), the code point named
     and the name shown escaped, never raw."""
     from patchtx.txn.journal import relpath_field
-    from patchtx.workspace import path_problem
+    from patchtx.workspace.paths import path_problem
 
     root, _ = world
     before = snapshot(root)
@@ -301,8 +301,8 @@ HOSTILE_PATHS = {
 
 
 def _through(door: str, root: Path, path: str) -> object:
-    from patchtx.editor import TextEditor
-    from patchtx.edits import apply_edits
+    from patchtx.agents.editor import TextEditor
+    from patchtx.formats.edits import apply_edits
 
     if door == "search-replace":
         return patchtx.apply_patch(f"{path}\n<<<<<<< SEARCH\nsecret\n=======\npwned\n>>>>>>> REPLACE\n", root)

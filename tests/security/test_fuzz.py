@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from patchtx.errors import PatchtxError
+from patchtx.formats.codex import parse
 from patchtx.options import PlanOptions
-from patchtx.parser import parse
-from patchtx.planner import plan
-from patchtx.workspace import FileInfo, Workspace
+from patchtx.plan.planner import plan
+from patchtx.workspace.paths import FileInfo, Workspace
 
 from ..examples import examples
 

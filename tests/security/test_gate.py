@@ -73,7 +73,7 @@ def test_a_hand_built_plan_gets_the_one_path_rule(tmp_path: Path, path: str) -> 
 
 def test_the_planner_and_the_journal_reader_refuse_what_the_commit_refuses() -> None:
     from patchtx.txn.journal import relpath_field
-    from patchtx.workspace import path_problem
+    from patchtx.workspace.paths import path_problem
 
     for path in ("sub/.patchtx/journal/x", "x/.GIT/y", "a/b/../c", "a\x1bb"):
         assert path_problem(path) is not None

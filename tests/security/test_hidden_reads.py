@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import patchtx
-from patchtx.editor import run_editor
+from patchtx.agents.editor import run_editor
 from patchtx.errors import PatchtxError
 from patchtx.model import PathTarget, Plan
 from patchtx.txn import provenance

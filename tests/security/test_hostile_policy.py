@@ -182,7 +182,7 @@ def test_mcp_answers_every_malformed_line_and_keeps_serving(repo: Path) -> None:
 
 def test_an_unforeseen_failure_is_an_error_with_a_kind(repo: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from patchtx import commands
+    from patchtx.cli import commands
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import patchtx
 from patchtx import history
 from patchtx.agents import acp
+from patchtx.agents.editor import run_editor
 from patchtx.agents.tool_call import (
     ToolOutcome,
     apply_patch_call,
@@ -37,7 +38,6 @@ from patchtx.agents.tool_call import (
     run_tool_call,
     undo_call,
 )
-from patchtx.editor import run_editor
 from patchtx.errors import ArgumentTypeError, PatchtxError
 
 from ..examples import examples
@@ -192,7 +192,7 @@ def _sdk_editor(root: Path) -> Any:
     """The SDK's editor, whose approval hook rejects every plan: its operations are planned and
     checked all the way to the commit, never written."""
     from patchtx.agents.openai_agents import PatchtxEditor
-    from patchtx.approval import Decision, Verdict
+    from patchtx.plan.approval import Decision, Verdict
 
     return PatchtxEditor(root, approval=lambda plan: Verdict(Decision.REJECT, "a test"))
 

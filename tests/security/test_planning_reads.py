@@ -12,7 +12,7 @@ import pytest
 
 import patchtx
 from patchtx.errors import ChangedSincePlanningError, PatchtxError
-from patchtx.workspace import Workspace
+from patchtx.workspace.paths import Workspace
 
 SECRET = "SECRET-FROM-OUTSIDE"
 
@@ -77,7 +77,7 @@ def test_reads_refuse_a_link_swapped_in_after_resolution(tmp_path: Path) -> None
 def test_a_link_that_vanishes_while_it_is_followed_is_an_error_with_a_kind(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The race the swap loop can hit: lstat sees a link, which is gone before realpath reads it."""
-    import patchtx.workspace as workspace
+    import patchtx.workspace.paths as workspace
 
     root = tmp_path / "root"
     (root / "real").mkdir(parents=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import patchtx
-from patchtx.edits import parse_edits
+from patchtx.formats.edits import parse_edits
 from patchtx.model import Chunk, Patch, Plan, UpdateFile
 from patchtx.txn import commit, recover
 from patchtx.txn.fsops import Call, FileSystemOps

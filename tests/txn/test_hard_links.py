@@ -249,7 +249,7 @@ def test_no_descriptor_is_left_open_by_an_in_place_rewrite_its_roll_back_or_its_
     command, held while the check runs), by the roll back of a failed commit, and by recovery.
     A descriptor left open per file would exhaust a long-lived process (an MCP server) after as
     many edits as its limit; none may be (issue 38: the mutation that drops the close survived)."""
-    from patchtx.verify import Verifier
+    from patchtx.txn.verify import Verifier
 
     root = scratch / "ws"
     prepare(root)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from patchtx import _fd
-from patchtx.commands import main
+from patchtx.cli.commands import main
 from patchtx.errors import UnsupportedPlatformError
 from patchtx.txn import commit, fsops, recover
 from patchtx.txn.fsops import Call, FileSystemOps
+from patchtx.workspace import _fd
 
 from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
 from .helpers import build_plan, crash_in_process, expected_after, make_tree, snapshot

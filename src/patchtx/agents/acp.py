@@ -34,9 +34,9 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from ..approval import ApprovalHook, Decision, rejection
 from ..errors import PatchtxError
 from ..model import ChangeKind, Plan
+from ..plan.approval import ApprovalHook, Decision, rejection
 from ..render import error_json
 from ..result import Result, result_json
 
@@ -256,7 +256,7 @@ def permission_asker(
     *,
     raw_input: Any = None,
 ) -> Callable[[Plan, str], bool]:
-    """An ``ask`` callback for ``patchtx.approval.enforce``: it sends ``session/request_permission``
+    """An ``ask`` callback for ``patchtx.plan.approval.enforce``: it sends ``session/request_permission``
     through ``request_permission`` (params in, the client's result out) and says whether the user
     allowed the edit."""
 

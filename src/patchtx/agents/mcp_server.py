@@ -69,11 +69,11 @@ except ImportError as _missing:
 from .. import __version__
 from ..arguments import server_arguments
 from ..cancel import Cancellation
+from ..cli.oneshot import INTERRUPTED
 from ..errors import InvalidArgumentsError, PatchtxError
-from ..oneshot import INTERRUPTED
 from ..options import TOOL_OPTIONS, Declared
 from ..render import result_schema
-from ..roots import check_root, root_problem
+from ..txn.roots import check_root, root_problem
 from .edit_toolspec import (
     EDITOR,
     EDITOR_DESCRIPTION,

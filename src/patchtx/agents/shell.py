@@ -33,7 +33,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from ..errors import MissingExtraError, ParseError
-from ..parser import parse
+from ..formats.codex import parse
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from .._record import replace
 from ..api import commit_plan, parse_patches, plan_parsed
-from ..editor import run_editor
-from ..edits import name_the_edit, parse_edits
 from ..errors import (
     ArgumentTypeError,
     InternalError,
@@ -33,15 +31,17 @@ from ..errors import (
     UnsafePathError,
     json_type,
 )
+from ..formats.edits import name_the_edit, parse_edits
+from ..formats.search_replace import parse_search_replace
 from ..history import log, undo, untrusted
 from ..model import Hunk, Patch, Plan, UpdateFile
 from ..options import TOOL_OPTIONS, UNDO_SCOPES, CommitOptions, PlanOptions
-from ..policy import options_for
 from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
-from ..search_replace import parse_search_replace
-from ..workspace import root_path, within
+from ..workspace.paths import root_path, within
+from ..workspace.policy import options_for
 from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
+from .editor import run_editor
 
 if TYPE_CHECKING:
     from ..cancel import Cancellation
@@ -343,7 +343,7 @@ def edits_call(edits: Any, root: str, *, file_path: str | None = None, dry_run: 
                intent: str | None = None, host: Mapping[str, Any] | None = None,
                origin: str | None = None, watch: Watch = UNWATCHED) -> ToolOutcome:
     """Apply an edit list (``[{path, old_string, new_string, replace_all}, ...]``, see
-    ``patchtx.edits``; ``file_path``: the file of the edits that name none) to ``root`` as one
+    ``patchtx.formats.edits``; ``file_path``: the file of the edits that name none) to ``root`` as one
     transaction, under the host's policy ``host``; the outcome of ``apply_patch_call``'s shape."""
     try:
         patch = parse_edits(edits, path=file_path)

@@ -20,7 +20,6 @@ import stat
 from typing import TYPE_CHECKING
 
 from .._record import replace
-from ..emptied import emptied_folders
 from ..errors import (
     ChangedSincePlanningError,
     FilesystemError,
@@ -30,6 +29,7 @@ from ..errors import (
 from ..model import PathTarget, Plan
 from ..options import DEFAULT_COMMIT
 from .dirs import DirectoryHandles, unsafe_symlink
+from .emptied import emptied_folders
 from .escrow import Escrow, has_copies
 from .failures import describe_errno, filesystem_error  # (up front: no import works once EMFILE is the failure)
 from .fsops import FileSystemOps, give_owner, join, split_path
@@ -58,9 +58,9 @@ if TYPE_CHECKING:
 
     from ..cancel import Cancellation
     from ..options import PlanOptions
-    from ..verify import VerifyOutcome
     from .journal import BackupKind
     from .reports import RecoveredTransaction
+    from .verify import VerifyOutcome
 else:
     Protocol = object
 
@@ -105,7 +105,7 @@ def commit(
     ``progress`` is told how far the commit is; ``dir_modes`` gives the mode of directories the
     commit creates (default: 0o777 less the umask), so that an undo can recreate them exactly.
     ``check`` runs once every change is in place and durable, before the commit point (the verify
-    step, ``patchtx.verify``): if it raises, the commit rolls back. ``cancel`` (``patchtx.cancel``)
+    step, ``patchtx.txn.verify``): if it raises, the commit rolls back. ``cancel`` (``patchtx.cancel``)
     is looked at before the journal is published, after each file written, before ``check`` and
     last, under the lock, just before the commit point: a cancelled commit rolls back.
 
@@ -986,7 +986,7 @@ def _with_roll_back(error: VerifyFailedError, rolled_back: RecoveredTransaction,
     verify = dict(error.details.get("verify", {}))
     what = error.headline
     if outcome is not None and set(outcome.changed) & set(rolled_back.left_in_place):
-        from ..verify import verify_failed  # (off a one-line edit's path: a failed check only)
+        from .verify import verify_failed  # (off a one-line edit's path: a failed check only)
 
         what = verify_failed(outcome, frozenset(rolled_back.left_in_place)).headline
     if state_restored:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import errno
 import stat
 
-from .._fd import descriptor_budget, nearest_open_folder
 from ..errors import UnsafePathError
+from ..workspace._fd import descriptor_budget, nearest_open_folder
 from .fsops import FileSystemOps
 
 # The cache's size where descriptors are plentiful (see descriptor_budget otherwise).

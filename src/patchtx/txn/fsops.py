@@ -19,7 +19,8 @@ import stat
 import sys
 from typing import TYPE_CHECKING
 
-from .._fd import (
+from .._record import record
+from ..workspace._fd import (
     DIR_FLAGS,
     O_CLOEXEC,
     O_NOFOLLOW,
@@ -29,7 +30,6 @@ from .._fd import (
     read_whole,
     require_posix,
 )
-from .._record import record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

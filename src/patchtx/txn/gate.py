@@ -29,7 +29,8 @@ import stat
 from typing import TYPE_CHECKING
 
 from ..errors import ConflictError, PolicyError, UnsafePathError
-from ..policy import (
+from ..workspace.paths import path_problem, under, visible
+from ..workspace.policy import (
     WORKSPACE_POLICY_FILE,
     check_changes,
     config_path,
@@ -39,7 +40,6 @@ from ..policy import (
     tighten,
     workspace_policy,
 )
-from ..workspace import path_problem, under, visible
 from .layout import STATE_DIR
 from .own import OwnFiles
 from .provenance import check_outside
@@ -132,7 +132,7 @@ def check_foreign(journal: Journal, dirs: DirectoryHandles, where: str) -> None:
     force protects (under its own name or one a symbolic link gives it) or a policy file: its
     bytes are someone else's, and the policy holds for them as for a patch's. (A foreign roll back
     never writes into an existing file, so a hard-linked twin keeps what it holds.)"""
-    from ..globs import GlobSet, GlobWorkExceeded  # (off a one-line edit's path)
+    from ..workspace.globs import GlobSet, GlobWorkExceeded  # (off a one-line edit's path)
     policy = options_for(dirs.root, caller="recover()")[0]
     paths = sorted({e.path for e in journal.entries} | set(journal.created_dirs)
                    | {d.path for d in journal.removed_dirs})

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from .._record import record
 from ..errors import JournalError, UntrustedStateError
-from ..workspace import path_problem
+from ..workspace.paths import path_problem
 from .layout import (
     JOURNAL_DIR,
     STATE_DIR,

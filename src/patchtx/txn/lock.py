@@ -87,7 +87,7 @@ class workspace_lock:  # lower case: it was (and reads as) a function, ``with wo
             except BlockingIOError:
                 pass
             if deadline is None:  # held: by the transaction whose verify command runs us?
-                from ..verify import refuse_inside_own_check  # (off a one-line edit's path)
+                from .verify import refuse_inside_own_check  # (off a one-line edit's path)
 
                 refuse_inside_own_check(self._root, os.path.join(self._root, STATE_DIR, LOCK_NAME))
                 deadline = time.monotonic() + self._timeout

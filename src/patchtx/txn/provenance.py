@@ -26,7 +26,7 @@ import os
 import stat
 
 from ..errors import FilesystemError
-from ..workspace import within
+from ..workspace.paths import within
 
 STATE_HOME_ENV = "PATCHTX_STATE_HOME"
 SECRET_NAME = "secret"

@@ -4,7 +4,7 @@
 tests are disabled there, ``__test_...``, and have no case: patchtx never matches loosely beyond
 the passes in docs/format.md.)
 
-Reading the blocks is ``patchtx.search_replace``; applying them is ``patchtx.apply_patch`` on a
+Reading the blocks is ``patchtx.formats.search_replace``; applying them is ``patchtx.apply_patch`` on a
 real folder (the format is detected), all blocks of a reply as one transaction.
 """
 
@@ -16,8 +16,8 @@ import pytest
 
 import patchtx
 from patchtx.errors import AmbiguousContextError, ContextNotFoundError, ParseError
+from patchtx.formats.search_replace import blocks, find_filename, parse_search_replace
 from patchtx.model import AddFile, UpdateFile
-from patchtx.search_replace import blocks, find_filename, parse_search_replace
 
 from .cases import differs, follows, read_tree, write_tree
 

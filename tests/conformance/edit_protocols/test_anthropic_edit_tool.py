@@ -2,7 +2,7 @@
 ``anthropics/anthropic-quickstarts`` ``computer-use-demo/tests/tools/edit_test.py`` (the tool in
 ``computer_use_demo/tools/edit.py``), with files and texts of our own.
 
-The reference mocks the filesystem; these cases run ``patchtx.editor.TextEditor`` on a real
+The reference mocks the filesystem; these cases run ``patchtx.agents.editor.TextEditor`` on a real
 folder, each writing command a transaction.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from patchtx.editor import TextEditor
+from patchtx.agents.editor import TextEditor
 from patchtx.errors import PatchtxError
 from patchtx.history import log, undo
 

@@ -19,7 +19,7 @@ import pytest
 
 import patchtx
 from patchtx.errors import AmbiguousContextError, ContextNotFoundError, ParseError, PatchtxError
-from patchtx.search_replace import parse_search_replace
+from patchtx.formats.search_replace import parse_search_replace
 
 from .cases import differs, follows
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from patchtx.agents.editor import FILE_CLIPPED, LISTING_CLIPPED, TextEditor
 from patchtx.agents.tool_call import editor_call
-from patchtx.editor import FILE_CLIPPED, LISTING_CLIPPED, TextEditor
 from patchtx.errors import PatchtxError
 from patchtx.history import undo
 

@@ -1,0 +1,1 @@
+"""One module per edit protocol: Codex, unified diffs, SEARCH/REPLACE blocks, edit lists."""

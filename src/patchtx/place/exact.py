@@ -1,0 +1,184 @@
+"""The byte path of an update: ``rewrite`` of the hunks as the placement rule places them, done on
+the file's bytes for a UTF-8 file with LF endings (the common case), so a 200,000-line file is not
+split into lines. It places through ``matching.place`` over a ``ByteIndex`` (the same rule) and
+hands the file to the line path whenever it cannot decide; tests hold the two to the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .applied import adds_around, new_side_starts, overlapping_starts, replaces_in_place
+from .matching import ByteIndex, NotExact, framed, place
+from .textfile import BOM_BYTES, looks_binary
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..model import Chunk, LineKind
+    from .rewrite import Edit
+
+
+class ExactUpdate:
+    """What ``update_exactly`` computes: the new bytes, the changed line ranges as ``rewrite``
+    reports them, and (for a file without BOM) where each range starts and ends in the old and
+    new bytes, so a diff slices them instead of splitting them; and whether a pure insertion's
+    lines already stand where it inserts them (then the patch may have been applied before)."""
+
+    __slots__ = ("after", "edits", "offsets", "insertion_in_place")
+
+    def __init__(self, after: bytes, edits: list[Edit], offsets: list[Edit] | None,
+                 insertion_in_place: bool = False) -> None:
+        self.after, self.edits, self.offsets = after, edits, offsets
+        self.insertion_in_place = insertion_in_place
+
+
+def update_exactly(data: bytes, chunks: Sequence[Chunk], *, first_match: bool = False,
+                   in_turn: bool = False) -> ExactUpdate | None:
+    """``rewrite`` of the chunks as ``Locator`` places them, done on the file's bytes when that
+    is the same thing and cheaper: for a UTF-8 file with LF endings only, its last line ending
+    with one too, whose every search is settled by the exact pass (the common case). No line list
+    is built: a large file costs a few scans of its bytes instead of splitting, joining and
+    re-encoding every line.
+
+    None when the line-based path must decide (CR in the file or the patch, a binary or non-UTF-8
+    file, an unterminated last line, a search that goes past the exact pass, an ambiguous match):
+    it then also raises every error.
+
+    ``in_turn``: the chunks are SEARCH/REPLACE blocks, each of which must also stand once in the
+    file as the blocks before it leave it (``block_placement._check_in_turn``); a reply of several
+    blocks that the bytes do not show to is left to the line path.
+    """
+    if b"\r" in data or looks_binary(data) or (data and not data.endswith(b"\n")):
+        # (An unterminated last line moves its missing newline, and an empty one is a line no
+        # byte offset can show in a diff: both are left to the line model.)
+        return None
+    ascii_file = data.isascii()
+    if not ascii_file:  # (a decode only where it can fail)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    bom = data.startswith(BOM_BYTES)
+    body = data[len(BOM_BYTES):] if bom else data
+    try:
+        index = ByteIndex(body)
+        placed = place(index, chunks, first_match=first_match)
+        # Matched exactly, context lines are the file's own: a chunk's new lines are its text.
+        replacements = [_framed_or_nothing([text for kind, text in lines if kind != "-"])
+                        for _, _, _, lines in placed]
+        if in_turn and len(placed) > 1:
+            _each_once_in_turn(body, placed, replacements, first_match)
+    except NotExact:
+        return None
+    starts = [at for _, at, _, _ in placed]
+    # Every line ends with an LF; added lines take it too (the dominant ending of a file without
+    # CR). Lines between the placements are views of the body: the join copies them once.
+    view = memoryview(body)
+    pieces: list[bytes | memoryview] = [BOM_BYTES] if bom else []
+    # Offsets are framed ones (see ByteIndex): framed offset ``o >= 1`` is body offset ``o - 1``.
+    position = 1  # past the LF in front of the first line
+    for (_, at, end, _), replacement in zip(placed, replacements, strict=True):
+        pieces.append(view[position - 1 : at])
+        pieces.append(replacement)
+        position = end + 1
+    pieces.append(view[position - 1 :])
+    # The framed offset of the LF in front of a line is the body offset of the line itself.
+    # Context and removed lines are the file's own: ASCII if the whole file is.
+    edits, offsets = _edits_and_offsets(
+        index.line_of(starts), [lines for _, _, _, lines in placed], starts,
+        [ascii_file and replacement.isascii() for replacement in replacements])
+    # A pure insertion (no old lines: placed where it ends) whose lines stand already, or a chunk
+    # that keeps lines and adds others whose new side stands over the bytes where its kept lines
+    # are (``applied.insertion_in_place`` on lines; ``at`` and ``end``: where they start and end).
+    insertion_in_place = any(
+        body.startswith(added, at) if chunks[number].anchors else body.endswith(added)
+        for number, at, end, lines in placed if at == end and chunks[number].inserts_text
+        for added in [_framed_or_nothing([text for _, text in lines])]) or any(
+        _stands_over(body, new, new_side_starts(at, end, len(new)))
+        for (_, at, end, lines), new in zip(placed, replacements, strict=True)
+        if at != end and adds_around(lines)) or any(
+        _stands_over(body, new, overlapping_starts(at, end, len(new)))
+        for (_, at, end, lines), new in zip(placed, replacements, strict=True)
+        if at != end and new and replaces_in_place(lines))
+    # A diff shows a BOM as part of the first line, so it splits the bytes itself.
+    return ExactUpdate(b"".join(pieces), edits, None if bom else offsets, insertion_in_place)
+
+
+def _each_once_in_turn(body: bytes, placed: Sequence[tuple[int, int, int, Sequence[tuple[LineKind, str]]]],
+                       replacements: Sequence[bytes], first_match: bool) -> None:
+    """``block_placement._check_in_turn`` on the bytes, in the exact pass: each block's old lines
+    stand once (``first_match``: first) in the body as the blocks before it leave it, where they
+    were placed; raise ``NotExact`` otherwise (the line path words the refusal)."""
+    current, shift = body, 0
+    for (_, at, end, lines), replacement in zip(placed, replacements, strict=True):
+        old = [text for kind, text in lines if kind != "+"]
+        expected = at + shift
+        if old:
+            space = ByteIndex(current)
+            _, first, pattern = space.first_any(old, 0)
+            if first != expected or (not first_match and space.last(pattern, 0, 0, space.end) != expected):
+                raise NotExact
+        current = current[:expected] + replacement + current[expected + end - at:]
+        shift += len(replacement) - (end - at)
+
+
+def _stands_over(body: bytes, new: bytes, starts: range) -> bool:
+    """Whether ``new`` (whole lines) stands in ``body`` from a line start among ``starts``."""
+    found = body.find(new, starts.start, starts.stop - 1 + len(new))
+    while found != -1:
+        if _line_start(body, found):
+            return True
+        found = body.find(new, found + 1, starts.stop - 1 + len(new))
+    return False
+
+
+def _line_start(body: bytes, at: int) -> bool:
+    """Whether byte ``at`` of ``body`` starts a line (the new side's lines are whole lines: ending
+    inside an indented look-alike, ``    b`` for ``b``, is standing nowhere); never a negative one."""
+    return at == 0 or (at > 0 and body[at - 1] == 0x0A)
+
+
+def _framed_or_nothing(lines: list[str]) -> bytes:
+    """``lines`` as UTF-8, each followed by an LF."""
+    return framed(lines)[1:] if lines else b""
+
+
+def _edits_and_offsets(lines_at: list[int], placed_lines: list[tuple[tuple[LineKind, str], ...]],
+                       starts: list[int], ascii_only: list[bool]) -> tuple[list[Edit], list[Edit]]:
+    """The changed line ranges ``rewrite`` reports, from the placed chunks alone (each run of
+    ``-`` and ``+`` lines of a chunk, with new line numbers shifted by the lines added and removed
+    before it), and for each range the byte offsets of its four line numbers in the old
+    and new bytes of an LF-only file whose last line ends with an LF. Each placed chunk is given
+    by the old line number of its first line (``lines_at``), its lines, and the old offset of its
+    first line (``starts``); ``ascii_only`` says of each whether all its lines are ASCII (then a
+    line's length is its length in bytes)."""
+    edits: list[Edit] = []
+    offsets: list[Edit] = []
+    shift = byte_shift = 0  # new minus old, in lines and in bytes, at the current line
+    for line, lines, at, ascii_lines in zip(lines_at, placed_lines, starts, ascii_only, strict=True):
+        opened: Edit | None = None
+        for kind, text in lines:
+            size = len(text) + 1 if ascii_lines else len(text.encode("utf-8")) + 1
+            if kind == " ":
+                if opened is not None:
+                    edits.append((opened[0], line, opened[1], line + shift))
+                    offsets.append((opened[2], at, opened[3], at + byte_shift))
+                    opened = None
+                line += 1
+                at += size
+                continue
+            if opened is None:
+                opened = (line, line + shift, at, at + byte_shift)
+            if kind == "-":
+                line += 1
+                shift -= 1
+                at += size
+                byte_shift -= size
+            else:
+                shift += 1
+                byte_shift += size
+        if opened is not None:
+            edits.append((opened[0], line, opened[1], line + shift))
+            offsets.append((opened[2], at, opened[3], at + byte_shift))
+    return edits, offsets

@@ -1,0 +1,1 @@
+"""Patch + workspace -> Plan: the update unit, the planner, the guards, approval."""

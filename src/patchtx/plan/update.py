@@ -1,0 +1,536 @@
+"""One file's update: the patch's hunks placed in the file's bytes and rewritten (reads nothing).
+
+``update_file`` is the one place where a file's new bytes are made from a patch's hunks; the
+planner (``planner.Stager``) only keeps the books around it (paths, moves, modes, what an earlier
+operation of the patch did). Its steps, in order:
+
+1. **Placement, chosen once** from the patch's format (``PLACERS``): a Codex patch's hunks go where
+   their lines are (``matching``, THE placement rule); a unified diff's at their stated lines
+   (``unified_placement``); SEARCH/REPLACE blocks by the same rule in their own passes
+   (``block_placement``); exact text replacements by the same rule over the file's text
+   (``text_placement``).
+2. **Bytes first**: where the format's placement is the content rule, an update that the exact
+   pass settles is done on the bytes (``exact``), without a line list; otherwise the file is
+   decoded (``textfile``) and placed on its lines.
+3. **Already applied?** asked once, in ``_already_applied``: when a hunk does not match, or when a
+   pure insertion's lines already stand where it would put them (``applied`` holds the rule).
+4. **Repairs** (``repair_update``, unless ``rule.repair`` is off): hunks that match nowhere as
+   written are tried as the shapes models write (line-number prefixes, unified file headers,
+   hunks out of order), hunks partly in place lose the hunks that are, lines written without a
+   prefix are checked against the file, and added lines take the file's indentation where the
+   hunk shows the model's differs; every repair placed by the placer above, and reported.
+5. **Rewrite** in one place (``rewrite``): the new bytes and the changed line ranges a diff shows.
+
+The contract (docs/architecture.md, "The update unit"): given the file's bytes, the hunks, the
+patch's rule and the file's names, it returns a ``FileUpdate`` (new bytes, changed ranges, or
+"already applied") or raises the ``PatchtxError`` that says why not. It never reads or writes.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from .._record import record, replace
+from ..errors import ContextNotFoundError, HunkParseError, PartlyAppliedError, PatchtxError
+from ..formats.unified_placement import final_newline, place_at_stated_lines, read_by_counts, starts_of
+from ..model import Repair
+from ..place.applied import (
+    deletions_in_place,
+    hunks_in_place,
+    insertion_in_place,
+    places,
+    reversed_chunk,
+    shows_its_change,
+)
+from ..place.exact import update_exactly
+from ..place.matching import LineIndex, Locator
+from ..place.rewrite import rewrite
+from ..place.textfile import TextFile, decode
+from .placeholders import refuse_elision
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from ..model import Chunk, Repair
+    from ..place.matching import Placement
+    from ..place.rewrite import Edit
+
+
+@record
+class UpdateRule:
+    """How one patch's updates are placed: the same for every file of the patch."""
+
+    format: str = "codex"
+    """The patch's format (``Patch.format``): a key of ``PLACERS``."""
+    first_match: bool = False
+    """Codex's first-occurrence placement instead of refusing an ambiguous hunk."""
+    reverse: bool = False
+    """A unified diff read backwards (``-R``): its hunks "already applied" are hunks not applied
+    forwards, and the text its hunks remove shows their change as well (``applied``)."""
+    repair: bool = True
+    """Whether the repair step may read malformed hunks as the one edit they mean (off with
+    ``strict``)."""
+
+
+@record
+class FileNames:
+    """How an update's errors name its file."""
+
+    path: str
+    """Workspace-relative: the errors' ``path`` field."""
+    spelled: str
+    """As the patch wrote it."""
+    display: str
+    """As Codex's messages name it (the spelling joined to the root)."""
+
+
+@record
+class FileUpdate:
+    """What ``update_file`` makes of one file."""
+
+    after: bytes
+    edits: tuple[Edit, ...]
+    """The changed line ranges ``(old_start, old_end, new_start, new_end)``, for a diff."""
+    offsets: tuple[Edit, ...] | None
+    """Where each of ``edits`` starts and ends in the old and new bytes (updates made on the
+    bytes of a file without BOM); None: a diff finds them."""
+    applied: bool = False
+    """Every hunk is already in place: ``after`` is the file as it is, and nothing changes."""
+    repairs: tuple[Repair, ...] = ()
+    """What the repair step did to the hunks to place them (``repair_update``)."""
+    notes: tuple[str, ...] = ()
+    """What the placement took less literally than the hunks say, each a sentence naming the file
+    (``Plan.notes``)."""
+
+
+@record
+class Placed:
+    """A placer's answer on the file's lines."""
+
+    placements: list[Placement]
+    ends_with_newline: bool | None = None
+    """Whether the new file ends with a line break; None: as the old file does."""
+    reinserted: bool = False
+    """Some pure insertion's lines already stand where it puts them (a patch sent again?)."""
+    notes: tuple[str, ...] = ()
+    """What the placement took less literally than the hunks say (a block matched with its
+    indentation shifted), each a sentence without the file's name."""
+
+
+@record
+class Placer:
+    """How one patch format places a file's hunks."""
+
+    on_lines: Callable[[TextFile, LineIndex, Sequence[Chunk], UpdateRule, str], Placed]
+    """Place the hunks on the decoded file (given with its index, and its display name for
+    errors); raise ``ContextNotFoundError`` or ``AmbiguousContextError``."""
+    on_bytes: bool = False
+    """Whether ``exact.update_exactly`` may settle the update on the bytes first (it implements
+    the content rule of ``matching``, nothing else)."""
+    in_turn: bool = False
+    """Whether each hunk must also stand once in the file as the hunks before it leave it (a
+    reply's SEARCH/REPLACE blocks, which aider applies one after another: ``block_placement``)."""
+    asks_applied: bool = True
+    """Whether a miss is asked the already-applied question (not for exact text replacements,
+    whose old and new text are no lines to find applied)."""
+
+
+def _by_content(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+                display: str) -> Placed:
+    placements = Locator(original.texts, display, first_match=rule.first_match,
+                         index=index).place(chunks)
+    return Placed(placements, reinserted=insertion_in_place(original.texts, chunks, placements))
+
+
+def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chunk],
+                     rule: UpdateRule, display: str) -> Placed:
+    # A hunk with old lines is checked for its new side standing where it goes, as a Codex hunk
+    # is, when placed by its content alone (header counts wrong) or when its new side stands at
+    # its stated line: kept lines like the added ones (' b' '+b' ' c' on 'a b b c') are found at
+    # the added line, so sent again it would be applied on top of itself. Not an insertion
+    # without context: a stated line says where it goes, where lines equal to it may stand
+    # before, as `git apply --unidiff-zero` takes a -U0 diff.
+    # (The file ends with a newline as git reads it: a last line ending in a lone CR has none.)
+    placements = _diff_endings(original, chunks, place_at_stated_lines(
+        original.texts, chunks, display,
+        ends_with_newline=not original.endings or original.endings[-1].endswith("\n")))
+    with_old_lines = [p for p in placements if p.length and (
+        chunks[p.chunk_index].recounted or _new_side_at_its_line(original.texts, chunks, p.chunk_index))]
+    return Placed(placements, final_newline(chunks, placements, len(original.texts)),
+                  reinserted=bool(with_old_lines) and insertion_in_place(original.texts, chunks,
+                                                                          with_old_lines))
+
+
+def _diff_endings(original: TextFile, chunks: Sequence[Chunk],
+                  placements: list[Placement]) -> list[Placement]:
+    """A unified diff's ``+`` lines with the diff's own line endings (CRLF where the diff's line
+    ends with a CR, else LF), when every kept and removed line of the file's hunks carries
+    exactly the ending the file has there: the diff was then made from these very bytes (git
+    diff of a commit that changes line endings, ``-a`` / ``+b\r``), and git apply and GNU patch
+    write its bytes. Otherwise (an LF diff on a CRLF file: line endings are not compared), or
+    where the hunks keep and remove no line, the added lines take the file's dominant ending."""
+    endings = original.endings
+    compared = False
+    for placement in placements:
+        chunk = chunks[placement.chunk_index]
+        crs = set(chunk.carriage_returns)
+        old_lines = [at for at, (kind, _) in enumerate(chunk.lines) if kind != "+"]
+        for offset, at in enumerate(old_lines):
+            line = placement.start + offset
+            last = chunk.old_unterminated and offset == len(old_lines) - 1
+            wanted = ("\r" if at in crs else "") + ("" if last else "\n")
+            if line >= len(endings) or endings[line] != wanted:
+                return placements
+            compared = True
+    if not compared:
+        return placements
+    out = []
+    for placement in placements:
+        chunk = chunks[placement.chunk_index]
+        crs = set(chunk.carriage_returns)
+        added = [at for at, (kind, _) in enumerate(placement.lines) if kind == "+"]
+        # (The new side's last line, marked '\ No newline at end of file', keeps its CR alone, as
+        # git writes it; an added line with kept lines after it is no last line.)
+        new_last = max((at for at, (kind, _) in enumerate(placement.lines) if kind != "-"), default=-1)
+        out.append(replace(placement, endings=tuple(
+            ("\r" if chunk.new_unterminated and at == new_last else "\r\n") if at in crs else "\n"
+            for at in added)))
+    return out
+
+
+def _endings_in_place(original: TextFile, chunks: Sequence[Chunk], placements: Sequence[Placement]) -> bool:
+    """Whether a unified diff that changes line endings only is already applied: every hunk's
+    old and new sides are the same lines but for some line's ending (a CRLF-to-LF diff), and the
+    file carries the new side's endings where the hunk goes. Its lines then match the file (line
+    endings are not compared), its endings are not the file's old ones (``_diff_endings`` keeps
+    the file's), and the update would change nothing: sent again, it is in place, not a no-op."""
+    endings, changed = original.endings, False
+    for placement in placements:
+        chunk = chunks[placement.chunk_index]
+        if chunk.old_unterminated != chunk.new_unterminated or \
+                [t for k, t in chunk.lines if k != "+"] != [t for k, t in chunk.lines if k != "-"]:
+            return False
+        crs = set(chunk.carriage_returns)
+        old = [at in crs for at, (kind, _) in enumerate(chunk.lines) if kind != "+"]
+        new = [at in crs for at, (kind, _) in enumerate(chunk.lines) if kind != "-"]
+        changed = changed or old != new
+        for offset, cr in enumerate(new):
+            line = placement.start + offset
+            last = chunk.new_unterminated and offset == len(new) - 1
+            if line >= len(endings) or endings[line] != ("\r" if cr else "") + ("" if last else "\n"):
+                return False
+    return changed
+
+
+def _new_side_at_its_line(texts: Sequence[str], chunks: Sequence[Chunk], number: int) -> bool:
+    """Whether hunk ``number``'s new side stands where the diff says the new file has it (its
+    stated line moved by the lines the hunks above it add or remove): a diff made by a tool says
+    where its lines end up, so new lines like the kept ones that stand elsewhere (a third '    a'
+    added under two) are the change still to make, not one made."""
+    above = {chunk.line for chunk in chunks[:number]}
+    return _new_side_stands(texts, _shifted_past(chunks[: number + 1], above)[0])
+
+
+def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+               display: str) -> Placed:
+    from ..formats.block_placement import place_blocks  # (off a one-line edit's path)
+
+    placements, notes = place_blocks(original, chunks, display, first_match=rule.first_match)
+    return Placed(placements, notes=tuple(notes))
+
+
+def _by_text(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+             display: str) -> Placed:
+    from ..formats.text_placement import place_text  # (off a one-line edit's path)
+
+    placements, ends_with_newline = place_text(original, chunks, display, first_match=rule.first_match)
+    return Placed(placements, ends_with_newline)
+
+
+PLACERS: dict[str, Placer] = {
+    "codex": Placer(_by_content, on_bytes=True),
+    "unified": Placer(_at_stated_lines),
+    "search-replace": Placer(_by_blocks, on_bytes=True, in_turn=True),
+    "text": Placer(_by_text, asks_applied=False),
+}
+"""Patch format -> how its hunks are placed."""
+
+
+def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names: FileNames, *,
+                check_applied: bool = True) -> FileUpdate:
+    """The file's new bytes once ``chunks`` are applied to ``content`` by ``rule``.
+
+    ``check_applied``: whether the hunks may be found already applied (not when an earlier
+    operation of the same patch changed the file: its text is then the patch's own). Raises
+    ``ContextNotFoundError``, ``AmbiguousContextError``, ``PartlyAppliedError``, and
+    ``BinaryFileError`` / ``EncodingPatchError`` for a file that is not UTF-8 text."""
+    if not chunks:  # a unified diff's pure rename, copy or mode change
+        return FileUpdate(content, (), ())
+    if any(chunk.readings for chunk in chunks):
+        # (A unified hunk read by its counts: its reading chosen by the file, before all else.)
+        chunks = read_by_counts(decode(content, names.display).texts, chunks, names.display)
+    placer = PLACERS[rule.format]
+    update: FileUpdate | None = None
+    index: LineIndex | None = None
+    original: TextFile | None = None
+    miss: ContextNotFoundError | None = None
+    resent = False
+    exact = (update_exactly(content, chunks, first_match=rule.first_match, in_turn=placer.in_turn)
+             if placer.on_bytes else None)
+    if exact is not None:
+        # (Placed exactly: a line written without a prefix equals its file line.)
+        update = FileUpdate(exact.after, tuple(exact.edits),
+                            None if exact.offsets is None else tuple(exact.offsets),
+                            repairs=_unprefixed(chunks, names))
+        reinserted = exact.insertion_in_place
+    else:
+        original = decode(content, names.display)
+        index = LineIndex(original.texts, source=content)
+        try:
+            placed = placer.on_lines(original, index, chunks, rule, names.display)
+        except ContextNotFoundError as error:
+            miss, reinserted = error, False
+        else:
+            update, settled = _rewritten(original, chunks, placed, rule, names, ())
+            if (check_applied and rule.format == "unified" and update.after == content
+                    and _endings_in_place(original, chunks, placed.placements)):
+                return FileUpdate(content, (), (), applied=True)
+            # Added lines the repair step re-indented (or freed of the model's trailing white
+            # space) stand, sent again, only as it wrote them: asked with them.
+            rewritten = [p for p, q in zip(settled, placed.placements, strict=True) if p.lines != q.lines]
+            resent = bool(rewritten) and insertion_in_place(original.texts, chunks, rewritten)
+            reinserted = placed.reinserted or resent
+    if placer.asks_applied and check_applied and (miss is not None or reinserted):
+        try:
+            applied = _already_applied(content, chunks, index, names, rule)
+        except PartlyAppliedError as partly:
+            if not _repairs(rule):
+                raise
+            return _without_applied_hunks(content, chunks, rule, names, partly)
+        if applied is not None:
+            return applied
+        if resent and miss is None and index is not None:
+            applied = _applied_once_repaired(content, chunks, rule, names, index)
+            if applied is not None:
+                return applied
+        if miss is not None and index is not None and deletions_in_place(index, chunks):
+            miss.hint = f"{DELETIONS_IN_PLACE} {miss.hint}".rstrip()
+    if miss is not None:
+        assert index is not None and original is not None
+
+        def place(some: Sequence[Chunk]) -> list[Placement]:
+            return placer.on_lines(original, index, some, rule, names.display).placements
+
+        if rule.format == "search-replace":
+            refuse_elision(chunks, original.texts, names.display, miss)
+        if rule.format in _DECORATED:
+            from ..intake.repair_update import undecorated  # (off a one-line edit's path)
+
+            def in_place(some: Sequence[Chunk]) -> bool:
+                if not (check_applied and placer.asks_applied):
+                    return False
+                try:
+                    return _already_applied(content, some, index, names, rule) is not None
+                except PartlyAppliedError:
+                    return False
+
+            found = undecorated(original.texts, chunks, place, names.spelled, rule.format, miss,
+                                repair=rule.repair, applied=in_place)
+            if found is None:
+                raise miss
+            update = update_file(content, found[0], rule, names, check_applied=check_applied)
+            return replace(update, repairs=(*found[1], *update.repairs))
+        if not _repairs(rule):
+            raise miss
+        from ..intake.repair_update import after_miss  # (off a one-line edit's path)
+
+        try:
+            repaired, _, repairs = after_miss(original.texts, chunks, place, names.spelled, miss,
+                                              normalised=partial(index.keys, 3))
+        except (ContextNotFoundError, HunkParseError):
+            applied = (_applied_once_repaired(content, chunks, rule, names, index) if check_applied
+                       else None)
+            if applied is None:
+                raise
+            return applied
+        # The repaired hunks are a patch like any other: placed, asked whether they are already
+        # applied (a repaired patch sent again), checked for lines they would insert twice.
+        update = update_file(content, repaired, rule, names, check_applied=check_applied)
+        return replace(update, repairs=(*repairs, *update.repairs))
+    assert update is not None
+    if _repairs(rule) and any(chunk.unprefixed for chunk in chunks):
+        from ..intake.repair_update import lost_space_readings  # (off a one-line edit's path)
+
+        lines = original if original is not None else decode(content, names.display)
+        space = index if index is not None else LineIndex(lines.texts, source=content)
+        lost_space_readings(lines.texts, chunks, lambda some: placer.on_lines(
+            lines, space, some, rule, names.display).placements, names.display)
+    return update
+
+
+DELETIONS_IN_PLACE = (
+    "The hunks only remove lines, and the lines they keep stand together in the file: if this "
+    "patch was applied before, it is in place. patchtx does not take removed lines' absence for "
+    "a replay (a typo, or a patch meant for another file, looks the same), so --skip-applied does "
+    "not cover it; check the file and leave the patch out.")
+
+
+_DECORATED = ("search-replace", "text")
+"""The formats whose misses are asked, instead of the repair step's rules, whether decorations a
+model copied into them explain them (``repair_update.undecorated``): Roo Code's header, line
+numbers from a numbered view."""
+
+
+def _repairs(rule: UpdateRule) -> bool:
+    """Whether the repair step (``repair_update``) looks at this rule's hunks: a Codex patch's
+    and a unified diff's (SEARCH/REPLACE blocks and text replacements have their own rules)."""
+    return rule.repair and rule.format in ("codex", "unified")
+
+
+def _rewritten(original: TextFile, chunks: Sequence[Chunk], placed: Placed, rule: UpdateRule,
+               names: FileNames, repairs: tuple[Repair, ...]) -> tuple[FileUpdate, list[Placement]]:
+    """The rewrite of placed hunks, after the repair step's last look at them (lines written
+    without a prefix, added lines' indentation), and the placements as that look left them."""
+    placements = placed.placements
+    if _repairs(rule):
+        from ..intake.repair_update import settle  # (off a one-line edit's path)
+
+        placements, settled = settle(original.texts, chunks, placements, names.spelled,
+                                     adjust=True, display=names.display)
+        repairs += tuple(settled)
+    rewritten, edits = rewrite(original, placements, placed.ends_with_newline)
+    return FileUpdate(rewritten.encode(), tuple(edits), None, repairs=repairs, notes=tuple(
+        f"{names.spelled}: {note}" for note in placed.notes)), placements
+
+
+def _unprefixed(chunks: Sequence[Chunk], names: FileNames) -> tuple[Repair, ...]:
+    if not any(chunk.unprefixed for chunk in chunks):
+        return ()
+    from ..intake.repair_update import unprefixed_repair  # (off a one-line edit's path)
+
+    return (unprefixed_repair(chunks, names.spelled),)
+
+
+def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule,
+                           names: FileNames, partly: PartlyAppliedError) -> FileUpdate:
+    """The repair of a patch sent again after part of it was applied: the hunks in place (by the
+    already-applied rule: their old lines found nowhere, their new lines standing in the file)
+    left out, the others placed and applied as any hunks are, at stated lines moved past the hunks
+    left out. Not for a pure insertion in place, whose old side says nothing, nor where a hunk left
+    may be in place as well."""
+    done = set(partly.details.get("applied_lines", ()))
+    if any(chunk.line in done and chunk.inserts_text for chunk in chunks):
+        # A pure insertion counts as in place when its lines merely stand where it would put
+        # them: enough to refuse a patch sent again, too little to leave it out and write the rest.
+        raise partly
+    rest = _shifted_past(chunks, done)
+    texts = decode(content, names.display).texts
+    if any(_new_side_stands(texts, chunk) for chunk in rest):
+        # A hunk left whose new side already stands where it would go may be in place too, its
+        # old side found elsewhere (the same line in the next function): in doubt, refuse.
+        raise partly
+    if not all(map(shows_its_change, rest)):
+        # A hunk that only deletes (or adds blank lines) never counts as in place: sent again,
+        # its old lines may be found elsewhere (the same line in the next function) and it would
+        # apply a second time there.
+        raise partly
+    update = update_file(content, rest, rule, names, check_applied=False)
+    shown = ", ".join(map(str, sorted(done)))
+    skipped = Repair(
+        "applied_hunk_skipped", f"{names.spelled}, patch line{'s' if len(done) > 1 else ''} {shown}",
+        "left out the hunks already in place (their new lines stand in the file and their old "
+        "lines do not) and applied the others")
+    return FileUpdate(update.after, update.edits, update.offsets, repairs=(skipped, *update.repairs))
+
+
+def _shifted_past(chunks: Sequence[Chunk], done: set[int]) -> list[Chunk]:
+    """The chunks not ``done`` (by patch line), each stated line moved by the lines the done ones
+    above it added or removed: the file holds them already."""
+    shift, rest = 0, []
+    for chunk in chunks:
+        if chunk.line in done:
+            shift += len(chunk.new_lines) - len(chunk.old_lines)
+        elif chunk.stated_line is not None and shift:
+            rest.append(replace(chunk, stated_line=max(chunk.stated_line + shift, 0)))
+        else:
+            rest.append(chunk)
+    return rest
+
+
+def _new_side_stands(texts: Sequence[str], chunk: Chunk) -> bool:
+    """Whether ``chunk``'s new lines stand where it would put them: at its stated line (a unified
+    hunk), or, for a pure insertion, anywhere (its old side says nothing of where it goes)."""
+    new = chunk.new_lines
+    if not chunk.old_lines:
+        return not new or bool(starts_of(texts, new, 0, len(texts) - len(new)))
+    if chunk.stated_line is None:
+        return False
+    at = max(chunk.stated_line - 1, 0)
+    return list(texts[at:at + len(new)]) == new
+
+
+def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex | None,
+                     names: FileNames, rule: UpdateRule) -> FileUpdate | None:
+    """THE already-applied question for an update whose hunks miss or re-insert lines that stand
+    (docs/format.md, "A patch sent again"): every hunk in place is an update that changes nothing;
+    some in place while the others would apply is refused; otherwise None (the update, or its
+    miss, stands)."""
+    verdicts = hunks_in_place(content, chunks, _redo(rule), loose=index, reverse=rule.reverse)
+    if verdicts is None:
+        return None
+    done = [chunk.line for chunk, verdict in zip(chunks, verdicts, strict=True) if verdict == "applied"]
+    if len(done) == len(chunks):
+        return FileUpdate(content, (), (), applied=True)
+    if done and "missing" not in verdicts:
+        raise PartlyAppliedError(
+            f"Refusing the patch: some hunks of {names.spelled} are already applied (patch lines "
+            f"{', '.join(map(str, done))}) and the others are not.",
+            hint="Send only the hunks that are not yet applied, or re-read the file first.",
+            path=names.path, line=done[0], details={"applied_lines": done})
+    return None
+
+
+def _redo(rule: UpdateRule) -> Callable[[TextFile, Sequence[Chunk]], list[Placement]]:
+    """How the already-applied question redoes undone hunks: by the format's own placement, each
+    hunk found once (SEARCH/REPLACE blocks in turn: the content rule alone could take a file for
+    their work where a block's SEARCH still stands). Once under ``first_match`` too: a file that is
+    the patch's work at first places may also be one it would apply to again, and in doubt the
+    answer is no (the miss stands)."""
+    placer, unique = PLACERS[rule.format], replace(rule, first_match=False)
+
+    def redo(before: TextFile, some: Sequence[Chunk]) -> list[Placement]:
+        return placer.on_lines(before, LineIndex(before.texts), some, unique, "").placements
+
+    return redo
+
+
+def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule,
+                           names: FileNames, index: LineIndex) -> FileUpdate | None:
+    """The already-applied question for hunks that applied only through the repair step (line
+    numbers removed, indentation given, hunks reordered): undone, repairs included, they give a
+    file that the patch, repairs included, turns back into exactly this one. None otherwise."""
+    if not all(shows_its_change(chunk) for chunk in chunks):
+        return None
+    from ..intake.repair_update import numbered_lines, without_file_header  # (off a one-line edit's path)
+
+    headless = without_file_header(chunks, names.spelled)  # (its lines, reversed, are no header)
+    undone = [reversed_chunk(chunk) for chunk in (chunks if headless is None else headless[0])]
+    if numbered_lines(chunks) is None and not all(places(index, [chunk]) for chunk in undone):
+        return None  # (the common miss, told cheaply: no undone hunk stands in the file)
+    undo = replace(rule, format="codex", reverse=False)  # (the reversed hunks state no lines)
+    try:
+        before = update_file(content, undone, undo, names, check_applied=False)
+        again = update_file(before.after, chunks, rule, names, check_applied=False)
+    except PatchtxError:
+        return None
+    if before.after == content or again.after != content:
+        return None
+    return FileUpdate(content, (), (), applied=True, repairs=again.repairs)
+
+
+def already_applied(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule) -> bool:
+    """Whether ``content`` holds every hunk of ``chunks`` applied (true of none): the question for
+    a file the update itself does not read, the destination of a move whose source is gone."""
+    verdicts = hunks_in_place(content, chunks, _redo(rule), reverse=rule.reverse) if chunks else []
+    return verdicts is not None and all(verdict == "applied" for verdict in verdicts)

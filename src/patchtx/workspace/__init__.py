@@ -1,0 +1,1 @@
+"""The workspace: its root and the one path rule, no-follow reads, the policy, globs."""

@@ -1,0 +1,74 @@
+"""A unified diff's plan (a mode-only change, a rename with edits, a new executable file, a delete)
+goes through the same crash-safe commit: a crash at any call, then recovery, leaves the tree
+exactly as before or exactly as after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchtx.api import plan_patch
+from patchtx.model import Plan
+from patchtx.txn import commit, recover
+
+from ...fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
+from ...txn.helpers import crash_in_process, leftovers, snapshot, variant
+from .support import write_tree
+
+DIFF = """\
+diff --git a/run.sh b/run.sh
+old mode 100644
+new mode 100755
+diff --git a/src/a.py b/lib/a.py
+similarity index 80%
+rename from src/a.py
+rename to lib/a.py
+--- a/src/a.py
++++ b/lib/a.py
+@@ -1,2 +1,2 @@
+ one
+-two
++TWO
+diff --git a/tool b/tool
+new file mode 100755
+--- /dev/null
++++ b/tool
+@@ -0,0 +1 @@
++#!/bin/sh
+diff --git a/old.txt b/old.txt
+deleted file mode 100644
+--- a/old.txt
++++ /dev/null
+@@ -1 +0,0 @@
+-bye
+"""
+TREE = {"run.sh": ("echo\n", "100644"), "src/a.py": ("one\ntwo\n", "100644"),
+        "old.txt": ("bye\n", "100644")}
+
+
+def _fresh(root: Path) -> Plan:
+    root.mkdir()
+    write_tree(root, TREE)
+    return plan_patch(DIFF, root)
+
+
+def test_crash_at_every_call_then_recover(tmp_path: Path) -> None:
+    reference = tmp_path / "reference"
+    plan = _fresh(reference)
+    before = snapshot(reference)
+    recording = variant(RecordingFileSystemOps, real_sync=False)()
+    commit(plan, fs=recording)
+    after = snapshot(reference)
+    assert after["run.sh"][1] & 0o111 and after["tool"][1] & 0o111 and "src" not in after
+    assert after["lib/a.py"][2] == b"one\nTWO\n" and "old.txt" not in after
+    crashing = variant(CrashingFileSystemOps, real_sync=False)
+    outcomes = set()
+    for crash_at in range(1, len(recording.log) + 1):
+        root = tmp_path / f"crash-{crash_at}"
+        plan = _fresh(root)
+        assert crash_in_process(lambda fs: commit(plan, fs=fs), crashing(crash_at))  # noqa: B023
+        recover(str(root))
+        state = snapshot(root)
+        assert state in (before, after), f"crash before call {crash_at}: {state}"
+        outcomes.add(state == after)
+        assert leftovers(root) == []
+    assert outcomes == {False, True}  # crashes before and after the commit point

@@ -1,1 +1,0 @@
-from ..txn.conftest import scratch  # noqa: F401 - the tmpfs scratch folder of the crash tests
