@@ -833,16 +833,16 @@ def test_plans_copy_and_pickle(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="the umask is read from /proc (Linux)")
 def test_planning_reads_the_umask_without_setting_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from patchtx.plan import planner
+    from patchtx.plan import modes
 
     def refuse(_mask: int) -> int:
         raise AssertionError("planning set the process umask")
 
     previous = os.umask(0o027)
     try:
-        monkeypatch.setattr(planner, "_DEFAULT_MODE", [])
+        monkeypatch.setattr(modes, "_DEFAULT_MODE", [])
         monkeypatch.setattr(os, "umask", refuse)
-        assert planner.default_file_mode() == 0o640
+        assert modes.default_file_mode() == 0o640
     finally:
         monkeypatch.undo()
         os.umask(previous)

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING
 from ..errors import ContextNotFoundError, PlaceholderError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
-    from ..model import Chunk
+    from ..model import AddFile, Chunk, UpdateFile
 
 BARE_ELLIPSIS_LANGUAGES = frozenset({
     "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "m", "mm", "cs", "java", "kt", "kts",
@@ -235,3 +235,61 @@ def refuse_elision(chunks: Sequence[Chunk], texts: Sequence[str], display: str,
             f"Refusing the SEARCH/REPLACE block on line {chunk.line} for {display}: its SEARCH "
             "lines leave lines out with '...'.", hint=said, path=display, line=chunk.line,
             details={"placeholder": old[at]})
+
+
+# -- the guard on a staged patch (the planner asks it once a hunk is placed) -----------------------
+def placeholder_in_update(hunk: UpdateFile, rel: str, content: bytes, fmt: str,
+                          hunks: str) -> PlaceholderError | None:
+    """A hunk whose added lines hold a lazy placeholder (``find_placeholder``) is refused as
+    ``placeholder`` (once the patch is staged), unless the host allows them (the planner asks).
+    ``fmt`` is the patch's format, ``hunks`` what its hunks are called in a message."""
+    extension = extension_of(rel)
+    for chunk in hunk.chunks:
+        if fmt == "text":  # (a text's lines: those of its old text are kept)
+            old = "\n".join(text for kind, text in chunk.lines if kind == "-").split("\n")
+            new = "\n".join(text for kind, text in chunk.lines if kind == "+").split("\n")
+            added = [line not in old for line in new]
+        else:
+            old, new = chunk.old_lines, chunk.new_lines
+            added = [kind == "+" for kind, _ in chunk.lines if kind != "-"]
+        found = find_placeholder(new, added, old, _lines(content), extension)
+        if found is not None:
+            from ..place.hints import visible  # (off a one-line edit's path)
+
+            which = {"search-replace": f"the block on line {chunk.line}",
+                     "text": "the new text"}.get(fmt, f"the {hunks[:-1]} at patch line {chunk.line}")
+            return _placeholder_error(
+                f"Refusing the patch: {which} adds the line \"{visible(found.strip())}\" to "
+                f"{hunk.path}, a placeholder for code left out, not code: written as it is, it "
+                "would stand in the file in place of the lines the hunk replaces, and they would "
+                "be lost.", found, rel, chunk.line)
+    return None
+
+
+def placeholder_added(hunk: AddFile, rel: str, content: bytes | None) -> PlaceholderError | None:
+    """A file added (or written over) whose lines hold a lazy placeholder: refused alike."""
+    lines = hunk.contents.split("\n")
+    found = find_placeholder(lines, [True] * len(lines), (), _lines(content), extension_of(rel))
+    if found is None:
+        return None
+    from ..place.hints import visible  # (off a one-line edit's path)
+
+    return _placeholder_error(
+        f"Refusing the patch: the file {hunk.path} it adds (patch line {hunk.line}) holds the "
+        f"line \"{visible(found.strip())}\", a placeholder for code left out, not code.",
+        found, rel, hunk.line)
+
+
+def _lines(content: bytes | None) -> Iterator[str]:
+    """A file's lines, decoded only when asked for (most hunks hold no placeholder)."""
+    if content:
+        yield from content.decode("utf-8", "replace").splitlines()
+
+
+def _placeholder_error(headline: str, line: str, rel: str, patch_line: int) -> PlaceholderError:
+    return PlaceholderError(
+        headline,
+        hint="Write out the code the placeholder stands for (the lines that stay are context lines, "
+             "or in both SEARCH and REPLACE), or send only the lines that change. A host that means "
+             "to write such lines as text passes --allow-placeholders (allow_placeholders=True).",
+        path=rel, line=patch_line, details={"placeholder": line})

@@ -24,7 +24,6 @@ from ..errors import (
     NotARegularFileError,
     PartlyAppliedError,
     PatchtxError,
-    PlaceholderError,
     PolicyError,
     UnsafePathError,
 )
@@ -40,20 +39,26 @@ from ..model import (
     UpdateFile,
 )
 from ..options import PlanOptions
-from ..place.applied import reversed_chunk, shows_its_change
-from ..place.normalise import normalise
 from ..place.textfile import decode, looks_binary
 from ..txn.emptied import emptied_folders
 from ..workspace.paths import FileView, ResolvedPath, Workspace
 from ..workspace.policy import check_changes, policy_files
-from .placeholders import extension_of, find_placeholder
+from .modes import default_file_mode, git_permissions
+from .placeholders import placeholder_added, placeholder_in_update
 from .reads import ReadGuard
-from .update import DELETIONS_IN_PLACE, FileNames, UpdateRule, already_applied, update_file
+from .update import (
+    FileNames,
+    UpdateRule,
+    already_applied,
+    in_place_in_turn,
+    name_earlier_edit,
+    no_op_hunk,
+    update_file,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Sequence
 
-    from ..model import Chunk
     from ..place.rewrite import Edit
     from ..txn.commit import Progress
 
@@ -67,52 +72,9 @@ class _Entry:
     """(device, inode) of the file read from the workspace (None: staged, or not known)."""
 
 
-_DEFAULT_MODE: list[int] = []
-
-
-def default_file_mode() -> int:
-    """What a newly created file gets: 0o666 less the process umask (read once)."""
-    if not _DEFAULT_MODE:
-        _DEFAULT_MODE.append(0o666 & ~_umask())
-    return _DEFAULT_MODE[0]
-
-
-def _umask() -> int:
-    """The process umask, read without changing it where the kernel says it (Linux); elsewhere
-    os.umask is the only way to read it, by setting it and putting it back."""
-    try:
-        with open("/proc/self/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return umask
-
-
-def git_permissions(git_mode: int, current: int | None) -> int:
-    """The permission bits a unified diff's mode (``100644`` or ``100755``) gives a file whose
-    bits are ``current``: the executable bits follow the read bits, as ``git apply`` sets them."""
-    base = default_file_mode() if current is None else current
-    if git_mode & 0o100:  # (git canonicalises every mode to 100755 or 100644 by the owner's bit)
-        return base | ((base & 0o444) >> 2)
-    return base & ~0o111
-
-
 _OR_OVERWRITE = "or allow overwriting explicitly (--allow-overwrite)."
 _HUNKS = {"codex": "sections", "unified": "hunks", "search-replace": "blocks", "text": "edit"}
 """What the hunks of an update are called in a message, by patch format."""
-_NO_CHANGE_HINT = {
-    "codex": "A section says what to change: give it the '-' lines to remove and the '+' lines to "
-             "write (for a pure rename, one context-only section under '*** Move to:' is the way), or "
-             "leave it out if the file already holds what you meant.",
-    "search-replace": "A block's REPLACE lines are what its SEARCH lines become: make them differ, "
-                      "or leave the block out if the file already holds what you meant.",
-    "text": "Give the text as it should become, or leave the edit out if the file already holds "
-            "what you meant.",
-}
 
 
 class Stager:
@@ -355,8 +317,8 @@ class Stager:
                 " afterwards.",
                 hint="patchtx writes UTF-8 text only; remove the NUL, or add binary files with another tool.",
                 path=rel, line=hunk.line)
-        if data is None:  # (a copy's bytes are the file's own, not the patch's)
-            self._placeholders_added(hunk, rel, entry.content)
+        if data is None and not self.options.allow_placeholders:  # (a copy's bytes: the file's own)
+            self._defer(placeholder_added(hunk, rel, entry.content))
         if mode is None:
             mode = entry.mode
         copy = copied_from if entry.content is None else None
@@ -453,7 +415,8 @@ class Stager:
                              "file: its hunks are matched against the file as that operation "
                              f"leaves it, not as it is on disk. {miss.hint}")
             else:
-                self._name_earlier_edit(miss, hunk, rel, entry.content, display)
+                name_earlier_edit(miss, hunk.chunks, entry.content, self.rule,
+                                  FileNames(rel, hunk.path, display), self.view.root)
             raise
         self.notes += update.notes
         if update.applied:
@@ -461,8 +424,10 @@ class Stager:
                                  + ("is undone already" if self.rule.reverse else "is already applied"))
             return
         # (Asked once the hunks are placed: a hunk that does not match is refused as it is first.)
-        self._no_op_hunks(hunk, rel)
-        self._placeholders_in(hunk, rel, entry.content)
+        self._defer(no_op_hunk(hunk, rel, self.rule.format))
+        if not self.options.allow_placeholders:
+            self._defer(placeholder_in_update(hunk, rel, entry.content, self.rule.format,
+                                              _HUNKS[self.rule.format]))
         after = update.after
         self.repairs.extend(update.repairs)
         if after == entry.content:
@@ -555,13 +520,8 @@ class Stager:
 
     def _sections_in_place(self, hunk: UpdateFile, rel: str, content: bytes, display: str) -> bool:
         """Whether this Update section (whose hunks miss) and the later Update sections of the same
-        file in the patch are in place together: a file edited by several sections in turn (the
-        second edits what the first wrote) sent again. Asked one at a time, the first section's
-        old lines are gone and its new ones were changed by the next, so it missed
-        (``context_not_found``). In place when each section shows its change, the sections undo
-        from the last to this one, each on the file as the ones after it leave it, and redone in
-        order from there give this file back: it is the patch's own work (the already-applied
-        rule of one section, docs/format.md "A patch sent again", over the file's sections)."""
+        file in the patch are in place together (``update.in_place_in_turn``): a file edited by
+        several sections in turn sent again."""
         later: list[UpdateFile] = []
         for other in self.staging[self.staging.index(hunk) + 1:]:
             try:
@@ -574,23 +534,8 @@ class Stager:
                 return False  # (a Delete or Add of the file between: not sections in turn)
             later.append(other)
         sections = [hunk, *later]
-        if not later or any(
-                section.move_to is not None or not section.chunks
-                or not any(shows_its_change(chunk, reverse=self.rule.reverse) for chunk in section.chunks)
-                for section in sections):
-            return False
-        names = FileNames(rel, hunk.path, display)
-        undone = content
-        try:
-            for section in reversed(sections):
-                undone = update_file(undone, [reversed_chunk(chunk) for chunk in section.chunks],
-                                     self.rule, names, check_applied=False).after
-            redone = undone
-            for section in sections:
-                redone = update_file(redone, section.chunks, self.rule, names, check_applied=False).after
-        except PatchtxError:
-            return False
-        if redone != content:
+        if not later or not in_place_in_turn(content, sections, self.rule,
+                                             FileNames(rel, hunk.path, display)):
             return False
         for section in sections:
             self.in_place.append(f"Update File: {section.path} (patch line {section.line}): every "
@@ -598,106 +543,10 @@ class Stager:
         self.sections_in_place.update(id(section) for section in later)
         return True
 
-    # -- a patch that changes nothing --------------------------------------------------------------
-    def _no_op_hunks(self, hunk: UpdateFile, rel: str) -> None:
-        """A hunk whose new side is its old side (``Chunk.changes_nothing``) is refused as
-        ``no_change`` (once the patch is staged): the change it was written for is not in it. Not
-        the one context-only
-        section of a pure rename (Codex's way to write one). A unified diff's hunks are asked
-        on their lines as written, line endings included, when the diff is read (``unified``)."""
-        if self.rule.format == "unified" or (hunk.move_to is not None and len(hunk.chunks) == 1):
-            return
-        for chunk in hunk.chunks:
-            # (Lines written without a prefix are context only if the file has them there: the
-            # repair step's reading; a hunk so read that changes nothing is the file's to refuse.)
-            if chunk.changes_nothing and not chunk.unprefixed:
-                what = ("its REPLACE lines are its SEARCH lines" if self.rule.format == "search-replace"
-                        else "its new text is its old text" if self.rule.format == "text"
-                        else "it has context lines only" if all(kind == " " for kind, _ in chunk.lines)
-                        else "it removes lines and adds the same lines back")
-                which = {"search-replace": f"the block on line {chunk.line}",
-                         "text": "the edit"}.get(self.rule.format,
-                                                 f"the section at patch line {chunk.line}")
-                self.deferred.append(NoChangeError(
-                    f"Refusing the patch: {which} changes nothing in {hunk.path}: {what}.",
-                    hint=_NO_CHANGE_HINT[self.rule.format], path=rel, line=chunk.line))
-                return
-
-    # -- a hunk written from the file before an earlier edit ---------------------------------------
-    def _name_earlier_edit(self, miss: ContextNotFoundError, hunk: UpdateFile, rel: str,
-                           content: bytes, display: str) -> None:
-        """A hunk that misses but matches the file as it was before one of the few newest kept
-        transactions that changed it (``txn.kept.recent_originals``: this user's, signed, read
-        only) was written from the file before that edit (a model patching from its memory of the
-        file before its own last edit): the miss names the transaction and shows the lines as
-        they stand now. Changes ``miss``'s hint and details."""
-        from ..place.hints import earlier_edit  # (off a one-line edit's path)
-        from ..txn.kept import recent_originals  # (off a one-line edit's path)
-
-        names = FileNames(rel, hunk.path, display)
-        exactly = replace(self.rule, repair=False)  # (the lines as the hunk has them: no repair)
-        for entry, before in recent_originals(self.view.root, rel):
-            if before == content or not _may_hold(hunk.chunks, before, self.rule.format):
-                continue  # (undone since, or written back; or the hunk's lines are not there)
-            try:
-                then = update_file(before, hunk.chunks, exactly, names, check_applied=False)
-            except PatchtxError:
-                continue
-            if not then.edits:
-                continue
-            span = (min(edit[0] for edit in then.edits), max(edit[1] for edit in then.edits))
-            hint = earlier_edit(decode(content, display).texts, decode(before, display).texts, span,
-                                entry, made_it=then.after == content)
-            # (what the already-applied rule saw of lines only removed stays first)
-            kept = DELETIONS_IN_PLACE + " " if miss.hint.startswith(DELETIONS_IN_PLACE) else ""
-            miss.hint = kept + hint.text
-            miss.details["closest_line"] = hint.closest_line
-            miss.details["earlier_transaction"] = {"id": entry.transaction_id,
-                                                   "time": entry.committed_at}
-            return
-
-    # -- placeholders written as code -------------------------------------------------------------
-    def _placeholders_in(self, hunk: UpdateFile, rel: str, content: bytes) -> None:
-        """A hunk whose added lines hold a lazy placeholder (``placeholders.find_placeholder``) is
-        refused as ``placeholder`` (once the patch is staged), unless the host allows them."""
-        if self.options.allow_placeholders:
-            return
-        extension = extension_of(rel)
-        for chunk in hunk.chunks:
-            if self.rule.format == "text":  # (a text's lines: those of its old text are kept)
-                old = "\n".join(text for kind, text in chunk.lines if kind == "-").split("\n")
-                new = "\n".join(text for kind, text in chunk.lines if kind == "+").split("\n")
-                added = [line not in old for line in new]
-            else:
-                old, new = chunk.old_lines, chunk.new_lines
-                added = [kind == "+" for kind, _ in chunk.lines if kind != "-"]
-            found = find_placeholder(new, added, old, _lines(content), extension)
-            if found is not None:
-                from ..place.hints import visible  # (off a one-line edit's path)
-
-                which = {"search-replace": f"the block on line {chunk.line}",
-                         "text": "the new text"}.get(self.rule.format,
-                                                      f"the {_HUNKS[self.rule.format][:-1]} at patch line {chunk.line}")
-                self.deferred.append(_placeholder_error(
-                    f"Refusing the patch: {which} adds the line \"{visible(found.strip())}\" to "
-                    f"{hunk.path}, a placeholder for code left out, not code: written as it is, it "
-                    "would stand in the file in place of the lines the hunk replaces, and they would "
-                    "be lost.", found, rel, chunk.line))
-                return
-
-    def _placeholders_added(self, hunk: AddFile, rel: str, content: bytes | None) -> None:
-        """A file added (or written over) whose lines hold a lazy placeholder: refused alike."""
-        if self.options.allow_placeholders:
-            return
-        lines = hunk.contents.split("\n")
-        found = find_placeholder(lines, [True] * len(lines), (), _lines(content), extension_of(rel))
-        if found is not None:
-            from ..place.hints import visible  # (off a one-line edit's path)
-
-            self.deferred.append(_placeholder_error(
-                f"Refusing the patch: the file {hunk.path} it adds (patch line {hunk.line}) holds the "
-                f"line \"{visible(found.strip())}\", a placeholder for code left out, not code.",
-                found, rel, hunk.line))
+    def _defer(self, refusal: PatchtxError | None) -> None:
+        """A refusal asked once the patch is staged (``deferred``), if there is one."""
+        if refusal is not None:
+            self.deferred.append(refusal)
 
     def _refuse_undone_changes(self, before: dict[str, _Entry], changes: Sequence[FileChange]) -> None:
         """Operations of one patch that update, delete or add a file (no move) and leave it as
@@ -906,32 +755,6 @@ class Stager:
         removed = {t.path for t in targets if t.after is None}
         kept = (t.path for t in targets if t.after is not None)
         return emptied_folders(removed, kept, self.view.list_dir)
-
-
-def _may_hold(chunks: Sequence[Chunk], data: bytes, fmt: str) -> bool:
-    """Whether every line the hunks keep or remove stands in ``data`` (by the loosest pass's key;
-    a text replacement's old text, as it is): the cheap question before placing them there."""
-    text = data.decode("utf-8", "replace")
-    if fmt == "text":
-        text = text.replace("\r\n", "\n")
-        return all(old in text for chunk in chunks for kind, old in chunk.lines if kind == "-")
-    keys = set(map(normalise, text.splitlines()))
-    return all(normalise(line) in keys for chunk in chunks for line in chunk.old_lines if line.strip())
-
-
-def _lines(content: bytes | None) -> Iterator[str]:
-    """A file's lines, decoded only when asked for (most hunks hold no placeholder)."""
-    if content:
-        yield from content.decode("utf-8", "replace").splitlines()
-
-
-def _placeholder_error(headline: str, line: str, rel: str, patch_line: int) -> PlaceholderError:
-    return PlaceholderError(
-        headline,
-        hint="Write out the code the placeholder stands for (the lines that stay are context lines, "
-             "or in both SEARCH and REPLACE), or send only the lines that change. A host that means "
-             "to write such lines as text passes --allow-placeholders (allow_placeholders=True).",
-        path=rel, line=patch_line, details={"placeholder": line})
 
 
 def _check_policy(planner: Stager, targets: list[PathTarget]) -> None:

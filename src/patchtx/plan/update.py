@@ -32,7 +32,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from .._record import record, replace
-from ..errors import ContextNotFoundError, HunkParseError, PartlyAppliedError, PatchtxError
+from ..errors import ContextNotFoundError, HunkParseError, NoChangeError, PartlyAppliedError, PatchtxError
 from ..formats.unified_placement import final_newline, place_at_stated_lines, read_by_counts, starts_of
 from ..model import Repair
 from ..place.applied import (
@@ -45,6 +45,7 @@ from ..place.applied import (
 )
 from ..place.exact import update_exactly
 from ..place.matching import LineIndex, Locator
+from ..place.normalise import normalise
 from ..place.rewrite import rewrite
 from ..place.textfile import TextFile, decode
 from .placeholders import refuse_elision
@@ -52,7 +53,7 @@ from .placeholders import refuse_elision
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from ..model import Chunk, Repair
+    from ..model import Chunk, Repair, UpdateFile
     from ..place.matching import Placement
     from ..place.rewrite import Edit
 
@@ -534,3 +535,111 @@ def already_applied(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule) -
     a file the update itself does not read, the destination of a move whose source is gone."""
     verdicts = hunks_in_place(content, chunks, _redo(rule), reverse=rule.reverse) if chunks else []
     return verdicts is not None and all(verdict == "applied" for verdict in verdicts)
+
+
+# -- a hunk written from the file before an earlier edit -------------------------------------------
+def name_earlier_edit(miss: ContextNotFoundError, chunks: Sequence[Chunk], content: bytes,
+                      rule: UpdateRule, names: FileNames, root: str) -> None:
+    """A hunk that misses but matches the file as it was before one of the few newest kept
+    transactions that changed it (``txn.kept.recent_originals``: this user's, signed, read
+    only) was written from the file before that edit (a model patching from its memory of the
+    file before its own last edit): the miss names the transaction and shows the lines as
+    they stand now. Changes ``miss``'s hint and details (the planner asks, for a miss on a file
+    no earlier operation of the patch changed)."""
+    from ..place.hints import earlier_edit  # (off a one-line edit's path)
+    from ..txn.kept import recent_originals  # (off a one-line edit's path)
+
+    exactly = replace(rule, repair=False)  # (the lines as the hunk has them: no repair)
+    for entry, before in recent_originals(root, names.path):
+        if before == content or not _may_hold(chunks, before, rule.format):
+            continue  # (undone since, or written back; or the hunk's lines are not there)
+        try:
+            then = update_file(before, chunks, exactly, names, check_applied=False)
+        except PatchtxError:
+            continue
+        if not then.edits:
+            continue
+        span = (min(edit[0] for edit in then.edits), max(edit[1] for edit in then.edits))
+        hint = earlier_edit(decode(content, names.display).texts, decode(before, names.display).texts,
+                            span, entry, made_it=then.after == content)
+        # (what the already-applied rule saw of lines only removed stays first)
+        kept = DELETIONS_IN_PLACE + " " if miss.hint.startswith(DELETIONS_IN_PLACE) else ""
+        miss.hint = kept + hint.text
+        miss.details["closest_line"] = hint.closest_line
+        miss.details["earlier_transaction"] = {"id": entry.transaction_id,
+                                               "time": entry.committed_at}
+        return
+
+
+def _may_hold(chunks: Sequence[Chunk], data: bytes, fmt: str) -> bool:
+    """Whether every line the hunks keep or remove stands in ``data`` (by the loosest pass's key;
+    a text replacement's old text, as it is): the cheap question before placing them there."""
+    text = data.decode("utf-8", "replace")
+    if fmt == "text":
+        text = text.replace("\r\n", "\n")
+        return all(old in text for chunk in chunks for kind, old in chunk.lines if kind == "-")
+    keys = set(map(normalise, text.splitlines()))
+    return all(normalise(line) in keys for chunk in chunks for line in chunk.old_lines if line.strip())
+
+
+# -- a patch that changes nothing, sections sent again ---------------------------------------------
+_NO_CHANGE_HINT = {
+    "codex": "A section says what to change: give it the '-' lines to remove and the '+' lines to "
+             "write (for a pure rename, one context-only section under '*** Move to:' is the way), or "
+             "leave it out if the file already holds what you meant.",
+    "search-replace": "A block's REPLACE lines are what its SEARCH lines become: make them differ, "
+                      "or leave the block out if the file already holds what you meant.",
+    "text": "Give the text as it should become, or leave the edit out if the file already holds "
+            "what you meant.",
+}
+
+
+def no_op_hunk(hunk: UpdateFile, rel: str, fmt: str) -> NoChangeError | None:
+    """A hunk whose new side is its old side (``Chunk.changes_nothing``) is refused as
+    ``no_change`` (once the patch is staged: the planner asks): the change it was written for is
+    not in it. Not the one context-only section of a pure rename (Codex's way to write one). A
+    unified diff's hunks are asked on their lines as written, line endings included, when the
+    diff is read (``unified``). ``fmt`` is the patch's format."""
+    if fmt == "unified" or (hunk.move_to is not None and len(hunk.chunks) == 1):
+        return None
+    for chunk in hunk.chunks:
+        # (Lines written without a prefix are context only if the file has them there: the
+        # repair step's reading; a hunk so read that changes nothing is the file's to refuse.)
+        if chunk.changes_nothing and not chunk.unprefixed:
+            what = ("its REPLACE lines are its SEARCH lines" if fmt == "search-replace"
+                    else "its new text is its old text" if fmt == "text"
+                    else "it has context lines only" if all(kind == " " for kind, _ in chunk.lines)
+                    else "it removes lines and adds the same lines back")
+            which = {"search-replace": f"the block on line {chunk.line}",
+                     "text": "the edit"}.get(fmt, f"the section at patch line {chunk.line}")
+            return NoChangeError(
+                f"Refusing the patch: {which} changes nothing in {hunk.path}: {what}.",
+                hint=_NO_CHANGE_HINT[fmt], path=rel, line=chunk.line)
+    return None
+
+
+def in_place_in_turn(content: bytes, sections: Sequence[UpdateFile], rule: UpdateRule,
+                     names: FileNames) -> bool:
+    """Whether the Update sections of one file (the first missed; the others come later in the
+    patch) are in place together: a file edited by several sections in turn (the second edits
+    what the first wrote) sent again. Asked one at a time, the first section's old lines are gone
+    and its new ones were changed by the next, so it missed (``context_not_found``). In place
+    when each section shows its change, the sections undo from the last to the first, each on
+    the file as the ones after it leave it, and redone in order from there give this file back:
+    it is the patch's own work (the already-applied rule of one section, docs/format.md "A patch
+    sent again", over the file's sections)."""
+    if any(section.move_to is not None or not section.chunks
+           or not any(shows_its_change(chunk, reverse=rule.reverse) for chunk in section.chunks)
+           for section in sections):
+        return False
+    undone = content
+    try:
+        for section in reversed(sections):
+            undone = update_file(undone, [reversed_chunk(chunk) for chunk in section.chunks],
+                                 rule, names, check_applied=False).after
+        redone = undone
+        for section in sections:
+            redone = update_file(redone, section.chunks, rule, names, check_applied=False).after
+    except PatchtxError:
+        return False
+    return redone == content
