@@ -326,7 +326,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         if rule.format == "search-replace":
             refuse_elision(chunks, original.texts, names.display, miss)
         if rule.format in _DECORATED:
-            from ..intake.repair_update import undecorated  # (off a one-line edit's path)
+            from ..intake.decorations import undecorated  # (off a one-line edit's path)
 
             def in_place(some: Sequence[Chunk]) -> bool:
                 if not (check_applied and placer.asks_applied):
@@ -379,7 +379,7 @@ DELETIONS_IN_PLACE = (
 
 _DECORATED = ("search-replace", "text")
 """The formats whose misses are asked, instead of the repair step's rules, whether decorations a
-model copied into them explain them (``repair_update.undecorated``): Roo Code's header, line
+model copied into them explain them (``decorations.undecorated``): Roo Code's header, line
 numbers from a numbered view."""
 
 
