@@ -33,10 +33,9 @@ from ..errors import (
 from ..model import AddFile, Chunk, DeleteFile, Patch, UpdateFile, changes_nothing
 from .gitquote import QuotingError
 from .gitquote import unquote as _unquote
+from .heredoc import command_around, command_around_error
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from ..model import Hunk, LineKind
 
 DEV_NULL = "/dev/null"
@@ -458,46 +457,6 @@ class _Reader:
         hunk.old_open |= kind != "+"
         hunk.new_open |= kind != "-"
         self.at += 1
-
-
-_HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w-]*)\2")
-_APPLIER = re.compile(r"\b(?:git\b.*?\bapply|patch|apply_patch|applypatch)\b")
-_BARE_APPLIERS = frozenset({"git apply", "patch", "apply_patch", "applypatch"})
-_CHANGES_FOLDER = re.compile(r"[ \t]*(?:cd|pushd)[ \t]")
-_PATCH_STARTS = ("diff --git ", "--- ", "*** Begin Patch")
-
-
-def command_around(lines: Sequence[str], at: int) -> str:
-    """Line ``at`` when it is a shell command whose here-document holds the patch (its end word on
-    a line of its own below a file header) and feeds it to an applier with more than the
-    applier's name, or after a line that changes folder: ``cd sub && git apply <<'EOF'``,
-    ``git -C sub apply``, ``cat <<EOF | (cd sub && patch)``; "" otherwise. patchtx runs no
-    command: the patch applied without it would land elsewhere or read otherwise."""
-    line = lines[at]
-    heredoc = _HEREDOC.search(line)
-    if heredoc is None or _APPLIER.search(line) is None:
-        return ""
-    indented, word = heredoc.group(1), heredoc.group(3)
-    bare = (" ".join(line[:heredoc.start()].split()) in _BARE_APPLIERS
-            and not line[heredoc.end():].strip())
-    if bare and not any(_CHANGES_FOLDER.match(before) for before in lines[:at]):
-        return ""
-    inside = False
-    for below in lines[at + 1:]:
-        if (below.lstrip("\t") if indented else below).rstrip("\r") == word:
-            return line.strip() if inside else ""
-        inside = inside or below.startswith(_PATCH_STARTS)
-    return ""
-
-
-def command_around_error(command: str, line: int) -> ParseError:
-    """The refusal of a patch fed to an applier by a shell command (``command_around``)."""
-    return ParseError(
-        f"Refusing the patch: line {line} is a shell command that feeds it to an applier "
-        f"(\"{command[:120]}\"). patchtx runs no command, and the patch applied without it would "
-        "lose what the command says (a directory to change to, -p, -R).",
-        hint="Send the patch itself, its paths relative to the workspace root (give -p or -R as "
-             "options).", line=line)
 
 
 def mixed_formats_error(line: int) -> ParseError:

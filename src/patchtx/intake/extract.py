@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from ..errors import NoPatchFoundError, SeveralPatchesError
 from ..formats.codex import BEGIN_PATCH, END_PATCH, split_lines
+from ..formats.heredoc import command_around, command_around_error
 from ..formats.search_replace import looks_search_replace
-from ..formats.unified import command_around, command_around_error, looks_unified
+from ..formats.unified import looks_unified
 
 _FILE_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
 
