@@ -28,10 +28,10 @@ import ntpath
 import os
 import posixpath
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from .._record import record
 from ..errors import MissingExtraError, ParseError
 from ..formats.codex import parse
 
@@ -47,7 +47,7 @@ _WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
 _PLAIN_WORD = re.compile(r"^[^\s$`\\'\"*?\[\]{}~;&|<>()#!]+$")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApplyPatchInvocation:
     """Apply ``patch`` with its paths relative to ``workdir`` (the cwd, or the cwd joined with the
     script's ``cd`` argument)."""
@@ -56,14 +56,14 @@ class ApplyPatchInvocation:
     workdir: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ImplicitInvocation:
     """A patch sent as the command itself; answer the model with ``message``."""
 
     message: str = IMPLICIT_INVOCATION_MESSAGE
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NotApplyPatch:
     """Not an apply_patch call: run the command as usual."""
 
@@ -137,7 +137,7 @@ def _shell_script(argv: list[str], cwd: str) -> str | None:
 
 # -- the script: one statement, found by tree-sitter; the heredoc, found by us -------------------
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Heredoc:
     delimiter: str
     strip_tabs: bool

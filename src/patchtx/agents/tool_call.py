@@ -17,10 +17,9 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._record import replace
+from .._record import record, replace
 from ..api import commit_plan, parse_patches, plan_parsed
 from ..errors import (
     ArgumentTypeError,
@@ -56,7 +55,7 @@ _TOOL_TYPES: dict[str, type] = {row.name: {"bool": bool, "str | None": str, "int
 """Each tool option's JSON value type (``toolspec.JSON_TYPES``, as Python types)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolOutcome:
     """A call's result: ``payload`` for programs (structured content), ``text`` for the model."""
 
@@ -201,7 +200,7 @@ def failure_outcome(error: Exception, root: str | None = None, *, dry_run: bool 
     return ToolOutcome(payload, f"Error [{error.kind}]: {tool_wording(error.message)}")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Watch:
     """What a host gives a call besides its arguments: who is told how far it is (``progress``)
     and what stops it before its commit point (``cancel``); see ``patchtx.api.PatchKeywords``."""
