@@ -396,6 +396,12 @@ def _run_apply(args: argparse.Namespace) -> int:
             raise FilesystemError(f"Cannot read the patch: {exc}.",
                                   hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
                 from None
+        if not any(text.strip() for text in texts):
+            # git apply's words for it: a diff user reads the Codex format's "last line must be
+            # '*** End Patch'" as a fault of a patch they never meant to write.
+            raise ParseError("No valid patches in input: the patch is empty.",
+                             hint="Give a unified diff (git diff) or a '*** Begin Patch' patch, as a"
+                                  " file or on standard input.")
         if args.extract:
             texts = _extracted(args.patches, texts)
         keywords = policy_keywords(args)
