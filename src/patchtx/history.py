@@ -44,6 +44,7 @@ from .txn.kept import (
     HistoryRecord,
     find_entry,
     list_entries,
+    matching,
     open_workspace,
     read_before_image,
     read_record,
@@ -175,6 +176,8 @@ def undo(
     plan_options, commit_options = options_for(real_root, options, caller="undo()")
     with open_workspace(real_root) as (reader, dirs):
         entry = _undo_target(reader, dirs, transaction_id)
+        if transaction_id is not None:
+            _refuse_undone(list_entries(reader, dirs), entry)
         if only_own and entry.origin != origin:
             raise _not_own(entry, origin)
         record = read_record(reader, dirs, entry)
@@ -198,6 +201,20 @@ def undo(
     return replace(result, undone=entry.transaction_id)
 
 
+def _refuse_undone(entries: list[HistoryEntry], entry: HistoryEntry) -> None:
+    """An explicit id whose transaction an undo still in effect took back: said so (its files
+    differ from what it left, and "changed since it was committed" would send the user looking
+    for later transactions that are not there)."""
+    _applied, undone = undo_stacks(entries)
+    by = [e for e in undone if e.undoes == entry.transaction_id]
+    if by:
+        raise NothingToUndoError(
+            f"Transaction {entry.transaction_id} is already undone (by transaction"
+            f" {by[-1].transaction_id}): there is nothing of it to undo.",
+            hint="`patchtx redo` puts back what the last undo took; `patchtx log` lists the history.",
+            details={"transaction": entry.transaction_id, "undone_by": by[-1].transaction_id})
+
+
 def _not_own(entry: HistoryEntry, origin: str | None) -> PolicyError:
     made = f"through {entry.origin}" if entry.origin else "through the library or the command line"
     return PolicyError(
@@ -215,10 +232,27 @@ def _find(fs: FileSystemOps, dirs: DirectoryHandles, transaction_id: str | None)
         raise ArgumentTypeError.expected("the transaction id", "a string (an id, or a unique prefix of one)",
                                          transaction_id)
     entries = list_entries(fs, dirs)
-    if transaction_id is None or not transaction_id.strip() or any(
-            e.transaction_id.startswith(transaction_id) for e in entries):
+    if transaction_id is None or not transaction_id.strip() or matching(entries, transaction_id):
+        if not entries and transaction_id is None:
+            _refuse_skipped_history(untrusted_entries(fs, dirs))
         return find_entry(entries, transaction_id)
     return find_entry(entries, transaction_id, untrusted_entries(fs, dirs))
+
+
+def _refuse_skipped_history(foreign: list[str]) -> None:
+    """No entry of this workspace, but kept journals signed elsewhere: said why, not "empty"."""
+    if not foreign:
+        return
+    count = f"{len(foreign)} entr{'y' if len(foreign) == 1 else 'ies'}"
+    raise NothingToUndoError(
+        f"Nothing to undo here: the undo history in .patchtx/journal has {count} this workspace"
+        " cannot use, signed for another path or by another user's patchtx. A workspace that was"
+        " moved or copied (mv proj proj2) keeps its history, but each entry is bound to the"
+        " folder it was made in, so that a journal brought in from elsewhere is never undone.",
+        hint="To undo them, move the workspace back to where it was and run `patchtx undo` there; to"
+             " start a fresh history here, remove .patchtx/journal (docs/cli.md, \"A moved"
+             " workspace\").",
+        details={"skipped": foreign})
 
 
 def redo(root: PathLike = ".", **options: Any) -> Result:

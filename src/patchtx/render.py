@@ -401,6 +401,60 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
     return "\n".join([*lines, totals]) + "\n"
 
 
+def numstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
+    """What ``git apply --numstat`` prints: ``added<TAB>removed<TAB>name`` per operation."""
+    texts = rendered if rendered is not None else diff_texts(plan)
+    return "".join(f"{added}\t{removed}\t{quote(change.path)}\n"
+                   for change, (added, removed)
+                   in zip(plan.changes, map(_line_counts, texts), strict=True))
+
+
+def _similarity(change: FileChange) -> int:
+    """A rename's or copy's similarity in percent, as git's ``similarity index`` gives it (a
+    patch that does not say is measured: the share of lines the two sides have in common)."""
+    before = change.copied if change.copied_from is not None else change.before
+    if before == change.after:
+        return 100
+    old, new = (before or b"").splitlines(), (change.after or b"").splitlines()
+    return int(difflib.SequenceMatcher(None, old, new, autojunk=False).ratio() * 100)
+
+
+def change_summary(plan: Plan) -> str:
+    """What ``git apply --summary`` prints: creations, deletions, renames, copies and mode
+    changes, one line each (a change of content alone prints nothing)."""
+    lines = []
+    for change in plan.changes:
+        if change.source is not None or change.copied_from is not None:
+            old_name = quote(change.source if change.source is not None else str(change.copied_from))
+            new_name = quote(change.path)
+            what = "rename" if change.source is not None else "copy"
+            # git folds the directories the two names share: rename dir/{a => b} (100%).
+            common = 0
+            while True:
+                old_slash, new_slash = old_name.find("/", common), new_name.find("/", common)
+                if old_slash < 0 or old_slash != new_slash or old_name[:old_slash] != new_name[:new_slash]:
+                    break
+                common = old_slash + 1
+            score = _similarity(change)
+            if common:
+                lines.append(f" {what} {old_name[:common]}{{{old_name[common:]} => {new_name[common:]}}} ({score}%)")
+            else:
+                lines.append(f" {what} {old_name} => {new_name} ({score}%)")
+            if change.copied_from is not None:
+                continue
+        elif change.kind is ChangeKind.ADD:
+            lines.append(f" create mode {_git_mode(change.new_mode)} {quote(change.path)}")
+            continue
+        elif change.kind is ChangeKind.DELETE:
+            lines.append(f" delete mode {_git_mode(change.old_mode)} {quote(change.path)}")
+            continue
+        if (change.old_mode is not None and change.new_mode is not None
+                and _git_mode(change.old_mode) != _git_mode(change.new_mode)):
+            name = "" if change.source is not None else f" {quote(change.path)}"
+            lines.append(f" mode change {_git_mode(change.old_mode)} => {_git_mode(change.new_mode)}{name}")
+    return "".join(line + "\n" for line in lines)
+
+
 def result_schema() -> dict[str, Any]:
     """The JSON Schema of the result shape (``docs/result.schema.json``; shipped in the package)."""
     import importlib.resources  # (off a one-line edit's path)

@@ -33,7 +33,16 @@ from ..errors import (
     workspace_relative,
 )
 from ..formats.codex import parse
-from ..render import coloured_diff, diff_texts, diffstat, error_json, log_json, log_text
+from ..render import (
+    change_summary,
+    coloured_diff,
+    diff_texts,
+    diffstat,
+    error_json,
+    log_json,
+    log_text,
+    numstat,
+)
 from ..result import Result, human_report, recovery_lines, result_json, summary_line
 from ..txn import recover
 from ..txn.roots import check_root
@@ -81,6 +90,12 @@ def _terminal_columns() -> int:
 MAX_LISTED_FILES = 20
 """Files listed one per line in a person's report; past this, a count (the diffs list them)."""
 
+MAX_SHOWN_DIFF_LINES = 40
+"""A written change (apply, undo, redo) shows its diffs when they are at most this many lines, a
+screenful; past it the summary and the capped file list stand alone (-v/--diff shows them all),
+so that a 3,000-file patch prints some 25 lines, not 21,000. check and --dry-run show them
+always: reviewing the change is what they are for."""
+
 
 def _add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", default=".", help="workspace root (default: current directory)")
@@ -91,10 +106,19 @@ def _add_common_options(p: argparse.ArgumentParser) -> None:
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
     """How apply, check, undo and redo print a result for a person."""
+    p.add_argument("-v", "--diff", action="store_true",
+                   help=f"print the diffs even past {MAX_SHOWN_DIFF_LINES} lines (a written change "
+                        f"shows them only up to that; check and --dry-run always)")
     p.add_argument("--no-diff", action="store_true",
                    help=f"print the summary and the files (at most {MAX_LISTED_FILES}, then a count), no diffs")
     p.add_argument("--stat", action="store_true",
-                   help="print the summary and a diffstat as `git apply --stat` does, no diffs")
+                   help="print the summary and a diffstat as `git apply --stat` does, no diffs "
+                        "(apply: without writing, unless --apply)")
+    p.add_argument("--numstat", action="store_true",
+                   help="print the lines added and removed per file as `git apply --numstat` does")
+    p.add_argument("--summary", action="store_true",
+                   help="print creations, deletions, renames and mode changes as "
+                        "`git apply --summary` does")
     p.add_argument("--color", default="auto", choices=("auto", "always", "never"), metavar="WHEN",
                    help="colour the diffs: auto (on a terminal, unless NO_COLOR is set), always, never")
 
@@ -149,6 +173,9 @@ def _parser(only: str | None = None, *, json_errors: bool = False) -> argparse.A
         _refuse_git_options(p)
         if name == "apply":
             add_call_options(p, "dry_run")
+            p.add_argument("--apply", action="store_true",
+                           help="with --stat, --numstat or --summary: apply as well, as git apply "
+                                "--apply does (without it they only show)")
             p.add_argument("--check", action="store_true",
                            help="same as --dry-run, as git apply --check: exit 0 if the patch "
                                 "applies, else 1 with the error; write nothing")
@@ -272,16 +299,23 @@ def _use_colour(args: argparse.Namespace, stream: Any) -> bool:
 
 def _report(result: Result, args: argparse.Namespace) -> str:
     """A result as a person reads it: the summary line (-q); the files, capped, and the diffs
-    (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal."""
+    (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal. A written
+    change past MAX_SHOWN_DIFF_LINES of diff shows them only with -v/--diff."""
     recovery = "".join(line + "\n" for line in recovery_lines(result))
     if args.quiet:
         return recovery + summary_line(result)
-    if args.stat:
-        return recovery + summary_line(result) + diffstat(result.plan)
+    if args.stat or args.numstat or args.summary:
+        rendered = diff_texts(result.plan)
+        return (recovery + summary_line(result) + (diffstat(result.plan, rendered) if args.stat else "")
+                + (numstat(result.plan, rendered) if args.numstat else "")
+                + (change_summary(result.plan) if args.summary else ""))
     text = human_report(result, diffs=False, max_files=MAX_LISTED_FILES)
     if args.no_diff:
         return text
     diffs = "".join(diff_texts(result.plan))
+    lines = diffs.count("\n")
+    if result.committed and not args.diff and lines > MAX_SHOWN_DIFF_LINES:
+        return text + (f"({lines:,} lines of diff not shown: -v or --diff shows them)\n")
     if _use_colour(args, sys.stdout):
         diffs = coloured_diff(diffs)
     return text + diffs
@@ -326,8 +360,27 @@ def _refuse_minus_three(given: list[str], as_json: bool) -> int | None:
     return 2
 
 
+def _unknown_options(parser: argparse.ArgumentParser, command: str, unknown: list[str]) -> NoReturn:
+    """An argument the command does not take: the command's own usage (not the whole program's)
+    and the nearest option it has, as git does (argparse's suggest_on_error is Python 3.14's)."""
+    import difflib  # (off a one-line edit's path)
+
+    sub: argparse.ArgumentParser = parser._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr,index]
+    options = [flag for action in sub._actions if action.help != argparse.SUPPRESS
+               for flag in action.option_strings if flag.startswith("--")]
+    message = f"unrecognized arguments: {' '.join(unknown)}"
+    for given in unknown:
+        near = difflib.get_close_matches(given.split("=", 1)[0], options, n=1, cutoff=0.6)
+        if given.startswith("-") and near:
+            message += f" (did you mean {near[0]}?)"
+            break
+    sub.error(message)
+
+
 def _run_apply(args: argparse.Namespace) -> int:
     dry_run = args.command == "check" or getattr(args, "dry_run", False) or getattr(args, "check", False)
+    if (args.stat or args.numstat or args.summary) and not getattr(args, "apply", True):
+        dry_run = True  # git apply --stat only shows: --apply writes as well
     if getattr(args, "confirm", False) and not dry_run and _terminal() is None:
         sys.stderr.write("patchtx apply: --confirm needs a terminal to ask on, and there is none "
                          "(no terminal on standard input, no controlling terminal). Nothing was "
@@ -343,6 +396,12 @@ def _run_apply(args: argparse.Namespace) -> int:
             raise FilesystemError(f"Cannot read the patch: {exc}.",
                                   hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
                 from None
+        if not any(text.strip() for text in texts):
+            # git apply's words for it: a diff user reads the Codex format's "last line must be
+            # '*** End Patch'" as a fault of a patch they never meant to write.
+            raise ParseError("No valid patches in input: the patch is empty.",
+                             hint="Give a unified diff (git diff) or a '*** Begin Patch' patch, as a"
+                                  " file or on standard input.")
         if args.extract:
             texts = _extracted(args.patches, texts)
         keywords = policy_keywords(args)
@@ -526,8 +585,11 @@ def _dispatch(given: list[str]) -> int:
     if refused is not None:
         return refused
     try:
-        args = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None,
-                       json_errors=as_json).parse_args(given)
+        parser = _parser(given[0] if given[:1] and given[0] in _COMMANDS else None,
+                         json_errors=as_json)
+        args, unknown = parser.parse_known_args(given)
+        if unknown:
+            _unknown_options(parser, args.command, unknown)
     except PatchtxError as exc:  # a usage error, under --json
         _fail(exc, as_json)
         return 2

@@ -242,9 +242,17 @@ def untrusted_entries(fs: FileSystemOps, dirs: DirectoryHandles) -> list[str]:
     return sorted(foreign)
 
 
+def matching(entries: list[HistoryEntry], transaction_id: str) -> list[HistoryEntry]:
+    """The entries ``transaction_id`` names: the one it is, else those it begins, else those it
+    is any part of (a git user copies the hex part, ``72793bab``, not the timestamp before it)."""
+    exact = [e for e in entries if e.transaction_id == transaction_id]
+    return exact or [e for e in entries if e.transaction_id.startswith(transaction_id)] or \
+        [e for e in entries if transaction_id in e.transaction_id]
+
+
 def find_entry(entries: list[HistoryEntry], transaction_id: str | None,
                untrusted: list[str] | None = None) -> HistoryEntry:
-    """The newest entry, or the one whose id is (or starts with) ``transaction_id``; an id that
+    """The newest entry, or the one whose id is (or begins, or contains) ``transaction_id``; an id that
     only ``untrusted`` (kept journals not signed by this user) has is refused as such."""
     if not entries and not (transaction_id and untrusted):
         raise NothingToUndoError(
@@ -262,10 +270,10 @@ def find_entry(entries: list[HistoryEntry], transaction_id: str | None,
                  "leave the id out entirely to undo the newest transaction.",
             details={"transaction": transaction_id},
         )
-    matches = [e for e in entries if e.transaction_id.startswith(transaction_id)]
+    matches = matching(entries, transaction_id)
     if len(matches) == 1:
         return matches[0]
-    foreign = [name for name in untrusted or () if name.startswith(transaction_id)]
+    foreign = [name for name in untrusted or () if transaction_id in name]
     if not matches and foreign:
         raise UntrustedStateError(
             f"The undo-history entry {JOURNAL_DIR}/{foreign[0]} was not written by this user's"
