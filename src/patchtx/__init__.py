@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
 _EXPORTS = {
     "parse": "patchtx.formats.codex",
@@ -22,7 +22,7 @@ _EXPORTS = {
     "recover": "patchtx.txn",
     "Transaction": "patchtx.transaction",
     "extract_patch": "patchtx.intake.extract",
-    "apply_edits": "patchtx.formats.edits",
+    "apply_edits": "patchtx.api",
     "TextEditor": "patchtx.agents.editor",
 }
 # Submodules reachable as attributes without an explicit import (``patchtx.history.undo(...)``).
@@ -49,10 +49,9 @@ if TYPE_CHECKING:
 
     from . import history
     from .agents.editor import TextEditor
-    from .api import apply_patch, apply_plan, plan_patch
+    from .api import apply_edits, apply_patch, apply_plan, plan_patch
     from .errors import PatchtxError
     from .formats.codex import parse
-    from .formats.edits import apply_edits
     from .intake.extract import extract_patch
     from .model import Patch, Plan
     from .result import Result

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from ._record import replace
 from .cancel import Cancellation
-from .errors import ArgumentTypeError, PolicyError
+from .errors import ArgumentTypeError, PatchtxError, PolicyError
 from .formats.codex import parse
 from .intake.repair import parse_repaired
 from .model import Patch, Plan
@@ -261,3 +261,19 @@ def apply_patch(patches: Patches, root: PathLike = ".", *, dry_run: bool = False
         return Result(planned, committed=False, dry_run=True)
     return commit_plan(planned, commit_options, progress=keywords.get("progress"), policy=plan_options,
                        cancel=keywords.get("cancel"))
+
+
+def apply_edits(edits: Sequence[Mapping[str, Any]], root: str | os.PathLike[str] = ".", *,
+                file_path: str | None = None, dry_run: bool = False, intent: str | None = None,
+                **options: Unpack[OptionKeywords]) -> Result:
+    """Apply an edit list to ``root`` as one transaction (``formats.edits`` reads it); raise
+    ``PatchtxError`` if any edit fails, in which case nothing was changed. ``file_path`` is the
+    file of the edits that name none; ``options`` are those of ``patchtx.apply_patch`` (the
+    host's policy and commit options)."""
+    from .formats.edits import name_the_edit, parse_edits  # (off a one-line edit's path)
+
+    patch = parse_edits(edits, path=file_path)
+    try:
+        return apply_patch(patch, root, dry_run=dry_run, intent=intent, **options)
+    except PatchtxError as error:
+        raise name_the_edit(error, patch) from None

@@ -391,3 +391,8 @@ def json_type(value: object) -> str:
     if isinstance(value, dict):
         return "an object (a dict)"
     return f"a {type(value).__name__}"
+
+
+INTERRUPTED = ("A transaction it had not committed is rolled back, at once or by the next patchtx"
+               " command (or `patchtx recover`); one it had committed stands (`patchtx log`).")
+"""What a Ctrl-C leaves, whenever it came: the journal makes both halves true."""

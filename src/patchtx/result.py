@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._record import record
+from .model import ChangeKind
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,6 +54,18 @@ class Result:
 def summary_line(result: Result) -> str:
     verb = "Would apply" if result.dry_run else "Applied"
     return f"{verb}: {result.plan.summary}\n"
+
+
+def codex_summary(plan: Plan) -> str:
+    """Codex's stdout on success: adds, then updates (moves by destination), then deletes."""
+    groups: dict[str, list[str]] = {"A": [], "M": [], "D": []}
+    for change in plan.changes:
+        letter = "M" if change.kind in (ChangeKind.UPDATE, ChangeKind.MOVE) else change.kind.value
+        groups[letter].append(change.spelled)
+    lines = ["Success. Updated the following files:"]
+    for letter in ("A", "M", "D"):
+        lines.extend(f"{letter} {path}" for path in groups[letter])
+    return "\n".join(lines) + "\n"
 
 
 def repair_lines(result: Result) -> list[str]:

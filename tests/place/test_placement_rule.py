@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 import patchtx
 from patchtx.errors import AmbiguousContextError, ContextNotFoundError
 from patchtx.model import Chunk
-from patchtx.place.matching import ByteIndex, LineIndex, Missing, NotExact, place
+from patchtx.place.exact import ByteIndex
+from patchtx.place.matching import LineIndex, Missing, NotExact, place
 
 from ..examples import examples
 

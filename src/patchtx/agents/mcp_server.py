@@ -66,11 +66,10 @@ except ImportError as _missing:
         sys.exit(3)
     raise _error from _missing
 
-from .. import __version__
+from .._version import __version__
 from ..arguments import server_arguments
 from ..cancel import Cancellation
-from ..cli.oneshot import INTERRUPTED
-from ..errors import InvalidArgumentsError, PatchtxError
+from ..errors import INTERRUPTED, InvalidArgumentsError, PatchtxError
 from ..options import TOOL_OPTIONS, Declared
 from ..render import result_schema
 from ..txn.roots import check_root, root_problem

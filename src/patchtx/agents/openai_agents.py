@@ -56,13 +56,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..api import commit_plan, parse_patches, plan_parsed
-from ..cli import codex_summary
 from ..errors import ApprovalError, ParseError, PatchtxError
 from ..formats.codex import ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_OF_FILE, END_PATCH, MOVE_TO, UPDATE_FILE, parse
 from ..model import AddFile, DeleteFile, Patch, Plan, UpdateFile
 from ..options import ALL_KEYWORDS, CommitOptions, PlanOptions, check_keywords
 from ..plan.approval import ApprovalHook, ApprovalPolicy, Decision, rejection
-from ..result import Result
+from ..result import Result, codex_summary
 from ..workspace.paths import root_path
 from ..workspace.policy import options_for
 from .tool_call import AGENT_DEFAULTS

@@ -11,17 +11,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from ..api import apply_patch
 from ..errors import InternalError, PatchtxError
-from ..model import ChangeKind
-from ..result import repair_lines
+from ..result import codex_summary, repair_lines
 from .oneshot import leave_for_the_exit, one_shot
-
-if TYPE_CHECKING:
-    from ..model import Plan
-
 
 APPLY_PATCH_USAGE = "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch"
 
@@ -81,18 +76,6 @@ def apply_patch_main(argv: list[str] | None = None) -> int:
         sys.stderr.write("".join(line + "\n" for line in repair_lines(result)))
     leave_for_the_exit(result)
     return 0
-
-
-def codex_summary(plan: Plan) -> str:
-    """Codex's stdout on success: adds, then updates (moves by destination), then deletes."""
-    groups: dict[str, list[str]] = {"A": [], "M": [], "D": []}
-    for change in plan.changes:
-        letter = "M" if change.kind in (ChangeKind.UPDATE, ChangeKind.MOVE) else change.kind.value
-        groups[letter].append(change.spelled)
-    lines = ["Success. Updated the following files:"]
-    for letter in ("A", "M", "D"):
-        lines.extend(f"{letter} {path}" for path in groups[letter])
-    return "\n".join(lines) + "\n"
 
 
 def apply_patch_script() -> NoReturn:

@@ -13,7 +13,7 @@ import posixpath
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .. import __version__
+from .._version import __version__
 from ..api import apply_plan, plan_patch
 from ..arguments import (
     add_call_options,

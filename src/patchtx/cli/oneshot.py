@@ -12,7 +12,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..errors import OutputError
+from ..errors import INTERRUPTED, OutputError
 from ..txn.failures import describe_errno
 
 if TYPE_CHECKING:
@@ -26,10 +26,6 @@ the process ends rather than freed object by object just before it does (see
 what the failed stage built (for a miss in a 200,000-line file, its decoded lines and their loose
 keys, some 400,000 objects)."""
 
-
-INTERRUPTED = ("A transaction it had not committed is rolled back, at once or by the next patchtx"
-               " command (or `patchtx recover`); one it had committed stands (`patchtx log`).")
-"""What a Ctrl-C leaves, whenever it came: the journal makes both halves true."""
 
 _program = "patchtx"
 """The console script being run, as its errors name it."""

@@ -1,4 +1,4 @@
-"""Edit lists → ``Patch`` (no I/O), and applying one as a transaction.
+"""Edit lists → ``Patch`` (no I/O); ``api.apply_edits`` applies one as a transaction.
 
 An edit list is what Claude Code's ``Edit`` and ``MultiEdit`` tools send, generalised to several
 files: edits ``{path, old_string, new_string, replace_all}`` applied in order, each to the files as
@@ -15,20 +15,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import TYPE_CHECKING, Any
 
-from ..api import apply_patch
 from ..errors import ArgumentTypeError, InvalidArgumentsError, NoChangeError, PatchtxError
 from ..model import AddFile, Chunk, Patch, UpdateFile
 from ..place.textfile import require_unicode
 from .text_placement import FORMAT
 
 if TYPE_CHECKING:
-    import os
-
     from ..model import Hunk
-    from ..options import OptionKeywords
-    from ..result import Result
 
 PATH_KEYS = ("path", "file_path")
 EDIT_KEYS = frozenset({*PATH_KEYS, "old_string", "new_string", "replace_all"})
@@ -112,16 +107,3 @@ def name_the_edit(error: PatchtxError, patch: Patch) -> PatchtxError:
         error.args = (error.message,)
     return error
 
-
-def apply_edits(edits: Sequence[Mapping[str, Any]], root: str | os.PathLike[str] = ".", *,
-                file_path: str | None = None, dry_run: bool = False, intent: str | None = None,
-                **options: Unpack[OptionKeywords]) -> Result:
-    """Apply an edit list to ``root`` as one transaction (see the module); raise
-    ``PatchtxError`` if any edit fails, in which case nothing was changed. ``file_path`` is the
-    file of the edits that name none; ``options`` are those of ``patchtx.apply_patch`` (the
-    host's policy and commit options)."""
-    patch = parse_edits(edits, path=file_path)
-    try:
-        return apply_patch(patch, root, dry_run=dry_run, intent=intent, **options)
-    except PatchtxError as error:
-        raise name_the_edit(error, patch) from None

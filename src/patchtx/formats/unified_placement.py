@@ -18,19 +18,12 @@ from typing import TYPE_CHECKING
 
 from .._record import replace
 from ..errors import AmbiguousContextError, ContextNotFoundError, ParseError
-from ..place.matching import MAX_CANDIDATES, Placement, _matches
+from ..place.matching import MAX_CANDIDATES, Placement, starts_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..model import Chunk
-
-
-def starts_of(texts: Sequence[str], old: list[str], lower: int, upper: int) -> list[int]:
-    """Every start in ``lower..upper`` (inclusive) where ``old`` (not empty) matches: the exact
-    pass's search (``matching._matches``, linear in the lines searched whatever their repeats)."""
-    lines = texts if type(texts) is list else list(texts)
-    return _matches(lines, old, lower, upper + len(old), len(lines) + 1)
 
 
 def read_by_counts(texts: Sequence[str], chunks: Sequence[Chunk], display_path: str) -> list[Chunk]:
@@ -134,21 +127,6 @@ def _states_the_end(chunk: Chunk) -> bool:
     side's last line is marked ``\\ No newline at end of file`` (none), or only its new side's is
     (one: the hunk takes it away). Such a hunk is pinned to the file's end (``is_end_of_file``)."""
     return chunk.old_unterminated or chunk.new_unterminated
-
-
-def final_newline(chunks: Sequence[Chunk], placements: Sequence[Placement],
-                  size: int) -> bool | None:
-    """Whether the new file ends with a line break, as the hunk that reaches the old file's end
-    says (``\\ No newline at end of file``); None: as the old file does."""
-    if not placements:
-        return None
-    last = placements[-1]
-    if last.start + last.length != size:
-        return None
-    chunk = chunks[last.chunk_index]
-    if chunk.new_unterminated:
-        return False
-    return True if chunk.old_unterminated else None
 
 
 def _miss(texts: Sequence[str], chunk: Chunk, old: list[str], cursor: int,

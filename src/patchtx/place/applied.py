@@ -11,11 +11,10 @@ from itertools import chain, islice, product
 from typing import TYPE_CHECKING
 
 from ..errors import PatchtxError
-from ..formats.unified_placement import final_newline, starts_of
 from ..model import Chunk
-from .matching import LineIndex, Missing, Placement, place
+from .matching import LineIndex, Missing, Placement, place, starts_of
 from .normalise import matches_in_some_pass
-from .rewrite import rewrite
+from .rewrite import final_newline, rewrite
 from .textfile import BOM_BYTES, TextFile, decode
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ between belongs to some placement, so those are the candidates an error lists.
 ``first_match=True`` keeps only the earliest placement, Codex's first-occurrence behaviour.
 
 The rule is written once, over a ``SearchSpace``. ``LineIndex`` searches a file's decoded lines in
-all four passes and words every error. ``ByteIndex`` searches a UTF-8, LF-only file's bytes with
-``bytes.find``/``rfind`` in the exact pass only, so a large file needs no line list; wherever the
-exact pass cannot settle the file (a pattern it cannot find, or several placements) it raises
+all four passes and words every error. ``exact.ByteIndex`` (the byte path) searches a UTF-8,
+LF-only file's bytes with ``bytes.find``/``rfind`` in the exact pass only, so a large file needs
+no line list; wherever the exact pass cannot settle the file (a pattern it cannot find, or several placements) it raises
 ``NotExact`` and the line space decides, errors included.
 """
 
@@ -636,6 +636,13 @@ def _matches_linearly(keys: list[Key], wanted: list[Key], first: int, stop: int,
     return found
 
 
+def starts_of(texts: Sequence[str], old: list[str], lower: int, upper: int) -> list[int]:
+    """Every start in ``lower..upper`` (inclusive) where ``old`` (not empty) matches: the exact
+    pass's search (``_matches``, linear in the lines searched whatever their repeats)."""
+    lines = texts if type(texts) is list else list(texts)
+    return _matches(lines, old, lower, upper + len(old), len(lines) + 1)
+
+
 class Locator:
     """The rule over a file's decoded lines, with every error worded for an agent."""
 
@@ -727,113 +734,3 @@ class Locator:
                           for number, anchor, found in ambiguous.hunks],
             },
         )
-
-
-# -- the byte space ----------------------------------------------------------------------------
-def framed(lines: Sequence[str]) -> bytes:
-    """``lines`` as UTF-8, each between two LFs: the bytes that hold them as whole file lines in
-    the framed body (see ``ByteIndex``). A line holding an LF or a CR, or one that UTF-8 cannot
-    encode, is left to the line space."""
-    joined = "".join(lines)
-    if "\n" in joined or "\r" in joined:
-        raise NotExact
-    try:
-        return ("\n" + "\n".join(lines) + "\n").encode("utf-8")
-    except UnicodeEncodeError:
-        raise NotExact from None
-
-
-class ByteIndex:
-    """The exact pass over the body of a UTF-8 file whose every line ends with an LF.
-
-    Searches run on the body *as if* it had an LF in front (the "framed" body, never built, to
-    spare a copy of a large file): every line then lies between two LFs, so lines ``i .. i+m-1``
-    are at framed offset ``o`` exactly when the framed pattern is found there, ``o`` being the
-    offset of the LF in front of line ``i``. Framed offset ``o >= 1`` is body offset ``o - 1``.
-    A position is such an offset; the end of the file is the offset of its last LF.
-    """
-
-    blank_retry = True  # (never reached: a miss is NotExact, and the line space decides)
-
-    def __init__(self, body: bytes) -> None:
-        self.body = body
-        self.end = len(body)
-        self.passes = 1
-
-    def pattern(self, lines: Sequence[str], tier: int) -> bytes:
-        return framed(lines)
-
-    def span(self, pattern: bytes) -> int:
-        return len(pattern) - 1
-
-    def _find(self, pattern: bytes, start: int, end: int) -> int:
-        """``(b"\\n" + body).find(pattern, start, end)``."""
-        body = self.body
-        if start == 0 and body.startswith(pattern[1:]) and len(pattern) <= end:
-            return 0
-        found = body.find(pattern, start - 1 if start else 0, end - 1)
-        return found + 1 if found >= 0 else -1
-
-    def first_any(self, lines: Sequence[str], low: int) -> tuple[int, int, bytes]:
-        pattern = framed(lines)
-        at = self._find(pattern, low, self.end + 1)
-        if at < 0:
-            raise NotExact  # a looser pass may match: the line space decides
-        return 0, at, pattern
-
-    def ending_any(self, lines: Sequence[str], low: int) -> tuple[int, int, bytes]:
-        pattern = framed(lines)
-        at = self.end + 1 - len(pattern)
-        body = self.body
-        ends = body.endswith(pattern) or (at == 0 and body == pattern[1:])
-        if at < low or not ends:
-            raise NotExact
-        return 0, at, pattern
-
-    def last(self, pattern: bytes, tier: int, low: int, high: int) -> int:
-        """The last start in [low, high - span]: ``(b"\\n" + body).rfind(pattern, low, high + 1)``."""
-        body = self.body
-        found = body.rfind(pattern, max(low - 1, 0), high)
-        if found >= 0 and found + 1 >= low:
-            return found + 1
-        if low == 0 and body.startswith(pattern[1:]) and len(pattern) <= high + 1:
-            return 0
-        return -1
-
-    def starts(self, pattern: bytes, tier: int, low: int, high: int, limit: int) -> list[int]:
-        raise NotExact  # only reached for an ambiguous patch, which the line space words
-
-    def shifted_near(self, old: Sequence[str], start: int, end: int, low: int, high: int,
-                     ) -> tuple[int, str] | None:
-        """``LineIndex.shifted_near``'s question, left to the line space (``NotExact``) wherever
-        its answer may be yes: the hunk's first line, white space aside, is another of its lines,
-        one of the ``len(old)`` lines above it, or the line below it. (Positions: framed offsets,
-        so line ``start`` begins at body offset ``start`` and the line below at ``end``.)"""
-        first = strip(old[0])
-        if any(strip(line) == first for line in old[1:]):
-            raise NotExact
-        body = self.body
-        below = body[end : body.find(b"\n", end)] if end < len(body) else b""
-        around = [below]
-        at = start
-        for _ in range(len(old)):
-            if at <= 0:
-                break
-            above = body.rfind(b"\n", 0, at - 1) + 1
-            around.append(body[above : at - 1])
-            at = above
-        if any(strip(line.decode("utf-8")) == first for line in around):
-            raise NotExact
-        return None
-
-    def line_of(self, offsets: Sequence[int]) -> list[int]:
-        """Line numbers of ascending positions, counted with ``bytes.count`` between them."""
-        out: list[int] = []
-        line = previous = 0
-        for offset in offsets:
-            if offset > previous:
-                line += (1 + self.body.count(b"\n", 0, offset - 1) if previous == 0
-                         else self.body.count(b"\n", previous - 1, offset - 1))
-                previous = offset
-            out.append(line)
-        return out

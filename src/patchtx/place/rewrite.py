@@ -1,7 +1,8 @@
 """Placed hunks → the file's new lines, and the changed line ranges a diff shows.
 
 Context lines keep the file's text and ending, ``-`` lines go, ``+`` lines come with the file's
-dominant ending, and the final-newline state is kept.
+dominant ending, and the final-newline state is kept (or set, ``final_newline``, by a hunk
+that says where the file ends).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from .textfile import TextFile
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ..model import Chunk
     from .matching import Placement
 
 Edit = tuple[int, int, int, int]
@@ -127,3 +129,18 @@ def _with_ending_changes(edits: list[Edit], old_endings: list[str], new_endings:
         if new is not None and 0 <= new < new_size and old_endings[old] != new_endings[new]:
             extra.append((old, old + 1, new, new + 1))
     return sorted(edits + extra)
+
+
+def final_newline(chunks: Sequence[Chunk], placements: Sequence[Placement],
+                  size: int) -> bool | None:
+    """Whether the new file ends with a line break, as the hunk that reaches the old file's end
+    says (``\\ No newline at end of file``); None: as the old file does."""
+    if not placements:
+        return None
+    last = placements[-1]
+    if last.start + last.length != size:
+        return None
+    chunk = chunks[last.chunk_index]
+    if chunk.new_unterminated:
+        return False
+    return True if chunk.old_unterminated else None

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from .._record import record, replace
 from ..errors import ContextNotFoundError, HunkParseError, NoChangeError, PartlyAppliedError, PatchtxError
-from ..formats.unified_placement import final_newline, place_at_stated_lines, read_by_counts, starts_of
+from ..formats.unified_placement import place_at_stated_lines, read_by_counts
 from ..model import Repair
 from ..place.applied import (
     deletions_in_place,
@@ -44,9 +44,9 @@ from ..place.applied import (
     shows_its_change,
 )
 from ..place.exact import update_exactly
-from ..place.matching import LineIndex, Locator
+from ..place.matching import LineIndex, Locator, starts_of
 from ..place.normalise import normalise
-from ..place.rewrite import rewrite
+from ..place.rewrite import final_newline, rewrite
 from ..place.textfile import TextFile, decode
 from .placeholders import refuse_elision
 
