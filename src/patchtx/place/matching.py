@@ -805,25 +805,50 @@ class ByteIndex:
 
     def shifted_near(self, old: Sequence[str], start: int, end: int, low: int, high: int,
                      ) -> tuple[int, str] | None:
-        """``LineIndex.shifted_near``'s question, left to the line space (``NotExact``) wherever
-        its answer may be yes: the hunk's first line, white space aside, is another of its lines,
-        one of the ``len(old)`` lines above it, or the line below it. (Positions: framed offsets,
-        so line ``start`` begins at body offset ``start`` and the line below at ``end``.)"""
-        first = strip(old[0])
-        if any(strip(line) == first for line in old[1:]):
-            raise NotExact
+        """``LineIndex.shifted_near``'s question, asked of the only lines it can look at: the
+        ``len(old)`` lines above the hunk, its own, and the ``len(old)`` below (decoded here, a
+        few lines, instead of handing a whole file of repeated lines to the line space). A yes is
+        left to the line space (``NotExact``), which words the refusal in line numbers; a no is
+        the same no. (Positions: framed offsets, so line ``start`` begins at body offset ``start``;
+        a run of lines ends at the body offset where the line after it begins, or at ``end`` of
+        the space.)"""
+        size = len(old)
         body = self.body
-        below = body[end : body.find(b"\n", end)] if end < len(body) else b""
-        around = [below]
+        wanted = [strip(line) for line in old]
+        first = wanted[0]
+        # Line starts from ``size`` lines above the hunk to ``size`` lines below it.
+        above: list[int] = []
         at = start
-        for _ in range(len(old)):
-            if at <= 0:
-                break
-            above = body.rfind(b"\n", 0, at - 1) + 1
-            around.append(body[above : at - 1])
-            at = above
-        if any(strip(line.decode("utf-8")) == first for line in around):
-            raise NotExact
+        while len(above) < size and at > 0:
+            at = body.rfind(b"\n", 0, at - 1) + 1
+            above.append(at)
+        offsets = above[::-1]
+        here = len(offsets)  # the hunk's first line in ``offsets``
+        at = start
+        while len(offsets) < here + 2 * size + 1 and at < len(body):
+            offsets.append(at)
+            at = body.find(b"\n", at) + 1
+        lines = len(offsets)
+        offsets.append(at)  # where the last line gathered ends (its next line's start)
+        texts: list[str | None] = [None] * lines
+
+        def text(index: int) -> str:
+            got = texts[index]
+            if got is None:
+                got = texts[index] = body[offsets[index] : offsets[index + 1] - 1].decode("utf-8")
+            return got
+
+        for distance in range(1, size + 1):
+            for alt in (here + distance, here - distance):
+                if alt < 0 or alt + size > lines or offsets[alt] < low or offsets[alt + size] > high:
+                    continue
+                if strip(text(alt)) != first or \
+                        [strip(text(index)) for index in range(alt, alt + size)] != wanted:
+                    continue
+                shift = one_shift(zip([text(index) for index in range(alt, alt + size)], old,
+                                      strict=True))
+                if shift is not None and shift != SAME:
+                    raise NotExact
         return None
 
     def line_of(self, offsets: Sequence[int]) -> list[int]:
