@@ -344,3 +344,43 @@ def test_a_file_of_one_repeated_line_is_settled_on_its_bytes() -> None:
 
     assert update_exactly(b"x\n" * 1000 + b"y\n", chunks("@@\n x\n x\n-y\n+z")) is not None
     assert update_exactly(b"    })\n  })\n})\nend\n", chunks("@@\n-  })\n+  ]")) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=1, max_size=30),
+       cuts=st.lists(st.tuples(st.integers(0, 29), st.integers(0, 3),
+                               st.lists(st.sampled_from(["a", "b", "c", "", "d"]), max_size=3)),
+                     min_size=1, max_size=8),
+       first_match=st.booleans())
+def test_blocks_in_turn_indexed_say_what_the_rebuilt_file_says(
+        lines: list[str], cuts: list[tuple[int, int, list[str]]], first_match: bool) -> None:
+    """Many SEARCH/REPLACE blocks are checked in turn on an index of the lines, in one pass
+    (issue 39: the file was rebuilt and searched whole after each block, quadratic in them): the
+    same blocks refused (``NotExact``) as when the file is rebuilt after each block."""
+    from patchtx.place import exact
+    from patchtx.place.matching import NotExact
+
+    body = "".join(line + "\n" for line in lines).encode()
+    offset = [sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines) + 1)]
+    placed, replacements, cursor = [], [], 0
+    for at, size, new in sorted(cuts):
+        at = max(at, cursor)
+        if at + size > len(lines):
+            break
+        kept = [("-", text) for text in lines[at : at + size]] + [("+", text) for text in new]
+        placed.append((len(placed), offset[at], offset[at + size], tuple(kept)))
+        replacements.append("".join(text + "\n" for text in new).encode())
+        cursor = at + size + 1
+
+    def refused(indexed: bool) -> bool:
+        try:
+            if indexed:
+                exact._each_once_in_turn_indexed(body, placed, replacements, first_match)
+            else:
+                exact._each_once_in_turn(body, placed, replacements, first_match)
+        except NotExact:
+            return True
+        return False
+
+    assert len(placed) < exact.IN_TURN_INDEXED
+    assert refused(indexed=True) == refused(indexed=False)
