@@ -239,3 +239,31 @@ def test_trust_foreign_stays_within_the_policy(tmp_path: Path) -> None:
     forge(root, [entry("app.py", before=b"old\n", after=b"print('hi')\n")], backups={f"{TXN}.0.before": b"old\n"})
     assert cli(root, "recover", "--trust-foreign", env=env)[0] == "applied"
     assert (root / "app.py").read_text() == "old\n"
+
+
+def test_trust_foreign_never_writes_a_path_the_host_hides(tmp_path: Path) -> None:
+    """A foreign journal whose roll back would write a path the host hides (``hidden``, a host
+    setting) is refused as for a protected path, naming the pattern; nothing is done. (The
+    mutation run's survivor: the refusal's reason for a hidden path deleted, a traceback.)"""
+    root = workspace(tmp_path / "ws")
+    (root / ".env").write_text("API_KEY=hunter2\n")
+    config = tmp_path / "config.toml"
+    config.write_text('hidden = [".env"]\n')
+    journal = forge(root, [entry(".env", before=b"API_KEY=evil\n", after=b"API_KEY=hunter2\n")],
+                    backups={f"{TXN}.0.before": b"API_KEY=evil\n"})
+    assert journal
+    before = without_lock(snapshot(root))
+    kind, out = cli(root, "recover", "--trust-foreign", env={"PATCHTX_CONFIG": str(config)})
+    assert kind == "policy_violation", out
+    message = out["error"]["message"]
+    assert "Refusing to roll back the foreign journal" in message
+    assert "the host hides .env (the pattern '.env')" in message, message
+    os.environ["PATCHTX_CONFIG"] = str(config)
+    try:
+        with pytest.raises(PatchtxError) as caught:
+            recover(str(root), trust_foreign=True)
+    finally:
+        del os.environ["PATCHTX_CONFIG"]
+    assert caught.value.kind == "policy_violation"
+    assert "the host hides .env (the pattern '.env')" in caught.value.message
+    assert without_lock(snapshot(root)) == before
