@@ -277,6 +277,7 @@ def parse_search_replace(text: str, *, path: str | None = None) -> Patch:
     latest: dict[str, int] = {}  # path -> index in hunks of its latest operation
     created: set[str] = set()
     to_confirm: list[tuple[str, int, str]] = []
+    more: dict[int, list[Chunk]] = {}  # index in hunks of an UpdateFile -> its chunks
     for block in blocks(text, path):
         if block.written is not None and block.path not in latest:
             to_confirm.append((block.path, block.line, block.written))
@@ -294,10 +295,16 @@ def parse_search_replace(text: str, *, path: str | None = None) -> Patch:
         chunk = Chunk((), block_lines(block.search, block.replace), line=block.line)
         at = latest.get(block.path)
         if at is not None and isinstance(hunks[at], UpdateFile):
-            update = hunks[at]
-            assert isinstance(update, UpdateFile)
-            hunks[at] = UpdateFile(update.path, (*update.chunks, chunk), line=update.line)
+            more[at].append(chunk)
             continue
         latest[block.path] = len(hunks)
+        more[len(hunks)] = [chunk]
         hunks.append(UpdateFile(block.path, (chunk,), line=block.line))
+    # (A file's blocks are gathered in a list and made a tuple once: adding each to a new tuple
+    # was quadratic in the blocks, issue 39.)
+    for at, chunks in more.items():
+        if len(chunks) > 1:
+            update = hunks[at]
+            assert isinstance(update, UpdateFile)
+            hunks[at] = UpdateFile(update.path, tuple(chunks), line=update.line)
     return Patch(tuple(hunks), text, format=FORMAT, names_to_confirm=tuple(to_confirm))

@@ -156,8 +156,10 @@ def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chun
     placements = _diff_endings(original, chunks, place_at_stated_lines(
         original.texts, chunks, display,
         ends_with_newline=not original.endings or original.endings[-1].endswith("\n")))
+    shifts = _shifts_above(chunks)
     with_old_lines = [p for p in placements if p.length and (
-        chunks[p.chunk_index].recounted or _new_side_at_its_line(original.texts, chunks, p.chunk_index))]
+        chunks[p.chunk_index].recounted or
+        _new_side_at_its_line(original.texts, chunks[p.chunk_index], shifts[p.chunk_index]))]
     return Placed(placements, final_newline(chunks, placements, len(original.texts)),
                   reinserted=bool(with_old_lines) and insertion_in_place(original.texts, chunks,
                                                                           with_old_lines))
@@ -224,13 +226,25 @@ def _endings_in_place(original: TextFile, chunks: Sequence[Chunk], placements: S
     return changed
 
 
-def _new_side_at_its_line(texts: Sequence[str], chunks: Sequence[Chunk], number: int) -> bool:
-    """Whether hunk ``number``'s new side stands where the diff says the new file has it (its
-    stated line moved by the lines the hunks above it add or remove): a diff made by a tool says
-    where its lines end up, so new lines like the kept ones that stand elsewhere (a third '    a'
-    added under two) are the change still to make, not one made."""
-    above = {chunk.line for chunk in chunks[:number]}
-    return _new_side_stands(texts, _shifted_past(chunks[: number + 1], above)[0])
+def _shifts_above(chunks: Sequence[Chunk]) -> list[int]:
+    """How many lines the hunks above each hunk add (or, negative, remove), kept as a running sum:
+    one pass over the hunks, not one per hunk over those above it (issue 39: 8,000 one-line hunks
+    took 18.8 s, four times the hunks sixteen times the time)."""
+    shifts, shift = [], 0
+    for chunk in chunks:
+        shifts.append(shift)
+        shift += len(chunk.new_lines) - len(chunk.old_lines)
+    return shifts
+
+
+def _new_side_at_its_line(texts: Sequence[str], chunk: Chunk, shift: int) -> bool:
+    """Whether ``chunk``'s new side stands where the diff says the new file has it (its stated
+    line moved by ``shift``, the lines the hunks above it add or remove: ``_shifts_above``): a
+    diff made by a tool says where its lines end up, so new lines like the kept ones that stand
+    elsewhere (a third '    a' added under two) are the change still to make, not one made."""
+    if chunk.stated_line is not None and shift:
+        chunk = replace(chunk, stated_line=max(chunk.stated_line + shift, 0))
+    return _new_side_stands(texts, chunk)
 
 
 def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
