@@ -336,13 +336,15 @@ def test_a_git_diff_inserting_look_alikes_sent_again_is_not_applied_twice(tmp_pa
 
 def test_a_hunks_new_side_is_looked_for_at_its_stated_line_moved_by_the_hunks_above() -> None:
     from patchtx.formats.codex import parse
-    from patchtx.plan.update import _new_side_at_its_line
+    from patchtx.plan.update import _new_side_at_its_line, _shifts_above
 
     diff = "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n h\n+n\n k\n@@ -4,2 +5,3 @@\n b\n+b\n c\n"
     chunks = parse(diff).hunks[0].chunks  # type: ignore[union-attr]
     applied = ["h", "n", "k", "m", "b", "b", "c"]  # (the second hunk's new side from line 5, not 4)
-    assert _new_side_at_its_line(applied, chunks, 1)
-    assert not _new_side_at_its_line(["h", "k", "m", "b", "b", "c"], chunks, 1)
+    shift = _shifts_above(chunks)[1]
+    assert shift == 1
+    assert _new_side_at_its_line(applied, chunks[1], shift)
+    assert not _new_side_at_its_line(["h", "k", "m", "b", "b", "c"], chunks[1], shift)
 
 
 def test_a_git_diff_adding_a_line_like_the_kept_ones_applies_once(tmp_path: Path) -> None:
