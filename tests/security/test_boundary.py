@@ -302,7 +302,7 @@ HOSTILE_PATHS = {
 
 def _through(door: str, root: Path, path: str) -> object:
     from patchtx.agents.editor import TextEditor
-    from patchtx.formats.edits import apply_edits
+    from patchtx.api import apply_edits
 
     if door == "search-replace":
         return patchtx.apply_patch(f"{path}\n<<<<<<< SEARCH\nsecret\n=======\npwned\n>>>>>>> REPLACE\n", root)
