@@ -311,7 +311,7 @@ def test_ctrl_c_ends_the_server_with_one_line(tree: Path) -> None:
 def test_a_cancelled_request_does_not_hold_the_end_of_input() -> None:
     from mcp.types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
-    from patchtx.agents.mcp_server import _InFlight
+    from patchtx.agents.mcp_stdio import _InFlight
 
     in_flight = _InFlight()
     for request_id in (7, 8):
@@ -441,7 +441,8 @@ def test_every_answered_request_is_forgotten() -> None:
     # A long session must not keep a cancellation per request it ever read.
     from mcp.types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
-    from patchtx.agents.mcp_server import Calls, _InFlight
+    from patchtx.agents.mcp_server import Calls
+    from patchtx.agents.mcp_stdio import _InFlight
 
     calls = Calls()
     in_flight = _InFlight(None, calls)

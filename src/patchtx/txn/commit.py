@@ -9,6 +9,9 @@ next to their targets, make them durable, 6. delete, remove emptied directories,
 ones, rename temporaries over targets, make the directories durable, 7. mark the journal committed
 durably — from here on recovery rolls forward — and delete it, or keep it with its before-images as
 the undo-history entry.
+
+Step 3 (verify and preserve) is ``precheck``; what a failure undoes, and the recovery run before,
+``abort``: ``_Transaction`` is made of the three.
 """
 
 from __future__ import annotations
@@ -20,26 +23,20 @@ import stat
 from typing import TYPE_CHECKING
 
 from .._record import replace
-from ..errors import (
-    ChangedSincePlanningError,
-    FilesystemError,
-    PatchtxError,
-    VerifyFailedError,
-)
-from ..model import PathTarget, Plan
+from ..errors import ChangedSincePlanningError
+from ..model import Plan
 from ..options import DEFAULT_COMMIT
-from .dirs import DirectoryHandles, unsafe_symlink
-from .emptied import emptied_folders
-from .escrow import Escrow, has_copies
-from .failures import describe_errno, filesystem_error  # (up front: no import works once EMFILE is the failure)
-from .fsops import FileSystemOps, give_owner, join, split_path
+from .abort import Abort, _after_recovery, recover_leftovers
+from .dirs import DirectoryHandles
+from .escrow import Escrow
+from .failures import filesystem_error  # (up front: no import works once EMFILE is the failure)
+from .fsops import FileSystemOps, give_owner, split_path
 from .gate import check_paths, check_plan
 from .journal import Journal, JournalEntry, RemovedDir
 from .layout import (
     JOURNAL_DIR,
     STATE_DIR,
     JournalListing,
-    backup_name,
     committed_name,
     journal_name,
     new_transaction_id,
@@ -47,9 +44,10 @@ from .layout import (
     unpublished_journal_name,
 )
 from .lock import workspace_lock
-from .reports import CommitReport, RecoveryReport, left_in_place_sentence
+from .precheck import Precheck, _Target, changed
+from .reports import CommitReport, RecoveryReport
 from .retention import Retention, RetentionContext
-from .statedir import ensure_state_dir, gitignore_in_place, tidy_state_dir
+from .statedir import ensure_state_dir, tidy_state_dir
 from .sync import Syncer, SyncMode
 
 if TYPE_CHECKING:
@@ -58,16 +56,9 @@ if TYPE_CHECKING:
 
     from ..cancel import Cancellation
     from ..options import PlanOptions
-    from .journal import BackupKind
     from .reports import RecoveredTransaction
-    from .verify import VerifyOutcome
 else:
     Protocol = object
-
-# link(2) failures that mean "this filesystem cannot hard-link this file here": preserve a copy.
-_LINK_FALLBACK_ERRNOS = frozenset(
-    {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS}
-)
 
 # Barriers of a commit: journal data, journal directory, new files, changed directories, mark
 # (keeping undo history adds none: the kept journal is the entry).
@@ -188,45 +179,9 @@ def commit(
         fs.close(root_fd)
 
 
-class _Target:
-    """One PathTarget as verified under the lock, with the names the transaction gives it.
+class _Transaction(Precheck, Abort):
+    """One commit: its state, and its steps (step 3 in ``Precheck``, the failure path in ``Abort``)."""
 
-    A plain class rather than a record: one is made per file, and its fields are set one by one
-    as the commit goes."""
-
-    __slots__ = ("index", "target", "path", "parent", "name", "original", "xattrs", "after_mode",
-                 "parent_missing", "temp", "backup", "backup_kind", "in_place", "names", "backup_stat")
-
-    def __init__(self, index: int, target: PathTarget) -> None:
-        self.index = index
-        self.target = target
-        self.path: str = target.path
-        parent, _, name = target.path.rpartition("/")
-        self.parent = parent
-        self.name = name
-        # lstat of the file the plan was computed from (None: the path must be absent).
-        self.original: os.stat_result | None = None
-        self.xattrs: tuple[tuple[str, bytes], ...] = ()
-        # Mode for the new contents (None: leave the creation default, 0o666 less the umask).
-        self.after_mode: int | None = None
-        self.parent_missing = False
-        self.temp: str | None = None
-        self.backup: str | None = None
-        self.backup_kind: BackupKind | None = None
-        # An update of a file with other hard links: rewritten in place (see _rewrite_in_place).
-        self.in_place = False
-        # How many names the file verified has (its hard links, the journal's aside): the gate
-        # looks for the others.
-        self.names = 1
-        # The before-image as written into the journal folder (with a verify command: what the
-        # command may not have changed, see _Transaction._reestablish_journal).
-        self.backup_stat: os.stat_result | None = None
-
-    def __repr__(self) -> str:
-        return f"_Target({self.index}, {self.path!r})"
-
-
-class _Transaction:
     def __init__(
         self,
         fs: FileSystemOps,
@@ -300,159 +255,6 @@ class _Transaction:
             raise replacement from exc
         if self.progress is not None:
             self.progress("checking", len(self.targets), len(self.targets))
-
-    def _verify(self) -> None:
-        deleted = {t.path for t in self.targets if t.target.before is not None and t.target.after is None}
-        removable = set(self.plan.remove_dirs)
-        progress = self.progress
-        parent: str | None = None
-        parent_fd: int | None = None
-        for t in self.targets:
-            if progress is not None:
-                progress("checking", t.index, len(self.targets))
-            # Targets are sorted by path, so a folder's files mostly come one after another (a
-            # subfolder's may come between them: then the folder is looked up again); within a
-            # run nothing opens another folder unless this one is missing (see DirectoryHandles).
-            if t.parent != parent or parent_fd is None:
-                parent_fd = self._probe_parent(t, deleted)
-                parent = t.parent
-            if parent_fd is None:
-                t.parent_missing = True
-            if t.target.before is not None:
-                self._verify_original(t, parent_fd)
-                continue
-            if t.target.after_mode is not None:
-                t.after_mode = stat.S_IMODE(t.target.after_mode)
-            if parent_fd is not None:
-                st = self.fs.lstat(parent_fd, t.name)
-                if st is not None and not (stat.S_ISDIR(st.st_mode) and t.path in removable):
-                    if stat.S_ISLNK(st.st_mode):
-                        raise unsafe_symlink(t.path)
-                    raise _changed(t.path, "it exists now, but did not when the patch was planned")
-            if t.target.after is not None and t.parent_missing:
-                self._plan_parent_dirs(t.parent, deleted)
-        for path in self._folders_to_remove(deleted):
-            parent, name = split_path(path)
-            parent_fd = self._existing_dir(parent)
-            st = None if parent_fd is None else self.fs.lstat(parent_fd, name)
-            if st is None or not stat.S_ISDIR(st.st_mode):
-                if st is not None and stat.S_ISLNK(st.st_mode):
-                    raise unsafe_symlink(path)
-                continue  # already gone, or no longer a directory: nothing to remove
-            self.remove_dirs.append(RemovedDir(path, stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)))
-
-    def _folders_to_remove(self, deleted: set[str]) -> list[str]:
-        """The plan's emptied folders, and any the deletions empty now (deepest first): another
-        commit may have deleted the rest of a folder since this plan was made (each of two
-        contending commits deleting part of a folder planned to keep it)."""
-        def list_now(folder: str) -> list[str]:
-            fd = self._existing_dir(folder)
-            return [] if fd is None else self.fs.listdir(fd)
-
-        written = (t.path for t in self.targets if t.target.after is not None)
-        now = emptied_folders(deleted, written, list_now) if deleted else []
-        return sorted(set(self.plan.remove_dirs).union(now), key=lambda p: (-p.count("/"), p))
-
-    def _verify_original(self, t: _Target, parent_fd: int | None) -> None:
-        if parent_fd is None:
-            raise _changed(t.path, "it no longer exists")
-        # The original is linked into the journal folder first and read through that link, so
-        # the bytes checked are the before-image's own: nothing needs to look again that the link
-        # is the file verified. The file is opened at once (never through a symlink, never
-        # waiting on a FIFO), and what was opened is looked at: an lstat first would only repeat
-        # the fstat of the open file.
-        t.backup = backup = backup_name(self.txn, t.index)
-        journal_fd = self.dirs.open(JOURNAL_DIR)
-        # Listed before it exists: a Ctrl-C right after the link still finds it (abort removes
-        # only what is there).
-        self.unpublished.append(backup)
-        try:
-            self.fs.link(parent_fd, t.name, journal_fd, backup)
-        except FileNotFoundError:
-            raise _changed(t.path, "it no longer exists") from None
-        except OSError as exc:
-            if exc.errno not in _LINK_FALLBACK_ERRNOS:
-                raise
-            # Not linkable here (another filesystem, a folder, ...): read the file itself, and
-            # preserve a copy of it with the journal (listed when it is made).
-            self.unpublished.remove(backup)
-            t.backup_kind = "copy"
-            where_fd, where, links = parent_fd, t.name, 0
-        else:
-            t.backup_kind = "link"
-            where_fd, where, links = journal_fd, backup, 1
-        try:
-            contents = self.fs.read_file(where_fd, where, with_xattrs=t.target.after is not None,
-                                         expected=t.target.before)
-        except OSError as exc:
-            raise self._not_readable(t, where_fd, where, exc) from None
-        if contents.data != t.target.before:
-            raise _changed(t.path, "its contents differ from what the patch was planned against")
-        planned = t.target.before_identity
-        if planned is not None and planned != (contents.stat.st_dev, contents.stat.st_ino):
-            # The same bytes in another file: a copy saved by an editor, or a hard link to a file
-            # elsewhere (outside the root even), which a file with other names would be rewritten
-            # in place through. Never the file the plan was computed from: refused.
-            raise _changed(t.path, "it is another file now (a different inode), though it holds the same bytes")
-        mode = stat.S_IMODE(contents.stat.st_mode)
-        if t.target.before_mode is not None and stat.S_IMODE(t.target.before_mode) != mode:
-            raise _changed(t.path, f"its mode is now {mode:o}, not {stat.S_IMODE(t.target.before_mode):o}")
-        t.original = contents.stat
-        t.xattrs = contents.xattrs
-        t.names = contents.stat.st_nlink - links
-        if contents.stat.st_nlink - links > 1 and t.backup_kind == "link":
-            # The file has other names: its inode stays live under them (and an update rewrites
-            # it in place), so only a copy still holds the original afterwards — for a roll back,
-            # and for the undo history, which a write through another name must not reach.
-            self.fs.unlink(journal_fd, backup)
-            self.unpublished.remove(backup)
-            t.backup_kind = "copy"
-        if t.target.after is not None:
-            t.after_mode = mode if t.target.after_mode is None else stat.S_IMODE(t.target.after_mode)
-            # Replacing the inode would leave the file's other names with the old contents.
-            t.in_place = contents.stat.st_nlink - links > 1
-
-    def _not_readable(self, t: _Target, dir_fd: int, name: str, exc: OSError) -> Exception:
-        """What to raise when the file to verify (or its link ``name`` in ``dir_fd``) could not be
-        read: gone, a symlink, or no longer a regular file (a folder, a FIFO, a socket...) is a
-        change since planning."""
-        st = None if exc.errno == errno.ENOENT else self.fs.lstat(dir_fd, name)
-        if st is None:
-            return _changed(t.path, "it no longer exists")
-        if stat.S_ISLNK(st.st_mode):
-            return unsafe_symlink(t.path)
-        if not stat.S_ISREG(st.st_mode):
-            return _changed(t.path, "it is no longer a regular file")
-        # Read through its journal link, the data is still the file's: name the file, not the link.
-        return OSError(exc.errno, exc.strerror, t.path)
-
-    def _probe_parent(self, t: _Target, deleted: set[str]) -> int | None:
-        """The fd of the target's folder; None if it is missing (the commit will create it)."""
-        try:
-            return self.dirs.open(t.parent)
-        except FileNotFoundError:
-            pass
-        except NotADirectoryError as exc:
-            # A file this plan deletes may stand where a new directory goes ("a" -> "a/b").
-            if exc.filename not in deleted:
-                raise _changed(str(exc.filename), "it is not a directory") from None
-        return None
-
-    def _plan_parent_dirs(self, parent: str, deleted: set[str]) -> None:
-        parts = parent.split("/")
-        for depth in range(1, len(parts) + 1):
-            path = "/".join(parts[:depth])
-            if path in self.create_dirs:
-                continue
-            try:
-                self.dirs.open(path)
-                continue
-            except FileNotFoundError:
-                pass
-            except NotADirectoryError:
-                if path not in deleted:
-                    raise _changed(path, "it is not a directory") from None
-            self.create_dirs.append(path)
 
     # -- steps 4 to 7 ---------------------------------------------------------------------------
 
@@ -709,7 +511,7 @@ class _Transaction:
         try:
             current = self.fs.fstat(fd)
             if not _same_version(current, t.original):
-                raise _changed(t.path, "it was modified while the patch was being applied")
+                raise changed(t.path, "it was modified while the patch was being applied")
             after = t.target.after
             self.fs.write(fd, after)
             if current.st_size > len(after):
@@ -727,10 +529,6 @@ class _Transaction:
             self.held[t.path] = fd
         else:
             self.fs.close(fd)
-
-    def _close_held(self) -> None:
-        while self.held:
-            self.fs.close(self.held.popitem()[1])
 
     def _prepare_retention(self) -> dict[str, Any] | None:
         if self.retention is None:
@@ -813,9 +611,9 @@ class _Transaction:
         st = self.fs.lstat(parent_fd, t.name)
         if t.original is None:
             if st is not None:
-                raise _changed(t.path, "it was created while the patch was being applied")
+                raise changed(t.path, "it was created while the patch was being applied")
         elif st is None or not _same_version(st, t.original):
-            raise _changed(t.path, "it was modified while the patch was being applied")
+            raise changed(t.path, "it was modified while the patch was being applied")
 
     def _mark_committed(self, syncer: Syncer) -> None:
         assert self.journal is not None
@@ -866,149 +664,6 @@ class _Transaction:
             state_restored=tuple(self.state_restored),
         )
 
-    # -- failure --------------------------------------------------------------------------------
-
-    def abort(self, exc: BaseException) -> BaseException:
-        """Undo everything done so far; return the exception to raise in place of ``exc``."""
-        error = self._as_patchtx_error(exc)  # now: it describes the failed call, the last one so far
-        undo_error: BaseException | None = None
-        touched_tree = self.published  # before publishing, nothing outside the journal folder exists
-        try:
-            journal_fd = self.dirs.open(JOURNAL_DIR)
-            if self.published:
-                assert self.journal is not None
-                if self.marked:
-                    # The commit point was reached but could not be made durable: un-mark, so
-                    # that the journal again means "roll back" for this roll back and any rerun
-                    # — durably, before the tree is touched: were the power cut with the mark
-                    # still on disk, recovery would keep a half-rolled-back tree (and list it).
-                    marked = self.journal.committed_file_name
-                    try:
-                        self.fs.rename(journal_fd, marked, journal_fd, journal_name(self.txn))
-                    except Exception:
-                        return self._applied_but_maybe_not_durable(error)
-                    try:
-                        if self.durable:
-                            self.fs.fsync([journal_fd])
-                    except Exception:
-                        # Either name may be on disk: leave the tree whole (after) and marked.
-                        # Should even that fail, the error below says recovery must finish.
-                        self.fs.rename(journal_fd, journal_name(self.txn), journal_fd, marked)
-                        return self._applied_but_maybe_not_durable(error)
-                # After the check started, every path the transaction touches is put back whatever
-                # the check left there (it ran inside the transaction, under its lock).
-                ours = self.journal.touched_paths if self.checked else _changed_by_check(exc)
-                self.rolled_back = _load_roll_back(self.dirs)(self.fs, self.dirs, self.journal,
-                                                              durable=self.durable, ours=ours, escrow=self.escrow,
-                                                              held=self.held)
-                if self.escrow is not None:
-                    self.escrow.remove(self.txn)
-            else:
-                for name in self.unpublished:
-                    if self.fs.lstat(journal_fd, name) is not None:
-                        self.fs.unlink(journal_fd, name)
-        except Exception as second:
-            undo_error = second
-        finally:
-            if self.escrow is not None:
-                self.escrow.close()
-            self._close_held()
-        if isinstance(exc, KeyboardInterrupt) and undo_error is None:
-            return exc
-        if undo_error is None and isinstance(error, VerifyFailedError) and self.rolled_back is not None:
-            return _with_roll_back(error, self.rolled_back, self.state_restored,
-                                   getattr(self.check, "outcome", None))
-        if undo_error is None or not touched_tree:
-            return error  # leftovers in the journal folder alone are discarded by the next run
-        if isinstance(undo_error, OSError):
-            name, description = describe_errno(undo_error.errno)
-            why = f"{description} ({name})"
-            if undo_error.filename:
-                why += f" on {self.label(str(undo_error.filename))}"
-        else:
-            why = str(undo_error)
-        return FilesystemError(
-            f"{error.headline} Undoing the partial commit then failed too: {why}.",
-            errno_name=error.details.get("errno"),
-            path=error.path,
-            changed=True,
-            hint=(
-                f"The journal in {JOURNAL_DIR} was kept: once the cause is fixed, run"
-                " `patchtx recover` (or apply again), which puts every original back."
-            ),
-        )
-
-    def _as_patchtx_error(self, exc: BaseException) -> PatchtxError:
-        if isinstance(exc, PatchtxError):
-            return exc
-        if isinstance(exc, OSError):
-            return filesystem_error(exc, self.fs, label=self.label)
-        return PatchtxError(f"Internal error while committing the patch: {exc!r}.")
-
-    def _applied_but_maybe_not_durable(self, error: PatchtxError) -> PatchtxError:
-        return FilesystemError(
-            f"{error.headline} The patch is nevertheless applied in full (its journal is marked"
-            " committed and could not be un-marked), but it may not survive a power loss.",
-            errno_name=error.details.get("errno"),
-            path=error.path,
-            changed=True,
-            hint=(
-                "Check the disk. Recovery (run by the next commit, or `patchtx recover`) keeps the"
-                " new contents and only deletes the journal."
-            ),
-        )
-
-    def label(self, path: str) -> str:
-        """Name internal files by what they stand for, in error messages."""
-        for t in self.targets:
-            if t.temp is not None and path == join(t.parent, t.temp):
-                return f"the new contents of {t.path}"
-            if t.backup is not None and path == f"{JOURNAL_DIR}/{t.backup}":
-                return f"the preserved original of {t.path}"
-        if path.startswith(JOURNAL_DIR + "/"):
-            return "the transaction journal"
-        return path
-
-    def _existing_dir(self, path: str) -> int | None:
-        try:
-            return self.dirs.open(path)
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-
-
-def _with_roll_back(error: VerifyFailedError, rolled_back: RecoveredTransaction,
-                    state_restored: list[str], outcome: VerifyOutcome | None = None) -> VerifyFailedError:
-    """The failed check's error, saying exactly what the roll back put back where the check had
-    changed it (a folder or a link in a file's place, a file deleted), what it left in place (what
-    patchtx did not write, in the places the patch created), and what of patchtx's own state the
-    check had removed. ``outcome``: the check's, to say again which of the files it changed were
-    put back (those left in place were not)."""
-    verify = dict(error.details.get("verify", {}))
-    what = error.headline
-    if outcome is not None and set(outcome.changed) & set(rolled_back.left_in_place):
-        from .verify import verify_failed  # (off a one-line edit's path: a failed check only)
-
-        what = verify_failed(outcome, frozenset(rolled_back.left_in_place)).headline
-    if state_restored:
-        count = len(state_restored)
-        what += (f" The check had deleted or changed {count} file{'s' if count != 1 else ''}"
-                 f" of {STATE_DIR} (the transaction's journal and before-images): patchtx put them back from"
-                 " its own copy first.")
-    verify["state_restored"] = list(state_restored)
-    verify["rolled_back"] = {"restored": list(rolled_back.restored), "removed": list(rolled_back.removed),
-                             "removed_dirs": list(rolled_back.removed_dirs),
-                             "recreated_dirs": list(rolled_back.recreated_dirs),
-                             "not_restored": list(rolled_back.conflicts),
-                             "left_in_place": list(rolled_back.left_in_place),
-                             "kept_dirs": list(rolled_back.kept_dirs)}
-    if rolled_back.conflicts:
-        what += " Could not put back: " + ", ".join(rolled_back.conflicts) + "."
-    if rolled_back.left_in_place:
-        what += " " + left_in_place_sentence(rolled_back)
-    # Something remains that was not there before: the error must not say "Nothing was changed".
-    remains = bool(rolled_back.conflicts or rolled_back.left_in_place)
-    return VerifyFailedError(what, hint=error.hint, details={**error.details, "verify": verify}, changed=remains)
-
 
 def _same_file(st: os.stat_result, recorded: os.stat_result | None) -> bool:
     """The journal folder's file is still the one the commit wrote there (same inode, size, mode
@@ -1017,82 +672,8 @@ def _same_file(st: os.stat_result, recorded: os.stat_result | None) -> bool:
         recorded.st_dev, recorded.st_ino, recorded.st_size, recorded.st_mtime_ns, recorded.st_mode)
 
 
-def _changed_by_check(exc: BaseException) -> frozenset[str]:
-    """The files the patch wrote that its own verify command then changed (a failed check): the
-    roll back puts them back too, so that a failed commit leaves every file as it was."""
-    if isinstance(exc, VerifyFailedError):
-        return frozenset(exc.details.get("verify", {}).get("changed", ()))
-    return frozenset()
-
-
-def _load_roll_back(dirs: DirectoryHandles) -> Callable[..., RecoveredTransaction]:
-    """``recovery.roll_back``, loaded on a failure only (a commit that succeeds never needs it).
-
-    An import opens files: where the failure being undone is that the process ran out of
-    descriptors (EMFILE: another thread took them meanwhile), loading recovery fails too, while
-    the roll back itself mostly renames. The commit's cached folder descriptors are then closed
-    and the import tried again; the roll back reopens the folders it needs one by one."""
-    try:
-        from .recovery import roll_back  # (off a one-line edit's path)
-    except OSError:
-        dirs.close_all()
-        from .recovery import roll_back  # (off a one-line edit's path)
-    return roll_back
-
-
-def _changed(path: str, why: str) -> ChangedSincePlanningError:
-    return ChangedSincePlanningError(
-        f"{path} changed since the patch was planned: {why}.",
-        hint="Read the file again and recompute the patch.",
-        path=path,
-    )
-
-
-def _after_recovery(
-    exc: ChangedSincePlanningError, recovered: tuple[RecoveredTransaction, ...]
-) -> ChangedSincePlanningError:
-    """The same error, saying that recovery ran first: the plan was likely made from a tree an
-    interrupted transaction had left half-applied, which recovery has just put back."""
-    ids = ", ".join(t.transaction_id for t in recovered)
-    return ChangedSincePlanningError(
-        exc.headline,
-        hint=(
-            f"Before checking, patchtx recovered the interrupted transaction {ids}, which likely"
-            f" explains it; the tree is now as before that transaction. {exc.hint}"
-        ),
-        path=exc.path,
-        details=exc.details,
-    )
-
-
 def _same_version(st: os.stat_result, original: os.stat_result) -> bool:
     return (st.st_ino == original.st_ino and st.st_dev == original.st_dev and st.st_size == original.st_size
             and st.st_mtime_ns == original.st_mtime_ns)
 
 
-def recover_leftovers(
-    fs: FileSystemOps, dirs: DirectoryHandles, *, durable: bool, set_up: bool
-) -> tuple[tuple[RecoveredTransaction, ...], JournalListing | None]:
-    """``recovery.recover_workspace``, imported only if it may have something to do (the caller holds
-    the lock): the journal folder holds anything but undo-history entries, or the state folder
-    lacks its .gitignore. Usually neither, and a commit then spends no time loading recovery.
-    ``set_up``: ``ensure_state_dir`` has just found the .gitignore in place (nothing in patchtx
-    removes it), so it is not read again.
-
-    Also returns the journal folder's listing when recovery had nothing to do (None otherwise), for
-    the undo history to reuse: that folder holds its before-images, possibly thousands."""
-    state_fd = dirs.lookup(STATE_DIR)
-    if state_fd is None:
-        return (), None
-    # A copy outside the workspace: a transaction interrupted while its check ran, which may have
-    # deleted the journal folder (escrow).
-    if (set_up or gitignore_in_place(fs, state_fd)) and not has_copies(dirs.root):
-        journal_fd = dirs.lookup(JOURNAL_DIR)
-        if journal_fd is None:
-            return (), None
-        listing = JournalListing(fs.listdir(journal_fd))
-        if not listing.has_unfinished_work:
-            return (), listing
-    from .recovery import recover_workspace  # (off a one-line edit's path)
-
-    return recover_workspace(fs, dirs, durable=durable), None

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ..cancel import Cancellation
     from ..model import Plan
 
-    Progress = Callable[[str, int, int], None]  # (txn.commit's: that module imports this one)
+    Progress = Callable[[str, int, int], None]  # (txn.commit's: its abort step imports this module)
     from .dirs import DirectoryHandles
     from .fsops import FileSystemOps
 
