@@ -14,7 +14,6 @@ from ._record import replace
 from .cancel import Cancellation
 from .errors import ArgumentTypeError, PatchtxError, PolicyError
 from .formats.codex import parse
-from .formats.edits import name_the_edit, parse_edits
 from .intake.repair import parse_repaired
 from .model import Patch, Plan
 from .options import ALL_KEYWORDS, PLAN_KEYWORDS
@@ -271,6 +270,8 @@ def apply_edits(edits: Sequence[Mapping[str, Any]], root: str | os.PathLike[str]
     ``PatchtxError`` if any edit fails, in which case nothing was changed. ``file_path`` is the
     file of the edits that name none; ``options`` are those of ``patchtx.apply_patch`` (the
     host's policy and commit options)."""
+    from .formats.edits import name_the_edit, parse_edits  # (off a one-line edit's path)
+
     patch = parse_edits(edits, path=file_path)
     try:
         return apply_patch(patch, root, dry_run=dry_run, intent=intent, **options)

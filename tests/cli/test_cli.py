@@ -188,7 +188,7 @@ _NOT_ON_THE_TINY_PATH = (
     "patchtx.cli.commands", "patchtx.render", "importlib.resources", "patchtx.agents.toolspec",
     # the other formats and placers, the repair step's second half, the checks asked for
     "patchtx.formats.unified", "patchtx.formats.search_replace", "patchtx.formats.block_placement",
-    "patchtx.formats.text_placement", "patchtx.formats.heredoc",
+    "patchtx.formats.text_placement", "patchtx.formats.heredoc", "patchtx.formats.edits",
     "patchtx.intake.repair_update", "patchtx.intake.decorations", "patchtx.intake.extract",
     "patchtx.plan.syntax", "patchtx.plan.isolated",
     "patchtx.txn.verify",

@@ -311,7 +311,8 @@ def test_the_byte_space_says_no_staircase_only_where_the_line_space_does(
     """``ByteIndex.shifted_near`` answers from the few lines around the hunk (issue 39: a file of
     one repeated line went to the line space whole): a no wherever ``LineIndex.shifted_near``
     says no, and a yes (``NotExact``: the line space words it) wherever it says yes."""
-    from patchtx.place.matching import ByteIndex, NotExact
+    from patchtx.place.exact import ByteIndex
+    from patchtx.place.matching import NotExact
 
     lines = ["".join(parts) for parts in texts]
     if start + size > len(lines):

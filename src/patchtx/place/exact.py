@@ -6,7 +6,6 @@ hands the file to the line path whenever it cannot decide; tests hold the two to
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import TYPE_CHECKING
 
 from .applied import adds_around, new_side_starts, overlapping_starts, replaces_in_place
@@ -287,6 +286,8 @@ def _each_once_in_turn_indexed(body: bytes,
     place stands in the final file's lines above it or straddles that seam (a few lines, looked at
     directly), one after its place in the original's lines below it. Each is looked up by the
     pattern's rarest line in an index of the lines."""
+    from bisect import bisect_right  # (off a one-line edit's path: 16 blocks or more)
+
     original = body.split(b"\n")[:-1]  # (every line ends with an LF)
     final: list[bytes] = []
     starts = ByteIndex(body).line_of([at for _, at, _, _ in placed])
