@@ -200,6 +200,19 @@ def test_the_secret_is_whole_or_absent_after_a_failed_first_write(tmp_path: Path
     provenance._cache.clear()
 
 
+
+def _recover_trusting_foreign(root: Path, config: Path) -> PatchtxError:
+    """The refusal of ``recover(root, trust_foreign=True)`` in this process, under the host
+    configuration ``config``."""
+    os.environ["PATCHTX_CONFIG"] = str(config)
+    try:
+        with pytest.raises(PatchtxError) as caught:
+            recover(str(root), trust_foreign=True)
+    finally:
+        del os.environ["PATCHTX_CONFIG"]
+    return caught.value
+
+
 def test_trust_foreign_stays_within_the_policy(tmp_path: Path) -> None:
     """A cloned repository's journal, rolled back because the user said so, may not rewrite or
     remove a path the host protects (under any name), nor a policy file: refused, nothing done."""
@@ -225,13 +238,8 @@ def test_trust_foreign_stays_within_the_policy(tmp_path: Path) -> None:
         kind, out = cli(root, "recover", "--trust-foreign", env=env)
         assert kind == "policy_violation", out
         assert "Refusing to roll back the foreign journal" in out["error"]["message"]
-        os.environ["PATCHTX_CONFIG"] = str(config)
-        try:
-            with pytest.raises(PatchtxError) as caught:
-                recover(str(root), trust_foreign=True)
-        finally:
-            del os.environ["PATCHTX_CONFIG"]
-        assert caught.value.kind == "policy_violation"
+        refusal = _recover_trusting_foreign(root, config)
+        assert refusal.kind == "policy_violation"
         assert without_lock(snapshot(root)) == before
         for name in [journal.name, *backups]:
             (journal.parent / name).unlink()
@@ -258,12 +266,7 @@ def test_trust_foreign_never_writes_a_path_the_host_hides(tmp_path: Path) -> Non
     message = out["error"]["message"]
     assert "Refusing to roll back the foreign journal" in message
     assert "the host hides .env (the pattern '.env')" in message, message
-    os.environ["PATCHTX_CONFIG"] = str(config)
-    try:
-        with pytest.raises(PatchtxError) as caught:
-            recover(str(root), trust_foreign=True)
-    finally:
-        del os.environ["PATCHTX_CONFIG"]
-    assert caught.value.kind == "policy_violation"
-    assert "the host hides .env (the pattern '.env')" in caught.value.message
+    refusal = _recover_trusting_foreign(root, config)
+    assert refusal.kind == "policy_violation"
+    assert "the host hides .env (the pattern '.env')" in refusal.message
     assert without_lock(snapshot(root)) == before
