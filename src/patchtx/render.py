@@ -290,6 +290,26 @@ def diff_texts(plan: Plan) -> list[str]:
     return [unified_diff(change) for change in plan.changes]
 
 
+def diffs_within(plan: Plan, limit: int) -> str | None:
+    """``plan``'s diffs joined when they are at most ``limit`` lines, else None, found without
+    rendering past the limit: a change whose planned line ranges alone change more lines than
+    ``limit`` is not rendered at all (a 20,000-hunk patch would spend a tenth of its time on a
+    diff nobody is shown)."""
+    texts: list[str] = []
+    lines = 0
+    for change in plan.changes:
+        if change.edits is not None and \
+                sum(old_end - old_start + new_end - new_start
+                    for old_start, old_end, new_start, new_end in change.edits) > limit - lines:
+            return None
+        text = unified_diff(change)
+        lines += text.count("\n")
+        if lines > limit:
+            return None
+        texts.append(text)
+    return "".join(texts)
+
+
 def file_entries(plan: Plan, *, with_diff: bool = True,
                  rendered: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Per-file status entries; ``rendered`` is ``diff_texts(plan)`` when the caller has it already."""

@@ -61,3 +61,21 @@ def test_check_and_json_keep_everything(tmp_path: Path) -> None:
     done = run(tmp_path, patch, "apply", "--json")
     result = json.loads(done.stdout)
     assert len(result["files"]) == 30 and all("+ONE" in f["diff"] for f in result["files"])
+
+
+def test_diffs_within_is_the_rendered_diff_up_to_its_limit_and_none_past_it(tmp_path: Path) -> None:
+    """The limit counts the rendered lines: a diff of exactly ``limit`` lines is shown, one line
+    fewer allowed is not, whether the change is one file of many hunks (refused from its planned
+    line ranges alone) or many small files (refused once the rendered lines pass the limit)."""
+    from patchtx import plan_patch
+    from patchtx.render import diff_texts, diffs_within
+
+    (tmp_path / "big.txt").write_text("".join(f"line {i}\n" for i in range(400)))
+    hunks = "".join(f"@@ -{i} +{i} @@\n-line {i - 1}\n+LINE {i - 1}\n" for i in range(1, 400, 10))
+    one_file = plan_patch(f"--- a/big.txt\n+++ b/big.txt\n{hunks}", tmp_path)
+    many_files = plan_patch(_many(tmp_path, 12), tmp_path)
+    for plan in (one_file, many_files):
+        whole = "".join(diff_texts(plan))
+        length = whole.count("\n")
+        assert diffs_within(plan, length) == whole
+        assert diffs_within(plan, length - 1) is None

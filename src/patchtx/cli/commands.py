@@ -37,6 +37,7 @@ from ..render import (
     change_summary,
     coloured_diff,
     diff_texts,
+    diffs_within,
     diffstat,
     error_json,
     log_json,
@@ -312,10 +313,12 @@ def _report(result: Result, args: argparse.Namespace) -> str:
     text = human_report(result, diffs=False, max_files=MAX_LISTED_FILES)
     if args.no_diff:
         return text
-    diffs = "".join(diff_texts(result.plan))
-    lines = diffs.count("\n")
-    if result.committed and not args.diff and lines > MAX_SHOWN_DIFF_LINES:
-        return text + (f"({lines:,} lines of diff not shown: -v or --diff shows them)\n")
+    shown = diffs_within(result.plan, MAX_SHOWN_DIFF_LINES) \
+        if result.committed and not args.diff else "".join(diff_texts(result.plan))
+    if shown is None:
+        return text + (f"(over {MAX_SHOWN_DIFF_LINES} lines of diff not shown: -v or --diff shows "
+                       "them)\n")
+    diffs = shown
     if _use_colour(args, sys.stdout):
         diffs = coloured_diff(diffs)
     return text + diffs

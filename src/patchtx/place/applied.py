@@ -87,8 +87,20 @@ def replaces_in_place(lines: Sequence[tuple[str, str]]) -> bool:
     written as a replacement, ``-    return y`` ``+    log(y)`` ``+    return y``, finds its old
     line again once applied: sent again, it would apply on top of itself). Not lines replaced by
     themselves, which change nothing either way."""
-    return (any(kind == "-" for kind, _ in lines) and any(kind == "+" and text.strip() for kind, text in lines)
-            and [text for kind, text in lines if kind != "+"] != [text for kind, text in lines if kind != "-"])
+    removes = adds = False
+    old: list[str] = []
+    new: list[str] = []
+    for kind, text in lines:  # (one pass: every hunk of a successful patch is asked)
+        if kind == "-":
+            removes = True
+            old.append(text)
+        elif kind == "+":
+            adds = adds or bool(text.strip())
+            new.append(text)
+        else:
+            old.append(text)
+            new.append(text)
+    return removes and adds and old != new
 
 
 def overlapping_starts(start: int, end: int, size: int) -> range:

@@ -107,6 +107,8 @@ class ByteIndex:
         body = self.body
         wanted = [strip(line) for line in old]
         first = wanted[0]
+        if first and body.count(first.encode("utf-8"), max(low - 1, 0), high) <= 1:
+            return None  # (only the hunk's own first line holds it: no other line is it shifted)
         # Line starts from ``size`` lines above the hunk to ``size`` lines below it.
         above: list[int] = []
         at = start
