@@ -46,7 +46,8 @@ def _unified(kept: list[str], removed: str) -> str:
 
 
 def _shape(name: str, n: int, m: int) -> tuple[list[str], str]:
-    """A file of ``n`` lines and a patch with a hunk of ``m`` old lines that it refuses."""
+    """A file of ``n`` lines and a patch with a hunk of ``m`` old lines that it refuses (many
+    hunks: ``m`` hunks in ``4 m`` lines)."""
     if name == "loose pass":  # only the last pass reads the hunk's lines as the file's
         return [LINE] * n, _codex([ASCII] * (m - 1), "absent")
     if name == "exact pass":  # the hunk's lines as the file has them, but the last
@@ -62,7 +63,33 @@ def _shape(name: str, n: int, m: int) -> tuple[list[str], str]:
     if name == "search/replace":  # shifted as a whole (two spaces less in the file) but the last line
         search = "\n".join(["  " + LINE] * (m - 1) + [LINE])
         return [LINE] * n, f"f.txt\n<<<<<<< SEARCH\n{search}\n=======\nnew\n>>>>>>> REPLACE\n"
+    if name.startswith("many hunks"):  # ``m`` one-line hunks in a file of 4 m lines, the last stale
+        return _many_hunks(name.removeprefix("many hunks, "), m)
     raise AssertionError(name)
+
+
+def _many_hunks(form: str, m: int) -> tuple[list[str], str]:
+    """Issue 39: a patch of ``m`` hunks whose last one the file does not hold. Each repair and
+    the already-applied question place the hunks again, one at a time: searched over the whole
+    file each time, that was quadratic in the hunks (8,000 hunks: 25-57 s)."""
+    lines = [f"line {i} of the file" for i in range(4 * m)]
+    out: list[str] = []
+    for k in range(m):
+        i = 4 * k + 1
+        before, old, after = lines[i - 1], lines[i] if k < m - 1 else "stale", lines[i + 1]
+        if form == "codex":
+            out += ["@@", f" {before}", f"-{old}", f"+changed {i}", f" {after}"]
+        elif form == "unified":
+            out += [f"@@ -{i},3 +{i},3 @@", f" {before}", f"-{old}", f"+changed {i}", f" {after}"]
+        else:
+            out += ["f.txt", "<<<<<<< SEARCH", before, old, "=======", before, f"changed {i}",
+                    ">>>>>>> REPLACE", ""]
+    body = "\n".join(out) + "\n"
+    if form == "codex":
+        return lines, f"*** Begin Patch\n*** Update File: f.txt\n{body}*** End Patch\n"
+    if form == "unified":
+        return lines, f"--- a/f.txt\n+++ b/f.txt\n{body}"
+    return lines, body
 
 
 class _Key(str):
@@ -153,3 +180,18 @@ def test_a_refusal_at_twice_the_size_costs_twice_the_work(
     # And a small factor of the lines searched: each is compared a bounded number of times in each
     # pass (four), in the patch's search and in each of the repair step's trials (up to 40).
     assert small <= 400 * (n + m), small
+
+
+@pytest.mark.parametrize("form", ["codex", "unified", "blocks"])
+def test_a_refusal_of_twice_the_hunks_costs_twice_the_work(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, form: str) -> None:
+    """Issue 39: refusing a patch of many hunks (one stale) is linear in the hunks, in every format:
+    the repairs and the already-applied question, which place the hunks again one at a time, look
+    lines up in an index of the file (``LineIndex._search``) or rule a repair out by the lines'
+    keys first (``_in_file_order``, ``_may_stand_as_left``) instead of searching the whole file
+    once per hunk."""
+    name = f"many hunks, {form}"
+    small = _work(monkeypatch, tmp_path, name, 400, 400)
+    large = _work(monkeypatch, tmp_path, name, 1600, 1600)
+    assert small > 400  # (the counters see the search)
+    assert large <= 4 * 1.5 * small, (small, large)

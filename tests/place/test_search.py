@@ -385,3 +385,44 @@ def test_blocks_in_turn_indexed_say_what_the_rebuilt_file_says(
 
     assert len(placed) < exact.IN_TURN_INDEXED
     assert refused(indexed=True) == refused(indexed=False)
+
+
+@settings(max_examples=300)
+@given(texts=st.lists(st.sampled_from(["a", "b", "c", " a", ""]), min_size=1, max_size=40),
+       pattern=st.lists(st.sampled_from(["a", "b", "c", " a", ""]), min_size=1, max_size=4),
+       bounds=st.tuples(st.integers(0, 45), st.integers(0, 45)), limit=st.integers(1, 5),
+       tier=st.integers(0, 3))
+def test_an_indexed_file_finds_what_the_scan_finds(texts: list[str], pattern: list[str],
+                                                   bounds: tuple[int, int], limit: int, tier: int) -> None:
+    """Once a file's searches have scanned it INDEX_AFTER times over, its LineIndex looks starts up
+    in an index of where each key stands (issue 39: a repair places thousands of hunks one at a
+    time): the same starts, the same last start, the same first match, in every pass; and past
+    INDEXED_CANDIDATES candidates (a pattern of lines that stand everywhere) the scan answers."""
+    from patchtx.place import matching
+
+    low, high = bounds
+    scanned, indexed = LineIndex(texts), LineIndex(texts)
+    indexed._scanned = matching.INDEX_AFTER * len(texts) + 1  # (the next search builds the index)
+    wanted = scanned.pattern(pattern, tier)
+    assert indexed.starts(wanted, tier, low, high, limit) == scanned.starts(wanted, tier, low, high, limit)
+    assert indexed._where[tier] is not None  # (the index answered)
+    assert indexed.last(wanted, tier, low, high) == scanned.last(wanted, tier, low, high)
+    assert indexed.first_any(pattern, low) == scanned.first_any(pattern, low)
+    assert indexed.search(pattern, low, high, limit=limit) == \
+        scanned.search(pattern, low, high, limit=limit)
+
+
+def test_an_indexed_search_of_lines_that_stand_everywhere_is_the_scans(monkeypatch: pytest.MonkeyPatch) -> None:
+    from patchtx.place import matching
+
+    texts = ["x"] * 500 + ["y"]
+    index = LineIndex(texts)
+    index._scanned = matching.INDEX_AFTER * len(texts) + 1
+    calls: list[int] = []
+    scan = matching._matches
+    monkeypatch.setattr(matching, "_matches", lambda *args: calls.append(1) or scan(*args))
+    assert index.starts(["x", "x"], 0, 0, 501, 3) == [0, 1, 2]  # (500 candidates: scanned)
+    assert calls
+    calls.clear()
+    assert index.starts(["x", "y"], 0, 0, 501, 3) == [499]  # ('y' stands once: looked up)
+    assert not calls

@@ -221,7 +221,7 @@ def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,
         placed = place(space, chunks, first_match=first_match)
     except Missing as miss:
         error = _missing(texts, chunks, miss, space, display)
-        if miss.number == 0:
+        if miss.number == 0 or not _may_stand_as_left(space, chunks, miss.number):
             raise error from None
         return _one_after_another(texts, chunks, display, first_match, miss.number, error)
     except Ambiguous as ambiguous:
@@ -239,6 +239,18 @@ def place_blocks(original: TextFile, chunks: Sequence[Chunk], display: str, *,
         # file put it: it may be in lines they wrote (its first place, with ``first_match``).
         return _one_after_another(texts, chunks, display, first_match, len(chunks), error)
     return placements, notes
+
+
+def _may_stand_as_left(space: BlockIndex, chunks: Sequence[Chunk], number: int) -> bool:
+    """Whether every non-blank SEARCH line of block ``number`` stands (white space aside: the
+    blocks' loosest pass) in the file or among the REPLACE lines of the blocks before it: if not,
+    placed one after another it misses as well, which this tells without rebuilding the file
+    once per block before it (a reply of thousands of blocks, one of them stale)."""
+    present = set(space.keys(SHIFTED))
+    written = {strip(text) for chunk in chunks[:number] for kind, text in chunk.lines if kind == "+"}
+    return all(key in present or key in written
+               for kind, text in chunks[number].lines if kind != "+"
+               for key in [strip(text)] if key)
 
 
 def _as_matched(chunk: Chunk, found: Sequence[str], lines: tuple[tuple[LineKind, str], ...],

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..model import Chunk
+    from ..place.matching import LineIndex
 
 
 def read_by_counts(texts: Sequence[str], chunks: Sequence[Chunk], display_path: str) -> list[Chunk]:
@@ -73,13 +74,20 @@ def _readings_error(chunk: Chunk, readings: list[tuple[tuple[int, int, str], ...
 
 
 def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk], display_path: str, *,
-                          ends_with_newline: bool = True) -> list[Placement]:
+                          ends_with_newline: bool = True, index: LineIndex | None = None,
+                          ) -> list[Placement]:
     """The placement of each of a file's unified hunks (all carry ``stated_line``), in order;
     ``ends_with_newline``: the file's final-newline state, which a hunk marked with ``\\ No newline
-    at end of file`` must agree with."""
+    at end of file`` must agree with. ``index``: the caller's index of ``texts``, whose searches
+    stay cheap when the hunks are placed again and again (a repair tries each alone)."""
     placements: list[Placement] = []
     cursor = offset = 0
     size = len(texts)
+
+    def starts(old: list[str], lower: int, last: int) -> list[int]:
+        if index is None:
+            return starts_of(texts, old, lower, last)
+        return index.starts(old, 0, lower, last + len(old), size + 1) if lower <= last else []
     for number, chunk in enumerate(chunks):
         old = chunk.old_lines
         stated = chunk.stated_line or 0
@@ -100,7 +108,7 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk], display
             differs = size >= len(old) and list(texts[size - len(old):]) == old
             raise _miss(texts, chunk, old, cursor, display_path, newline_differs=differs)
         elif chunk.recounted:
-            found = starts_of(texts, old, lower, last)
+            found = starts(old, lower, last)
             if len(found) != 1:
                 raise _miss(texts, chunk, old, cursor, display_path) if not found else \
                     _ambiguous(chunk, found, display_path)
@@ -108,7 +116,7 @@ def place_at_stated_lines(texts: Sequence[str], chunks: Sequence[Chunk], display
         elif lower <= wanted <= last and list(texts[wanted : wanted + len(old)]) == old:
             start = wanted
         else:
-            found = starts_of(texts, old, lower, last)
+            found = starts(old, lower, last)
             if not found:
                 raise _miss(texts, chunk, old, cursor, display_path)
             nearest = min(abs(at - wanted) for at in found)

@@ -221,7 +221,7 @@ def after_miss(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spel
     makes them match with one meaning, raise the miss (or, for a hunk holding lines written
     without a prefix, their parse error), saying what the patch looks like it got wrong.
     ``normalised``: the file's lines' keys in the last pass, when the caller has them."""
-    found = _repaired(texts, chunks, place, spelled)
+    found = _repaired(texts, chunks, place, spelled, normalised)
     if found is not None:
         return found
     for chunk in chunks:
@@ -277,6 +277,7 @@ def _lost_plus(texts: Sequence[str], chunks: Sequence[Chunk], place: Place,
 
 
 def _repaired(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spelled: str,
+              normalised: Callable[[], Sequence[str]] | None = None,
               ) -> tuple[list[Chunk], list[Placement], list[Repair]] | None:
     current, repairs = list(chunks), []
     for rule in (_without_file_header, _without_line_numbers):
@@ -287,7 +288,7 @@ def _repaired(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spell
         repairs.append(repair)
         if placements is not None:
             return current, placements, repairs
-    reordered = _in_file_order(texts, current, place, spelled)
+    reordered = _in_file_order(texts, current, place, spelled, normalised)
     if reordered is not None:
         current, placements, repair = reordered
         return current, placements, [*repairs, repair]
@@ -466,8 +467,15 @@ def _split_number(text: str, form: Form) -> tuple[int, str] | None:
 
 
 def _in_file_order(texts: Sequence[str], chunks: list[Chunk], place: Place, spelled: str,
+                   normalised: Callable[[], Sequence[str]] | None = None,
                    ) -> tuple[list[Chunk], list[Placement], Repair] | None:
     if len(chunks) < 2 or any(not chunk.old_lines for chunk in chunks):
+        return None
+    # Each hunk must be found alone: not one whose kept or removed line has a last-pass key the
+    # file lacks (``_lost_plus``'s reasoning), told in one pass instead of a placement per hunk.
+    file_keys = set(normalised() if normalised is not None else map(normalise, texts))
+    if any(key and key not in file_keys
+           for chunk in chunks for line in chunk.old_lines for key in [normalise(line)]):
         return None
     starts = []
     for chunk in chunks:

@@ -145,7 +145,7 @@ def _undone(exact: LineIndex, loose: LineIndex, chunks: Sequence[Chunk],
         return place(exact, undoing, first_match=True)
     except Missing:
         pass
-    if not all(text in exact.texts for chunk in chunks for kind, text in chunk.lines if kind == "+"):
+    if not all(exact.holds(text) for chunk in chunks for kind, text in chunk.lines if kind == "+"):
         return None  # (told by a scan of the lines, not by the four passes of a placement)
     try:
         placed = place(loose, undoing, first_match=True)

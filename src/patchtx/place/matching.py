@@ -376,6 +376,10 @@ class LineIndex:
         self._reversed: list[list[str] | None] = [None] * len(PASSES)
         self._all_ascii: bool | None = None
         self._plain_trim: bool | None = None
+        self._scanned = 0
+        """Lines the searches have scanned so far (``_search``)."""
+        self._where: list[dict[str, list[int]] | None] = [None] * len(PASSES)
+        self._set: set[str] | None = None
 
     def _trim(self, method: str) -> Callable[[str], str]:
         """``str.rstrip``/``str.strip`` with Rust's whitespace set: the argument-less methods
@@ -423,6 +427,13 @@ class LineIndex:
                                  " in the file")
         return None
 
+    def holds(self, text: str) -> bool:
+        """Whether some line of the file is ``text`` exactly (asked of thousands of lines by the
+        already-applied question: a set of the lines, built on the first)."""
+        if self._set is None:
+            self._set = set(self.texts)
+        return text in self._set
+
     def keys(self, tier: int) -> list[str]:
         keys = self._keys[tier]
         if keys is None:
@@ -465,7 +476,7 @@ class LineIndex:
             return 0, low, []
         for tier in self._tiers(lines):
             wanted = self.pattern(lines, tier)
-            found = _matches(self.keys(tier), wanted, low, self.end, 1)
+            found = self._search(tier, wanted, low, self.end, 1)
             if found:
                 return tier, found[0], wanted
         return -1, -1, []
@@ -488,7 +499,12 @@ class LineIndex:
         if not pattern:
             return low
         keys = self.keys(tier)
-        hits = _matches(keys, pattern, low, high, 2)
+        where = self._where[tier]
+        if where is not None:
+            last = _last_indexed(keys, where, pattern, low, high)
+            if last is not None:
+                return last
+        hits = self._search(tier, pattern, low, high, 2)
         if len(hits) < 2:  # (the common case: the hunk occurs once there)
             return hits[0] if hits else -1
         # Several: the first match of the reversed pattern in the reversed keys is the last one,
@@ -501,7 +517,23 @@ class LineIndex:
         return size - found[0] - len(pattern) if found else hits[1]
 
     def starts(self, pattern: list[str], tier: int, low: int, high: int, limit: int) -> list[int]:
-        return _matches(self.keys(tier), pattern, low, high, limit)
+        return self._search(tier, pattern, low, high, limit)
+
+    def _search(self, tier: int, wanted: list[str], lower: int, upper: int, limit: int) -> list[int]:
+        """``_matches`` over pass ``tier``'s keys. Once the searches of this file have scanned
+        ``INDEX_AFTER`` times its lines (a patch of thousands of hunks placed, and placed again
+        by a repair or the already-applied question, each search over the whole file), the
+        starts are looked up in an index of where each key stands instead (``_matches_indexed``):
+        each search then costs what its rarest line's occurrences cost, not the file's length."""
+        keys = self.keys(tier)
+        where = self._where[tier]
+        if where is None:
+            self._scanned += max(min(upper, self.end) - lower, 0)
+            if self._scanned <= INDEX_AFTER * self.end:
+                return _matches(keys, wanted, lower, upper, limit)
+            where = self._where[tier] = _occurrences(keys)
+        found = _matches_indexed(keys, where, wanted, lower, upper, limit)
+        return _matches(keys, wanted, lower, upper, limit) if found is None else found
 
     def block_end(self, opener: int) -> int | None:
         """Where the block that line ``opener`` opens ends (exclusive), or None if it opens none
@@ -555,7 +587,7 @@ class LineIndex:
                 if start + len(wanted) == self.end and self.keys(tier)[start:] == wanted:
                     return tier, [start]
                 continue
-            found = _matches(self.keys(tier), wanted, lower, upper, limit)
+            found = self._search(tier, wanted, lower, upper, limit)
             if found:
                 return tier, found
         return -1, []
@@ -601,6 +633,84 @@ def _matches(keys: list[Key], wanted: list[Key], lower: int, upper: int, limit: 
             break
         position = hit + 1
     return found
+
+
+INDEX_AFTER = 8
+"""How many times a file's length the searches of one ``LineIndex`` scan before it indexes where
+each key stands (``LineIndex._search``): past one-off searches, never for a small patch."""
+INDEXED_CANDIDATES = 64
+"""The most starts ``_matches_indexed`` verifies in one search; past it (a pattern of lines that
+stand everywhere) the search is ``_matches``'s, linear whatever the repeats."""
+
+
+def _occurrences(keys: list[str]) -> dict[str, list[int]]:
+    """Each key -> the ascending positions where it stands."""
+    where: dict[str, list[int]] = {}
+    for position, key in enumerate(keys):
+        at = where.get(key)
+        if at is None:
+            where[key] = [position]
+        else:
+            at.append(position)
+    return where
+
+
+def _rarest(where: dict[str, list[int]], wanted: list[str]) -> tuple[int, list[int]]:
+    """(index in ``wanted``, positions) of the pattern line that stands least often."""
+    pivot, positions = 0, where.get(wanted[0], [])
+    for index in range(1, len(wanted)):
+        if not positions:
+            break
+        at = where.get(wanted[index], [])
+        if len(at) < len(positions):
+            pivot, positions = index, at
+    return pivot, positions
+
+
+def _matches_indexed(keys: list[str], where: dict[str, list[int]], wanted: list[str], lower: int,
+                     upper: int, limit: int) -> list[int] | None:
+    """``_matches``'s answer from the positions of the pattern's rarest line: every start where
+    the pattern stands has that line at the same offset, so those positions, in order, verified,
+    are the starts in order. None when more than ``INDEXED_CANDIDATES`` would be verified."""
+    from bisect import bisect_left  # (off a one-line edit's path: only for an indexed file)
+
+    m = len(wanted)
+    if m == 0:
+        return [lower] if lower <= upper else []
+    pivot, positions = _rarest(where, wanted)
+    stop = min(upper, len(keys)) - m + pivot + 1
+    first = bisect_left(positions, lower + pivot)
+    if bisect_left(positions, stop, first) - first > INDEXED_CANDIDATES:
+        return None
+    found: list[int] = []
+    for position in positions[first:]:
+        if position >= stop:
+            break
+        start = position - pivot
+        if keys[start : start + m] == wanted:
+            found.append(start)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def _last_indexed(keys: list[str], where: dict[str, list[int]], wanted: list[str], low: int,
+                  high: int) -> int | None:
+    """``LineIndex.last`` from an index: the last start in [low, high - len(wanted)] (-1: none);
+    None when more than ``INDEXED_CANDIDATES`` would be verified."""
+    from bisect import bisect_left  # (off a one-line edit's path: only for an indexed file)
+
+    m = len(wanted)
+    pivot, positions = _rarest(where, wanted)
+    stop = min(high, len(keys)) - m + pivot + 1
+    first, end = bisect_left(positions, low + pivot), bisect_left(positions, stop)
+    if end - first > INDEXED_CANDIDATES:
+        return None
+    for index in range(end - 1, first - 1, -1):
+        start = positions[index] - pivot
+        if keys[start : start + m] == wanted:
+            return start
+    return -1
 
 
 def _matches_linearly(keys: list[Key], wanted: list[Key], first: int, stop: int,

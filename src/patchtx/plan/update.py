@@ -155,7 +155,7 @@ def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chun
     # (The file ends with a newline as git reads it: a last line ending in a lone CR has none.)
     placements = _diff_endings(original, chunks, place_at_stated_lines(
         original.texts, chunks, display,
-        ends_with_newline=not original.endings or original.endings[-1].endswith("\n")))
+        ends_with_newline=not original.endings or original.endings[-1].endswith("\n"), index=index))
     shifts = _shifts_above(chunks)
     with_old_lines = [p for p in placements if p.length and (
         chunks[p.chunk_index].recounted or
