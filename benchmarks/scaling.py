@@ -19,6 +19,7 @@ each size, and the **growth**: (time at the large size / time at the small one) 
 
     .venv/bin/python benchmarks/scaling.py                  # 5,000 and 20,000 hunks, 3 runs
     .venv/bin/python benchmarks/scaling.py --sizes 500 2000 --runs 1   # quick
+    .venv/bin/python benchmarks/scaling.py --refused        # the last hunk stale: a refusal's growth
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ BIN = REPO / ".venv" / "bin"
 FORMATS = ("codex", "unified", "blocks")
 
 
-def workload(n: int) -> tuple[str, str, dict[str, str]]:
-    """(old file, new file, patch text per format) for ``n`` hunks."""
+def workload(n: int, refused: bool = False) -> tuple[str, str, dict[str, str]]:
+    """(old file, new file, patch text per format) for ``n`` hunks; ``refused``: the last hunk's
+    removed line is not in the file, so every applier refuses the patch (the new file is the old)."""
     lines = [f"line {i} of the file" for i in range(4 * n)]
     new = list(lines)
     codex, unified, blocks = ["*** Begin Patch", "*** Update File: f.txt"], \
@@ -51,11 +53,14 @@ def workload(n: int) -> tuple[str, str, dict[str, str]]:
     for k in range(n):
         i = 4 * k + 1
         new[i] = f"changed {i}"
-        codex += ["@@", f" {lines[i - 1]}", f"-{lines[i]}", f"+{new[i]}", f" {lines[i + 1]}"]
-        unified += [f"@@ -{i},3 +{i},3 @@", f" {lines[i - 1]}", f"-{lines[i]}", f"+{new[i]}",
+        old = "stale line" if refused and k == n - 1 else lines[i]
+        codex += ["@@", f" {lines[i - 1]}", f"-{old}", f"+{new[i]}", f" {lines[i + 1]}"]
+        unified += [f"@@ -{i},3 +{i},3 @@", f" {lines[i - 1]}", f"-{old}", f"+{new[i]}",
                     f" {lines[i + 1]}"]
-        blocks += ["f.txt", "<<<<<<< SEARCH", lines[i - 1], lines[i], "=======", lines[i - 1],
+        blocks += ["f.txt", "<<<<<<< SEARCH", lines[i - 1], old, "=======", lines[i - 1],
                    new[i], ">>>>>>> REPLACE", ""]
+    if refused:
+        new = lines
     codex.append("*** End Patch")
     text = "".join(line + "\n" for line in lines)
     return text, "".join(line + "\n" for line in new), {
@@ -78,14 +83,14 @@ def appliers(fmt: str, codex: Path | None, fsync: bool) -> list[tuple[str, list[
             ("patchtx codex", [*ours, "patch.codex"], "patch.codex")]
 
 
-def run_once(argv: list[str], cwd: Path, stdin: Path | None) -> float:
+def run_once(argv: list[str], cwd: Path, stdin: Path | None, refused: bool = False) -> float:
     started = time.perf_counter()
     with open(stdin or os.devnull, "rb") as given:
         done = subprocess.run(argv, cwd=cwd, stdin=given, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, check=False,
                               env={**os.environ, "GIT_CEILING_DIRECTORIES": str(cwd.parent)})
     wall = time.perf_counter() - started
-    if done.returncode != 0:
+    if (done.returncode != 0) != refused:
         raise SystemExit(f"{argv[0]} failed in {cwd}: {done.stderr.decode(errors='replace')[:400]}")
     return wall
 
@@ -98,6 +103,8 @@ def main() -> int:
     parser.add_argument("--codex", help="the Codex apply_patch symlink (default: as run.py finds it)")
     parser.add_argument("--no-fsync", action="store_true", help="patchtx with --no-fsync")
     parser.add_argument("--workdir", default=None, help="scratch folder (default: a temporary one)")
+    parser.add_argument("--refused", action="store_true",
+                        help="the last hunk stale: the time to refuse the patch (every applier must)")
     args = parser.parse_args()
     codex = find_codex(args.codex)
     scratch = Path(tempfile.mkdtemp(prefix="patchtx-scaling-", dir=args.workdir))
@@ -107,7 +114,7 @@ def main() -> int:
     try:
         trees = {}
         for n in args.sizes:
-            old, new, patches = workload(n)
+            old, new, patches = workload(n, args.refused)
             source = scratch / f"source-{n}"
             source.mkdir()
             (source / "f.txt").write_text(old)
@@ -127,7 +134,7 @@ def main() -> int:
                         shutil.copytree(source, tree)
                         shutil.copy(scratch / f"patch-{n}.{patch.split('.')[1]}", tree / patch)
                         os.sync()
-                        wall = run_once(argv, tree, tree / patch if name == "codex" else None)
+                        wall = run_once(argv, tree, tree / patch if name == "codex" else None, args.refused)
                         if (tree / "f.txt").read_bytes() != expected:
                             raise SystemExit(f"{name} on {fmt} at {n} hunks wrote another file ({tree})")
                         if run:
@@ -135,7 +142,8 @@ def main() -> int:
                         tree.rename(done / tree.name)
         small, large = args.sizes
         print(f"load average {os.getloadavg()[0]:.2f}; runs {args.runs}; sizes {small} and {large}"
-              f" hunks; patchtx {'--no-fsync' if args.no_fsync else 'durable'}")
+              f" hunks; patchtx {'--no-fsync' if args.no_fsync else 'durable'}"
+              f"{'; the last hunk stale: every patch refused' if args.refused else ''}")
         print(f"{'format':8s} {'applier':14s} {small:>9d} {large:>9d}  growth  ratio at {small} / {large}")
         for fmt in args.only:
             rows = [(name, argv) for name, argv, _ in appliers(fmt, codex, not args.no_fsync)]
