@@ -226,6 +226,19 @@ def _endings_in_place(original: TextFile, chunks: Sequence[Chunk], placements: S
     return changed
 
 
+def _added_endings_stand(original: TextFile, placements: Sequence[Placement]) -> bool:
+    """Whether every ``+`` line that a unified diff writes with its own line ending
+    (``_diff_endings``: the diff was made from these very bytes) stands in the file with that
+    ending, CR or not. The already-applied question compares lines without their endings; a patch
+    whose added lines would bring endings the file does not hold is not in place (``-a`` ``-a``
+    ``+a\r`` on ``a`` ``a``: its new side's text stands, its CRLF does not)."""
+    present = {(text, "\r" in ending) for text, ending in zip(original.texts, original.endings, strict=False)}
+    return all((text, "\r" in ending) in present
+               for placement in placements if placement.endings is not None
+               for text, ending in zip([t for k, t in placement.lines if k == "+"], placement.endings,
+                                       strict=True))
+
+
 def _shifts_above(chunks: Sequence[Chunk]) -> list[int]:
     """How many lines the hunks above each hunk add (or, negative, remove), kept as a running sum:
     one pass over the hunks, not one per hunk over those above it (issue 39: 8,000 one-line hunks
@@ -291,6 +304,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     original: TextFile | None = None
     miss: ContextNotFoundError | None = None
     resent = False
+    placed: Placed | None = None
     exact = (update_exactly(content, chunks, first_match=rule.first_match, in_turn=placer.in_turn)
              if placer.on_bytes else None)
     if exact is not None:
@@ -323,7 +337,8 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             if not _repairs(rule):
                 raise
             return _without_applied_hunks(content, chunks, rule, names, partly)
-        if applied is not None:
+        if applied is not None and (placed is None or original is None
+                                    or _added_endings_stand(original, placed.placements)):
             return applied
         if resent and miss is None and index is not None:
             applied = _applied_once_repaired(content, chunks, rule, names, index)
