@@ -324,3 +324,35 @@ def test_a_hand_built_plan_naming_a_path_twice_is_refused(tmp_path: Path) -> Non
             attempt()
         assert caught.value.kind == "conflicting_operations" and "lists a.txt twice" in caught.value.message
     assert (root / "a.txt").read_text() == "a\n" and sorted(p.name for p in root.iterdir()) == ["a.txt"]
+
+
+def test_a_symbolic_link_cycle_gives_each_name_once() -> None:
+    """The names links give a path, followed round after round (a link to a folder holding a link
+    back): each name once, however many rounds lead to it again."""
+    from patchtx.txn.gate import link_names
+
+    links = [("b/x", "a"), ("b", "c/x"), ("c/x", "b")]
+    names = link_names("a/x", links)
+    assert names and len(names) == len(set(names)), names
+
+
+def test_the_link_walk_starts_at_a_patterns_literal_folders(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A symbolic link that a protected pattern names is looked for below the pattern's literal
+    leading folders only (``deep/dir`` for ``deep/dir/*.env``): a workspace of many files elsewhere
+    does not count against the walk's limit (here 25 entries), and a link there is still found."""
+    from patchtx.txn import gate
+
+    root = tmp_path / "ws"
+    (root / "deep" / "dir").mkdir(parents=True)
+    for i in range(30):
+        (root / f"top{i}.txt").write_text("x\n")
+        (root / "deep" / f"mid{i}.txt").write_text("x\n")
+    (root / "deep" / "dir" / "real.env").write_text("KEY=1\n")
+    (root / "deep" / "dir" / "alias.env").symlink_to("../mid0.txt")
+    monkeypatch.setattr(gate, "MAX_ENTRIES", 25)
+    done = patchtx.apply_patch(update("top0.txt", "x", "y"), root, protected=["deep/dir/*.env"])
+    assert done.committed and (root / "top0.txt").read_text() == "y\n"
+    error = library(root, update("deep/mid0.txt", "x", "y"), protected=["deep/dir/*.env"])
+    assert error == "policy_violation"  # (deep/mid0.txt is deep/dir/alias.env under its other name)
+    assert (root / "deep" / "mid0.txt").read_text() == "x\n"
