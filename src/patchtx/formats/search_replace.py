@@ -43,6 +43,7 @@ import re
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
+from .._record import field, record
 from ..errors import ParseError
 from ..model import AddFile, Chunk, Patch, UpdateFile
 from ..place.placer import Placed, Placer
@@ -172,15 +173,14 @@ def not_a_path_error(name: str, written: str, line: int) -> ParseError:
                   "on other lines. A new file without a dot in its name is written './Makefile'.")
 
 
+@record(frozen=False)
 class _Block:
-    __slots__ = ("path", "line", "search", "replace", "written")
-
-    def __init__(self, path: str, line: int, written: str | None = None) -> None:
-        self.path, self.line = path, line
-        self.search: list[str] = []
-        self.replace: list[str] = []
-        self.written = written
-        """The line the block's name was read from, when the name does not look like a path."""
+    path: str
+    line: int
+    written: str | None = None
+    """The line the block's name was read from, when the name does not look like a path."""
+    search: list[str] = field(default_factory=list)
+    replace: list[str] = field(default_factory=list)
 
 
 def blocks(text: str, path: str | None = None) -> list[_Block]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .._record import replace
+from .._record import field, record, replace
 from ..errors import AmbiguousContextError, ContextNotFoundError
 from ..model import Repair
 from ..place.hints import describe_miss
@@ -51,23 +51,22 @@ def _roo_header(search: Sequence[str]) -> int:
     return count
 
 
+@record(frozen=False)
 class _Decorated:
     """One block (or text replacement) read without its decorations."""
 
-    __slots__ = ("index", "chunk", "header", "form", "numbers", "why", "stripped")
-
-    def __init__(self, index: int, chunk: Chunk) -> None:
-        self.index, self.chunk = index, chunk
-        self.header: list[str] = []
-        """Roo Code's header lines removed from its SEARCH lines."""
-        self.form: Form | None = None
-        """The form of the line numbers removed from its SEARCH lines (None: none)."""
-        self.numbers: list[int] = []
-        """The numbers of its SEARCH lines, in order."""
-        self.why = ""
-        """Why the reading is not taken, when the decorations do not read one way."""
-        self.stripped: list[str] = []
-        """Its SEARCH lines without the decorations."""
+    index: int
+    chunk: Chunk
+    header: list[str] = field(default_factory=list)
+    """Roo Code's header lines removed from its SEARCH lines."""
+    form: Form | None = None
+    """The form of the line numbers removed from its SEARCH lines (None: none)."""
+    numbers: list[int] = field(default_factory=list)
+    """The numbers of its SEARCH lines, in order."""
+    why: str = ""
+    """Why the reading is not taken, when the decorations do not read one way."""
+    stripped: list[str] = field(default_factory=list)
+    """Its SEARCH lines without the decorations."""
 
 
 def _sides(chunk: Chunk, fmt: Format) -> tuple[list[str], list[str]]:
