@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING
 
 from .._record import record, replace
 from ..errors import ContextNotFoundError, HunkParseError, NoChangeError, PartlyAppliedError, PatchtxError
-from ..formats.registry import FORMATS, format_named
+from ..formats.codex import CODEX
+from ..formats.registry import format_named
 from ..formats.unified_placement import new_side_stands, read_by_counts
 from ..model import Repair
 from ..place.applied import (
@@ -337,8 +338,7 @@ def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: Update
     undone = [reversed_chunk(chunk) for chunk in (chunks if headless is None else headless[0])]
     if numbered_lines(chunks) is None and not all(places(index, [chunk]) for chunk in undone):
         return None  # (the common miss, told cheaply: no undone hunk stands in the file)
-    # (The reversed hunks state no lines: placed by content, as the first format places them.)
-    undo = replace(rule, format=next(iter(FORMATS)), reverse=False)
+    undo = replace(rule, format=CODEX.name, reverse=False)  # (the reversed hunks state no lines: by content)
     try:
         before = update_file(content, undone, undo, names, check_applied=False)
         again = update_file(before.after, chunks, rule, names, check_applied=False)
