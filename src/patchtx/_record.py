@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     _T = TypeVar("_T")
 
 
-class _Factory:
+class _Factory:  # (the pieces @record is built from cannot be records themselves)
     __slots__ = ("make",)
 
     def __init__(self, make: Callable[[], Any]) -> None:
@@ -33,7 +33,7 @@ class _Factory:
         return "<factory>"
 
 
-class _Field:
+class _Field:  # (as _Factory: a piece @record is built from)
     __slots__ = ("default", "metadata")
 
     def __init__(self, default: Any, metadata: Any) -> None:

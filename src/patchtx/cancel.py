@@ -19,6 +19,7 @@ class Cancellation:
     """Whether a call was cancelled, and by whom. ``cancel`` may be called from any thread (a
     plain attribute written once: the checks read it without a lock)."""
 
+    # (Hand-written, not a record: shared state set from another thread, compared by identity.)
     __slots__ = ("reason",)
 
     def __init__(self) -> None:

@@ -252,7 +252,8 @@ def test_two_blocks_go_where_aider_puts_them_or_are_refused(lines: list[str], da
     """Never a wrong place: two blocks, each SEARCH taken from the file as the block before it
     leaves it, either apply as aider applies them one after another, or are refused."""
     from patchtx.errors import PatchtxError
-    from patchtx.plan.update import FileNames, UpdateRule, update_file
+    from patchtx.place.placer import UpdateRule
+    from patchtx.plan.update import FileNames, update_file
 
     current, reply = lines, ""
     for _ in range(2):
@@ -289,7 +290,8 @@ def test_a_block_whose_search_still_stands_is_not_taken_for_applied(first_match:
     but also a file in which aider would apply them again; the redo asks each block to stand once,
     and in doubt patchtx refuses."""
     from patchtx.errors import PatchtxError
-    from patchtx.plan.update import FileNames, UpdateRule, update_file
+    from patchtx.place.placer import UpdateRule
+    from patchtx.plan.update import FileNames, update_file
 
     (update,) = parse(sr("f.txt", "a\nb\n", "a\na\n") + sr("f.txt", "a\n", "a\na\na\n")).hunks
     assert isinstance(update, UpdateFile)
@@ -328,7 +330,8 @@ def test_blocks_apply_one_after_another_exactly_when_each_stands_once(
     what they wrote): applied exactly when aider's one-after-another reading has one meaning
     (``_aider_in_turn``), and then to aider's result; refused otherwise."""
     from patchtx.errors import PatchtxError
-    from patchtx.plan.update import FileNames, UpdateRule, update_file
+    from patchtx.place.placer import UpdateRule
+    from patchtx.plan.update import FileNames, update_file
 
     current, reply, blocks = lines, "", []
     for _ in range(3):

@@ -13,11 +13,20 @@ from typing import TYPE_CHECKING
 from .._record import replace
 from ..errors import HunkParseError, ParseError
 from ..model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
+from ..place.applied import insertion_in_place
+from ..place.matching import Locator
 from ..place.normalise import WHITESPACE
+from ..place.placer import Placed, Placer
 from ..place.textfile import require_unicode
+from .registry import Format, detect
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..model import Hunk, LineKind
+    from ..place.matching import LineIndex
+    from ..place.placer import UpdateRule
+    from ..place.textfile import TextFile
 
 BEGIN_PATCH = "*** Begin Patch"
 END_PATCH = "*** End Patch"
@@ -373,21 +382,21 @@ def _line_prefix_hint(line: str) -> str:
 
 
 def detect_format(text: str) -> str:
-    """``"codex"`` for the ``*** Begin Patch`` envelope (or text that is neither format: Codex's
-    errors then say what a patch looks like), ``"search-replace"`` for SEARCH/REPLACE blocks,
-    ``"unified"`` for a unified diff."""
+    """The name of ``text``'s format (``registry.detect``, the formats in their order):
+    ``"codex"`` for the ``*** Begin Patch`` envelope (or text that is no format: Codex's errors
+    then say what a patch looks like), ``"search-replace"`` for SEARCH/REPLACE blocks (before a
+    unified diff: a diff's lines start with ' ', '+' or '-' and a marker's char; indented ones
+    after), ``"unified"`` for a unified diff."""
+    return detect(text).name
+
+
+def _detects(text: str, loose: bool) -> bool:
+    """The envelope's first line (or a heredoc's opener): taken strictly, before any format."""
+    if loose:
+        return False
     # (A prefix: splitting a 7 MB patch would copy all of it to read its first line.)
     first = text[:4096].lstrip(WHITESPACE).split("\n", 1)[0].strip(WHITESPACE)
-    if first == BEGIN_PATCH or first in HEREDOC_OPENERS:
-        return "codex"
-    from .search_replace import looks_search_replace  # (off a one-line edit's path)
-    from .unified import looks_unified  # (off a one-line edit's path)
-
-    if looks_search_replace(text):  # (a diff's lines start with ' ', '+' or '-' and a marker's char)
-        return "search-replace"
-    if looks_unified(text):
-        return "unified"
-    return "search-replace" if looks_search_replace(text, indented=True) else "codex"
+    return first == BEGIN_PATCH or first in HEREDOC_OPENERS
 
 
 def parse(text: str, *, strip: int | None = None, reverse: bool = False,
@@ -400,20 +409,14 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
     the repair step to check (``Chunk.unprefixed``); ``absolute_names`` keeps a unified diff's
     absolute names (``--- a//abs/x``) whole, as the repair step reads them."""
     require_unicode(text)
-    detected = detect_format(text)
-    if detected == "unified":
-        from .unified import parse_unified  # (off a one-line edit's path)
+    read = detect(text).parse
+    assert read is not None  # (a format that detects text parses it)
+    return read(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero,
+                unprefixed_context=unprefixed_context, absolute_names=absolute_names)
 
-        return parse_unified(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero,
-                             absolute_names=absolute_names, unprefixed_context=unprefixed_context)
-    if detected == "search-replace":
-        if strip is not None or reverse:
-            raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "
-                             "this text holds SEARCH/REPLACE blocks.",
-                             hint="Leave the option out.")
-        from .search_replace import parse_search_replace  # (off a one-line edit's path)
 
-        return parse_search_replace(text)
+def _parse(text: str, *, strip: int | None, reverse: bool, unidiff_zero: bool,
+           unprefixed_context: bool, absolute_names: bool) -> Patch:
     if reverse:
         raise ParseError("Invalid option: --reverse applies to unified diffs only; this patch is "
                          "in the '*** Begin Patch' format.",
@@ -451,3 +454,20 @@ def _parse_codex(text: str, unprefixed_context: bool = False) -> Patch:
     if parser.state != "ended":
         raise _patch_error(LAST_LINE_ERROR)
     return Patch(tuple(parser.hunks), joined, parser.environment_id)
+
+
+# -- the Codex format's placer and its Format -------------------------------------------------------
+def _by_content(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+                display: str) -> Placed:
+    placements = Locator(original.texts, display, first_match=rule.first_match,
+                         index=index).place(chunks)
+    return Placed(placements, reinserted=insertion_in_place(original.texts, chunks, placements))
+
+
+CODEX = Format(
+    "codex", Placer(_by_content, on_bytes=True), "sections", "the section at patch line {line}",
+    detects=_detects, parse=_parse, repairs=True,
+    no_change="A section says what to change: give it the '-' lines to remove and the '+' lines to "
+              "write (for a pure rename, one context-only section under '*** Move to:' is the way), "
+              "or leave it out if the file already holds what you meant.")
+"""The ``*** Begin Patch`` envelope: hunks placed by content (``matching``), the first format."""

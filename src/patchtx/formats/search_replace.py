@@ -43,12 +43,20 @@ import re
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
+from .._record import field, record
 from ..errors import ParseError
 from ..model import AddFile, Chunk, Patch, UpdateFile
+from ..place.placer import Placed, Placer
 from ..place.textfile import require_unicode, split_text
+from .registry import Format
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..model import Hunk, LineKind
+    from ..place.matching import LineIndex
+    from ..place.placer import UpdateRule
+    from ..place.textfile import TextFile
 
 FORMAT = "search-replace"
 
@@ -165,15 +173,14 @@ def not_a_path_error(name: str, written: str, line: int) -> ParseError:
                   "on other lines. A new file without a dot in its name is written './Makefile'.")
 
 
+@record(frozen=False)
 class _Block:
-    __slots__ = ("path", "line", "search", "replace", "written")
-
-    def __init__(self, path: str, line: int, written: str | None = None) -> None:
-        self.path, self.line = path, line
-        self.search: list[str] = []
-        self.replace: list[str] = []
-        self.written = written
-        """The line the block's name was read from, when the name does not look like a path."""
+    path: str
+    line: int
+    written: str | None = None
+    """The line the block's name was read from, when the name does not look like a path."""
+    search: list[str] = field(default_factory=list)
+    replace: list[str] = field(default_factory=list)
 
 
 def blocks(text: str, path: str | None = None) -> list[_Block]:
@@ -308,3 +315,34 @@ def parse_search_replace(text: str, *, path: str | None = None) -> Patch:
             assert isinstance(update, UpdateFile)
             hunks[at] = UpdateFile(update.path, tuple(chunks), line=update.line)
     return Patch(tuple(hunks), text, format=FORMAT, names_to_confirm=tuple(to_confirm))
+
+
+# -- the blocks' placer and their Format ----------------------------------------------------------
+def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+               display: str) -> Placed:
+    from .block_placement import place_blocks  # (off a one-line edit's path)
+
+    placements, notes = place_blocks(original, chunks, display, first_match=rule.first_match)
+    return Placed(placements, notes=tuple(notes))
+
+
+def _detects(text: str, loose: bool) -> bool:
+    return looks_search_replace(text, indented=loose)
+
+
+def _parse(text: str, *, strip: int | None, reverse: bool, unidiff_zero: bool,
+           unprefixed_context: bool, absolute_names: bool) -> Patch:
+    if strip is not None or reverse:
+        raise ParseError("Invalid option: --strip and --reverse apply to unified diffs only; "
+                         "this text holds SEARCH/REPLACE blocks.",
+                         hint="Leave the option out.")
+    return parse_search_replace(text)
+
+
+SEARCH_REPLACE = Format(
+    FORMAT, Placer(_by_blocks, on_bytes=True, in_turn=True), "blocks", "the block on line {line}",
+    detects=_detects, parse=_parse, decorated=True, elisions_refused=True, adds_by_empty_search=True,
+    no_change="A block's REPLACE lines are what its SEARCH lines become: make them differ, "
+              "or leave the block out if the file already holds what you meant.",
+    no_change_said="its REPLACE lines are its SEARCH lines")
+"""SEARCH/REPLACE blocks: placed by the content rule in their own passes, each in turn."""

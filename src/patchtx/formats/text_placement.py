@@ -23,13 +23,17 @@ from typing import TYPE_CHECKING
 
 from ..errors import AmbiguousContextError, ContextNotFoundError
 from ..place.matching import MAX_CANDIDATES, Ambiguous, Missing, Placement, place
+from ..place.placer import Placed, Placer
 from ..place.textfile import split_text
+from .registry import Format
 from .search_replace import block_lines
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..model import Chunk, LineKind
+    from ..place.matching import LineIndex
+    from ..place.placer import UpdateRule
     from ..place.textfile import TextFile
 
 FORMAT = "text"
@@ -256,3 +260,20 @@ def _spliced(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
         position = end
     pieces.append(text[position:])
     return "".join(pieces)
+
+
+# -- the text replacements' placer and their Format ----------------------------------------------
+def _by_text(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
+             display: str) -> Placed:
+    placements, ends_with_newline = place_text(original, chunks, display, first_match=rule.first_match)
+    return Placed(placements, ends_with_newline)
+
+
+TEXT = Format(
+    FORMAT, Placer(_by_text, asks_applied=False), "edit", "the edit", added_at="the new text",
+    replaces_text=True, decorated=True,
+    no_change="Give the text as it should become, or leave the edit out if the file already holds "
+              "what you meant.",
+    no_change_said="its new text is its old text")
+"""Exact text replacements (the text editor's, an edit list's): made by a tool call, never read
+from patch text."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .._record import replace
+from .._record import field, record, replace
 from ..errors import AmbiguousContextError, ContextNotFoundError
 from ..model import Repair
 from ..place.hints import describe_miss
@@ -29,6 +29,7 @@ from .repair_update import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from ..formats.registry import Format
     from ..model import Chunk
     from ..place.matching import Placement
     from .repair_update import Form, Place
@@ -50,56 +51,55 @@ def _roo_header(search: Sequence[str]) -> int:
     return count
 
 
+@record(frozen=False)
 class _Decorated:
     """One block (or text replacement) read without its decorations."""
 
-    __slots__ = ("index", "chunk", "header", "form", "numbers", "why", "stripped")
-
-    def __init__(self, index: int, chunk: Chunk) -> None:
-        self.index, self.chunk = index, chunk
-        self.header: list[str] = []
-        """Roo Code's header lines removed from its SEARCH lines."""
-        self.form: Form | None = None
-        """The form of the line numbers removed from its SEARCH lines (None: none)."""
-        self.numbers: list[int] = []
-        """The numbers of its SEARCH lines, in order."""
-        self.why = ""
-        """Why the reading is not taken, when the decorations do not read one way."""
-        self.stripped: list[str] = []
-        """Its SEARCH lines without the decorations."""
+    index: int
+    chunk: Chunk
+    header: list[str] = field(default_factory=list)
+    """Roo Code's header lines removed from its SEARCH lines."""
+    form: Form | None = None
+    """The form of the line numbers removed from its SEARCH lines (None: none)."""
+    numbers: list[int] = field(default_factory=list)
+    """The numbers of its SEARCH lines, in order."""
+    why: str = ""
+    """Why the reading is not taken, when the decorations do not read one way."""
+    stripped: list[str] = field(default_factory=list)
+    """Its SEARCH lines without the decorations."""
 
 
-def _sides(chunk: Chunk, fmt: str) -> tuple[list[str], list[str]]:
+def _sides(chunk: Chunk, fmt: Format) -> tuple[list[str], list[str]]:
     """A block's SEARCH and REPLACE lines; a text replacement's old and new text, split at its
     line breaks."""
-    if fmt == "text":
+    if fmt.replaces_text:
         old = next((text for kind, text in chunk.lines if kind == "-"), "")
         new = next((text for kind, text in chunk.lines if kind == "+"), "")
         return old.split("\n"), new.split("\n")
     return chunk.old_lines, chunk.new_lines
 
 
-def _rebuilt(chunk: Chunk, fmt: str, search: list[str], replaced: list[str]) -> Chunk:
-    if fmt == "text":
+def _rebuilt(chunk: Chunk, fmt: Format, search: list[str], replaced: list[str]) -> Chunk:
+    if fmt.replaces_text:
         return replace(chunk, lines=(("-", "\n".join(search)), ("+", "\n".join(replaced))))
     from ..formats.search_replace import block_lines  # (off a one-line edit's path)
 
     return replace(chunk, lines=block_lines(search, replaced))
 
 
-def _undecorated(index: int, chunk: Chunk, fmt: str) -> _Decorated | None:
+def _undecorated(index: int, chunk: Chunk, fmt: Format) -> _Decorated | None:
     """``chunk`` without Roo Code's header (blocks) and line-number prefixes (``numbered``'s
     reading: every SEARCH line numbered in one form; REPLACE lines all numbered, blank ones aside,
     or none); None when it has neither."""
     search, replaced = _sides(chunk, fmt)
     found = _Decorated(index, chunk)
-    header = _roo_header(search) if fmt != "text" else 0
+    header = _roo_header(search) if not fmt.replaces_text else 0
     if header:
         found.header, search = search[:header], search[header:]
         if replaced[:header] == found.header:
             replaced = replaced[header:]
     # (a text's trailing line break leaves an empty last piece: no line of the view)
-    ends = 1 if fmt == "text" and len(search) > 1 and search[-1] == "" else 0
+    ends = 1 if fmt.replaces_text and len(search) > 1 and search[-1] == "" else 0
     form = number_form(search[: len(search) - ends])
     if form is not None:
         split = [_split_number(text, form) for text in search[: len(search) - ends]]
@@ -110,7 +110,7 @@ def _undecorated(index: int, chunk: Chunk, fmt: str) -> _Decorated | None:
         if filled and all(number is not None for number in filled):
             replaced = [text if number is None else number[1] for number, text in zip(new, replaced, strict=True)]
         elif any(number is not None for number in filled):
-            found.why = _SOME_ADDED_NUMBERED.replace("added lines", "REPLACE lines" if fmt != "text"
+            found.why = _SOME_ADDED_NUMBERED.replace("added lines", "REPLACE lines" if not fmt.replaces_text
                                                      else "lines of the new text")
         if found.numbers != list(range(found.numbers[0], found.numbers[0] + len(found.numbers))):
             found.why = found.why or "the numbers do not follow one another"
@@ -122,7 +122,7 @@ def _undecorated(index: int, chunk: Chunk, fmt: str) -> _Decorated | None:
 
 
 def undecorated(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spelled: str,
-                fmt: str, miss: ContextNotFoundError, *, repair: bool = True,
+                fmt: Format, miss: ContextNotFoundError, *, repair: bool = True,
                 applied: Callable[[Sequence[Chunk]], bool] | None = None,
                 ) -> tuple[list[Chunk], list[Repair]] | None:
     """SEARCH/REPLACE blocks (``fmt`` ``"search-replace"``) and text replacements (``"text"``:
@@ -173,10 +173,10 @@ def undecorated(texts: Sequence[str], chunks: Sequence[Chunk], place: Place, spe
     return trial, _decoration_repairs(decorated, spelled, fmt)
 
 
-def _decoration_repairs(decorated: Sequence[_Decorated], spelled: str, fmt: str) -> list[Repair]:
+def _decoration_repairs(decorated: Sequence[_Decorated], spelled: str, fmt: Format) -> list[Repair]:
     repairs = []
     for found in decorated:
-        where = (f"{spelled}, the old text" if fmt == "text" else
+        where = (f"{spelled}, the old text" if fmt.replaces_text else
                  f"{spelled}, the block on line {found.chunk.line}")
         if found.header:
             repairs.append(Repair("start_line_header", where,
@@ -200,11 +200,11 @@ def _place_or_why(place: Place, chunks: Sequence[Chunk]) -> tuple[list[Placement
         return None, "the lines, so read, do not match the file either"
 
 
-def _new_side_stands(texts: Sequence[str], chunk: Chunk, fmt: str) -> int | None:
+def _new_side_stands(texts: Sequence[str], chunk: Chunk, fmt: Format) -> int | None:
     """The file line (1-based) where a block's REPLACE lines (a text's new lines), read without
     decorations, stand in the file, when they hold text; else None."""
     new = _sides(chunk, fmt)[1]
-    if fmt == "text" and len(new) > 1 and new[-1] == "":
+    if fmt.replaces_text and len(new) > 1 and new[-1] == "":
         new = new[:-1]
     if not any(line.strip() for line in new):
         return None
@@ -215,7 +215,7 @@ def _new_side_stands(texts: Sequence[str], chunk: Chunk, fmt: str) -> int | None
 
 
 def _numbers_disagree(texts: Sequence[str], placements: Sequence[Placement], found: _Decorated,
-                      fmt: str) -> str:
+                      fmt: Format) -> str:
     """Why the numbers of a numbered block (or text) do not say where it was placed ("": they do)."""
     first = found.numbers[0]
     at = next((p.start for p in placements if p.chunk_index == found.index), None)
@@ -224,19 +224,19 @@ def _numbers_disagree(texts: Sequence[str], placements: Sequence[Placement], fou
     if at != first - 1:
         return f"the numbers say file line {first}, and the lines stand at file line {at + 1}"
     lines = found.stripped[: len(found.numbers)]
-    if fmt == "text" and list(texts[at:at + len(lines)]) != lines:
+    if fmt.replaces_text and list(texts[at:at + len(lines)]) != lines:
         return f"the text stands inside file lines {first}-{first + len(lines) - 1}, not as those whole lines"
     return ""
 
 
-def _named(miss: ContextNotFoundError, texts: Sequence[str], found: _Decorated, fmt: str,
+def _named(miss: ContextNotFoundError, texts: Sequence[str], found: _Decorated, fmt: Format,
            why: str) -> None:
     """Put the decoration first in ``miss``'s hint."""
-    subject = ("The lines of the old text" if fmt == "text" else
+    subject = ("The lines of the old text" if fmt.replaces_text else
                f"The SEARCH lines of the block on line {found.chunk.line}")
     done = _new_side_stands(texts, found.chunk, fmt)
     if done:
-        standing = ("the new text, so read, already stands" if fmt == "text" else
+        standing = ("the new text, so read, already stands" if fmt.replaces_text else
                     "its REPLACE lines, so read, already stand")
         why += f"; {standing} at file line {done}: the edit may have been made already"
     if found.form is not None and not found.header:

@@ -15,6 +15,7 @@ blocks themselves, and the patch's line numbers stay the reply's.
 
 from __future__ import annotations
 
+from .._record import record
 from ..errors import NoPatchFoundError, SeveralPatchesError
 from ..formats.codex import BEGIN_PATCH, END_PATCH, split_lines
 from ..formats.heredoc import command_around, command_around_error
@@ -24,14 +25,12 @@ from ..formats.unified import looks_unified
 _FILE_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
 
 
+@record
 class Candidate:
-    __slots__ = ("first_line", "last_line", "text")
-
-    def __init__(self, first_line: int, last_line: int, text: str) -> None:
-        self.first_line = first_line
-        """1-based line of the reply where the candidate starts (its Begin Patch line)."""
-        self.last_line = last_line
-        self.text = text
+    first_line: int
+    """1-based line of the reply where the candidate starts (its Begin Patch line)."""
+    last_line: int
+    text: str
 
     @property
     def files(self) -> list[str]:

@@ -29,15 +29,17 @@ from ..errors import HunkParseError, ParseError
 from ..formats.codex import (
     ADD_FILE,
     BEGIN_PATCH,
+    CODEX,
     DELETE_FILE,
     END_OF_FILE,
     END_PATCH,
     HEREDOC_OPENERS,
     MOVE_TO,
     UPDATE_FILE,
-    detect_format,
     parse,
 )
+from ..formats.registry import detect
+from ..formats.unified_placement import UNIFIED
 from ..model import Repair, UpdateFile
 from ..place.normalise import WHITESPACE
 from ..place.textfile import require_unicode
@@ -425,7 +427,7 @@ def _undecorated_lines(lines: list[str]) -> list[str]:
 def _decorated_names(text: str) -> tuple[str, Repair] | None:
     """The decorated markers' repair of a Codex patch whose file headers have stars after their
     path, made whether or not it parses (it would name a file 'a.py ***')."""
-    if (detect_format(text) != "codex" or (" **" not in text and "\t**" not in text)
+    if (detect(text) is not CODEX or (" **" not in text and "\t**" not in text)
             or re.search(_DECORATED_NAME, text) is None):  # (a search of a big text, asked last)
         return None
     return _decorated_markers(text)
@@ -437,7 +439,7 @@ def _absolute_names(text: str, strip: int | None, reverse: bool, unidiff_zero: b
     an agent's tools print them), read with those names kept whole: the planner takes a name
     inside the root as that file and refuses one outside it. Read as written, git's rule strips
     one component and names ``home/u/proj/x.py`` under the root. Not with an explicit ``-p``."""
-    if strip is not None or detect_format(text) != "unified" or re.search(_ABSOLUTE_NAME, text) is None:
+    if strip is not None or detect(text) is not UNIFIED or re.search(_ABSOLUTE_NAME, text) is None:
         return None
     try:
         patch = parse(text, reverse=reverse, unidiff_zero=unidiff_zero, absolute_names=True)

@@ -40,6 +40,7 @@ from ..errors import ContextNotFoundError, PlaceholderError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
+    from ..formats.registry import Format
     from ..model import AddFile, Chunk, UpdateFile
 
 BARE_ELLIPSIS_LANGUAGES = frozenset({
@@ -238,14 +239,14 @@ def refuse_elision(chunks: Sequence[Chunk], texts: Sequence[str], display: str,
 
 
 # -- the guard on a staged patch (the planner asks it once a hunk is placed) -----------------------
-def placeholder_in_update(hunk: UpdateFile, rel: str, content: bytes, fmt: str,
-                          hunks: str) -> PlaceholderError | None:
+def placeholder_in_update(hunk: UpdateFile, rel: str, content: bytes,
+                          fmt: Format) -> PlaceholderError | None:
     """A hunk whose added lines hold a lazy placeholder (``find_placeholder``) is refused as
     ``placeholder`` (once the patch is staged), unless the host allows them (the planner asks).
-    ``fmt`` is the patch's format, ``hunks`` what its hunks are called in a message."""
+    ``fmt`` is the patch's format."""
     extension = extension_of(rel)
     for chunk in hunk.chunks:
-        if fmt == "text":  # (a text's lines: those of its old text are kept)
+        if fmt.replaces_text:  # (a text's lines: those of its old text are kept)
             old = "\n".join(text for kind, text in chunk.lines if kind == "-").split("\n")
             new = "\n".join(text for kind, text in chunk.lines if kind == "+").split("\n")
             added = [line not in old for line in new]
@@ -256,8 +257,7 @@ def placeholder_in_update(hunk: UpdateFile, rel: str, content: bytes, fmt: str,
         if found is not None:
             from ..place.hints import visible  # (off a one-line edit's path)
 
-            which = {"search-replace": f"the block on line {chunk.line}",
-                     "text": "the new text"}.get(fmt, f"the {hunks[:-1]} at patch line {chunk.line}")
+            which = fmt.hunk_named(chunk, adding=True)
             return _placeholder_error(
                 f"Refusing the patch: {which} adds the line \"{visible(found.strip())}\" to "
                 f"{hunk.path}, a placeholder for code left out, not code: written as it is, it "

@@ -27,6 +27,7 @@ from ..errors import (
     PolicyError,
     UnsafePathError,
 )
+from ..formats.registry import Format, format_named
 from ..model import (
     AddFile,
     ChangeKind,
@@ -39,6 +40,7 @@ from ..model import (
     UpdateFile,
 )
 from ..options import PlanOptions
+from ..place.placer import UpdateRule
 from ..place.textfile import decode, looks_binary
 from ..txn.emptied import emptied_folders
 from ..workspace.paths import FileView, ResolvedPath, Workspace
@@ -48,7 +50,6 @@ from .placeholders import placeholder_added, placeholder_in_update
 from .reads import ReadGuard
 from .update import (
     FileNames,
-    UpdateRule,
     already_applied,
     in_place_in_turn,
     name_earlier_edit,
@@ -73,8 +74,6 @@ class _Entry:
 
 
 _OR_OVERWRITE = "or allow overwriting explicitly (--allow-overwrite)."
-_HUNKS = {"codex": "sections", "unified": "hunks", "search-replace": "blocks", "text": "edit"}
-"""What the hunks of an update are called in a message, by patch format."""
 
 
 class Stager:
@@ -152,6 +151,11 @@ class Stager:
             self._count_in_folders(rel, 1)
         return entry
 
+    @property
+    def format(self) -> Format:
+        """The rules of the patch being staged's format (``formats.registry``)."""
+        return format_named(self.rule.format)
+
     def as_before(self, rel: str) -> _Entry:
         """``rel`` as it was before the patch being staged."""
         entry = self.before_patch.get(rel)
@@ -164,7 +168,7 @@ class Stager:
         """Whether a unified diff's rename later in the patch being staged (after patch line
         ``after``) moves ``rel`` away: then a rename may move another file onto it first."""
         for hunk in self.staging:
-            if (self.rule.format == "unified" and isinstance(hunk, UpdateFile)
+            if (self.format.moves_read_before and isinstance(hunk, UpdateFile)
                     and hunk.move_to is not None and not hunk.copy and hunk.line > after):
                 try:
                     if self.view.resolve(hunk.path, line=hunk.line).rel == rel:
@@ -292,7 +296,7 @@ class Stager:
             self.in_place.append(f"Add File: {hunk.path} (patch line {hunk.line}): the file "
                                  "already has exactly that content")
             return
-        blocks = self.rule.format == "search-replace"
+        blocks = self.format.adds_by_empty_search
         if blocks and entry.content:
             # [empty-search]: aider appends the REPLACE lines, an older Cline replaces the whole
             # file: the block does not say which, so no policy makes it either.
@@ -371,7 +375,7 @@ class Stager:
         resolved = self.resolve(hunk.path, hunk.line)
         rel = resolved.rel
         entry = self.current(rel)
-        if self.rule.format == "unified" and hunk.move_to is not None:
+        if self.format.moves_read_before and hunk.move_to is not None:
             # A rename or copy reads its source as it was before the diff, as git apply does
             # ("git patches do not depend on the order"): a copy of a file the diff also edits
             # is a copy of the original, and names may be swapped.
@@ -387,10 +391,7 @@ class Stager:
                 reason = ("Not a directory (os error 20)" if self.parent_is_file(rel)
                           else "No such file or directory (os error 2)")
                 hint = ("An earlier operation of this patch removed it." if removed else
-                        "A unified diff's paths lose git's a/ and b/ prefixes, or else their "
-                        "first component: if they are relative to the root already, give -p 0 "
-                        "(strip=0)." if self.rule.format == "unified" else
-                        "To create a file use '*** Add File:'.")
+                        self.format.missing_file_hint)
                 if display != self.display(rel):
                     hint = f"It leads to {self.display(rel)} through a symbolic link. {hint}"
                 raise FileNotFoundPatchError(
@@ -424,17 +425,16 @@ class Stager:
                                  + ("is undone already" if self.rule.reverse else "is already applied"))
             return
         # (Asked once the hunks are placed: a hunk that does not match is refused as it is first.)
-        self._defer(no_op_hunk(hunk, rel, self.rule.format))
+        self._defer(no_op_hunk(hunk, rel, self.format))
         if not self.options.allow_placeholders:
-            self._defer(placeholder_in_update(hunk, rel, entry.content, self.rule.format,
-                                              _HUNKS[self.rule.format]))
+            self._defer(placeholder_in_update(hunk, rel, entry.content, self.format))
         after = update.after
         self.repairs.extend(update.repairs)
         if after == entry.content:
             if hunk.move_to is None and (hunk.new_mode is None or git_permissions(
                     hunk.new_mode, entry.mode) == entry.mode):
                 self.deferred.append(NoChangeError(
-                    f"Refusing the patch: the {_HUNKS[self.rule.format]} for {hunk.path} (patch "
+                    f"Refusing the patch: the {self.format.hunks} for {hunk.path} (patch "
                     f"line {hunk.line}) would leave the file exactly as it is.",
                     hint="Nothing would change, so nothing is reported changed: if the file should "
                          "change, send the lines it should have; if it already holds them, leave "
@@ -494,7 +494,7 @@ class Stager:
                                   f"move {spelled_source} to {spelled}: the destination",
                                   f"Delete the destination first in the same patch, {_OR_OVERWRITE}")
         if destination.rel.startswith(source.rel + "/") and (
-                self.rule.format != "unified" or source.rel not in self.moved_into):
+                not self.format.moves_read_before or source.rel not in self.moved_into):
             self.set(source.rel, None, None)  # (foo moved to foo/bar: the file makes way)
         self.check_parents(destination.rel, spelled, line)
         self.changes.append(FileChange(ChangeKind.MOVE, destination.rel, spelled, entry.content,
@@ -504,7 +504,7 @@ class Stager:
                                        new_mode=entry.mode if mode is None else mode))
         # (A unified diff's rename reads its source as before the diff: where an earlier rename
         # of the diff moved another file in, that file stays: names swapped.)
-        if self.rule.format != "unified" or source.rel not in self.moved_into:
+        if not self.format.moves_read_before or source.rel not in self.moved_into:
             self.set(source.rel, None, None)
         self.set(destination.rel, after, entry.mode if mode is None else mode)
         self.moved_into.add(destination.rel)

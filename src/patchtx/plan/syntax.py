@@ -232,6 +232,7 @@ class _Lines:
     """Where each line of ``data`` starts, found once, so that placing each of many errors is a
     search (tens of thousands of errors on one line were each counted from the file's start)."""
 
+    # (Hand-written, not a record: a cache filled as it is asked, not a value.)
     __slots__ = ("data", "starts", "_indents", "_stripped", "_last_column")
 
     def __init__(self, data: bytes) -> None:
@@ -579,6 +580,7 @@ class _Tokens:
     """Where the next token after an offset starts (the first byte that is not white space): found
     by a search from the offset, once per offset (nested errors end at the same place)."""
 
+    # (Hand-written, not a record: a cache filled as it is asked, not a value.)
     __slots__ = ("data", "_found")
 
     def __init__(self, data: bytes) -> None:

@@ -4,11 +4,11 @@
 planner (``planner.Stager``) only keeps the books around it (paths, moves, modes, what an earlier
 operation of the patch did). Its steps, in order:
 
-1. **Placement, chosen once** from the patch's format (``PLACERS``): a Codex patch's hunks go where
-   their lines are (``matching``, THE placement rule); a unified diff's at their stated lines
-   (``unified_placement``); SEARCH/REPLACE blocks by the same rule in their own passes
-   (``block_placement``); exact text replacements by the same rule over the file's text
-   (``text_placement``).
+1. **Placement, chosen once** from the patch's format (``Format.placer``, ``formats.registry``):
+   a Codex patch's hunks go where their lines are (``matching``, THE placement rule); a unified
+   diff's at their stated lines (``unified_placement``); SEARCH/REPLACE blocks by the same rule in
+   their own passes (``block_placement``); exact text replacements by the same rule over the
+   file's text (``text_placement``).
 2. **Bytes first**: where the format's placement is the content rule, an update that the exact
    pass settles is done on the bytes (``exact``), without a line list; otherwise the file is
    decoded (``textfile``) and placed on its lines.
@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING
 
 from .._record import record, replace
 from ..errors import ContextNotFoundError, HunkParseError, NoChangeError, PartlyAppliedError, PatchtxError
-from ..formats.unified_placement import place_at_stated_lines, read_by_counts
+from ..formats.codex import CODEX
+from ..formats.registry import format_named
+from ..formats.unified_placement import new_side_stands, read_by_counts
 from ..model import Repair
 from ..place.applied import (
     deletions_in_place,
@@ -44,34 +46,20 @@ from ..place.applied import (
     shows_its_change,
 )
 from ..place.exact import update_exactly
-from ..place.matching import LineIndex, Locator, starts_of
+from ..place.matching import LineIndex
 from ..place.normalise import normalise
-from ..place.rewrite import final_newline, rewrite
+from ..place.placer import Placed, UpdateRule
+from ..place.rewrite import rewrite
 from ..place.textfile import TextFile, decode
 from .placeholders import refuse_elision
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from ..formats.registry import Format
     from ..model import Chunk, Repair, UpdateFile
     from ..place.matching import Placement
     from ..place.rewrite import Edit
-
-
-@record
-class UpdateRule:
-    """How one patch's updates are placed: the same for every file of the patch."""
-
-    format: str = "codex"
-    """The patch's format (``Patch.format``): a key of ``PLACERS``."""
-    first_match: bool = False
-    """Codex's first-occurrence placement instead of refusing an ambiguous hunk."""
-    reverse: bool = False
-    """A unified diff read backwards (``-R``): its hunks "already applied" are hunks not applied
-    forwards, and the text its hunks remove shows their change as well (``applied``)."""
-    repair: bool = True
-    """Whether the repair step may read malformed hunks as the one edit they mean (off with
-    ``strict``)."""
 
 
 @record
@@ -105,186 +93,6 @@ class FileUpdate:
     (``Plan.notes``)."""
 
 
-@record
-class Placed:
-    """A placer's answer on the file's lines."""
-
-    placements: list[Placement]
-    ends_with_newline: bool | None = None
-    """Whether the new file ends with a line break; None: as the old file does."""
-    reinserted: bool = False
-    """Some pure insertion's lines already stand where it puts them (a patch sent again?)."""
-    notes: tuple[str, ...] = ()
-    """What the placement took less literally than the hunks say (a block matched with its
-    indentation shifted), each a sentence without the file's name."""
-
-
-@record
-class Placer:
-    """How one patch format places a file's hunks."""
-
-    on_lines: Callable[[TextFile, LineIndex, Sequence[Chunk], UpdateRule, str], Placed]
-    """Place the hunks on the decoded file (given with its index, and its display name for
-    errors); raise ``ContextNotFoundError`` or ``AmbiguousContextError``."""
-    on_bytes: bool = False
-    """Whether ``exact.update_exactly`` may settle the update on the bytes first (it implements
-    the content rule of ``matching``, nothing else)."""
-    in_turn: bool = False
-    """Whether each hunk must also stand once in the file as the hunks before it leave it (a
-    reply's SEARCH/REPLACE blocks, which aider applies one after another: ``block_placement``)."""
-    asks_applied: bool = True
-    """Whether a miss is asked the already-applied question (not for exact text replacements,
-    whose old and new text are no lines to find applied)."""
-
-
-def _by_content(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
-                display: str) -> Placed:
-    placements = Locator(original.texts, display, first_match=rule.first_match,
-                         index=index).place(chunks)
-    return Placed(placements, reinserted=insertion_in_place(original.texts, chunks, placements))
-
-
-def _at_stated_lines(original: TextFile, index: LineIndex, chunks: Sequence[Chunk],
-                     rule: UpdateRule, display: str) -> Placed:
-    # A hunk with old lines is checked for its new side standing where it goes, as a Codex hunk
-    # is, when placed by its content alone (header counts wrong) or when its new side stands at
-    # its stated line: kept lines like the added ones (' b' '+b' ' c' on 'a b b c') are found at
-    # the added line, so sent again it would be applied on top of itself. Not an insertion
-    # without context: a stated line says where it goes, where lines equal to it may stand
-    # before, as `git apply --unidiff-zero` takes a -U0 diff.
-    # (The file ends with a newline as git reads it: a last line ending in a lone CR has none.)
-    placements = _diff_endings(original, chunks, place_at_stated_lines(
-        original.texts, chunks, display,
-        ends_with_newline=not original.endings or original.endings[-1].endswith("\n"), index=index))
-    shifts = _shifts_above(chunks)
-    with_old_lines = [p for p in placements if p.length and (
-        chunks[p.chunk_index].recounted or
-        _new_side_at_its_line(original.texts, chunks[p.chunk_index], shifts[p.chunk_index]))]
-    return Placed(placements, final_newline(chunks, placements, len(original.texts)),
-                  reinserted=bool(with_old_lines) and insertion_in_place(original.texts, chunks,
-                                                                          with_old_lines))
-
-
-def _diff_endings(original: TextFile, chunks: Sequence[Chunk],
-                  placements: list[Placement]) -> list[Placement]:
-    """A unified diff's ``+`` lines with the diff's own line endings (CRLF where the diff's line
-    ends with a CR, else LF), when every kept and removed line of the file's hunks carries
-    exactly the ending the file has there: the diff was then made from these very bytes (git
-    diff of a commit that changes line endings, ``-a`` / ``+b\r``), and git apply and GNU patch
-    write its bytes. Otherwise (an LF diff on a CRLF file: line endings are not compared), or
-    where the hunks keep and remove no line, the added lines take the file's dominant ending."""
-    endings = original.endings
-    compared = False
-    for placement in placements:
-        chunk = chunks[placement.chunk_index]
-        crs = set(chunk.carriage_returns)
-        old_lines = [at for at, (kind, _) in enumerate(chunk.lines) if kind != "+"]
-        for offset, at in enumerate(old_lines):
-            line = placement.start + offset
-            last = chunk.old_unterminated and offset == len(old_lines) - 1
-            wanted = ("\r" if at in crs else "") + ("" if last else "\n")
-            if line >= len(endings) or endings[line] != wanted:
-                return placements
-            compared = True
-    if not compared:
-        return placements
-    out = []
-    for placement in placements:
-        chunk = chunks[placement.chunk_index]
-        crs = set(chunk.carriage_returns)
-        added = [at for at, (kind, _) in enumerate(placement.lines) if kind == "+"]
-        # (The new side's last line, marked '\ No newline at end of file', keeps its CR alone, as
-        # git writes it; an added line with kept lines after it is no last line.)
-        new_last = max((at for at, (kind, _) in enumerate(placement.lines) if kind != "-"), default=-1)
-        out.append(replace(placement, endings=tuple(
-            ("\r" if chunk.new_unterminated and at == new_last else "\r\n") if at in crs else "\n"
-            for at in added)))
-    return out
-
-
-def _endings_in_place(original: TextFile, chunks: Sequence[Chunk], placements: Sequence[Placement]) -> bool:
-    """Whether a unified diff that changes line endings only is already applied: every hunk's
-    old and new sides are the same lines but for some line's ending (a CRLF-to-LF diff), and the
-    file carries the new side's endings where the hunk goes. Its lines then match the file (line
-    endings are not compared), its endings are not the file's old ones (``_diff_endings`` keeps
-    the file's), and the update would change nothing: sent again, it is in place, not a no-op."""
-    endings, changed = original.endings, False
-    for placement in placements:
-        chunk = chunks[placement.chunk_index]
-        if chunk.old_unterminated != chunk.new_unterminated or \
-                [t for k, t in chunk.lines if k != "+"] != [t for k, t in chunk.lines if k != "-"]:
-            return False
-        crs = set(chunk.carriage_returns)
-        old = [at in crs for at, (kind, _) in enumerate(chunk.lines) if kind != "+"]
-        new = [at in crs for at, (kind, _) in enumerate(chunk.lines) if kind != "-"]
-        changed = changed or old != new
-        for offset, cr in enumerate(new):
-            line = placement.start + offset
-            last = chunk.new_unterminated and offset == len(new) - 1
-            if line >= len(endings) or endings[line] != ("\r" if cr else "") + ("" if last else "\n"):
-                return False
-    return changed
-
-
-def _added_endings_stand(original: TextFile, placements: Sequence[Placement]) -> bool:
-    """Whether every ``+`` line that a unified diff writes with its own line ending
-    (``_diff_endings``: the diff was made from these very bytes) stands in the file with that
-    ending, CR or not. The already-applied question compares lines without their endings; a patch
-    whose added lines would bring endings the file does not hold is not in place (``-a`` ``-a``
-    ``+a\r`` on ``a`` ``a``: its new side's text stands, its CRLF does not)."""
-    present = {(text, "\r" in ending) for text, ending in zip(original.texts, original.endings, strict=False)}
-    return all((text, "\r" in ending) in present
-               for placement in placements if placement.endings is not None
-               for text, ending in zip([t for k, t in placement.lines if k == "+"], placement.endings,
-                                       strict=True))
-
-
-def _shifts_above(chunks: Sequence[Chunk]) -> list[int]:
-    """How many lines the hunks above each hunk add (or, negative, remove), kept as a running sum:
-    one pass over the hunks, not one per hunk over those above it (issue 39: 8,000 one-line hunks
-    took 18.8 s, four times the hunks sixteen times the time)."""
-    shifts, shift = [], 0
-    for chunk in chunks:
-        shifts.append(shift)
-        shift += len(chunk.new_lines) - len(chunk.old_lines)
-    return shifts
-
-
-def _new_side_at_its_line(texts: Sequence[str], chunk: Chunk, shift: int) -> bool:
-    """Whether ``chunk``'s new side stands where the diff says the new file has it (its stated
-    line moved by ``shift``, the lines the hunks above it add or remove: ``_shifts_above``): a
-    diff made by a tool says where its lines end up, so new lines like the kept ones that stand
-    elsewhere (a third '    a' added under two) are the change still to make, not one made."""
-    if chunk.stated_line is not None and shift:
-        chunk = replace(chunk, stated_line=max(chunk.stated_line + shift, 0))
-    return _new_side_stands(texts, chunk)
-
-
-def _by_blocks(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
-               display: str) -> Placed:
-    from ..formats.block_placement import place_blocks  # (off a one-line edit's path)
-
-    placements, notes = place_blocks(original, chunks, display, first_match=rule.first_match)
-    return Placed(placements, notes=tuple(notes))
-
-
-def _by_text(original: TextFile, index: LineIndex, chunks: Sequence[Chunk], rule: UpdateRule,
-             display: str) -> Placed:
-    from ..formats.text_placement import place_text  # (off a one-line edit's path)
-
-    placements, ends_with_newline = place_text(original, chunks, display, first_match=rule.first_match)
-    return Placed(placements, ends_with_newline)
-
-
-PLACERS: dict[str, Placer] = {
-    "codex": Placer(_by_content, on_bytes=True),
-    "unified": Placer(_at_stated_lines),
-    "search-replace": Placer(_by_blocks, on_bytes=True, in_turn=True),
-    "text": Placer(_by_text, asks_applied=False),
-}
-"""Patch format -> how its hunks are placed."""
-
-
 def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names: FileNames, *,
                 check_applied: bool = True) -> FileUpdate:
     """The file's new bytes once ``chunks`` are applied to ``content`` by ``rule``.
@@ -298,7 +106,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     if any(chunk.readings for chunk in chunks):
         # (A unified hunk read by its counts: its reading chosen by the file, before all else.)
         chunks = read_by_counts(decode(content, names.display).texts, chunks, names.display)
-    placer = PLACERS[rule.format]
+    placer = format_named(rule.format).placer
     update: FileUpdate | None = None
     index: LineIndex | None = None
     original: TextFile | None = None
@@ -322,8 +130,8 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
             miss, reinserted = error, False
         else:
             update, settled = _rewritten(original, chunks, placed, rule, names, ())
-            if (check_applied and rule.format == "unified" and update.after == content
-                    and _endings_in_place(original, chunks, placed.placements)):
+            if (check_applied and placer.unchanged_in_place is not None and update.after == content
+                    and placer.unchanged_in_place(original, chunks, placed.placements)):
                 return FileUpdate(content, (), (), applied=True)
             # Added lines the repair step re-indented (or freed of the model's trailing white
             # space) stand, sent again, only as it wrote them: asked with them.
@@ -352,9 +160,10 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         def place(some: Sequence[Chunk]) -> list[Placement]:
             return placer.on_lines(original, index, some, rule, names.display).placements
 
-        if rule.format == "search-replace":
+        fmt = format_named(rule.format)
+        if fmt.elisions_refused:
             refuse_elision(chunks, original.texts, names.display, miss)
-        if rule.format in _DECORATED:
+        if fmt.decorated:
             from ..intake.decorations import undecorated  # (off a one-line edit's path)
 
             def in_place(some: Sequence[Chunk]) -> bool:
@@ -365,7 +174,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
                 except PartlyAppliedError:
                     return False
 
-            found = undecorated(original.texts, chunks, place, names.spelled, rule.format, miss,
+            found = undecorated(original.texts, chunks, place, names.spelled, fmt, miss,
                                 repair=rule.repair, applied=in_place)
             if found is None:
                 raise miss
@@ -406,16 +215,11 @@ DELETIONS_IN_PLACE = (
     "not cover it; check the file and leave the patch out.")
 
 
-_DECORATED = ("search-replace", "text")
-"""The formats whose misses are asked, instead of the repair step's rules, whether decorations a
-model copied into them explain them (``decorations.undecorated``): Roo Code's header, line
-numbers from a numbered view."""
-
-
 def _repairs(rule: UpdateRule) -> bool:
-    """Whether the repair step (``repair_update``) looks at this rule's hunks: a Codex patch's
-    and a unified diff's (SEARCH/REPLACE blocks and text replacements have their own rules)."""
-    return rule.repair and rule.format in ("codex", "unified")
+    """Whether the repair step (``repair_update``) looks at this rule's hunks (``Format.repairs``:
+    a Codex patch's and a unified diff's; SEARCH/REPLACE blocks and text replacements have their
+    own rules)."""
+    return rule.repair and format_named(rule.format).repairs
 
 
 def _rewritten(original: TextFile, chunks: Sequence[Chunk], placed: Placed, rule: UpdateRule,
@@ -456,7 +260,7 @@ def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: Update
         raise partly
     rest = _shifted_past(chunks, done)
     texts = decode(content, names.display).texts
-    if any(_new_side_stands(texts, chunk) for chunk in rest):
+    if any(new_side_stands(texts, chunk) for chunk in rest):
         # A hunk left whose new side already stands where it would go may be in place too, its
         # old side found elsewhere (the same line in the next function): in doubt, refuse.
         raise partly
@@ -488,18 +292,6 @@ def _shifted_past(chunks: Sequence[Chunk], done: set[int]) -> list[Chunk]:
     return rest
 
 
-def _new_side_stands(texts: Sequence[str], chunk: Chunk) -> bool:
-    """Whether ``chunk``'s new lines stand where it would put them: at its stated line (a unified
-    hunk), or, for a pure insertion, anywhere (its old side says nothing of where it goes)."""
-    new = chunk.new_lines
-    if not chunk.old_lines:
-        return not new or bool(starts_of(texts, new, 0, len(texts) - len(new)))
-    if chunk.stated_line is None:
-        return False
-    at = max(chunk.stated_line - 1, 0)
-    return list(texts[at:at + len(new)]) == new
-
-
 def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex | None,
                      names: FileNames, rule: UpdateRule) -> FileUpdate | None:
     """THE already-applied question for an update whose hunks miss or re-insert lines that stand
@@ -521,13 +313,28 @@ def _already_applied(content: bytes, chunks: Sequence[Chunk], index: LineIndex |
     return None
 
 
+def _added_endings_stand(original: TextFile, placements: Sequence[Placement]) -> bool:
+    """Whether every ``+`` line that a unified diff writes with its own line ending
+    (``_diff_endings``: the diff was made from these very bytes) stands in the file with that
+    ending, CR or not. The already-applied question compares lines without their endings; a patch
+    whose added lines would bring endings the file does not hold is not in place (``-a`` ``-a``
+    ``+a\r`` on ``a`` ``a``: its new side's text stands, its CRLF does not)."""
+    present = {(text, "\r" in ending) for text, ending in zip(original.texts, original.endings, strict=False)}
+    return all((text, "\r" in ending) in present
+               for placement in placements if placement.endings is not None
+               for text, ending in zip([t for k, t in placement.lines if k == "+"], placement.endings,
+                                       strict=True))
+
+
+
+
 def _redo(rule: UpdateRule) -> Callable[[TextFile, Sequence[Chunk]], list[Placement]]:
     """How the already-applied question redoes undone hunks: by the format's own placement, each
     hunk found once (SEARCH/REPLACE blocks in turn: the content rule alone could take a file for
     their work where a block's SEARCH still stands). Once under ``first_match`` too: a file that is
     the patch's work at first places may also be one it would apply to again, and in doubt the
     answer is no (the miss stands)."""
-    placer, unique = PLACERS[rule.format], replace(rule, first_match=False)
+    placer, unique = format_named(rule.format).placer, replace(rule, first_match=False)
 
     def redo(before: TextFile, some: Sequence[Chunk]) -> list[Placement]:
         return placer.on_lines(before, LineIndex(before.texts), some, unique, "").placements
@@ -548,7 +355,7 @@ def _applied_once_repaired(content: bytes, chunks: Sequence[Chunk], rule: Update
     undone = [reversed_chunk(chunk) for chunk in (chunks if headless is None else headless[0])]
     if numbered_lines(chunks) is None and not all(places(index, [chunk]) for chunk in undone):
         return None  # (the common miss, told cheaply: no undone hunk stands in the file)
-    undo = replace(rule, format="codex", reverse=False)  # (the reversed hunks state no lines)
+    undo = replace(rule, format=CODEX.name, reverse=False)  # (the reversed hunks state no lines: by content)
     try:
         before = update_file(content, undone, undo, names, check_applied=False)
         again = update_file(before.after, chunks, rule, names, check_applied=False)
@@ -580,7 +387,7 @@ def name_earlier_edit(miss: ContextNotFoundError, chunks: Sequence[Chunk], conte
 
     exactly = replace(rule, repair=False)  # (the lines as the hunk has them: no repair)
     for entry, before in recent_originals(root, names.path):
-        if before == content or not _may_hold(chunks, before, rule.format):
+        if before == content or not _may_hold(chunks, before, format_named(rule.format).replaces_text):
             continue  # (undone since, or written back; or the hunk's lines are not there)
         try:
             then = update_file(before, chunks, exactly, names, check_applied=False)
@@ -600,11 +407,12 @@ def name_earlier_edit(miss: ContextNotFoundError, chunks: Sequence[Chunk], conte
         return
 
 
-def _may_hold(chunks: Sequence[Chunk], data: bytes, fmt: str) -> bool:
+def _may_hold(chunks: Sequence[Chunk], data: bytes, texts: bool) -> bool:
     """Whether every line the hunks keep or remove stands in ``data`` (by the loosest pass's key;
-    a text replacement's old text, as it is): the cheap question before placing them there."""
+    ``texts``: a text replacement's old text, as it is): the cheap question before placing them
+    there."""
     text = data.decode("utf-8", "replace")
-    if fmt == "text":
+    if texts:
         text = text.replace("\r\n", "\n")
         return all(old in text for chunk in chunks for kind, old in chunk.lines if kind == "-")
     keys = set(map(normalise, text.splitlines()))
@@ -612,38 +420,24 @@ def _may_hold(chunks: Sequence[Chunk], data: bytes, fmt: str) -> bool:
 
 
 # -- a patch that changes nothing, sections sent again ---------------------------------------------
-_NO_CHANGE_HINT = {
-    "codex": "A section says what to change: give it the '-' lines to remove and the '+' lines to "
-             "write (for a pure rename, one context-only section under '*** Move to:' is the way), or "
-             "leave it out if the file already holds what you meant.",
-    "search-replace": "A block's REPLACE lines are what its SEARCH lines become: make them differ, "
-                      "or leave the block out if the file already holds what you meant.",
-    "text": "Give the text as it should become, or leave the edit out if the file already holds "
-            "what you meant.",
-}
-
-
-def no_op_hunk(hunk: UpdateFile, rel: str, fmt: str) -> NoChangeError | None:
+def no_op_hunk(hunk: UpdateFile, rel: str, fmt: Format) -> NoChangeError | None:
     """A hunk whose new side is its old side (``Chunk.changes_nothing``) is refused as
     ``no_change`` (once the patch is staged: the planner asks): the change it was written for is
     not in it. Not the one context-only section of a pure rename (Codex's way to write one). A
     unified diff's hunks are asked on their lines as written, line endings included, when the
-    diff is read (``unified``). ``fmt`` is the patch's format."""
-    if fmt == "unified" or (hunk.move_to is not None and len(hunk.chunks) == 1):
+    diff is read (``unified``: ``Format.no_change`` None). ``fmt`` is the patch's format."""
+    if fmt.no_change is None or (hunk.move_to is not None and len(hunk.chunks) == 1):
         return None
     for chunk in hunk.chunks:
         # (Lines written without a prefix are context only if the file has them there: the
         # repair step's reading; a hunk so read that changes nothing is the file's to refuse.)
         if chunk.changes_nothing and not chunk.unprefixed:
-            what = ("its REPLACE lines are its SEARCH lines" if fmt == "search-replace"
-                    else "its new text is its old text" if fmt == "text"
-                    else "it has context lines only" if all(kind == " " for kind, _ in chunk.lines)
-                    else "it removes lines and adds the same lines back")
-            which = {"search-replace": f"the block on line {chunk.line}",
-                     "text": "the edit"}.get(fmt, f"the section at patch line {chunk.line}")
+            what = (fmt.no_change_said
+                    or ("it has context lines only" if all(kind == " " for kind, _ in chunk.lines)
+                        else "it removes lines and adds the same lines back"))
             return NoChangeError(
-                f"Refusing the patch: {which} changes nothing in {hunk.path}: {what}.",
-                hint=_NO_CHANGE_HINT[fmt], path=rel, line=chunk.line)
+                f"Refusing the patch: {fmt.hunk_named(chunk)} changes nothing in {hunk.path}: {what}.",
+                hint=fmt.no_change, path=rel, line=chunk.line)
     return None
 
 

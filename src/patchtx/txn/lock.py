@@ -40,6 +40,7 @@ class workspace_lock:  # lower case: it was (and reads as) a function, ``with wo
     every commit.
     """
 
+    # (Hand-written, not a record: a held resource, its descriptor set on entry, not a value.)
     __slots__ = ("_root", "_dirs", "_timeout", "_fd")
 
     def __init__(self, root: str, dirs: DirectoryHandles, timeout: float) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from .._record import record
 from ..model import ChangeKind
 from ..options import DEFAULT_COMMIT
 from .layout import JOURNAL_DIR, JournalListing, kept_journals, pruned_name
@@ -39,32 +40,22 @@ else:
     Protocol = object
 
 
+@record
 class RetentionContext:
     """What a retention hook is given: the transaction being committed, its journal."""
 
-    __slots__ = ("fs", "dirs", "journal", "plan", "durable", "listing")
-
-    def __init__(
-        self,
-        fs: FileSystemOps,
-        dirs: DirectoryHandles,
-        journal: Journal,
-        plan: Plan,
-        durable: bool,
-        listing: JournalListing | None = None,
-    ) -> None:
-        self.fs = fs
-        """The commit's filesystem layer: every change the hook makes must go through it."""
-        self.dirs = dirs
-        """Directory descriptors of the workspace (``dirs.open(".patchtx/journal")`` etc.)."""
-        self.journal = journal
-        """The transaction's journal (not yet written when ``prepare`` runs); its before-images are
-        ``<txn>.<n>.before`` in the journal folder."""
-        self.plan = plan
-        self.durable = durable
-        self.listing = listing
-        """The journal folder as listed before this transaction wrote anything (None: not listed
-        yet): the commit lists it anyway to look for leftovers, and it can be large."""
+    fs: FileSystemOps
+    """The commit's filesystem layer: every change the hook makes must go through it."""
+    dirs: DirectoryHandles
+    """Directory descriptors of the workspace (``dirs.open(".patchtx/journal")`` etc.)."""
+    journal: Journal
+    """The transaction's journal (not yet written when ``prepare`` runs); its before-images are
+    ``<txn>.<n>.before`` in the journal folder."""
+    plan: Plan
+    durable: bool
+    listing: JournalListing | None = None
+    """The journal folder as listed before this transaction wrote anything (None: not listed
+    yet): the commit lists it anyway to look for leftovers, and it can be large."""
 
 
 class Retention(Protocol):
@@ -176,16 +167,17 @@ class KeepHistory:
         return []
 
 
+@record
 class _Kept:
     """A kept journal as its name describes it (nothing read)."""
 
-    __slots__ = ("transaction_id", "name", "sequence", "bytes")
+    name: str
+    sequence: int
+    bytes: int
 
-    def __init__(self, name: str, sequence: int, size: int) -> None:
-        self.transaction_id = name.partition(".")[0]
-        self.name = name
-        self.sequence = sequence
-        self.bytes = size
+    @property
+    def transaction_id(self) -> str:
+        return self.name.partition(".")[0]
 
 
 def _kept(names: Iterable[str]) -> Iterator[_Kept]:

@@ -84,6 +84,8 @@ class GlobWorkExceeded(Exception):
 class Glob:
     """One compiled pattern."""
 
+    # (Hand-written, not a record: compiled from its pattern, and a key of Moves.table looked up
+    # on every character, hashed by identity; a record would hash its fields each time.)
     __slots__ = ("pattern", "_steps", "_prefix", "_runs", "_start")
 
     def __init__(self, pattern: str) -> None:
@@ -213,6 +215,7 @@ class Moves:
     one ``GlobSet``'s check: ``table[glob, states, char]`` is the set after ``char``. Holds at most
     ``MOVES_HELD`` states (counted in ``held``), and lives as long as its ``GlobSet``."""
 
+    # (Hand-written, not a record: work state that grows as a check goes, not a value.)
     __slots__ = ("table", "held")
 
     def __init__(self) -> None:
@@ -226,6 +229,7 @@ _COMPILED: dict[tuple[str, ...], tuple[Glob, ...]] = {}
 class GlobSet:
     """Patterns asked about many paths, with the work they may spend bounded (``WORK_LIMIT``)."""
 
+    # (Hand-written, not a record: it carries the work spent so far, not a value.)
     __slots__ = ("patterns", "globs", "work", "moves")
 
     def __init__(self, patterns: tuple[str, ...]) -> None:

@@ -336,7 +336,7 @@ def test_a_git_diff_inserting_look_alikes_sent_again_is_not_applied_twice(tmp_pa
 
 def test_a_hunks_new_side_is_looked_for_at_its_stated_line_moved_by_the_hunks_above() -> None:
     from patchtx.formats.codex import parse
-    from patchtx.plan.update import _new_side_at_its_line, _shifts_above
+    from patchtx.formats.unified_placement import _new_side_at_its_line, _shifts_above
 
     diff = "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n h\n+n\n k\n@@ -4,2 +5,3 @@\n b\n+b\n c\n"
     chunks = parse(diff).hunks[0].chunks  # type: ignore[union-attr]
