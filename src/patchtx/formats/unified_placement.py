@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from .._record import replace
 from ..errors import AmbiguousContextError, ContextNotFoundError, ParseError
-from ..place.matching import MAX_CANDIDATES, Placement, starts_of
+from ..place.matching import MAX_CANDIDATES, Placement
+from ..place.search import starts_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

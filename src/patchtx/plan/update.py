@@ -44,9 +44,10 @@ from ..place.applied import (
     shows_its_change,
 )
 from ..place.exact import update_exactly
-from ..place.matching import LineIndex, Locator, starts_of
+from ..place.matching import LineIndex, Locator
 from ..place.normalise import normalise
 from ..place.rewrite import final_newline, rewrite
+from ..place.search import starts_of
 from ..place.textfile import TextFile, decode
 from .placeholders import refuse_elision
 
