@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from patchtx.errors import PatchtxError
 from patchtx.model import Chunk
+from patchtx.place import search as linesearch
 from patchtx.place.matching import LineIndex, Locator
 from patchtx.place.normalise import PUNCTUATION
 
@@ -108,7 +109,7 @@ def test_exact_pass_searches_the_lines_themselves_whatever_sequences_it_is_given
        st.integers(0, 160), st.integers(0, 160), st.integers(1, 4))
 def test_line_matches_are_every_start_where_the_whole_pattern_fits(
         keys: list[str], wanted: list[str], lower: int, upper: int, limit: int) -> None:
-    from patchtx.place.matching import _matches
+    from patchtx.place.search import matches as _matches
 
     m = len(wanted)
     every = [s for s in range(lower, min(upper, len(keys)) - m + 1) if keys[s : s + m] == wanted]
@@ -173,11 +174,10 @@ def test_the_search_finds_every_start_the_simple_search_finds(
     that comparing the pattern at every start finds."""
     from unittest import mock
 
-    from patchtx.place import matching
 
     keys, wanted, lower, upper = search
-    with mock.patch.object(matching, "VERIFY_BUDGET", budget):
-        found = matching._matches(keys, wanted, lower, upper, limit)
+    with mock.patch.object(linesearch, "VERIFY_BUDGET", budget):
+        found = linesearch.matches(keys, wanted, lower, upper, limit)
     assert found == _every_start(keys, wanted, lower, upper)[:limit]
 
 
@@ -189,7 +189,7 @@ def test_the_search_finds_every_start_the_simple_search_finds(
 @example((list("aabaaabaaa"), list("aabaaa"), 0, 5), 2)  # the next match inside a partial one's border
 def test_the_linear_search_finds_the_starts_the_simple_search_finds(
         search: tuple[list[str], list[str], int, int], limit: int) -> None:
-    from patchtx.place.matching import _matches_linearly
+    from patchtx.place.search import matches_linearly as _matches_linearly
 
     keys, wanted, first, stop = search
     stop = min(stop, len(keys) - len(wanted) + 1)  # (as _matches calls it: every start fits)
@@ -230,14 +230,14 @@ def test_placements_are_those_of_the_simple_search_in_every_pass(
         return _every_start(keys, wanted, lower, upper)[:limit]
 
     def placed(search: object) -> object:
-        with mock.patch.object(matching, "_matches", search), \
-                mock.patch.object(matching, "VERIFY_BUDGET", budget):
+        with mock.patch.object(matching, "matches", search), \
+                mock.patch.object(linesearch, "VERIFY_BUDGET", budget):
             try:
                 return Locator(texts, "f", first_match=first_match).place(chunks)
             except PatchtxError as error:
                 return type(error), error.message, error.details
 
-    assert placed(matching._matches) == placed(simple)
+    assert placed(matching.matches) == placed(simple)
 
 
 _FOLDED = "".join(map(chr, PUNCTUATION))  # every character the last pass folds
@@ -398,11 +398,10 @@ def test_an_indexed_file_finds_what_the_scan_finds(texts: list[str], pattern: li
     in an index of where each key stands (issue 39: a repair places thousands of hunks one at a
     time): the same starts, the same last start, the same first match, in every pass; and past
     INDEXED_CANDIDATES candidates (a pattern of lines that stand everywhere) the scan answers."""
-    from patchtx.place import matching
 
     low, high = bounds
     scanned, indexed = LineIndex(texts), LineIndex(texts)
-    indexed._scanned = matching.INDEX_AFTER * len(texts) + 1  # (the next search builds the index)
+    indexed._scanned = linesearch.INDEX_AFTER * len(texts) + 1  # (the next search builds the index)
     wanted = scanned.pattern(pattern, tier)
     assert indexed.starts(wanted, tier, low, high, limit) == scanned.starts(wanted, tier, low, high, limit)
     assert indexed._where[tier] is not None  # (the index answered)
@@ -417,10 +416,10 @@ def test_an_indexed_search_of_lines_that_stand_everywhere_is_the_scans(monkeypat
 
     texts = ["x"] * 500 + ["y"]
     index = LineIndex(texts)
-    index._scanned = matching.INDEX_AFTER * len(texts) + 1
+    index._scanned = linesearch.INDEX_AFTER * len(texts) + 1
     calls: list[int] = []
-    scan = matching._matches
-    monkeypatch.setattr(matching, "_matches", lambda *args: calls.append(1) or scan(*args))
+    scan = matching.matches
+    monkeypatch.setattr(matching, "matches", lambda *args: calls.append(1) or scan(*args))
     assert index.starts(["x", "x"], 0, 0, 501, 3) == [0, 1, 2]  # (500 candidates: scanned)
     assert calls
     calls.clear()

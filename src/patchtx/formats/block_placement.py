@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import AmbiguousContextError, ContextNotFoundError, PatchtxError
 from ..place.hints import describe_miss
-from ..place.matching import MAX_CANDIDATES, VERIFY_BUDGET, Ambiguous, LineIndex, Missing, Placement, _matches, place
+from ..place.matching import MAX_CANDIDATES, Ambiguous, LineIndex, Missing, Placement, place
 from ..place.normalise import SAME, hunk_suffix, indentation, line_shift, one_shift, shifted, spell_indentation, strip
+from ..place.search import VERIFY_BUDGET, matches
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -122,7 +123,7 @@ class BlockIndex(LineIndex):
         non-blank pair shows a shift, and each later non-blank line stands to the non-blank line
         before it as in the block (``_relations``: a prefix added in front of two indentations
         leaves what follows their common part as it was). So the file's lines and their
-        relations, paired, are searched for the block's (``matching._matches``, linear), the
+        relations, paired, are searched for the block's (``search.matches``, linear), the
         first non-blank line's relation (to a line before the block) aside."""
         raw = pattern.raw  # type: ignore[attr-defined]
         first = next((j for j, line in enumerate(pattern) if line), None)
@@ -134,10 +135,10 @@ class BlockIndex(LineIndex):
         if wanted:
             keyed = self._keyed
             assert keyed is not None
-            ends = _matches(keyed, wanted, low + first + 1, high, len(keyed) + 1)
+            ends = matches(keyed, wanted, low + first + 1, high, len(keyed) + 1)
             starts: Iterable[int] = (end - first - 1 for end in ends)
         else:
-            starts = _matches(stripped, [pattern[first]], low + first, high, len(stripped) + 1)
+            starts = matches(stripped, [pattern[first]], low + first, high, len(stripped) + 1)
             starts = (at - first for at in starts)
         for start in starts:
             at = start + first

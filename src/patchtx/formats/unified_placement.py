@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 from .._record import replace
 from ..errors import AmbiguousContextError, ContextNotFoundError, ParseError
 from ..place.applied import insertion_in_place
-from ..place.matching import MAX_CANDIDATES, Placement, starts_of
+from ..place.matching import MAX_CANDIDATES, Placement
 from ..place.placer import Placed, Placer
 from ..place.rewrite import final_newline
+from ..place.search import starts_of
 from .registry import Format
 
 if TYPE_CHECKING:

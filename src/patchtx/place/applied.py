@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import PatchtxError
 from ..model import Chunk
-from .matching import LineIndex, Missing, Placement, place, starts_of
+from .matching import LineIndex, Missing, Placement, place
 from .normalise import matches_in_some_pass
 from .rewrite import final_newline, rewrite
+from .search import starts_of
 from .textfile import BOM_BYTES, TextFile, decode
 
 if TYPE_CHECKING:
