@@ -187,11 +187,11 @@ def readings(parts: Sequence[Part], candidates: Sequence[list[Span]]) -> list[Re
         if not states:
             return []
     least = min(cost for _, cost, _ in states)
-    best: list[tuple[Span, ...]] = []
+    chosen: list[tuple[Span, ...]] = []
     for _, cost, sofar in states:
         if cost == least:
-            best = _distinct(best + sofar)
-    return [Reading(least, way) for way in best]
+            chosen = _distinct(chosen + sofar)
+    return [Reading(least, way) for way in chosen]
 
 
 def _changed(way: tuple[Span, ...]) -> tuple[tuple[int, int], ...]:
@@ -309,9 +309,15 @@ class Merger:
         for part, span in zip(parts, reading.spans, strict=True):
             if span.cost:
                 self._check_part(part, span)
+        self._check_duplicates(merged[0])
         return merged[0]
 
     # -- the rules ---------------------------------------------------------------------------------
+    def _once(self, key: str) -> bool:
+        """Whether a line (its key) stands once in the file and says something (a letter or a
+        digit: a lone ``}`` that happens to stand once places nothing)."""
+        return len(self.positions.get(key, ())) == 1 and any(c.isalnum() for c in key)
+
     def _check_placeholders(self, held: list[str]) -> None:
         for line in held:
             key = rstrip(line).strip()
@@ -342,6 +348,7 @@ class Merger:
     def _check_part(self, part: Part, span: Span) -> None:
         ops = alignment(part, self.texts, span)
         anchored = [kind == "=" and bool(self.keys[line].strip()) for kind, _, line in ops]
+        blocks: list[tuple[int, int]] = []
         at = 0
         while at < len(ops):
             if ops[at][0] == "=":
@@ -352,6 +359,7 @@ class Merger:
                 end += 1
             while ops[end - 1][0] == "=":
                 end -= 1
+            blocks.append((at, end))
             block = ops[at:end]
             before = next((i for i in range(at - 1, -1, -1) if anchored[i]), None)
             after = next((i for i in range(end, len(ops)) if anchored[i]), None)
@@ -362,8 +370,12 @@ class Merger:
             if after is None and deletes:
                 raise self._edge(part, block, "end")
             at = end
+        if blocks and part.open_before:
+            self._check_edge_run(part, ops[:blocks[0][0]], ops[blocks[0][0]:blocks[0][1]], "start")
+        if blocks and part.open_after:
+            self._check_edge_run(part, ops[blocks[-1][1]:], ops[blocks[-1][0]:blocks[-1][1]], "end")
         kept = [self.keys[line] for kind, _, line in ops if kind == "="]
-        if not any(key.strip() and len(self.positions[key]) == 1 for key in kept):
+        if not any(self._once(key) for key in kept):
             raise AmbiguousContextError(
                 f"Refusing the snippet for {self.display}: the part at its line {part.first} keeps "
                 "no line that stands once in the file, so where it goes is a guess.",
@@ -371,6 +383,52 @@ class Merger:
                      f"the file (near line {span.start + 1}, such as a function's signature). "
                      + _HINT, path=self.display, line=part.first,
                 details={"candidate_lines": [span.start + 1]})
+
+    def _check_edge_run(self, part: Part, run: list[tuple[str, int, int]],
+                        block: list[tuple[str, int, int]], side: str) -> None:
+        """The unchanged lines between a part's open edge and its nearest change (``run``) could
+        be the change's own new lines, the placeholder keeping what the change deletes: that
+        reading is refused by rule 3, but where it costs no more (the change deletes as many
+        lines as the run holds, or more) and the run holds no line that stands once in the file
+        (which it would write twice), the text does not decide between the two."""
+        deleted = [line for kind, _, line in block if kind == "-"]
+        if len(deleted) < len(run) or any(self._once(self.keys[line]) for _, _, line in run):
+            return
+        first, last = run[0][2], run[-1][2]
+        towards = "after" if side == "end" else "before"
+        raise AmbiguousContextError(
+            f"Refusing the snippet for {self.display}: the change at the file's line "
+            f"{deleted[0] + 1} deletes {len(deleted)} line(s) up to the unchanged "
+            f"line(s) {first + 1}-{last + 1} `{self.texts[first if side == 'end' else last].strip()}` "
+            f"at the part's {side}, next to a placeholder; they stand elsewhere in the file too, so "
+            "they could as well be new lines of the change, the placeholder keeping the lines it "
+            "deletes.",
+            hint=f"Add {CONTEXT_ASKED} unchanged lines {towards} them, as the file has them: "
+                 f"{self._around(last if side == 'end' else first, towards)}; or, if those lines "
+                 "stay, show where the new lines end. " + _HINT,
+            path=self.display, line=part.first, details={"closest_line": deleted[0] + 1})
+
+    def _check_duplicates(self, merged: list[str]) -> None:
+        """A line that stands once in the file and would stand twice in the merged file: the
+        snippet shows it as new where the file has it (the fewest-edit reading inserts what the
+        model showed as context, meaning to replace the lines between)."""
+        counts: dict[str, int] = {}
+        for line in merged:
+            key = rstrip(line)
+            if self._once(key):
+                counts[key] = counts.get(key, 0) + 1
+                if counts[key] == 2:
+                    at = self.positions[key][0]
+                    raise AmbiguousContextError(
+                        f"Refusing the snippet for {self.display}: read with the fewest changes, "
+                        f"it writes the line `{key.strip()}` anew while the file keeps its own "
+                        f"(line {at + 1}), so the merged file would hold it twice: the snippet "
+                        "likely shows it as context, meaning to replace or delete the lines "
+                        "between.",
+                        hint="Show the lines that stay between the change and that line, or put a "
+                             "placeholder there if they stay; to delete lines, show the unchanged "
+                             "lines on both sides of them. " + _HINT,
+                        path=self.display, details={"closest_line": at + 1})
 
     # -- the refusals: what to add, and where ------------------------------------------------------
     def _around(self, line: int, side: str) -> str:
@@ -450,7 +508,7 @@ class Merger:
         """(index in the part, file index) of a line of the part that stands once in the file."""
         for index, line in enumerate(part.lines):
             key = rstrip(line)
-            if key.strip() and len(self.positions.get(key, ())) == 1:
+            if self._once(key):
                 return index, self.positions[key][0]
         return None
 
