@@ -14,8 +14,8 @@ line added after the last one), ``two`` (two lines changed in places at least 20
 function or section, its neighbours for an added or removed one), ``sig_inner`` (the signature, a
 placeholder, the changed lines, a placeholder), ``before_only`` (3 lines before the change, none
 after). Placeholders stand for every run left out (at the edges too), in four wordings
-(``WORDINGS``), written in the file's comment syntax (a bare ``...`` is no placeholder in Python or
-Markdown, where such snippets are refused).
+(``WORDINGS``), written in the file's comment syntax (a bare ``...`` line is code in Python and
+text in Markdown: there it is written as a comment, ``# ...``).
 
     .venv/bin/python benchmarks/snippet_hunt.py src/patchtx docs tests/plan/syntax/corpus \\
         [--repo /work/.mirror/expressjs+express/repo] [--files 40] [--json out.json]
@@ -43,6 +43,8 @@ LANGUAGES = {".py": "python", ".js": "js", ".ts": "js", ".rs": "rust", ".md": "m
 KINDS = ("body", "delete", "new", "import", "two")
 SHAPES = ("ctx1", "ctx3", "function", "sig_inner", "before_only")
 WORDINGS = ("... existing code ...", "... rest of the code unchanged ...", "existing code ...", "...")
+"""Cursor's and Morph's, a sentence, a trailing ellipsis, and a bare ellipsis: written ``# ...``
+(``<!-- ... -->``) where a bare ``...`` line is code or text (Python, Markdown)."""
 MAX_LINES = 1500
 FUNCTION = re.compile(r"\b(?:def|fn|function)\b|=>|^#")
 
@@ -130,7 +132,7 @@ def comment(language: str, text: str) -> str:
 
 
 def placeholder(language: str, wording: str, indentation: str) -> str:
-    if wording == "...":
+    if wording == "..." and language in ("js", "rust"):
         return indentation + "..."
     if language == "markdown":
         wording = wording.replace("code", "content")
@@ -168,7 +170,8 @@ def body_candidates(lines: list[str], found: list[tuple[int, int]], language: st
             if changed_line(lines[at], language, "x") is not None]
 
 
-def edit(kind: str, lines: list[str], language: str, rng: random.Random) -> tuple[list[str], list[tuple[int, int]]] | None:
+def edit(kind: str, lines: list[str], language: str,
+         rng: random.Random) -> tuple[list[str], list[tuple[int, int]]] | None:
     """The intended lines and the changed ranges in them (a removal: an empty range where it
     was), or None when the file has no place for this edit."""
     found = blocks(lines, language)

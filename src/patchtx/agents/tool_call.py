@@ -39,7 +39,7 @@ from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
 from ..workspace.paths import root_path, within
 from ..workspace.policy import options_for
-from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
+from .edit_toolspec import EDIT_FILE, EDITOR, EDITS, REPLACE_IN_FILE
 from .editor import run_editor
 
 if TYPE_CHECKING:
@@ -368,8 +368,8 @@ def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = Fal
 def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,
                        host: Mapping[str, Any] | None = None) -> ToolOutcome:
     """Execute a call of an edit-protocol tool (``patchtx.agents.edit_toolspec``) by its name and
-    decoded JSON arguments: ``str_replace_based_edit_tool``, ``edit_files`` or
-    ``replace_in_file``."""
+    decoded JSON arguments: ``str_replace_based_edit_tool``, ``edit_files``, ``replace_in_file`` or
+    ``edit_file``."""
     if not isinstance(arguments, Mapping):
         return _argument_error(f"The call's arguments must be an object, not {json_type(arguments)}.")
     if tool == EDITOR:
@@ -390,4 +390,8 @@ def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,
         if set(arguments) - {"path", "diff"} or not isinstance(path, str) or not isinstance(diff, str):
             return _argument_error("replace_in_file takes two strings: `path` and `diff`.")
         return replace_in_file_call(path, diff, root, host=host)
+    if tool == EDIT_FILE:
+        from .snippet_tool import edit_file_call  # (it builds on this module)
+
+        return edit_file_call(arguments, root, host=host)
     return _argument_error(f"Unknown tool {tool!r}.")

@@ -35,7 +35,7 @@ from ..errors import (
     PlaceholderError,
 )
 from ..place.normalise import rstrip
-from ..plan.placeholders import is_placeholder
+from ..plan.placeholders import is_elision, is_placeholder
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -276,6 +276,7 @@ class Merger:
         does not decide it."""
         parts, held = split_snippet(snippet, self.extension)
         self._check_placeholders(held)
+        self._check_bare_ellipsis(parts)
         if not parts:
             raise NoChangeError(f"Refusing the snippet for {self.display}: it holds only "
                                 "placeholders, no line of code.", hint=_HINT, path=self.display)
@@ -330,6 +331,25 @@ class Merger:
                     hint="Write out the lines around that line of the file instead of a "
                          "placeholder, or edit the file with exact replacements (edit_files).",
                     path=self.display, line=at + 1, details={"placeholder": line})
+
+    def _check_bare_ellipsis(self, parts: Sequence[Part]) -> None:
+        """A bare ``...`` line in a language where it is code or text (Python's Ellipsis, a
+        Markdown line), which the file does not hold: the model's placeholder or its code,
+        which the text does not tell."""
+        if any(is_elision(line) for line in self.texts):
+            return
+        for part in parts:
+            at = next((at for at, line in enumerate(part.lines) if is_elision(line)), None)
+            if at is not None:
+                raise PlaceholderError(
+                    f"Refusing the snippet for {self.display}: its line {part.first + at} is a bare "
+                    f"'{part.lines[at].strip()}', which in this file's language is a line of code "
+                    "(or text), not a placeholder, and the file holds no such line: whether it "
+                    "stands for code left out cannot be told.",
+                    hint="For unchanged code write a placeholder comment in the file's syntax "
+                         "(# ... existing code ...); for the line itself, use an exact "
+                         "replacement (edit_files).", path=self.display, line=part.first + at,
+                    details={"placeholder": part.lines[at]})
 
     def _merged(self, parts: Sequence[Part], reading: Reading) -> list[str]:
         out: list[str] = []
