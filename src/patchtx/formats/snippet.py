@@ -451,13 +451,13 @@ class Merger:
                         path=self.display, details={"closest_line": at + 1})
 
     # -- the refusals: what to add, and where ------------------------------------------------------
-    def _around(self, line: int, side: str) -> str:
+    def _around(self, line: int, side: str, count: int = CONTEXT_ASKED) -> str:
         """The file's nearest non-blank lines before (``side`` "before") or after line index
         ``line``: the context a refusal asks for."""
         step = -1 if side == "before" else 1
         chosen: list[int] = []
         at = line + step
-        while 0 <= at < len(self.texts) and len(chosen) < CONTEXT_ASKED:
+        while 0 <= at < len(self.texts) and len(chosen) < count:
             if self.texts[at].strip():
                 chosen.append(at)
             at += step
@@ -497,14 +497,16 @@ class Merger:
         index, at = anchor
         if side == "start":
             guess = self._kept_towards(part.lines[:index], at, -1)
-            hint = (f"Add {CONTEXT_ASKED} unchanged lines before the change, as the file has them "
-                    f"above line {guess + 1} `{self.texts[guess].strip()}`: "
-                    f"{self._around(guess, 'before')}. " + _HINT)
+            hint = (f"Start the part with unchanged lines that come before the change in the file "
+                    f"(before line {guess + 1} `{self.texts[guess].strip()}` the file has "
+                    f"{self._around(guess, 'before', 3)}: end with the last one the change keeps). "
+                    + _HINT)
         else:
             guess = self._kept_towards(part.lines[index + 1:], at, 1)
-            hint = (f"Add {CONTEXT_ASKED} unchanged lines after the change, as the file has them "
-                    f"below line {guess + 1} `{self.texts[guess].strip()}`: "
-                    f"{self._around(guess, 'after')}. " + _HINT)
+            hint = (f"End the part with {CONTEXT_ASKED} unchanged lines that follow the change in "
+                    f"the file (after line {guess + 1} `{self.texts[guess].strip()}` the file has "
+                    f"{self._around(guess, 'after', 3)}: start with the first one the change "
+                    "keeps). " + _HINT)
         return ContextNotFoundError(headline, hint=hint, path=self.display, line=part.first,
                                     details={"closest_line": guess + 1})
 
@@ -537,11 +539,18 @@ class Merger:
         index = next(i for i, (x, y) in enumerate(zip(first, second, strict=True))
                      if (x.start, x.end, x.cost) != (y.start, y.end, y.cost))
         part = parts[index]
-        lines = sorted({first[index].start + 1, second[index].start + 1})
+        one, other = first[index], second[index]
+        if one.start != other.start:
+            lines = sorted({one.start + 1, other.start + 1})
+            where = f"starting at line {lines[0]} and at line {lines[-1]}"
+        else:
+            lines = sorted({one.end, other.end})
+            where = (f"starting at line {one.start + 1} and ending at line {lines[0]} or at line "
+                     f"{lines[-1]}")
         return AmbiguousContextError(
             f"Refusing the snippet for {self.display}: the part at its line {part.first} fits the "
-            f"file equally well at line {lines[0]} and at line {lines[-1]} (as few lines changed "
-            "either way), and the two readings write different files.",
+            f"file equally well {where} (as few lines changed either way), and the two readings "
+            "write different files.",
             hint=f"Add {CONTEXT_ASKED} unchanged lines around the change that stand once in the "
                  "file, so one place fits. " + _HINT, path=self.display, line=part.first,
             details={"candidate_lines": lines})
