@@ -1,6 +1,6 @@
 """The snippet hunt (issue 44): real files, real edits, each written as a lazy snippet in the shapes
 vendor prompts ask for, sent to the MCP server's ``edit_file`` tool function
-(``agents.snippet_tool.edit_file_call``, what ``patchtx mcp`` runs), and the file it leaves
+(``agents.tool_call.edit_file_call``, what ``patchtx mcp`` runs), and the file it leaves
 compared with the intended file (the oracle: the edit made on the file's lines, by this script).
 
 Each run is ``right`` (the intended file written), ``refused`` (an error, the file untouched) or
@@ -37,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from patchtx.agents.snippet_tool import edit_file_call
+from patchtx.agents.tool_call import edit_file_call
 
 LANGUAGES = {".py": "python", ".js": "js", ".ts": "js", ".rs": "rust", ".md": "markdown"}
 KINDS = ("body", "delete", "new", "import", "two")

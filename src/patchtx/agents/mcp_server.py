@@ -79,11 +79,11 @@ from .edit_toolspec import (
     replace_in_file_schema,
 )
 from .mcp_stdio import INVALID_PARAMS, initialize_first, serve_stdio
-from .snippet_tool import edit_file_call
 from .tool_call import (
     ToolOutcome,
     Watch,
     apply_patch_call,
+    edit_file_call,
     editor_call,
     edits_call,
     failure_outcome,

@@ -6,7 +6,8 @@ The file is read as the editor's ``view`` reads it (the host's hidden paths refu
 own files never read under another name); the merged file becomes one exact replacement of the
 whole text (the ``"text"`` format of edit lists), so a file changed between the read and the
 commit is refused, not overwritten. A file that does not exist is created with the snippet as
-its content (placeholders in it refused by the guard).
+its content (placeholders in it refused by the guard). ``tool_call.edit_file_call`` answers a
+tool call with it (MCP, ``run_edit_tool_call``).
 
 Arguments, as hosts name them: ``target_file`` (Cursor; also ``path``, ``file_path``,
 ``target_filepath``), ``code_edit`` (Cursor, Morph; also Relace's ``edit_snippet``),
@@ -20,7 +21,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..api import apply_patch
-from ..errors import InvalidArgumentsError, NotARegularFileError, PatchtxError
+from ..errors import InvalidArgumentsError, NotARegularFileError
 from ..formats.edits import as_text, text_edit
 from ..formats.snippet import merge_snippet
 from ..formats.text_placement import FORMAT, text_of
@@ -30,7 +31,6 @@ from ..plan.placeholders import extension_of
 from ..plan.reads import ReadGuard
 from ..workspace.paths import Workspace, root_path
 from ..workspace.policy import hidden_for
-from .tool_call import AGENT_DEFAULTS, UNWATCHED, Watch, apply_patch_call, failure_outcome
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
     from ..options import OptionKeywords
     from ..result import Result
-    from .tool_call import ToolOutcome
 
 TOOL = "edit_file"
 ALIASES = {
@@ -141,20 +140,3 @@ def edit_file(target_file: str, code_edit: str, root: str | os.PathLike[str] = "
     hidden = hidden_for(options, caller="edit_file():")
     patch = snippet_patch(real, target, snippet, hidden)
     return apply_patch(patch, real, dry_run=dry_run, intent=said, **options)
-
-
-def edit_file_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, Any] | None = None,
-                   origin: str | None = None, watch: Watch = UNWATCHED) -> ToolOutcome:
-    """One ``edit_file`` tool call (its decoded JSON arguments) against ``root`` under the host's
-    policy ``host``; the outcome of ``apply_patch_call``'s shape (a refusal is the outcome)."""
-    try:
-        target, snippet, said, initial, dry_run = read_arguments(arguments)
-        real = os.path.realpath(root_path(root))
-        hidden = hidden_for(dict(host or {}), caller="the host's options:", defaults=AGENT_DEFAULTS)
-        patch = snippet_patch(real, target, snippet, hidden, initial_code=initial, arguments=arguments)
-    except PatchtxError as error:
-        return failure_outcome(error, root, dry_run=arguments.get("dry_run") is True)
-    except Exception as error:  # noqa: BLE001 - every refusal is the outcome
-        return failure_outcome(error, root)
-    return apply_patch_call(patch, root, host=host, origin=origin, watch=watch, dry_run=dry_run,
-                            intent=said)
