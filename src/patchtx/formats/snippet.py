@@ -389,6 +389,7 @@ class Merger:
                 raise self._edge(part, block, "start")
             if after is None and deletes:
                 raise self._edge(part, block, "end")
+            self._check_copies(part, block)
             at = end
         if blocks and part.open_before:
             self._check_edge_run(part, ops[:blocks[0][0]], ops[blocks[0][0]:blocks[0][1]], "start")
@@ -427,6 +428,24 @@ class Merger:
                  f"{self._around(last if side == 'end' else first, towards)}; or, if those lines "
                  "stay, show where the new lines end. " + _HINT,
             path=self.display, line=part.first, details={"closest_line": deleted[0] + 1})
+
+    def _check_copies(self, part: Part, block: list[tuple[str, int, int]]) -> None:
+        """A change whose new lines all stand in the file already: the snippet may show them as
+        the file's own lines, elsewhere, meaning to delete the lines between (an insertion of
+        copies is the fewest-edit reading of a deletion shown with too little context)."""
+        added = [part.lines[index] for kind, index, _ in block if kind == "+" and part.lines[index].strip()]
+        if not added or any(rstrip(line) not in self.positions for line in added):
+            return
+        at = self.positions[rstrip(added[0])][0]
+        raise AmbiguousContextError(
+            f"Refusing the snippet for {self.display}: read with the fewest changes, it adds "
+            f"`{added[0].strip()}`{' and the lines with it' if len(added) > 1 else ''}, which the "
+            f"file already holds (line {at + 1}): the snippet may show the file's own lines, "
+            "meaning to delete the lines between them and its other lines.",
+            hint="Show more unchanged lines around the change, at least one that stands once in "
+                 "the file on each side; to delete lines, show the unchanged lines right before and "
+                 "after them. " + _HINT, path=self.display, line=part.first,
+            details={"closest_line": at + 1})
 
     def _check_duplicates(self, merged: list[str]) -> None:
         """A line that stands once in the file and would stand twice in the merged file: the
