@@ -233,3 +233,14 @@ def test_relaces_shape_is_refused_then_one_retry_merges() -> None:
 def test_a_refusal_states_that_nothing_changed_and_the_rule() -> None:
     error = refused(PY, "# ... existing code ...\n    return data.upper()\n# ... existing code ...\n")
     assert "Nothing was changed." in error.message and "a placeholder stands only for unchanged lines" in error.message
+
+
+def test_new_lines_that_all_stand_in_the_file_are_refused() -> None:
+    # Found by the hunt (rust-lang/log): a block deleted, its attribute kept; shown with one line
+    # of context, the fewest-edit reading inserts a copy of the attribute before the next item.
+    texts = ["mod a {", "    fn f() {}", "}", "", '#[cfg(feature = "std")]', "mod b {", "    fn g() {}", "}",
+             "", "/// A visitor.", "pub struct Visitor;", "", '#[cfg(feature = "std")]', "fn h() {}"]
+    snippet = ('// ... existing code ...\n}\n\n#[cfg(feature = "std")]\n/// A visitor.\npub struct Visitor;\n'
+               "// ... existing code ...\n")
+    error = refused(texts, snippet, "rs")
+    assert error.kind == "ambiguous_context" and "which the file already holds (line 5)" in error.message
