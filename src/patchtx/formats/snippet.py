@@ -5,18 +5,24 @@ A snippet is the changed part of a file with placeholder lines (``// ... existin
 one recogniser: ``plan.placeholders.is_placeholder``) standing for runs of unchanged lines. The
 placeholders cut it into *parts*; each part replaces a run of the file's lines (its *span*). A
 reading places every part; its cost is the lines it deletes and inserts. The merged file is the
-reading's, under seven rules (docs/edit-file.md), else the snippet is refused saying which
+reading's, under these rules (docs/edit-file.md), else the snippet is refused saying which
 context to add and where:
 
-1. placeholder lines are recognised, and refused when the file holds the same line itself;
+1. placeholder lines are recognised, and refused when the file holds the same line itself (and a
+   bare ``...`` line where it is code or text, Python or Markdown, that the file does not hold);
 2. the fewest-edit reading is taken only when it is the one (another reading of the same cost
    that writes another file: ``ambiguous_context``);
 3. every change stands between non-blank kept lines of its part, never next to a placeholder:
-   a part's first and last lines (blank lines at a placeholder aside) are lines of the file;
+   a part's first and last lines (blank lines at a placeholder aside) are lines of the file; a
+   deletion whose kept lines up to the placeholder stand elsewhere too and are no more than it
+   deletes is refused (they could be the change's own new lines);
 4. no deletion at the file's start or end without a placeholder there (a snippet with no
    placeholder before its first line starts at the file's first line, and may insert there);
 5. a reading that changes nothing is refused (``no_change``);
-6. each part that changes something keeps a line that stands once in the file.
+6. each part that changes something keeps a line that stands once in the file (with a letter or
+   a digit: a lone ``}`` places nothing); the merged file holds no such line twice, and a change
+   whose new lines all stand in the file already is refused (a deletion shown with too little
+   context reads as copies inserted).
 
 Lines are compared as the placement's second pass compares them (trailing white space ignored,
 ``place.normalise.rstrip``); a kept line keeps the file's spelling.
