@@ -24,6 +24,7 @@ _EXPORTS = {
     "extract_patch": "patchtx.intake.extract",
     "apply_edits": "patchtx.api",
     "TextEditor": "patchtx.agents.editor",
+    "edit_file": "patchtx.agents.snippet_tool",
 }
 # Submodules reachable as attributes without an explicit import (``patchtx.history.undo(...)``).
 _SUBMODULES = frozenset({"history"})
@@ -37,6 +38,7 @@ __all__ = [
     "apply_edits",
     "apply_patch",
     "apply_plan",
+    "edit_file",
     "extract_patch",
     "history",
     "parse",
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
 
     from . import history
     from .agents.editor import TextEditor
+    from .agents.snippet_tool import edit_file
     from .api import apply_edits, apply_patch, apply_plan, plan_patch
     from .errors import PatchtxError
     from .formats.codex import parse

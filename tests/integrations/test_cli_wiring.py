@@ -48,7 +48,7 @@ async def test_patchtx_mcp_serves_the_tools(tmp_path: Path, anyio_backend: str) 
         names = sorted(tool.name for tool in (await client.list_tools()).tools)
         result = await client.call_tool("apply_patch", {
             "patch": "*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** End Patch\n"})
-    assert names == ["apply_patch", "edit_files", "log", "preview_patch", "replace_in_file",
+    assert names == ["apply_patch", "edit_file", "edit_files", "log", "preview_patch", "replace_in_file",
                      "str_replace_based_edit_tool", "undo", "view"]
     assert result.is_error is False
     assert (tmp_path / "a.txt").read_text() == "two\n"

@@ -129,7 +129,7 @@ async def test_the_python_module_config_starts_a_server(tree: Path, anyio_backen
     async with Client(params) as client:
         names = sorted(tool.name for tool in (await client.list_tools()).tools)
         result = await client.call_tool("preview_patch", {"patch": EDIT})
-    assert names == ["apply_patch", "edit_files", "log", "preview_patch", "replace_in_file",
+    assert names == ["apply_patch", "edit_file", "edit_files", "log", "preview_patch", "replace_in_file",
                      "str_replace_based_edit_tool", "undo", "view"]
     assert result.structured_content is not None
     assert result.structured_content["summary"] == "A 1, M 1, D 0, R 0"

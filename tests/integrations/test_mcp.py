@@ -91,7 +91,8 @@ async def test_lists_both_tools_with_schemas_and_annotations(tree: Path) -> None
     async with connect(tree) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {"apply_patch", "preview_patch", "log", "undo",
-                          "str_replace_based_edit_tool", "view", "edit_files", "replace_in_file"}
+                          "str_replace_based_edit_tool", "view", "edit_files", "replace_in_file",
+                          "edit_file"}
     apply, preview = tools["apply_patch"], tools["preview_patch"]
 
     schema = apply.input_schema

@@ -1,6 +1,6 @@
 """How the edit-protocol tools are declared to a model: the text editor
-(``str_replace_based_edit_tool``), edit lists (``edit_files``) and SEARCH/REPLACE blocks
-(``replace_in_file``), each as a JSON schema in three shapes.
+(``str_replace_based_edit_tool``), edit lists (``edit_files``), SEARCH/REPLACE blocks
+(``replace_in_file``) and lazy edit snippets (``edit_file``), each as a JSON schema in three shapes.
 
 ``patchtx tool-spec --tool NAME --format FORMAT`` prints them: ``function`` (a Responses API
 function tool), ``chat-completions`` (the same nested as Chat Completions wants it), ``anthropic``
@@ -21,7 +21,9 @@ VIEW = "view"
 """The read-only tool (MCP) that shows a file or a folder as the editor's ``view`` does."""
 EDITS = "edit_files"
 REPLACE_IN_FILE = "replace_in_file"
-TOOLS = (EDITOR, EDITS, REPLACE_IN_FILE)
+EDIT_FILE = "edit_file"
+"""Lazy edit snippets merged into a file (Cursor's ``edit_file``; ``agents.snippet_tool``)."""
+TOOLS = (EDITOR, EDITS, REPLACE_IN_FILE, EDIT_FILE)
 FORMATS = ("function", "chat-completions", "anthropic", "json-schema")
 ANTHROPIC_EDITOR_TYPE = "text_editor_20250728"
 
@@ -52,6 +54,20 @@ REPLACE_IN_FILE_DESCRIPTION = (
     "once, after the block before it, and once in the file as the blocks before it leave it: "
     "list blocks in the file's order. An empty SEARCH creates a new file (or fills an empty one), "
     "never one with content. aider's markers (<<<<<<< SEARCH, >>>>>>> REPLACE) are read too."
+)
+
+EDIT_FILE_DESCRIPTION = (
+    "Edit one file by showing only what changes: `code_edit` holds the changed lines with a "
+    "placeholder comment in the file's syntax (`// ... existing code ...`, `# ... existing code "
+    "...`) standing for each run of unchanged lines, also before the first and after the last "
+    "change unless the snippet starts or ends where the file does. Around each change show 3 "
+    "unchanged lines before and after it, exactly as the file has them, at least one of them "
+    "found once in the file (a function's signature); never put a changed line next to a "
+    "placeholder. To delete lines, show the unchanged lines on both sides of them with nothing "
+    "between. The snippet is merged only when the file's text decides the result; otherwise "
+    "nothing is written and the error says which unchanged lines to add where. Each call is one "
+    "transaction, which the `undo` tool reverts. A file that does not exist is created with "
+    "`code_edit` as its content."
 )
 
 VIEW_DESCRIPTION = (
@@ -134,10 +150,30 @@ def replace_in_file_schema() -> dict[str, Any]:
     }
 
 
+def edit_file_schema() -> dict[str, Any]:
+    """Cursor's ``edit_file`` arguments (``agents.snippet_tool`` also takes Morph's and Relace's
+    names for them)."""
+    return {
+        "type": "object",
+        "properties": {
+            "target_file": {"type": "string", "description": "The file to edit, relative to the "
+                            "workspace root (or absolute inside it)."},
+            "instructions": {"type": "string", "description": "One sentence saying what the "
+                             "edit does; recorded with the change."},
+            "code_edit": {"type": "string", "description": "The changed lines, with a "
+                          "placeholder comment such as `// ... existing code ...` for each run of "
+                          "unchanged lines."},
+        },
+        "required": ["target_file", "code_edit"],
+        "additionalProperties": False,
+    }
+
+
 SPECS = {
     EDITOR: (EDITOR_DESCRIPTION, editor_schema),
     EDITS: (EDITS_DESCRIPTION, edits_schema),
     REPLACE_IN_FILE: (REPLACE_IN_FILE_DESCRIPTION, replace_in_file_schema),
+    EDIT_FILE: (EDIT_FILE_DESCRIPTION, edit_file_schema),
 }
 
 

@@ -63,6 +63,8 @@ from ..options import TOOL_OPTIONS, Declared
 from ..render import result_schema
 from ..txn.roots import check_root, root_problem
 from .edit_toolspec import (
+    EDIT_FILE,
+    EDIT_FILE_DESCRIPTION,
     EDITOR,
     EDITOR_DESCRIPTION,
     EDITS,
@@ -71,6 +73,7 @@ from .edit_toolspec import (
     REPLACE_IN_FILE_DESCRIPTION,
     VIEW,
     VIEW_DESCRIPTION,
+    edit_file_schema,
     editor_schema,
     edits_schema,
     replace_in_file_schema,
@@ -80,6 +83,7 @@ from .tool_call import (
     ToolOutcome,
     Watch,
     apply_patch_call,
+    edit_file_call,
     editor_call,
     edits_call,
     failure_outcome,
@@ -96,8 +100,8 @@ SERVER_INSTRUCTIONS = (
     "what a patch would change without writing anything; log lists the transactions that can be "
     "undone and undo reverts one of them. str_replace_based_edit_tool (view, create, str_replace, "
     "insert), edit_files (old_string/new_string edits) and replace_in_file (SEARCH/REPLACE "
-    "blocks) edit files the same way, each call one transaction; view shows a file or a folder, "
-    "reading only."
+    "blocks) and edit_file (a snippet with '// ... existing code ...' placeholders) edit files the "
+    "same way, each call one transaction; view shows a file or a folder, reading only."
 )
 APPLY_DESCRIPTION = (
     "Apply a patch to files under this server's workspace root, as one transaction. Pass the "
@@ -249,6 +253,7 @@ def _described(schema: dict[str, Any], name: str, **extra: Any) -> Any:
 _EDITOR = editor_schema()
 _EDITS = edits_schema()
 _REPLACE = replace_in_file_schema()
+_EDIT_FILE = edit_file_schema()
 EditorCommand = Annotated[Literal["view", "create", "str_replace", "insert"], _described(_EDITOR, "command")]
 
 
@@ -608,6 +613,17 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
     ) -> Shaped:
         return await run(ctx, lambda at, watch: replace_in_file_call(path, diff, at, host=host, origin="mcp",
                                                                      watch=watch))
+
+    @server.tool(name=EDIT_FILE, description=EDIT_FILE_DESCRIPTION, annotations=writes("Edit file"))
+    async def edit_file(
+        ctx: Context,
+        target_file: Annotated[str, _described(_EDIT_FILE, "target_file")],
+        code_edit: Annotated[str, _described(_EDIT_FILE, "code_edit")],
+        instructions: Annotated[OptionalText, _described(_EDIT_FILE, "instructions")] = None,
+    ) -> Shaped:
+        arguments = {"target_file": target_file, "code_edit": code_edit, "instructions": instructions}
+        given = {k: v for k, v in arguments.items() if v is not None}
+        return await run(ctx, lambda at, watch: edit_file_call(given, at, host=host, origin="mcp", watch=watch))
 
     return server
 

@@ -38,9 +38,10 @@ from ..options import TOOL_OPTIONS, UNDO_SCOPES, CommitOptions, PlanOptions
 from ..render import diff_texts, error_json, log_json, log_text
 from ..result import Result, human_report, result_json
 from ..workspace.paths import root_path, within
-from ..workspace.policy import options_for
-from .edit_toolspec import EDITOR, EDITS, REPLACE_IN_FILE
+from ..workspace.policy import hidden_for, options_for
+from .edit_toolspec import EDIT_FILE, EDITOR, EDITS, REPLACE_IN_FILE
 from .editor import run_editor
+from .snippet_tool import read_arguments, snippet_patch
 
 if TYPE_CHECKING:
     from ..cancel import Cancellation
@@ -365,11 +366,27 @@ def replace_in_file_call(path: str, diff: str, root: str, *, dry_run: bool = Fal
     return apply_patch_call(patch, root, dry_run=dry_run, intent=intent, host=host, origin=origin, watch=watch)
 
 
+def edit_file_call(arguments: Mapping[str, Any], root: str, *, host: Mapping[str, Any] | None = None,
+                   origin: str | None = None, watch: Watch = UNWATCHED) -> ToolOutcome:
+    """One ``edit_file`` call (its decoded JSON arguments, ``agents.snippet_tool``: a lazy
+    snippet merged into ``target_file``) against ``root`` under the host's policy ``host``; the
+    outcome of ``apply_patch_call``'s shape (a refusal is the outcome)."""
+    try:
+        target, snippet, said, initial, dry_run = read_arguments(arguments)
+        real = os.path.realpath(root_path(root))
+        hidden = hidden_for(dict(host or {}), caller="the host's options:", defaults=AGENT_DEFAULTS)
+        patch = snippet_patch(real, target, snippet, hidden, initial_code=initial, arguments=arguments)
+    except Exception as error:  # noqa: BLE001 - every refusal is the outcome
+        return failure_outcome(error, root, dry_run=arguments.get("dry_run") is True)
+    return apply_patch_call(patch, root, host=host, origin=origin, watch=watch, dry_run=dry_run,
+                            intent=said)
+
+
 def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,
                        host: Mapping[str, Any] | None = None) -> ToolOutcome:
     """Execute a call of an edit-protocol tool (``patchtx.agents.edit_toolspec``) by its name and
-    decoded JSON arguments: ``str_replace_based_edit_tool``, ``edit_files`` or
-    ``replace_in_file``."""
+    decoded JSON arguments: ``str_replace_based_edit_tool``, ``edit_files``, ``replace_in_file`` or
+    ``edit_file``."""
     if not isinstance(arguments, Mapping):
         return _argument_error(f"The call's arguments must be an object, not {json_type(arguments)}.")
     if tool == EDITOR:
@@ -390,4 +407,6 @@ def run_edit_tool_call(tool: str, arguments: Mapping[str, Any], root: str,
         if set(arguments) - {"path", "diff"} or not isinstance(path, str) or not isinstance(diff, str):
             return _argument_error("replace_in_file takes two strings: `path` and `diff`.")
         return replace_in_file_call(path, diff, root, host=host)
+    if tool == EDIT_FILE:
+        return edit_file_call(arguments, root, host=host)
     return _argument_error(f"Unknown tool {tool!r}.")
