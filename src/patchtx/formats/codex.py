@@ -14,7 +14,7 @@ from .._record import replace
 from ..errors import HunkParseError, ParseError
 from ..model import AddFile, Chunk, DeleteFile, Patch, UpdateFile
 from ..place.normalise import WHITESPACE
-from ..place.textfile import require_unicode
+from ..place.textfile import require_bytes, require_unicode
 
 if TYPE_CHECKING:
     from ..model import Hunk, LineKind
@@ -390,6 +390,18 @@ def detect_format(text: str) -> str:
     return "search-replace" if looks_search_replace(text, indented=True) else "codex"
 
 
+def require_text(text: str) -> None:
+    """THE front door's check of a patch text: a unified diff's lines are a file's bytes, so a
+    byte that is not UTF-8 (read as its surrogate escape) is one (``require_bytes``); every other
+    format is text, refused a lone surrogate (``require_unicode``)."""
+    from .unified import looks_unified  # (off a one-line edit's path)
+
+    if not isinstance(text, str) or text.isascii() or not looks_unified(text):
+        require_unicode(text)
+    else:
+        require_bytes(text)
+
+
 def parse(text: str, *, strip: int | None = None, reverse: bool = False,
           unidiff_zero: bool = False, unprefixed_context: bool = False,
           absolute_names: bool = False) -> Patch:
@@ -399,7 +411,7 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
     ``unprefixed_context`` reads an Update's body line that has no prefix as a context line for
     the repair step to check (``Chunk.unprefixed``); ``absolute_names`` keeps a unified diff's
     absolute names (``--- a//abs/x``) whole, as the repair step reads them."""
-    require_unicode(text)
+    require_text(text)
     detected = detect_format(text)
     if detected == "unified":
         from .unified import parse_unified  # (off a one-line edit's path)

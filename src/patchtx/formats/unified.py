@@ -30,6 +30,7 @@ from ..errors import (
     UnsafePathError,
     UnsupportedChangeError,
 )
+from ..place.textfile import require_bytes
 from ..model import AddFile, Chunk, DeleteFile, Patch, UpdateFile, changes_nothing
 from .gitquote import QuotingError
 from .gitquote import unquote as _unquote
@@ -762,6 +763,7 @@ def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False,
     if strip is not None and strip < 0:
         raise ParseError("Invalid option: the path strip count (-p) cannot be negative.",
                          hint="Give -p 0 or more.")
+    require_bytes(text)
     raw = text.split("\n")
     if raw[-1] == "":
         raw.pop()

@@ -39,7 +39,7 @@ from ..model import (
     UpdateFile,
 )
 from ..options import PlanOptions
-from ..place.textfile import decode, looks_binary
+from ..place.textfile import as_bytes, decode, looks_binary
 from ..txn.emptied import emptied_folders
 from ..workspace.paths import FileView, ResolvedPath, Workspace
 from ..workspace.policy import check_changes, policy_files
@@ -284,7 +284,7 @@ class Stager:
                 f"Failed to write file {self.display_spelled(hunk.path)}",
                 hint=f"'{hunk.path}' is a {'directory' if entry.kind == 'dir' else 'special file'}.",
                 path=rel, line=hunk.line)
-        after = hunk.contents.encode("utf-8") if data is None else data
+        after = as_bytes(hunk.contents) if data is None else data
         if mode is None and hunk.mode is not None:
             mode = git_permissions(hunk.mode, entry.mode)
         if (entry.content == after and mode in (None, entry.mode)
@@ -356,7 +356,7 @@ class Stager:
                 self.gone.append(failure)
                 return
             raise failure
-        if hunk.expected is not None and decode(entry.content, self.display(rel)).texts != list(hunk.expected):
+        if hunk.expected is not None and decode(entry.content, self.display(rel), any_bytes=True).texts != list(hunk.expected):
             raise ContextNotFoundError(
                 f"Refusing to delete {self.display_spelled(hunk.path)}: it does not hold the lines "
                 f"the diff deletes (patch line {hunk.line}).",
@@ -515,7 +515,7 @@ class Stager:
              after: bytes, mode: int | None) -> None:
         """A unified diff's copy: the destination is added with the source's (edited) bytes."""
         assert entry.content is not None
-        self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8"), hunk.line),
+        self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8", "surrogateescape"), hunk.line),
                  data=after, mode=mode, copied_from=(source, entry.content, entry.mode))
 
     def _sections_in_place(self, hunk: UpdateFile, rel: str, content: bytes, display: str) -> bool:

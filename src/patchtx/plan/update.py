@@ -272,6 +272,13 @@ PLACERS: dict[str, Placer] = {
 """Patch format -> how its hunks are placed."""
 
 
+def _lines_of(content: bytes, names: FileNames, rule: UpdateRule) -> TextFile:
+    """The file's lines as the patch's format reads them: a unified diff's lines are the file's
+    bytes, whatever its encoding (``decode(any_bytes=True)``); every other format edits UTF-8
+    text only."""
+    return decode(content, names.display, any_bytes=rule.format == "unified")
+
+
 def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names: FileNames, *,
                 check_applied: bool = True) -> FileUpdate:
     """The file's new bytes once ``chunks`` are applied to ``content`` by ``rule``.
@@ -284,7 +291,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         return FileUpdate(content, (), ())
     if any(chunk.readings for chunk in chunks):
         # (A unified hunk read by its counts: its reading chosen by the file, before all else.)
-        chunks = read_by_counts(decode(content, names.display).texts, chunks, names.display)
+        chunks = read_by_counts(_lines_of(content, names, rule).texts, chunks, names.display)
     placer = PLACERS[rule.format]
     update: FileUpdate | None = None
     index: LineIndex | None = None
@@ -300,7 +307,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
                             repairs=_unprefixed(chunks, names))
         reinserted = exact.insertion_in_place
     else:
-        original = decode(content, names.display)
+        original = _lines_of(content, names, rule)
         index = LineIndex(original.texts, source=content)
         try:
             placed = placer.on_lines(original, index, chunks, rule, names.display)
@@ -377,7 +384,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     if _repairs(rule) and any(chunk.unprefixed for chunk in chunks):
         from ..intake.repair_update import lost_space_readings  # (off a one-line edit's path)
 
-        lines = original if original is not None else decode(content, names.display)
+        lines = original if original is not None else _lines_of(content, names, rule)
         space = index if index is not None else LineIndex(lines.texts, source=content)
         lost_space_readings(lines.texts, chunks, lambda some: placer.on_lines(
             lines, space, some, rule, names.display).placements, names.display)
@@ -440,7 +447,7 @@ def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: Update
         # them: enough to refuse a patch sent again, too little to leave it out and write the rest.
         raise partly
     rest = _shifted_past(chunks, done)
-    texts = decode(content, names.display).texts
+    texts = _lines_of(content, names, rule).texts
     if any(_new_side_stands(texts, chunk) for chunk in rest):
         # A hunk left whose new side already stands where it would go may be in place too, its
         # old side found elsewhere (the same line in the next function): in doubt, refuse.
@@ -574,7 +581,7 @@ def name_earlier_edit(miss: ContextNotFoundError, chunks: Sequence[Chunk], conte
         if not then.edits:
             continue
         span = (min(edit[0] for edit in then.edits), max(edit[1] for edit in then.edits))
-        hint = earlier_edit(decode(content, names.display).texts, decode(before, names.display).texts,
+        hint = earlier_edit(_lines_of(content, names, rule).texts, _lines_of(before, names, rule).texts,
                             span, entry, made_it=then.after == content)
         # (what the already-applied rule saw of lines only removed stays first)
         kept = DELETIONS_IN_PLACE + " " if miss.hint.startswith(DELETIONS_IN_PLACE) else ""
