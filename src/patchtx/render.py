@@ -12,6 +12,7 @@ from ._record import replace
 from .formats.gitquote import quote
 from .model import ChangeKind
 from .place.rewrite import common_ends
+from .place.textfile import looks_binary
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -277,6 +278,10 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     if change.kind is ChangeKind.ADD and change.overwrote is None and change.copied_from is None:
         old_name = "/dev/null"
     header = git_header(change)
+    if change.before != change.after and looks_binary(change.before or change.after or b""):
+        from .formats.gitbinary import binary_diff  # (off a one-line edit's path)
+
+        return header + binary_diff(change.before, change.after)  # (as git diff --binary)
     old, new = _Side(change.before or b""), _Side(change.after or b"")
     edits, offsets = _located_edits(change, old, new)
     if not edits:

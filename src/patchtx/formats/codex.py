@@ -394,11 +394,13 @@ def require_text(text: str) -> None:
     """THE front door's check of a patch text: a unified diff's lines are a file's bytes, so a
     byte that is not UTF-8 (read as its surrogate escape) is one (``require_bytes``); every other
     format is text, refused a lone surrogate (``require_unicode``)."""
-    from .unified import looks_unified  # (off a one-line edit's path)
-
-    if not isinstance(text, str) or text.isascii() or not looks_unified(text):
+    try:
         require_unicode(text)
-    else:
+    except ParseError:
+        from .unified import looks_unified  # (off a one-line edit's path)
+
+        if not looks_unified(text):
+            raise
         require_bytes(text)
 
 

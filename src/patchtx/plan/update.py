@@ -53,7 +53,7 @@ from .placeholders import refuse_elision
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from ..model import Chunk, Repair, UpdateFile
+    from ..model import Chunk, DeleteFile, Repair, UpdateFile
     from ..place.matching import Placement
     from ..place.rewrite import Edit
 
@@ -664,3 +664,23 @@ def in_place_in_turn(content: bytes, sections: Sequence[UpdateFile], rule: Updat
     except PatchtxError:
         return False
     return redone == content
+
+
+# -- a unified diff's binary patch, and the file it deletes ----------------------------------------
+def holds_deleted(hunk: DeleteFile, content: bytes, display: str) -> bool:
+    """Whether the file a unified diff deletes holds what the diff says it does: its removed
+    lines (as bytes, whatever the encoding), or a binary patch's blob."""
+    if hunk.blob_id is not None:
+        from ..formats.gitbinary import blob_id  # (off a one-line edit's path)
+
+        return blob_id(content, hunk.blob_id) == hunk.blob_id
+    return hunk.expected is None or decode(content, display, any_bytes=True).texts == list(hunk.expected)
+
+
+def binary_update(content: bytes, hunk: UpdateFile, names: FileNames) -> FileUpdate:
+    """A binary patch's update as the update unit's answer (``gitbinary.binary_after``)."""
+    from ..formats.gitbinary import binary_after  # (off a one-line edit's path)
+
+    assert hunk.binary is not None
+    after = binary_after(content, hunk.binary, names.display, names.path)
+    return FileUpdate(content, (), (), applied=True) if after is None else FileUpdate(after, (), ())
