@@ -252,7 +252,7 @@ class Stager:
     def resolve(self, spelled: str, line: int) -> ResolvedPath:
         if not isinstance(spelled, str):  # (a Transaction's or an editor's caller: a parser gives text)
             raise ArgumentTypeError.expected("a path", "a string", spelled)
-        resolved = self.view.resolve(spelled, line=line)
+        resolved = self.view.resolve(spelled, line=line, backslash=self.rule.format == "unified")
         # Before anything is looked at: a hidden path is refused whether it exists or not, and
         # whatever the patch does with it (its bytes never reach a hint, a diff or an answer).
         self.guard.check_path(spelled, resolved.rel, resolved.named, action="read or write", line=line)
