@@ -1,7 +1,7 @@
 """Real history as every shape of patch git makes: each commit of a local repository as 8 git
 patches, applied with patchtx and with ``git apply`` to the right tree in scratch folders.
 
-    .venv/bin/python benchmarks/git_shapes.py --repo PATH [--count 50] [--skip 0] [-v]
+    .venv/bin/python benchmarks/git_shapes.py --repo PATH [--count 50] [--skip 0] [--binary] [-v]
 
 ``--repo`` is a repository on disk (a work tree or a bare git folder; nothing is fetched). For the
 newest ``--count`` commits that have one parent (after ``--skip``), the shapes are:
@@ -65,12 +65,21 @@ def _git_dir(repo: Path) -> Path:
     return Path(found)
 
 
-def commits(repo: Path, count: int, skip: int) -> list[tuple[str, str]]:
-    """(parent, commit) of the newest ``count`` commits with one parent, after ``skip``."""
-    out = _git(repo, "rev-list", "--no-merges", "--parents", f"--skip={skip}",
-               f"--max-count={count * 2}", "HEAD").decode().split("\n")
-    pairs = [(fields[1], fields[0]) for line in out if len(fields := line.split()) == 2]
-    return pairs[:count]
+def commits(repo: Path, count: int, skip: int, binary: bool = False) -> list[tuple[str, str]]:
+    """(parent, commit) of the newest ``count`` commits with one parent, after ``skip``;
+    ``binary``: only those that change a binary file (``git diff --numstat`` says ``-``)."""
+    out = _git(repo, "rev-list", "--no-merges", "--parents", f"--skip={skip}", "HEAD").decode()
+    pairs = []
+    for line in out.split("\n"):
+        fields = line.split()
+        if len(fields) != 2:
+            continue
+        if binary and b"-\t-\t" not in _git(repo, "diff", "--numstat", fields[1], fields[0]):
+            continue
+        pairs.append((fields[1], fields[0]))
+        if len(pairs) == count:
+            break
+    return pairs
 
 
 def touched(repo: Path, parent: str, commit: str) -> list[str]:
@@ -143,11 +152,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repo", type=Path, required=True)
     parser.add_argument("--count", type=int, default=50)
     parser.add_argument("--skip", type=int, default=0)
+    parser.add_argument("--binary", action="store_true",
+                        help="only commits that change a binary file")
     parser.add_argument("-v", action="store_true", dest="verbose")
     args = parser.parse_args(argv)
     repo = _git_dir(args.repo)
     counts = {name: {shape: Counter[str]() for shape in SHAPES} for name in APPLIERS}
-    pairs = commits(repo, args.count, args.skip)
+    pairs = commits(repo, args.count, args.skip, args.binary)
     with tempfile.TemporaryDirectory() as temp:
         scratch = Path(temp)
         for parent, commit in pairs:
