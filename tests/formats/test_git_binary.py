@@ -200,3 +200,18 @@ def test_a_crash_at_every_call_leaves_the_binary_files_as_before_or_after(tmp_pa
         outcomes.add(state == after)
         assert leftovers(root) == []
     assert outcomes == {False, True}
+
+
+def test_stat_and_numstat_are_git_applys(made: tuple[Path, bytes], tmp_path: Path) -> None:
+    import subprocess
+
+    from patchtx.render import diffstat, numstat
+
+    root, patch = made
+    plan = patchtx.plan_patch(_text(patch), root)
+    (tmp_path / "p.diff").write_bytes(patch)
+    for option, ours in (("--stat", diffstat(plan)), ("--numstat", numstat(plan))):
+        theirs = subprocess.run(["git", "apply", option, str(tmp_path / "p.diff")], cwd=root,
+                                capture_output=True, check=True).stdout.decode()
+        assert ours == theirs
+    assert " |  Bin" in diffstat(plan) and "-\t-\tdelta.bin\n" in numstat(plan)
