@@ -93,8 +93,9 @@ def test_codex_patches_stay_utf8_only(tmp_path: Path) -> None:
         patchtx.apply_patch("*** Begin Patch\n*** Update File: f.txt\n@@\n-end\n+END\n*** End Patch\n",
                             tmp_path)
     escaped = "*** Begin Patch\n*** Update File: f.txt\n@@\n-caf\udce9\n+x\n*** End Patch\n"
-    with pytest.raises(ParseError, match="not valid Unicode"):
+    with pytest.raises(ParseError, match="not valid Unicode") as caught:
         patchtx.apply_patch(escaped, tmp_path)
+    assert "the byte 0xE9, which is not UTF-8" in caught.value.hint
     assert (tmp_path / "f.txt").read_bytes() == CASES["latin-1"][0]
 
 

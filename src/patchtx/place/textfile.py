@@ -100,8 +100,12 @@ def require_unicode(text: str, where: str | None = None, *, line: int | None = N
         if where is None:
             line = text.count("\n", 0, exc.start) + 1
             where = f"text line {line}"
-        raise ParseError(f"Invalid patch: {NOT_UNICODE}",
-                         hint=f"It contains a lone surrogate code point ({where}); send UTF-8 text.",
+        char = ord(text[exc.start])
+        hint = (f"It holds the byte 0x{char - 0xDC00:02X}, which is not UTF-8 ({where}): this format "
+                "is UTF-8 text (only a unified diff's lines may be any bytes)."
+                if 0xDC80 <= char <= 0xDCFF else
+                f"It contains a lone surrogate code point ({where}); send UTF-8 text.")
+        raise ParseError(f"Invalid patch: {NOT_UNICODE}", hint=hint,
                          line=line, details={"codex_message": NOT_UNICODE}) from None
 
 
