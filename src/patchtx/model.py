@@ -95,6 +95,23 @@ class Chunk:
 
 
 @record
+class BinaryChange:
+    """A git binary patch's change to one file (``formats.gitbinary``): the image after, made
+    from the image before, which must be the blob ``old_id`` names."""
+
+    old_id: str
+    """git's blob id of the image before (full; zeros: no file)."""
+    new_id: str
+    """git's blob id of the image after (full; zeros: no file)."""
+    method: str
+    """``"literal"`` (``data`` is the image after) or ``"delta"`` (git's delta from before)."""
+    data: bytes
+    """The hunk's data, inflated."""
+    line: int = 0
+    """Patch line of the hunk's ``literal``/``delta`` line."""
+
+
+@record
 class AddFile:
     path: str
     contents: str
@@ -104,6 +121,9 @@ class AddFile:
     fills_empty: bool = False
     """A unified diff's addition to an empty old side (``@@ -0,0``) that does not say the file is
     new: it creates the file, or fills it when it exists and is empty."""
+    binary: BinaryChange | None = None
+    """A binary patch's new file: ``contents`` holds its bytes (as ``textfile.as_bytes`` writes
+    them), which may be any bytes."""
 
 
 @record
@@ -112,6 +132,8 @@ class DeleteFile:
     line: int = 0
     expected: tuple[str, ...] | None = None
     """A unified diff's removed lines: the file must hold exactly these (line endings aside)."""
+    blob_id: str | None = None
+    """A binary patch's deleted file: git's blob id of the bytes it must hold."""
 
 
 @record
@@ -124,6 +146,8 @@ class UpdateFile:
     """A unified diff's ``new mode`` (git's octal); None: the file keeps its mode."""
     copy: bool = False
     """A unified diff's copy: ``move_to`` is written and ``path`` stays as it was."""
+    binary: BinaryChange | None = None
+    """A binary patch's change (``chunks`` then empty): the file's new bytes made from its old."""
 
 
 Hunk = AddFile | DeleteFile | UpdateFile

@@ -12,6 +12,7 @@ from ._record import replace
 from .formats.gitquote import quote
 from .model import ChangeKind
 from .place.rewrite import common_ends
+from .place.textfile import looks_binary
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -277,6 +278,10 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
     if change.kind is ChangeKind.ADD and change.overwrote is None and change.copied_from is None:
         old_name = "/dev/null"
     header = git_header(change)
+    if change.before != change.after and looks_binary(change.before or change.after or b""):
+        from .formats.gitbinary import binary_diff  # (off a one-line edit's path)
+
+        return header + binary_diff(change.before, change.after)  # (as git diff --binary)
     old, new = _Side(change.before or b""), _Side(change.after or b"")
     edits, offsets = _located_edits(change, old, new)
     if not edits:
@@ -368,6 +373,10 @@ def coloured_diff(text: str) -> str:
     return "".join(out)
 
 
+_BINARY = "\nGIT binary patch\n"
+"""What a rendered diff of a binary change holds (``gitbinary.binary_diff``)."""
+
+
 def _line_counts(diff: str) -> tuple[int, int]:
     """Lines added and removed by one rendered unified diff (its headers, ``rename from``,
     ``---``, ``+++`` and the like, are before its first hunk and not counted)."""
@@ -395,7 +404,7 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
                 + [len(quote(c.source)) for c in plan.changes if c.source], default=0)
     most = max((added + removed for added, removed in counts), default=0)
     lines = []
-    for name, (added, removed) in zip(names, counts, strict=True):
+    for name, (added, removed), text in zip(names, counts, texts, strict=True):
         shown_width = min(width, 50)
         if len(name) > shown_width:
             cut = len(name) + 3 - shown_width
@@ -407,6 +416,9 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
             total = ((added + removed) * bar + most // 2) // most
             plus = (added * bar + most // 2) // most
             minus = total - plus
+        if _BINARY in text:  # (as git apply --stat shows a binary patch)
+            lines.append(f" {name:<{shown_width}} |  Bin")
+            continue
         lines.append(f" {name:<{shown_width}} |{added + removed:5d} {'+' * plus}{'-' * minus}")
     files = len(plan.changes)
     inserted = sum(added for added, _ in counts)
@@ -424,9 +436,9 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
 def numstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
     """What ``git apply --numstat`` prints: ``added<TAB>removed<TAB>name`` per operation."""
     texts = rendered if rendered is not None else diff_texts(plan)
-    return "".join(f"{added}\t{removed}\t{quote(change.path)}\n"
-                   for change, (added, removed)
-                   in zip(plan.changes, map(_line_counts, texts), strict=True))
+    return "".join(("-\t-" if _BINARY in text else f"{added}\t{removed}") + f"\t{quote(change.path)}\n"
+                   for change, (added, removed), text
+                   in zip(plan.changes, map(_line_counts, texts), texts, strict=True))
 
 
 def _similarity(change: FileChange) -> int:

@@ -189,6 +189,7 @@ _NOT_ON_THE_TINY_PATH = (
     # the other formats and placers, the repair step's second half, the checks asked for
     "patchtx.formats.unified", "patchtx.formats.search_replace", "patchtx.formats.block_placement",
     "patchtx.formats.text_placement", "patchtx.formats.heredoc", "patchtx.formats.edits",
+    "patchtx.formats.gitbinary",
     "patchtx.intake.repair_update", "patchtx.intake.decorations", "patchtx.intake.extract",
     "patchtx.plan.syntax", "patchtx.plan.isolated",
     "patchtx.txn.verify",

@@ -3,7 +3,8 @@ and GNU patch's ``tests/`` exercise, run with patchtx, ``git apply`` and GNU ``p
 
 Each file in ``cases/`` translates one source test (named in its title) into cases. A case is a
 ``## title`` section holding: ``args:`` (``git apply``'s spelling: ``-pN``, ``-R``,
-``--unidiff-zero``), fenced blocks ``before PATH [755] [no-eol]`` (the tree), ``patch`` (one or
+``--unidiff-zero``), fenced blocks ``before PATH [755] [no-eol] [base64]`` (the tree; ``base64``:
+the block holds a binary file's bytes in base64), ``patch`` (one or
 more: applied together, as ``git apply p1 p2``), and the expectation: ``after PATH [755]
 [no-eol]`` and ``gone PATH`` (the rest of the tree stays as it was), or ``refused`` (the tree stays
 byte for byte as it was, and the applier exits non-zero). A line ``patchtx differs: REASON``
@@ -16,6 +17,7 @@ not passed).
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shutil
@@ -73,13 +75,15 @@ def _info(info: str) -> tuple[str, str, set[str]]:
     """A fence's kind, path (which may hold spaces and tabs) and flags (``755``, ``no-eol``)."""
     kind, _, rest = info.partition(" ")
     flags: set[str] = set()
-    while (word := rest.rpartition(" ")[2]) in ("755", "no-eol") and rest != word:
+    while (word := rest.rpartition(" ")[2]) in ("755", "no-eol", "base64") and rest != word:
         flags.add(word)
         rest = rest[: -len(word) - 1]
     return kind, rest, flags
 
 
 def _block(flags: set[str], body: str) -> tuple[bytes, bool]:
+    if "base64" in flags:  # (a binary file's bytes)
+        return base64.b64decode(body), "755" in flags
     if "no-eol" in flags:
         body = body[:-1]
     return body.encode("utf-8"), "755" in flags

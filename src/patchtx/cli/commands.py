@@ -223,10 +223,10 @@ def _read_patches(names: list[str]) -> list[str]:
         if name == "-":
             if sys.stdin is None:  # (Python started with descriptor 0 closed)
                 raise OSError(errno.EBADF, "standard input is closed")
-            texts.append(sys.stdin.buffer.read().decode("utf-8"))
+            texts.append(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
         else:
             with open(name, "rb") as handle:
-                texts.append(handle.read().decode("utf-8"))
+                texts.append(handle.read().decode("utf-8", "surrogateescape"))
     return texts
 
 

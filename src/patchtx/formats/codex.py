@@ -17,7 +17,7 @@ from ..place.applied import insertion_in_place
 from ..place.matching import Locator
 from ..place.normalise import WHITESPACE
 from ..place.placer import Placed, Placer
-from ..place.textfile import require_unicode
+from ..place.textfile import require_bytes, require_unicode
 from .registry import Format, detect
 
 if TYPE_CHECKING:
@@ -399,6 +399,20 @@ def _detects(text: str, loose: bool) -> bool:
     return first == BEGIN_PATCH or first in HEREDOC_OPENERS
 
 
+def require_text(text: str) -> None:
+    """THE front door's check of a patch text: a unified diff's lines are a file's bytes, so a
+    byte that is not UTF-8 (read as its surrogate escape) is one (``require_bytes``); every other
+    format is text, refused a lone surrogate (``require_unicode``)."""
+    try:
+        require_unicode(text)
+    except ParseError:
+        from .unified import looks_unified  # (off a one-line edit's path)
+
+        if not looks_unified(text):
+            raise
+        require_bytes(text)
+
+
 def parse(text: str, *, strip: int | None = None, reverse: bool = False,
           unidiff_zero: bool = False, unprefixed_context: bool = False,
           absolute_names: bool = False) -> Patch:
@@ -408,7 +422,7 @@ def parse(text: str, *, strip: int | None = None, reverse: bool = False,
     ``unprefixed_context`` reads an Update's body line that has no prefix as a context line for
     the repair step to check (``Chunk.unprefixed``); ``absolute_names`` keeps a unified diff's
     absolute names (``--- a//abs/x``) whole, as the repair step reads them."""
-    require_unicode(text)
+    require_text(text)
     read = detect(text).parse
     assert read is not None  # (a format that detects text parses it)
     return read(text, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero,

@@ -61,6 +61,12 @@ class Format:
     moves_read_before: bool = False
     """A rename or copy reads its source as it was before the patch, as git apply does ("git
     patches do not depend on the order"): names may be swapped."""
+    backslash_in_names: bool = False
+    """Its file names are git's: on POSIX a backslash is a character of a name, as git apply reads
+    it (the formats a model writes refuse one as ``unsafe_path``)."""
+    reads_bytes: bool = False
+    """Its lines are a file's bytes, whatever the encoding (a unified diff, as git applies it):
+    the file is read with ``decode(any_bytes=True)``; other formats edit UTF-8 text only."""
     missing_file_hint: str = "To create a file use '*** Add File:'."
     """The hint when a file to update does not exist."""
 

@@ -31,18 +31,18 @@ from ..errors import (
     UnsupportedChangeError,
 )
 from ..model import AddFile, Chunk, DeleteFile, Patch, UpdateFile, changes_nothing
-from .gitquote import QuotingError
-from .gitquote import unquote as _unquote
+from ..place.textfile import require_bytes
 from .heredoc import command_around, command_around_error
+from .unified_names import DEV_NULL
+from .unified_names import diff_error as _error
+from .unified_names import git_header_names as _git_header_names
+from .unified_names import mode as _mode
+from .unified_names import name as _name
+from .unified_names import traditional_name as _traditional_name
 
 if TYPE_CHECKING:
     from ..model import Hunk, LineKind
 
-DEV_NULL = "/dev/null"
-# A timestamp after a traditional name, as GNU diff and POSIX diff write it, separated from the
-# name by a tab or (whitespace-damaged, as git apply also reads it) by spaces.
-_TIMESTAMP = re.compile(r"(?:\t|(?<=\S) +)((?:\d\d)?\d\d-\d\d-\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?"
-                        r"(?: ([-+])(\d\d):?(\d\d))?\s*$")
 _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _BARE_HEADER = re.compile(r"@@(?: \.\.\. @@)?")
 """A hunk header without counts, as models write one: ``@@`` or aider's ``@@ ... @@``."""
@@ -50,10 +50,6 @@ _SYMLINK, _SUBMODULE, _TYPE_BITS = 0o120000, 0o160000, 0o170000
 _MAX_READINGS = 16
 """The most readings of one hunk's body looked for in the file (each a choice of lines that lost
 their leading space); more is no determined reading."""
-
-
-def _error(message: str, line: int, hint: str = "") -> ParseError:
-    return ParseError(f"Invalid unified diff: {message} (patch line {line}).", hint=hint, line=line)
 
 
 _COUNTS_HINT = ("Make the header's counts those of the body (the old lines are its ' ' and '-' "
@@ -117,14 +113,6 @@ def _reading_said(readings: tuple[tuple[tuple[int, int, str], ...], ...]) -> str
             "lines there, and never with --strict)")
 
 
-def unquote(text: str, line: int) -> tuple[str, str]:
-    """A git C-style quoted name at the start of ``text``, and what follows it."""
-    try:
-        return _unquote(text)
-    except QuotingError as exc:
-        raise _error(str(exc), line) from None
-
-
 def _strip_components(name: str, count: int, line: int) -> str:
     if not count and name.startswith("/"):
         raise UnsafePathError(
@@ -164,7 +152,7 @@ class _FileDiff:
     """One file's section of a diff, names as written (prefixes not yet stripped)."""
 
     __slots__ = ("line", "git_names", "old_name", "new_name", "old_mode", "new_mode", "new_file",
-                 "deleted_file", "rename", "copy", "binary", "hunks", "git")
+                 "deleted_file", "rename", "copy", "binary", "hunks", "git", "ids", "binary_hunks")
 
     def __init__(self, line: int, git: bool) -> None:
         self.line, self.git = line, git
@@ -177,6 +165,8 @@ class _FileDiff:
         self.rename: tuple[str, str] | None = None
         self.copy: tuple[str, str] | None = None
         self.hunks: list[_Hunk] = []
+        self.ids: tuple[str, str] | None = None  # the index line's blob ids
+        self.binary_hunks: list[tuple[str, bytes, int]] = []  # GIT binary patch: forward, reverse
 
 
 def _is_body(line: str) -> bool:
@@ -268,6 +258,9 @@ class _Reader:
             here = self.at + 1
             if line.startswith(("GIT binary patch", "Binary files ")):
                 section.binary = True
+                if line == "GIT binary patch":
+                    self.binary_hunks(section)
+                    continue
             elif line.startswith("new file mode "):
                 section.new_file, section.new_mode = True, _mode(line, here)
             elif line.startswith("deleted file mode "):
@@ -289,6 +282,8 @@ class _Reader:
                 else:
                     section.rename = ((section.rename or ("", ""))[0], target)
             elif line.startswith("index "):
+                ids = line.split(" ")[1].split("..")
+                section.ids = (ids[0], ids[1]) if len(ids) == 2 else None
                 mode = line.split(" ")[2:3]
                 if mode and mode[0].isdigit():
                     section.old_mode = section.new_mode = _mode("mode " + mode[0], here)
@@ -299,6 +294,18 @@ class _Reader:
             self.names(section)
         self.hunks(section)
         return section
+
+    def binary_hunks(self, section: _FileDiff) -> None:
+        """A ``GIT binary patch``'s forward hunk and the reverse one after it (``gitbinary``)."""
+        from .gitbinary import read_hunk  # (off a one-line edit's path)
+
+        self.at += 1
+        while (found := read_hunk(self.lines, self.at))[0] is not None:
+            section.binary_hunks.append(found[0])
+            self.at = found[1]
+        if not section.binary_hunks:
+            raise _error("'GIT binary patch' is not followed by a 'literal' or 'delta' hunk",
+                         self.at)
 
     def names(self, section: _FileDiff) -> None:
         old, new = self.lines[self.at], self.lines[self.at + 1]
@@ -467,75 +474,6 @@ def mixed_formats_error(line: int) -> ParseError:
              "transaction: patchtx apply a.patch b.diff).", line=line)
 
 
-def _mode(line: str, number: int) -> int:
-    value = line.rsplit(" ", 1)[-1]
-    try:
-        return int(value, 8)
-    except ValueError:
-        raise _error(f"'{line}' does not give an octal mode", number) from None
-
-
-def _name(field: str, number: int) -> str:
-    """A file name field of a git header line: quoted, or the whole field."""
-    if field.startswith('"'):
-        return unquote(field, number)[0]
-    return field.rstrip("\t")
-
-
-def _traditional_name(field: str, number: int) -> tuple[str, bool]:
-    """The name of a ``---``/``+++`` line and whether its timestamp is the epoch (GNU
-    ``diff -N`` writes the epoch for a side where the file does not exist). The name is quoted,
-    or runs up to a timestamp that ends the line (after a tab or spaces, so names may hold
-    spaces and tabs), or else up to the first tab, as ``git apply`` reads it."""
-    if field.startswith('"'):
-        name, rest = unquote(field, number)
-        if rest[:1] not in ("", " ", "\t"):  # partly quoted ("a/"sub/file1), as git reads it
-            more, epoch = _traditional_name(rest, number)
-            return name + more, epoch
-        stamp = _TIMESTAMP.match(rest) if rest.strip() else None
-        return name, stamp is not None and _is_epoch(stamp)
-    stamp = _TIMESTAMP.search(field)
-    if stamp is not None:
-        return field[: stamp.start()], _is_epoch(stamp)
-    name = field.split("\t", 1)[0]
-    if name.startswith(DEV_NULL) and name[len(DEV_NULL):].strip() == "":
-        return DEV_NULL, False
-    return name.rstrip(), False
-
-
-def _is_epoch(stamp: re.Match[str]) -> bool:
-    """1970-01-01 00:00:00 UTC, in whatever zone it is written (never with a non-zero fraction)."""
-    date, hour, minute, second, fraction, sign, zone_hours, zone_minutes = stamp.groups()
-    if date not in ("1969-12-31", "1970-01-01") or second != "00":
-        return False
-    if fraction is not None and fraction.strip(".0"):
-        return False
-    if sign is None:  # (no zone: UTC, as GNU patch reads it)
-        return date == "1970-01-01" and hour == minute == "00"
-    zone = (int(zone_hours) * 60 + int(zone_minutes)) * (-1 if sign == "-" else 1)
-    day = 24 * 60 if date == "1969-12-31" else 0
-    return int(hour) * 60 + int(minute) - zone == day
-
-
-def _git_header_names(rest: str, number: int) -> tuple[str, str] | None:
-    """The two names of ``diff --git A B``; None when spaces make the split unclear (the
-    ``---``/``+++`` or rename lines name the file then)."""
-    if rest.startswith('"'):
-        first, after = unquote(rest, number)
-        after = after.lstrip(" ")
-        second = unquote(after, number)[0] if after.startswith('"') else after
-        return first, second
-    if rest.endswith('"') and ' "' in rest:
-        at = rest.index(' "')
-        return rest[:at], unquote(rest[at + 1 :], number)[0]
-    # "a/x y b/x y": the split where both halves name the same path past their first component.
-    for at in (i for i, char in enumerate(rest) if char == " "):
-        first, second = rest[:at], rest[at + 1 :]
-        if first.partition("/")[2] == second.partition("/")[2]:
-            return first, second
-    return None
-
-
 def _without_cr(text: str) -> str:
     """A body line as the line model compares it: its CR, if any, is the line's ending (an
     updated file keeps its own endings; added lines take its dominant one)."""
@@ -641,10 +579,11 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_
                 f"Refusing the patch: it changes the submodule {name} (patch line {number}).",
                 hint="Update submodules with git; leave them out of the patch.",
                 path=name, line=number)
-    if section.binary:
+    if section.binary and not section.binary_hunks:
         raise BinaryFileError(
-            f"Refusing the patch: it holds a binary change to {name} (patch line {number}).",
-            hint="patchtx applies text diffs only; apply binary changes with git apply.",
+            f"Refusing the patch: it holds a binary change to {name} (patch line {number}) "
+            "without the bytes ('Binary files ... differ').",
+            hint="Make the diff with git diff --binary: it carries the binary files' bytes.",
             path=name, line=number)
     hunks = section.hunks
     old_mode, new_mode = section.old_mode, section.new_mode
@@ -657,6 +596,8 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_
             hunk.reverse()
         old, new = new, old
         old_mode, new_mode = new_mode, old_mode
+    if section.binary_hunks:
+        return _binary(section, old, new, old_mode, new_mode, reverse)
     if old is None:
         assert new is not None
         added: list[str] = []
@@ -707,6 +648,25 @@ def _build(section: _FileDiff, paths: _Paths, reverse: bool, crs: bool, unidiff_
     changed_mode = new_mode if new_mode is not None and new_mode != old_mode else None
     return UpdateFile(old, chunks, new if new != old else None, number, changed_mode,
                       section.copy is not None)
+
+
+def _binary(section: _FileDiff, old: str | None, new: str | None, old_mode: int | None,
+            new_mode: int | None, reverse: bool) -> Hunk:
+    """A ``GIT binary patch`` section as a hunk: the file added with its bytes, deleted if it
+    holds the blob the index line names, or changed from that blob (``gitbinary``)."""
+    from .gitbinary import binary_after, change  # (off a one-line edit's path)
+
+    number = section.line
+    binary = change(number, new or old or "", section.ids, section.binary_hunks, reverse)
+    if old is None:
+        after = binary_after(None, binary, new or "") or b""
+        return AddFile(new or "", after.decode("utf-8", "surrogateescape"), number, new_mode,
+                       binary=binary)
+    if new is None:
+        return DeleteFile(old, number, None, blob_id=binary.old_id)
+    changed_mode = new_mode if new_mode is not None and new_mode != old_mode else None
+    return UpdateFile(old, (), new if new != old else None, number, changed_mode,
+                      section.copy is not None, binary=binary)
 
 
 def _chunk(hunk: _Hunk, crs: bool) -> Chunk:
@@ -762,6 +722,7 @@ def parse_unified(text: str, *, strip: int | None = None, reverse: bool = False,
     if strip is not None and strip < 0:
         raise ParseError("Invalid option: the path strip count (-p) cannot be negative.",
                          hint="Give -p 0 or more.")
+    require_bytes(text)
     raw = text.split("\n")
     if raw[-1] == "":
         raw.pop()

@@ -349,7 +349,7 @@ def _parse(text: str, *, strip: int | None, reverse: bool, unidiff_zero: bool,
 UNIFIED = Format(
     "unified", Placer(_at_stated_lines, unchanged_in_place=_endings_in_place), "hunks",
     "the hunk at patch line {line}", detects=_detects, parse=_parse, repairs=True,
-    moves_read_before=True,
+    moves_read_before=True, reads_bytes=True, backslash_in_names=True,
     missing_file_hint="A unified diff's paths lose git's a/ and b/ prefixes, or else their first "
                       "component: if they are relative to the root already, give -p 0 (strip=0).")
 """A unified diff (``unified``): hunks at their stated lines, renames as git apply reads them; its

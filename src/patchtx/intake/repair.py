@@ -37,12 +37,12 @@ from ..formats.codex import (
     MOVE_TO,
     UPDATE_FILE,
     parse,
+    require_text,
 )
 from ..formats.registry import detect
 from ..formats.unified_placement import UNIFIED
 from ..model import Repair, UpdateFile
 from ..place.normalise import WHITESPACE
-from ..place.textfile import require_unicode
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -87,7 +87,7 @@ _NOT_JSON = object()
 def parse_repaired(text: str, *, strip: int | None = None, reverse: bool = False,
                    unidiff_zero: bool = False) -> Patch:
     """``parser.parse``, with the front door's repairs tried when the text does not parse."""
-    require_unicode(text)  # (no repair makes text that is not Unicode into a patch)
+    require_text(text)  # (no repair makes text that is not Unicode, or a diff's bytes, a patch)
     repairs: list[Repair] = []
     named = _decorated_names(text)
     if named is not None:

@@ -307,7 +307,7 @@ def hunks_in_place(content: bytes, chunks: Sequence[Chunk], redo: Redo, *,
     "applied" is a diff not applied forwards."""
     if loose is None:  # (the caller's index of the decoded file, when it has one)
         try:
-            loose = LineIndex(decode(content, "").texts, source=content)
+            loose = LineIndex(decode(content, "", any_bytes=True).texts, source=content)
         except PatchtxError:
             return None
     exact = LineIndex(loose.texts, passes=1)

@@ -54,7 +54,7 @@ class TextFile:
             body = "\n".join(texts)
         else:
             body = "".join(map(str.__add__, texts, endings))
-        return ((BOM if self.bom else "") + body).encode("utf-8")
+        return as_bytes((BOM if self.bom else "") + body)
 
 
 def split_text(text: str) -> tuple[list[str], list[str]]:
@@ -100,8 +100,36 @@ def require_unicode(text: str, where: str | None = None, *, line: int | None = N
         if where is None:
             line = text.count("\n", 0, exc.start) + 1
             where = f"text line {line}"
+        char = ord(text[exc.start])
+        hint = (f"It holds the byte 0x{char - 0xDC00:02X}, which is not UTF-8 ({where}): this format "
+                "is UTF-8 text (only a unified diff's lines may be any bytes)."
+                if 0xDC80 <= char <= 0xDCFF else
+                f"It contains a lone surrogate code point ({where}); send UTF-8 text.")
+        raise ParseError(f"Invalid patch: {NOT_UNICODE}", hint=hint,
+                         line=line, details={"codex_message": NOT_UNICODE}) from None
+
+
+def as_bytes(text: str) -> bytes:
+    """THE way text becomes a file's bytes: UTF-8, and a byte that is not UTF-8, carried as
+    Python's surrogate escape (U+DC80-U+DCFF, as a unified diff's lines and the file it updates
+    are read: ``decode(any_bytes=True)``), as that byte again. Every other format's text is
+    refused a lone surrogate at its front door (``require_unicode``), so only a unified diff
+    writes such bytes."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def require_bytes(text: str, *, line: int | None = None) -> None:
+    """THE refusal of a unified diff's text that stands for no bytes: a lone surrogate other than
+    a byte's escape (U+DC80-U+DCFF, what a diff's bytes that are not UTF-8 are read as)."""
+    if text.isascii():
+        return
+    try:
+        as_bytes(text)
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
         raise ParseError(f"Invalid patch: {NOT_UNICODE}",
-                         hint=f"It contains a lone surrogate code point ({where}); send UTF-8 text.",
+                         hint=f"It contains a lone surrogate code point (text line {line}) that "
+                              "stands for no byte; send the diff's bytes.",
                          line=line, details={"codex_message": NOT_UNICODE}) from None
 
 
@@ -110,8 +138,11 @@ def looks_binary(data: bytes) -> bool:
     return b"\x00" in data[:8192]
 
 
-def decode(data: bytes, display_path: str) -> TextFile:
-    """Decode a file's bytes; refuse binary and non-UTF-8 files (never guess, never replace)."""
+def decode(data: bytes, display_path: str, *, any_bytes: bool = False) -> TextFile:
+    """Decode a file's bytes; refuse binary and non-UTF-8 files (never guess, never replace).
+    ``any_bytes`` (a unified diff, whose lines are the file's bytes): a byte that is not UTF-8
+    is kept as its surrogate escape, matched as the diff's same byte and written back as it was
+    (``as_bytes``), whatever the file's encoding; NUL bytes are still refused."""
     if looks_binary(data):
         raise BinaryFileError(
             f"Refusing to edit {display_path}: it looks like a binary file (it contains NUL bytes).",
@@ -119,7 +150,7 @@ def decode(data: bytes, display_path: str) -> TextFile:
             path=display_path,
         )
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8", "surrogateescape" if any_bytes else "strict")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         if exc.reason == "unexpected end of data":

@@ -41,7 +41,7 @@ from ..model import (
 )
 from ..options import PlanOptions
 from ..place.placer import UpdateRule
-from ..place.textfile import decode, looks_binary
+from ..place.textfile import as_bytes, looks_binary
 from ..txn.emptied import emptied_folders
 from ..workspace.paths import FileView, ResolvedPath, Workspace
 from ..workspace.policy import check_changes, policy_files
@@ -51,6 +51,8 @@ from .reads import ReadGuard
 from .update import (
     FileNames,
     already_applied,
+    binary_update,
+    holds_deleted,
     in_place_in_turn,
     name_earlier_edit,
     no_op_hunk,
@@ -254,7 +256,7 @@ class Stager:
     def resolve(self, spelled: str, line: int) -> ResolvedPath:
         if not isinstance(spelled, str):  # (a Transaction's or an editor's caller: a parser gives text)
             raise ArgumentTypeError.expected("a path", "a string", spelled)
-        resolved = self.view.resolve(spelled, line=line)
+        resolved = self.view.resolve(spelled, line=line, backslash=self.format.backslash_in_names)
         # Before anything is looked at: a hidden path is refused whether it exists or not, and
         # whatever the patch does with it (its bytes never reach a hint, a diff or an answer).
         self.guard.check_path(spelled, resolved.rel, resolved.named, action="read or write", line=line)
@@ -288,7 +290,7 @@ class Stager:
                 f"Failed to write file {self.display_spelled(hunk.path)}",
                 hint=f"'{hunk.path}' is a {'directory' if entry.kind == 'dir' else 'special file'}.",
                 path=rel, line=hunk.line)
-        after = hunk.contents.encode("utf-8") if data is None else data
+        after = as_bytes(hunk.contents) if data is None else data
         if mode is None and hunk.mode is not None:
             mode = git_permissions(hunk.mode, entry.mode)
         if (entry.content == after and mode in (None, entry.mode)
@@ -313,7 +315,7 @@ class Stager:
                 "inserts at the top of the file, pass --unidiff-zero (unidiff_zero=True), as git "
                 "apply needs it." if hunk.fills_empty else f"Use '*** Update File:' to change it, {_OR_OVERWRITE}")
         self.check_parents(rel, hunk.path, hunk.line)
-        if looks_binary(after):
+        if looks_binary(after) and data is None and hunk.binary is None:
             # Written, it would be a file patchtx then refuses to edit (textfile.decode).
             raise BinaryFileError(
                 f"Refusing to add {hunk.path}: its contents hold a NUL byte"
@@ -321,7 +323,7 @@ class Stager:
                 " afterwards.",
                 hint="patchtx writes UTF-8 text only; remove the NUL, or add binary files with another tool.",
                 path=rel, line=hunk.line)
-        if data is None and not self.options.allow_placeholders:  # (a copy's bytes: the file's own)
+        if data is None and hunk.binary is None and not self.options.allow_placeholders:  # (no text)
             self._defer(placeholder_added(hunk, rel, entry.content))
         if mode is None:
             mode = entry.mode
@@ -360,7 +362,7 @@ class Stager:
                 self.gone.append(failure)
                 return
             raise failure
-        if hunk.expected is not None and decode(entry.content, self.display(rel)).texts != list(hunk.expected):
+        if not holds_deleted(hunk, entry.content, self.display(rel)):
             raise ContextNotFoundError(
                 f"Refusing to delete {self.display_spelled(hunk.path)}: it does not hold the lines "
                 f"the diff deletes (patch line {hunk.line}).",
@@ -403,10 +405,11 @@ class Stager:
                 path=rel, line=hunk.line)
         if not hunk.chunks and self._mode_in_place(hunk, entry, rel):
             return
+        names = FileNames(rel, hunk.path, display)
         try:
-            update = update_file(entry.content, hunk.chunks, self.rule,
-                                 FileNames(rel, hunk.path, display),
-                                 check_applied=rel not in self.last_operation)
+            update = (binary_update(entry.content, hunk, names) if hunk.binary is not None else
+                      update_file(entry.content, hunk.chunks, self.rule, names,
+                                  check_applied=rel not in self.last_operation))
         except ContextNotFoundError as miss:
             if rel not in self.last_operation and self._sections_in_place(hunk, rel, entry.content, display):
                 return
@@ -441,7 +444,7 @@ class Stager:
                          "it out of the patch.", path=rel, line=hunk.line))
                 return
             update = replace(update, edits=(), offsets=())  # (a move: its content as it was)
-        if looks_binary(after):  # (as for an Add: the file was text, so the NUL is the patch's)
+        if looks_binary(after) and hunk.chunks:  # (as for an Add: the file was text, so the NUL is the patch's)
             raise BinaryFileError(
                 f"Refusing to update {hunk.path}: the patch adds a NUL byte (patch line {hunk.line}),"
                 " which would make it a binary file patchtx could not edit afterwards.",
@@ -515,7 +518,7 @@ class Stager:
              after: bytes, mode: int | None) -> None:
         """A unified diff's copy: the destination is added with the source's (edited) bytes."""
         assert entry.content is not None
-        self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8"), hunk.line),
+        self.add(AddFile(hunk.move_to or destination.spelled, after.decode("utf-8", "surrogateescape"), hunk.line),
                  data=after, mode=mode, copied_from=(source, entry.content, entry.mode))
 
     def _sections_in_place(self, hunk: UpdateFile, rel: str, content: bytes, display: str) -> bool:

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from ..formats.registry import Format
-    from ..model import Chunk, Repair, UpdateFile
+    from ..model import Chunk, DeleteFile, Repair, UpdateFile
     from ..place.matching import Placement
     from ..place.rewrite import Edit
 
@@ -93,6 +93,13 @@ class FileUpdate:
     (``Plan.notes``)."""
 
 
+def _lines_of(content: bytes, names: FileNames, rule: UpdateRule) -> TextFile:
+    """The file's lines as the patch's format reads them: a unified diff's lines are the file's
+    bytes, whatever its encoding (``decode(any_bytes=True)``, ``Format.reads_bytes``); every other
+    format edits UTF-8 text only."""
+    return decode(content, names.display, any_bytes=format_named(rule.format).reads_bytes)
+
+
 def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names: FileNames, *,
                 check_applied: bool = True) -> FileUpdate:
     """The file's new bytes once ``chunks`` are applied to ``content`` by ``rule``.
@@ -105,7 +112,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
         return FileUpdate(content, (), ())
     if any(chunk.readings for chunk in chunks):
         # (A unified hunk read by its counts: its reading chosen by the file, before all else.)
-        chunks = read_by_counts(decode(content, names.display).texts, chunks, names.display)
+        chunks = read_by_counts(_lines_of(content, names, rule).texts, chunks, names.display)
     placer = format_named(rule.format).placer
     update: FileUpdate | None = None
     index: LineIndex | None = None
@@ -122,7 +129,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
                             repairs=_unprefixed(chunks, names))
         reinserted = exact.insertion_in_place
     else:
-        original = decode(content, names.display)
+        original = _lines_of(content, names, rule)
         index = LineIndex(original.texts, source=content)
         try:
             placed = placer.on_lines(original, index, chunks, rule, names.display)
@@ -201,7 +208,7 @@ def update_file(content: bytes, chunks: Sequence[Chunk], rule: UpdateRule, names
     if _repairs(rule) and any(chunk.unprefixed for chunk in chunks):
         from ..intake.repair_update import lost_space_readings  # (off a one-line edit's path)
 
-        lines = original if original is not None else decode(content, names.display)
+        lines = original if original is not None else _lines_of(content, names, rule)
         space = index if index is not None else LineIndex(lines.texts, source=content)
         lost_space_readings(lines.texts, chunks, lambda some: placer.on_lines(
             lines, space, some, rule, names.display).placements, names.display)
@@ -259,7 +266,7 @@ def _without_applied_hunks(content: bytes, chunks: Sequence[Chunk], rule: Update
         # them: enough to refuse a patch sent again, too little to leave it out and write the rest.
         raise partly
     rest = _shifted_past(chunks, done)
-    texts = decode(content, names.display).texts
+    texts = _lines_of(content, names, rule).texts
     if any(new_side_stands(texts, chunk) for chunk in rest):
         # A hunk left whose new side already stands where it would go may be in place too, its
         # old side found elsewhere (the same line in the next function): in doubt, refuse.
@@ -396,7 +403,7 @@ def name_earlier_edit(miss: ContextNotFoundError, chunks: Sequence[Chunk], conte
         if not then.edits:
             continue
         span = (min(edit[0] for edit in then.edits), max(edit[1] for edit in then.edits))
-        hint = earlier_edit(decode(content, names.display).texts, decode(before, names.display).texts,
+        hint = earlier_edit(_lines_of(content, names, rule).texts, _lines_of(before, names, rule).texts,
                             span, entry, made_it=then.after == content)
         # (what the already-applied rule saw of lines only removed stays first)
         kept = DELETIONS_IN_PLACE + " " if miss.hint.startswith(DELETIONS_IN_PLACE) else ""
@@ -466,3 +473,23 @@ def in_place_in_turn(content: bytes, sections: Sequence[UpdateFile], rule: Updat
     except PatchtxError:
         return False
     return redone == content
+
+
+# -- a unified diff's binary patch, and the file it deletes ----------------------------------------
+def holds_deleted(hunk: DeleteFile, content: bytes, display: str) -> bool:
+    """Whether the file a unified diff deletes holds what the diff says it does: its removed
+    lines (as bytes, whatever the encoding), or a binary patch's blob."""
+    if hunk.blob_id is not None:
+        from ..formats.gitbinary import blob_id  # (off a one-line edit's path)
+
+        return blob_id(content, hunk.blob_id) == hunk.blob_id
+    return hunk.expected is None or decode(content, display, any_bytes=True).texts == list(hunk.expected)
+
+
+def binary_update(content: bytes, hunk: UpdateFile, names: FileNames) -> FileUpdate:
+    """A binary patch's update as the update unit's answer (``gitbinary.binary_after``)."""
+    from ..formats.gitbinary import binary_after  # (off a one-line edit's path)
+
+    assert hunk.binary is not None
+    after = binary_after(content, hunk.binary, names.display, names.path)
+    return FileUpdate(content, (), (), applied=True) if after is None else FileUpdate(after, (), ())

@@ -56,7 +56,8 @@ class FileView(Protocol):
 
     root: str
 
-    def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath: ...
+    def resolve(self, spelled: str, *, line: int | None = None,
+                backslash: bool = False) -> ResolvedPath: ...
 
     def info(self, rel: str) -> FileInfo | None: ...
 
@@ -112,14 +113,22 @@ def reserved_reason(parts: list[str]) -> str | None:
     return None
 
 
+BACKSLASH_IS_A_CHARACTER = os.sep == "/" and os.altsep is None
+"""Whether a backslash is an ordinary character of a file name here (POSIX), so that the path rule
+lets it through (``path_problem``); where it separates folders (Windows) it is refused. The
+patch formats a model writes refuse it anyway (``Workspace.resolve``): only a unified diff,
+whose names are git's, writes a name holding one."""
+
+
 def path_problem(path: str) -> str | None:
     """Why a workspace-relative, ``/``-separated ``path`` may not be written (None: it may be).
 
     THE path rule, for every writer and reader of paths: the planner applies it to a patch's paths
     once the workspace has resolved them, the commit to every plan it is handed (``txn.gate``),
     and the journal reader to every path a journal or history entry names. A plain relative path
-    (no empty, ``.`` or ``..`` component), no NUL, backslash or character that hides or disguises
-    text (``refused_character``), outside every ``.git`` and ``.patchtx`` folder."""
+    (no empty, ``.`` or ``..`` component), no NUL, backslash (where it separates folders:
+    ``BACKSLASH_IS_A_CHARACTER``) or character that hides or disguises text
+    (``refused_character``), outside every ``.git`` and ``.patchtx`` folder."""
     if not path:
         return "it is empty"
     if not path.isprintable():  # (C speed for the common case; every refused character lands here)
@@ -128,7 +137,7 @@ def path_problem(path: str) -> str | None:
         refused = refused_character(path)
         if refused is not None:
             return f"it contains {describe_character(refused)}"
-    if "\\" in path:
+    if "\\" in path and not BACKSLASH_IS_A_CHARACTER:
         return "it contains a backslash"
     parts = path.split("/")
     if "" in parts or "." in parts or ".." in parts:
@@ -332,13 +341,17 @@ class Workspace:
             return []
 
     # -- path resolution ------------------------------------------------------------------------
-    def resolve(self, spelled: str, *, line: int | None = None) -> ResolvedPath:
+    def resolve(self, spelled: str, *, line: int | None = None,
+                backslash: bool = False) -> ResolvedPath:
+        """``spelled`` inside the root. ``backslash``: a backslash is a name's character (a
+        unified diff's names, as git writes them), where the system has no other use for it
+        (``BACKSLASH_IS_A_CHARACTER``); else refused, a Windows path meant elsewhere."""
         refused = None if spelled.isprintable() else refused_character(spelled)
         if refused is not None:
             # Never what a patch means (a CR left by a line break, an escape sequence, a
             # right-to-left override), and printed raw it could disguise the line naming it.
             raise _unsafe(visible(spelled), f"it contains {describe_character(refused)}", line)
-        if "\\" in spelled:
+        if "\\" in spelled and not (backslash and BACKSLASH_IS_A_CHARACTER):
             raise _unsafe(spelled, "it contains a backslash (Windows separators are not accepted)",
                           line)
         if len(spelled) >= 2 and spelled[1] == ":" and spelled[0].isascii() and spelled[0].isalpha():
