@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._version import __version__
-from ..api import apply_plan, plan_patch
+from ..api import apply_plan, patch_text, plan_patch
 from ..arguments import (
     add_call_options,
     add_commit_options,
@@ -46,6 +46,7 @@ from ..render import (
 from ..result import Result, human_report, recovery_lines, result_json, summary_line
 from ..txn import recover
 from ..txn.roots import check_root
+from ..workspace.paths import NO_ROOT
 from ..workspace.policy import options_for
 from .oneshot import leave_for_the_exit
 from .progress import TerminalProgress
@@ -222,10 +223,10 @@ def _read_patches(names: list[str]) -> list[str]:
         if name == "-":
             if sys.stdin is None:  # (Python started with descriptor 0 closed)
                 raise OSError(errno.EBADF, "standard input is closed")
-            texts.append(sys.stdin.buffer.read().decode("utf-8"))
+            texts.append(patch_text(sys.stdin.buffer.read()))
         else:
             with open(name, "rb") as handle:
-                texts.append(handle.read().decode("utf-8"))
+                texts.append(patch_text(handle.read()))
     return texts
 
 
@@ -271,7 +272,8 @@ def _ask_on_terminal(plan: Plan, reason: str) -> bool:
 
 
 def _for_a_person(error: PatchtxError) -> PatchtxError:
-    """The CLI's wording of a refusal whose hint speaks to an agent (a permission it may ask for)."""
+    """The CLI's wording of a refusal whose hint speaks to an agent (a permission it may ask for) or
+    to a library caller (the `root` argument)."""
     permission = error.details.get("permission")
     if permission == "allow_delete":
         error.hint = ("Deleting is turned off here, by --no-delete or by allow-delete = false in the "
@@ -279,6 +281,8 @@ def _for_a_person(error: PatchtxError) -> PatchtxError:
     elif permission == "allow_move":
         error.hint = ("Moving is turned off here, by --no-move or by allow-move = false in the "
                       "workspace's [tool.patchtx] table.")
+    elif error.hint == NO_ROOT:
+        error.hint = "Pass an existing directory with --root."
     return error
 
 
@@ -392,7 +396,7 @@ def _run_apply(args: argparse.Namespace) -> int:
     try:
         try:
             texts = _read_patches(args.patches)
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             raise FilesystemError(f"Cannot read the patch: {exc}.",
                                   hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
                 from None

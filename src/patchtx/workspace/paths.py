@@ -194,6 +194,10 @@ def _unsafe(spelled: str, why: str, line: int | None, hint: str = _INSIDE) -> Un
     return UnsafePathError(f"Refusing path '{spelled}': {why}.", hint=hint, path=spelled, line=line)
 
 
+NO_ROOT = "Pass an existing directory as the `root` argument (the workspace's folder)."
+"""What a missing workspace root is told, in the library's words (the command line says --root)."""
+
+
 def root_path(root: str | os.PathLike[str]) -> str:
     """``root`` (a workspace root, as every surface is given one) as a path string;
     ArgumentTypeError for another type (a number, a list, bytes)."""
@@ -212,7 +216,7 @@ class Workspace:
         if not os.path.isdir(given):
             raise FilesystemError(
                 f"The workspace root {given} is not a directory.",
-                hint="Pass an existing directory with --root.", path=given,
+                hint=NO_ROOT, path=given,
             )
         self.given_root = given
         self.root = os.path.realpath(given)
