@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from ._record import replace
 from .cancel import Cancellation
-from .errors import ArgumentTypeError, FilesystemError, ParseError, PatchtxError, PolicyError
+from .errors import ArgumentTypeError, FileNotFoundPatchError, FilesystemError, ParseError, PatchtxError, PolicyError
 from .formats.codex import parse
 from .intake.repair import parse_repaired
 from .model import Patch, Plan
@@ -22,7 +22,7 @@ from .plan.planner import plan
 from .result import Result
 from .txn import commit
 from .txn.retention import KeepHistory
-from .workspace.paths import root_path
+from .workspace.paths import parent_root, root_path
 from .workspace.policy import options_for
 
 if TYPE_CHECKING:
@@ -203,8 +203,16 @@ def _read_and_plan(patches: Patches, root: PathLike, options: PlanOptions,
                                reverse=call.get("reverse", False), unidiff_zero=call.get("unidiff_zero", False))
     except ParseError as error:
         raise name_the_file(error, texts, root) from None
-    return plan_parsed(parsed, root, options, intent=call.get("intent"), progress=call.get("progress"),
-                       cancel=call.get("cancel"))
+    try:
+        return plan_parsed(parsed, root, options, intent=call.get("intent"), progress=call.get("progress"),
+                           cancel=call.get("cancel"))
+    except FileNotFoundPatchError as error:
+        parent = None if error.path is None else parent_root(root_path(root), error.path)
+        if parent is not None:  # (a library call or the command line; agents' paths stay inside)
+            error.hint = (f"It is {os.path.join(parent, error.path)}: the patch's paths start at {parent}, "
+                          f"a parent folder of the workspace root; give --root {parent} (the `root` argument).")
+            error.args = (error.message,)
+        raise
 
 
 def plan_patch(patches: Patches, root: PathLike = ".", **keywords: Unpack[PlanPatchKeywords]) -> Plan:
