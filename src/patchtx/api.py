@@ -207,9 +207,10 @@ def _read_and_plan(patches: Patches, root: PathLike, options: PlanOptions,
         return plan_parsed(parsed, root, options, intent=call.get("intent"), progress=call.get("progress"),
                            cancel=call.get("cancel"))
     except FileNotFoundPatchError as error:
-        parent = None if error.path is None else parent_root(root_path(root), error.path)
-        if parent is not None:  # (a library call or the command line; agents' paths stay inside)
-            error.hint = (f"It is {os.path.join(parent, error.path)}: the patch's paths start at {parent}, "
+        rel = error.path
+        parent = None if rel is None else parent_root(root_path(root), rel)
+        if rel is not None and parent is not None:  # (library and CLI calls: agents' stay inside)
+            error.hint = (f"It is {os.path.join(parent, rel)}: the patch's paths start at {parent}, "
                           f"a parent folder of the workspace root; give --root {parent} (the `root` argument).")
             error.args = (error.message,)
         raise
