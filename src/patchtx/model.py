@@ -275,13 +275,22 @@ class SyntaxReport:
     to_json = as_json
 
     def lines(self) -> list[str]:
-        """For a person or a model: one line per file the patch leaves with new errors (mode warn;
-        files that parse, or were not checked, are in the JSON only)."""
+        """For a person or a model: one line per file the patch leaves with new errors (mode warn),
+        and one per reason files in a language the guard knows were not checked (no grammar
+        installed, say: the files named, the first three); files that parse, and files in no
+        language the guard knows, are in the JSON only."""
         out = []
         for f in self.introduced:
             first = f.errors[0]
             out.append(f"Syntax: {f.path}: the patch leaves {len(f.errors)} error(s), the first at line"
                        f" {first.line}, column {first.column} ({first.message}).")
+        unchecked: dict[str, list[str]] = {}
+        for f in self.files:
+            if f.status == "not_checked" and f.language is not None:
+                unchecked.setdefault(f.reason or "not checked", []).append(f.path)
+        for reason, paths in unchecked.items():
+            named = ", ".join(paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
+            out.append(f"Syntax: not checked: {named} ({reason}).")
         return out
 
 

@@ -190,7 +190,7 @@ _NOT_ON_THE_TINY_PATH = (
     "patchtx.formats.unified", "patchtx.formats.search_replace", "patchtx.formats.block_placement",
     "patchtx.formats.text_placement", "patchtx.formats.heredoc", "patchtx.formats.edits",
     "patchtx.intake.repair_update", "patchtx.intake.decorations", "patchtx.intake.extract",
-    "patchtx.plan.syntax", "patchtx.plan.isolated",
+    "patchtx.plan.syntax", "patchtx.plan.isolated", "ast", "difflib", "importlib.util",
     "patchtx.txn.verify",
 )
 

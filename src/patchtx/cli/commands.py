@@ -306,13 +306,14 @@ def _report(result: Result, args: argparse.Namespace) -> str:
     (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal. A written
     change past MAX_SHOWN_DIFF_LINES of diff shows them only with -v/--diff."""
     recovery = "".join(line + "\n" for line in recovery_lines(result))
+    syntax = "" if result.plan.syntax is None else "".join(line + "\n" for line in result.plan.syntax.lines())
     if args.quiet:
-        return recovery + summary_line(result)
+        return recovery + summary_line(result) + syntax
     if args.stat or args.numstat or args.summary:
         rendered = diff_texts(result.plan)
         return (recovery + summary_line(result) + (diffstat(result.plan, rendered) if args.stat else "")
                 + (numstat(result.plan, rendered) if args.numstat else "")
-                + (change_summary(result.plan) if args.summary else ""))
+                + (change_summary(result.plan) if args.summary else "") + syntax)
     text = human_report(result, diffs=False, max_files=MAX_LISTED_FILES)
     if args.no_diff:
         return text
@@ -409,8 +410,9 @@ def _run_apply(args: argparse.Namespace) -> int:
         if args.extract:
             texts = _extracted(args.patches, texts)
         keywords = policy_keywords(args)
-        if args.command == "check" and keywords["syntax"] is None:
-            # check shows what the guard would say: warn unless the host or workspace says more.
+        if keywords["syntax"] is None:
+            # The guard is heard on the command line: warn unless the host or workspace says more
+            # (off for the library). A file with no grammar still costs no parser (plan/syntax.py).
             keywords["syntax"] = options_for(args.root, {}, defaults={"syntax": "warn"})[0].syntax
         plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
                           strip=args.strip, reverse=args.reverse, unidiff_zero=args.unidiff_zero,
