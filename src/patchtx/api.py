@@ -316,4 +316,4 @@ def apply_edits(edits: Sequence[Mapping[str, Any]], root: str | os.PathLike[str]
     try:
         return apply_patch(patch, root, dry_run=dry_run, intent=intent, **options)
     except PatchtxError as error:
-        raise name_the_edit(error, patch) from None
+        raise name_the_edit(error, patch, root_path(root)) from None

@@ -87,7 +87,7 @@ class Transaction:
         try:
             self.apply_patch(patch)
         except PatchtxError as error:
-            raise name_the_edit(error, patch) from None
+            raise name_the_edit(error, patch, self._workspace.root) from None
 
     def write_bytes(self, path: str, data: bytes, *, mode: int | None = None) -> None:
         if not isinstance(data, bytes | bytearray | memoryview):

@@ -14,10 +14,11 @@ it); line breaks written CR LF in the strings are read as LF (the file keeps its
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ArgumentTypeError, InvalidArgumentsError, NoChangeError, PatchtxError
+from ..errors import AmbiguousContextError, ArgumentTypeError, InvalidArgumentsError, NoChangeError, PatchtxError
 from ..model import AddFile, Chunk, Patch, UpdateFile
 from ..place.textfile import require_unicode
 from .text_placement import FORMAT
@@ -98,12 +99,34 @@ def as_text(arguments: object) -> str:
     return json.dumps(arguments, ensure_ascii=False, default=str)
 
 
-def name_the_edit(error: PatchtxError, patch: Patch) -> PatchtxError:
-    """``error`` with the edit it concerns named in front (the error's ``line`` is its number)."""
+def name_the_edit(error: PatchtxError, patch: Patch, root: str | None = None) -> PatchtxError:
+    """``error`` in the edit list's words: the edit it concerns named in front (the error's
+    ``line`` is its number), ``old_string`` for the text editor's ``old_str``, ``replace_all``
+    offered for an ambiguous edit (the editor has no such argument), and each file as the edits
+    spell it (``in_spelled_paths``, given the ``root``)."""
+    if root is not None:
+        in_spelled_paths(error, patch, root)
+    error.headline = error.headline.replace("old_str `", "old_string `")
+    if isinstance(error, AmbiguousContextError) and "replace_all" not in error.hint:
+        error.hint += " Or set replace_all to replace every occurrence."
     total = len(patch.hunks)
     if total > 1 and error.line and 1 <= error.line <= total and not error.headline.startswith("Edit "):
         path = patch.hunks[error.line - 1].path
         error.headline = f"Edit {error.line} of {total} ({path}): {error.headline}"
-        error.args = (error.message,)
+    error.args = (error.message,)
+    return error
+
+
+def in_spelled_paths(error: PatchtxError, patch: Patch, root: str) -> PatchtxError:
+    """``error`` naming each file of an edit tool's call (edit lists, the text editor,
+    SEARCH/REPLACE blocks) as the call spelled it: the planner joins a relative path to the root,
+    as Codex's messages do, where the tool's reference names it as given."""
+    real = os.path.realpath(root).rstrip("/")
+    joined = {f"{real}/{os.path.normpath(hunk.path)}": hunk.path for hunk in patch.hunks
+              if hunk.path and not hunk.path.startswith("/") and os.path.normpath(hunk.path) != "."}
+    for absolute in sorted(joined, key=len, reverse=True):
+        error.headline = error.headline.replace(absolute, joined[absolute])
+        error.hint = error.hint.replace(absolute, joined[absolute])
+    error.args = (error.message,)
     return error
 
