@@ -106,3 +106,47 @@ async def test_mcp_refuses_unknown_arguments_and_points_undo_edit_to_undo(work: 
         assert "Unrecognized command undo_edit" in text and "the `undo` tool" in text
         is_error, content, _ = await call(client, EDITOR, whole)  # the tool still works
         assert not is_error and (work / "dup.py").read_text() == "y\n"
+
+
+def test_view_of_a_file_that_is_not_utf8_says_so(work: Path) -> None:
+    (work / "latin.txt").write_bytes("caf\u00e9\n".encode("latin-1"))
+    outcome = run_edit_tool_call(EDITOR, {"command": "view", "path": "latin.txt"}, str(work))
+    assert outcome.payload["error"]["kind"] == "not_utf8"
+    assert outcome.text.startswith("Error [not_utf8]: Cannot show latin.txt: it is not UTF-8 text (byte 3, line 1).")
+    assert "update" not in outcome.text
+
+
+def test_an_empty_old_string_fills_an_empty_file_as_an_empty_search_does(work: Path) -> None:
+    (work / "empty.txt").write_text("")
+    (work / "blocks.txt").write_text("")
+    filled = run_edit_tool_call("edit_files", {"edits": [{"path": "empty.txt", "old_string": "",
+                                                          "new_string": "hello\n"}]}, str(work))
+    blocks = run_edit_tool_call("replace_in_file", {"path": "blocks.txt", "diff": "------- SEARCH\n=======\n"
+                                                    "hello\n+++++++ REPLACE\n"}, str(work))
+    assert filled.ok and blocks.ok, (filled.text, blocks.text)
+    assert (work / "empty.txt").read_text() == (work / "blocks.txt").read_text() == "hello\n"
+    # A file with content: refused in the edit list's words, not a Codex patch's.
+    refused = run_edit_tool_call("edit_files", {"edits": [{"path": "notes.txt", "old_string": "",
+                                                           "new_string": "x\n"}]}, str(work))
+    assert refused.payload["error"]["kind"] == "file_exists"
+    assert "An empty old_string creates notes.txt, which already exists and is not empty." in refused.text
+    assert "*** " not in refused.text and (work / "notes.txt").read_text() == "one\ntwo\nthree\n"
+
+
+def test_out_of_order_blocks_are_explained_first(work: Path) -> None:
+    (work / "abcd.txt").write_text("a\nb\nc\nd\n")
+    outcome = run_edit_tool_call("replace_in_file", {"path": "abcd.txt", "diff": (
+        "------- SEARCH\nc\n=======\nC\n+++++++ REPLACE\n------- SEARCH\na\n=======\nA\n+++++++ REPLACE\n")},
+        str(work))
+    assert outcome.text.startswith("Error [context_not_found]: The block on line 6 is out of order: its SEARCH "
+                                   "lines stand at file line 1, above where the block before it matched")
+    assert "do not match" not in outcome.text and (work / "abcd.txt").read_text() == "a\nb\nc\nd\n"
+
+
+def test_insert_of_text_ending_in_a_newline_is_its_lines(work: Path) -> None:
+    """docs/integrations.md [insert-newline]: the reference editors would add an empty line."""
+    (work / "ab.txt").write_text("a\nb\n")
+    run_editor({"command": "insert", "path": "ab.txt", "insert_line": 1, "insert_text": "foo\n"}, work)
+    assert (work / "ab.txt").read_text() == "a\nfoo\nb\n"
+    run_editor({"command": "insert", "path": "ab.txt", "insert_line": 1, "insert_text": "bar"}, work)
+    assert (work / "ab.txt").read_text() == "a\nbar\nfoo\nb\n"

@@ -41,7 +41,8 @@ EDITS_DESCRIPTION = (
     "transaction: all of them land or none does. Edits apply in order, each to the files as the "
     "edits before it left them. `old_string` must appear in its file exactly once (or set "
     "`replace_all` to replace every occurrence); it may start and end anywhere in a line, white "
-    "space and line breaks included. An empty `old_string` creates the file with `new_string`."
+    "space and line breaks included. An empty `old_string` creates the file with `new_string` (or "
+    "fills an existing empty one)."
 )
 REPLACE_IN_FILE_DESCRIPTION = (
     "Replace sections of one file with SEARCH/REPLACE blocks, all of them as one transaction:\n"

@@ -30,6 +30,7 @@ from .._record import record
 from ..api import commit_plan, parse_patches, plan_parsed
 from ..errors import (
     ArgumentTypeError,
+    EncodingPatchError,
     FileExistsPatchError,
     FileNotFoundPatchError,
     InvalidArgumentsError,
@@ -315,7 +316,16 @@ class TextEditor:
         return decode(data or b"", "").texts
 
     def _file_view(self, data: bytes, path: str, view_range: list[int] | None, limit: int) -> str:
-        lines = decode(data, path).texts or [""]
+        try:
+            lines = decode(data, path).texts or [""]
+        except EncodingPatchError as error:  # (decode's words are an update's: view updates nothing)
+            line = error.details.get("file_line")
+            error.headline = (f"Cannot show {path}: it is not UTF-8 text (byte "
+                              f"{error.details.get('byte_offset')}, line {line}).")
+            error.hint = ("The editor shows UTF-8 text only, and never rewrites a file in another "
+                          "encoding; convert it to UTF-8 first, or read it another way.")
+            error.args = (error.message,)
+            raise
         first, note = 1, ""
         if view_range:
             if (not isinstance(view_range, list | tuple) or len(view_range) != 2
