@@ -83,6 +83,7 @@ async def test_mcp_refuses_unknown_arguments_and_points_undo_edit_to_undo(work: 
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(tools[EDITOR].input_schema["properties"]) == set(EDITOR_ARGUMENTS)
         assert tools[EDITOR].input_schema["required"] == ["command", "path"]
+        assert all(tool.input_schema.get("additionalProperties") is False for tool in tools.values())
         whole = {"command": "str_replace", "path": "dup.py", "old_str": "x = 1\nx = 1", "new_str": "y"}
         cases: list[tuple[str, dict[str, Any]]] = [
             (EDITOR, {**whole, "enable_linting": True}),

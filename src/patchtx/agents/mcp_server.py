@@ -635,6 +635,9 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
         return await run(ctx, lambda at, watch: replace_in_file_call(path, diff, at, host=host, origin="mcp",
                                                                      watch=watch))
 
+    for declared in server._tool_manager.list_tools():
+        # What call_tool refuses, the input schema says: no argument the tool does not declare.
+        declared.parameters["additionalProperties"] = False
     return server
 
 
