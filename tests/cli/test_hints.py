@@ -45,7 +45,8 @@ def test_a_diff_applied_from_a_subdirectory_is_told_the_root(repo: Path, subdir:
     done = subprocess.run([PATCHTX, "apply", str(repo / "fix.diff")], cwd=repo / subdir, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 1 and "[file_not_found]" in done.stderr
-    assert f"give --root {parent} " in done.stderr and "-p 0" not in done.stderr
+    assert f"give --root {parent}." in done.stderr and "-p 0" not in done.stderr
+    assert "`root` argument" not in done.stderr  # (the library's words)
     assert (repo / "pkg" / "inner" / "f.txt").read_text() == "a\nb\nc\n"
     fixed = subprocess.run([PATCHTX, "apply", "--root", parent, str(repo / "fix.diff")], cwd=repo / subdir,
                            capture_output=True, text=True, timeout=60)

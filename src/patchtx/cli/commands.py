@@ -283,6 +283,7 @@ def _for_a_person(error: PatchtxError) -> PatchtxError:
                       "workspace's [tool.patchtx] table.")
     elif error.hint == NO_ROOT:
         error.hint = "Pass an existing directory with --root."
+    error.hint = error.hint.replace(" (the `root` argument)", "")  # (the library's words: api.py)
     return error
 
 
