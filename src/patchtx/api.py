@@ -79,7 +79,8 @@ def patch_list(patches: Patches) -> list[str | Patch]:
         return [patch_text(p) if isinstance(p, bytes | bytearray) else p for p in patches]
     raise ArgumentTypeError.expected(
         "the patch", "a patch text (str or UTF-8 bytes), a parsed Patch or a list of them", patches,
-        hint=_PASS_THE_TEXT if isinstance(patches, os.PathLike)
+        hint=_PASS_THE_TEXT if isinstance(patches, os.PathLike) or (
+            isinstance(patches, list | tuple) and any(isinstance(p, os.PathLike) for p in patches))
         else "Pass the patch as a string (a Codex patch or a unified diff).")
 
 

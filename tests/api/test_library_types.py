@@ -51,6 +51,9 @@ def test_a_path_is_told_to_pass_its_text(root: Path) -> None:
         patchtx.apply_patch(root / "fix.diff", root)
     assert isinstance(raised.value, ArgumentTypeError) and raised.value.kind == "invalid_arguments"
     assert "path.read_text()" in str(raised.value)
+    with pytest.raises(TypeError) as raised:
+        patchtx.apply_patch([DIFF, root / "fix.diff"], root)
+    assert "path.read_text()" in str(raised.value)
     with pytest.raises(ArgumentTypeError) as raised, patchtx.Transaction(root) as tx:
         tx.apply_patch(root / "fix.diff")  # type: ignore[arg-type]
     assert "path.read_text()" in str(raised.value)
