@@ -8,6 +8,9 @@ before it while the machine does the same thing to both:
 
     .venv/bin/python benchmarks/tiny_edit.py --checkout src --checkout /path/to/main/src --runs 40
 
+With ``--patchtx-apply`` each run is ``patchtx apply FILE`` instead (the patch in a file outside
+the tree): the command a person types, with its defaults (the syntax guard warns).
+
 The table shows wall and CPU time (user + system, from ``wait4``) of the process, minimum and
 median in milliseconds, and the median's ratio to ``python -c pass``. Every run is checked: the
 tree must end as the workload expects.
@@ -54,12 +57,16 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=30, help="timed runs per checkout (default: 30)")
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "patchtx-tiny-edit",
                         help="scratch folder (default: $TMPDIR/patchtx-tiny-edit)")
+    parser.add_argument("--patchtx-apply", action="store_true",
+                        help="time `patchtx apply FILE` instead of `apply_patch 'PATCH'`")
     args = parser.parse_args()
     checkouts = [str(Path(c).resolve()) for c in (args.checkout or ["src"])]
     work = wl.tiny()
     shutil.rmtree(args.workdir, ignore_errors=True)
     folder = wl.materialize(work, args.workdir)
     patch = work.codex_patch
+    patch_file = args.workdir / "tiny.patch"
+    patch_file.write_text(patch)
     # As run.py: no PYTHON* variables (PYTHONDONTWRITEBYTECODE would time the compiler).
     plain = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     copies = 0
@@ -74,7 +81,9 @@ def main() -> int:
 
     def edit(checkout: str) -> tuple[float, float]:
         tree = fresh()
-        timing = _timed([str(BIN / "apply_patch"), patch], tree, {**plain, "PYTHONPATH": checkout})
+        argv = ([str(BIN / "patchtx"), "apply", str(patch_file)] if args.patchtx_apply
+                else [str(BIN / "apply_patch"), patch])
+        timing = _timed(argv, tree, {**plain, "PYTHONPATH": checkout})
         problems = wl.compare_trees(tree, work.expected)
         if problems:
             raise SystemExit(f"{checkout}: wrong result in {tree}: {problems}")

@@ -31,14 +31,16 @@ fi
 # pydantic-core, hypothesis), pip 26 about 12 s, and getting it takes 3 s. It comes from the
 # system's pip when that can install into another environment (pip >= 22.3, --python), else from
 # ensurepip. Packages are not byte-compiled at install (--no-compile: the tests write the .pyc of
-# the modules they import, a fraction of what is installed). Measured on the project's 2-core VM:
-# see README.
+# the modules they import, a fraction of what is installed). A .venv made by the README's first
+# command has the interpreter's own pip (23.2 here: the test extras took 49 s to install with it,
+# 6 + 27 s with an upgrade first), so an older pip is upgraded too. Measured on the project's 2-core
+# VM: see README.
 quiet=(-q --no-compile --disable-pip-version-check)
 # pip's warnings about this machine's package index locations are left out; a failed install still
 # fails the command (pipefail: the pipe's status is pip's; grep finding no line is not a failure).
 unwarned() { grep -v "^WARNING: Location" || true; }
 [ -x .venv/bin/python ] || "$python" -m venv --without-pip .venv
-if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+if ! .venv/bin/python -c 'import sys, pip; sys.exit(int(pip.__version__.split(".")[0]) < 25)' 2>/dev/null; then
   if "$python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (22, 3))' \
       2>/dev/null; then
     "$python" -m pip --python .venv/bin/python install "${quiet[@]}" --upgrade pip

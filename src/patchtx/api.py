@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from ._record import replace
 from .cancel import Cancellation
-from .errors import ArgumentTypeError, PatchtxError, PolicyError
+from .errors import ArgumentTypeError, FileNotFoundPatchError, ParseError, PatchtxError, PolicyError
 from .formats.codex import parse
 from .intake.repair import parse_repaired
 from .model import Patch, Plan
@@ -22,6 +22,7 @@ from .plan.planner import plan
 from .result import Result
 from .txn import commit
 from .txn.retention import KeepHistory
+from .workspace.paths import parent_root, root_path
 from .workspace.policy import options_for
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from .txn.reports import CommitReport, RecoveryReport
     from .txn.verify import Verifier
 
-    Patches = str | Patch | Sequence[str | Patch]
+    Patches = str | bytes | Patch | Sequence[str | bytes | Patch]
 
 PathLike = str | os.PathLike[str]
 
@@ -45,43 +46,67 @@ def parse_patches(patches: Patches, options: PlanOptions, *, extract: bool = Fal
     ``reverse`` and ``unidiff_zero`` are ``-p N``, ``-R`` and git apply's ``--unidiff-zero`` for
     unified diffs), the texts together (a parsed patch's
     own text included) no longer than ``options.max_patch_bytes``."""
-    patches = patch_list(patches)
+    texts = patch_list(patches)
     if extract:
         from .intake.extract import extract_patch  # (off a one-line edit's path)
 
-        patches = [extract_patch(p) if isinstance(p, str) else p for p in patches]
+        texts = [extract_patch(p) if isinstance(p, str) else p for p in texts]
     limit = options.max_patch_bytes
     if limit is not None:
-        size = sum(len((p if isinstance(p, str) else p.text).encode("utf-8", "surrogatepass")) for p in patches)
+        size = sum(len((p if isinstance(p, str) else p.text).encode("utf-8", "surrogatepass")) for p in texts)
         if size > limit:
             raise PolicyError(f"Refusing the patch: it is {size} bytes, more than the limit of "
                               f"{limit}.", hint="Split it into smaller patches.",
                               details={"bytes": size, "limit": limit})
-    for given in patches:
+    for given in texts:
         if isinstance(given, Patch):  # (a text is asked by its parser)
             require_unicode(given.text)  # an edit list's, an editor call's: every argument
     if options.strict:
         return [parse(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
-                if isinstance(p, str) else p for p in patches]
+                if isinstance(p, str) else p for p in texts]
     return [parse_repaired(p, strip=strip, reverse=reverse, unidiff_zero=unidiff_zero)
-            if isinstance(p, str) else p for p in patches]
+            if isinstance(p, str) else p for p in texts]
 
 
 def patch_list(patches: Patches) -> list[str | Patch]:
-    """``patches`` as a list of texts and parsed patches; ArgumentTypeError for anything else."""
+    """``patches`` as a list of texts and parsed patches (bytes read as ``patch_text`` reads a
+    patch file); ArgumentTypeError for anything else."""
     if isinstance(patches, str | Patch):
         return [patches]
-    if isinstance(patches, Sequence) and not isinstance(patches, bytes | bytearray) and all(
-            isinstance(p, str | Patch) for p in patches):
-        return list(patches)
     if isinstance(patches, bytes | bytearray):
-        hint = "Decode the bytes first (data.decode('utf-8'))."
-    elif isinstance(patches, os.PathLike):
-        hint = "Pass the patch's text: read the file first (Path(...).read_text())."
-    else:
-        hint = "Pass the patch as a string (a Codex patch or a unified diff)."
-    raise ArgumentTypeError.expected("the patch", "a patch text (str), a parsed Patch or a list of them",
-                                     patches, hint=hint)
+        return [patch_text(patches)]
+    if isinstance(patches, list | tuple) and all(isinstance(p, str | Patch | bytes | bytearray) for p in patches):
+        return [patch_text(p) if isinstance(p, bytes | bytearray) else p for p in patches]
+    raise ArgumentTypeError.expected(
+        "the patch", "a patch text (str or UTF-8 bytes), a parsed Patch or a list of them", patches,
+        hint=_PASS_THE_TEXT if isinstance(patches, os.PathLike) or (
+            isinstance(patches, list | tuple) and any(isinstance(p, os.PathLike) for p in patches))
+        else "Pass the patch as a string (a Codex patch or a unified diff).")
+
+
+_PASS_THE_TEXT = "Pass the patch's text: read the file first (path.read_text())."
+
+
+def patch_text(data: bytes | bytearray) -> str:
+    """THE reading of a patch's bytes (a patch file's, standard input's, a library caller's): UTF-8,
+    a byte that is not UTF-8 kept as its surrogate escape, so that a unified diff of a file in any
+    encoding applies byte for byte, as git applies it; every other format refuses such a byte as
+    it is parsed (``codex.require_text``: ``parse_error`` naming the byte)."""
+    return bytes(data).decode("utf-8", "surrogateescape")
+
+
+def name_the_file(error: ParseError, patches: Sequence[str | Patch], root: PathLike) -> ParseError:
+    """``error`` (a patch text that is no patch) told what to pass when the text is only the name
+    of an existing file (relative to the current directory or ``root``): a library caller passed
+    the file's name where its text belongs."""
+    for given in patches:
+        name = given.strip() if isinstance(given, str) else ""
+        if name and "\n" not in name and len(name) < 4096 and any(
+                os.path.isfile(os.path.join(folder, name)) for folder in (".", root_path(root))):
+            error.hint = (f"The patch text {name!r} looks like a file name, not a patch: pass the "
+                          f"file's text (Path({name!r}).read_text()).")
+            error.args = (error.message,)
+    return error
 
 
 def check_call(call: Mapping[str, Any]) -> None:
@@ -170,10 +195,23 @@ def _read_and_plan(patches: Patches, root: PathLike, options: PlanOptions,
                    call: Mapping[str, Any]) -> Plan:
     """The Plan of ``patches`` read and planned as the call's ``PatchKeywords`` say."""
     check_call(call)
-    parsed = parse_patches(patches, options, extract=call.get("extract", False), strip=call.get("strip"),
-                           reverse=call.get("reverse", False), unidiff_zero=call.get("unidiff_zero", False))
-    return plan_parsed(parsed, root, options, intent=call.get("intent"), progress=call.get("progress"),
-                       cancel=call.get("cancel"))
+    texts = patch_list(patches)
+    try:
+        parsed = parse_patches(texts, options, extract=call.get("extract", False), strip=call.get("strip"),
+                               reverse=call.get("reverse", False), unidiff_zero=call.get("unidiff_zero", False))
+    except ParseError as error:
+        raise name_the_file(error, texts, root) from None
+    try:
+        return plan_parsed(parsed, root, options, intent=call.get("intent"), progress=call.get("progress"),
+                           cancel=call.get("cancel"))
+    except FileNotFoundPatchError as error:
+        rel = error.path
+        parent = None if rel is None else parent_root(root_path(root), rel)
+        if rel is not None and parent is not None:  # (library and CLI calls: agents' stay inside)
+            error.hint = (f"It is {os.path.join(parent, rel)}: the patch's paths start at {parent}, "
+                          f"a parent folder of the workspace root; give --root {parent} (the `root` argument).")
+            error.args = (error.message,)
+        raise
 
 
 def plan_patch(patches: Patches, root: PathLike = ".", **keywords: Unpack[PlanPatchKeywords]) -> Plan:
@@ -276,4 +314,4 @@ def apply_edits(edits: Sequence[Mapping[str, Any]], root: str | os.PathLike[str]
     try:
         return apply_patch(patch, root, dry_run=dry_run, intent=intent, **options)
     except PatchtxError as error:
-        raise name_the_edit(error, patch) from None
+        raise name_the_edit(error, patch, root_path(root)) from None

@@ -11,7 +11,7 @@ import hashlib
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
-from ._record import as_json, record
+from ._record import as_json, record, replace
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -299,13 +299,22 @@ class SyntaxReport:
     to_json = as_json
 
     def lines(self) -> list[str]:
-        """For a person or a model: one line per file the patch leaves with new errors (mode warn;
-        files that parse, or were not checked, are in the JSON only)."""
+        """For a person or a model: one line per file the patch leaves with new errors (mode warn),
+        and one per reason files in a language the guard knows were not checked (no grammar
+        installed, say: the files named, the first three); files that parse, and files in no
+        language the guard knows, are in the JSON only."""
         out = []
         for f in self.introduced:
             first = f.errors[0]
             out.append(f"Syntax: {f.path}: the patch leaves {len(f.errors)} error(s), the first at line"
                        f" {first.line}, column {first.column} ({first.message}).")
+        unchecked: dict[str, list[str]] = {}
+        for f in self.files:
+            if f.status == "not_checked" and f.language is not None:
+                unchecked.setdefault(f.reason or "not checked", []).append(f.path)
+        for reason, paths in unchecked.items():
+            named = ", ".join(paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
+            out.append(f"Syntax: not checked: {named} ({reason}).")
         return out
 
 
@@ -353,6 +362,29 @@ class Plan:
             kind = "A" if target.before is None else "D" if target.after is None else "M"
             counts[kind] += 1
         return counts
+
+    @property
+    def files(self) -> tuple[FileChange, ...]:
+        """``changes`` as a person reads them, one entry per file: an update of a file an earlier
+        change of the plan added, updated or moved there is folded into that change (its ``after``,
+        the diff from its ``before``), as two commits of a ``git format-patch`` on one file are
+        one modified file. What the result lists, diffs and counts per file."""
+        out: list[FileChange] = []
+        last: dict[str, int] = {}  # a path -> the entry that leaves it as it is now
+        for change in self.changes:
+            at = last.get(change.path)
+            if change.kind is ChangeKind.UPDATE and at is not None:
+                out[at] = replace(out[at], after=change.after, new_mode=change.new_mode, edits=None,
+                                  edit_offsets=None)
+                continue
+            if change.source is not None:
+                last.pop(change.source, None)
+            if change.kind is ChangeKind.DELETE or change.copied_from is not None:
+                last.pop(change.path, None)
+            else:
+                last[change.path] = len(out)
+            out.append(change)
+        return tuple(out)
 
     @property
     def summary(self) -> str:

@@ -291,8 +291,8 @@ def unified_diff(change: FileChange, context: int = 3) -> str:
 
 
 def diff_texts(plan: Plan) -> list[str]:
-    """The unified diff of each change of ``plan``, in order."""
-    return [unified_diff(change) for change in plan.changes]
+    """The unified diff of each file of ``plan`` (``Plan.files``), in order."""
+    return [unified_diff(change) for change in plan.files]
 
 
 def diffs_within(plan: Plan, limit: int) -> str | None:
@@ -302,7 +302,7 @@ def diffs_within(plan: Plan, limit: int) -> str | None:
     diff nobody is shown)."""
     texts: list[str] = []
     lines = 0
-    for change in plan.changes:
+    for change in plan.files:
         if change.edits is not None and \
                 sum(old_end - old_start + new_end - new_start
                     for old_start, old_end, new_start, new_end in change.edits) > limit - lines:
@@ -320,7 +320,7 @@ def file_entries(plan: Plan, *, with_diff: bool = True,
     """Per-file status entries; ``rendered`` is ``diff_texts(plan)`` when the caller has it already."""
     texts = (rendered if rendered is not None else diff_texts(plan)) if with_diff else None
     entries = []
-    for index, change in enumerate(plan.changes):
+    for index, change in enumerate(plan.files):
         entry: dict[str, Any] = {"path": change.path, "status": STATUS_NAMES[change.kind]}
         if change.source is not None:
             entry["from"] = change.source
@@ -399,9 +399,9 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
     operation (names and bars scaled as git scales them for 80 columns), then the totals line."""
     texts = rendered if rendered is not None else diff_texts(plan)
     counts = [_line_counts(text) for text in texts]
-    names = [quote(change.path) for change in plan.changes]
+    names = [quote(change.path) for change in plan.files]
     width = max([len(name) for name in names]
-                + [len(quote(c.source)) for c in plan.changes if c.source], default=0)
+                + [len(quote(c.source)) for c in plan.files if c.source], default=0)
     most = max((added + removed for added, removed in counts), default=0)
     lines = []
     for name, (added, removed), text in zip(names, counts, texts, strict=True):
@@ -420,7 +420,7 @@ def diffstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
             lines.append(f" {name:<{shown_width}} |  Bin")
             continue
         lines.append(f" {name:<{shown_width}} |{added + removed:5d} {'+' * plus}{'-' * minus}")
-    files = len(plan.changes)
+    files = len(plan.files)
     inserted = sum(added for added, _ in counts)
     deleted = sum(removed for _, removed in counts)
     if not files:
@@ -438,7 +438,7 @@ def numstat(plan: Plan, rendered: Sequence[str] | None = None) -> str:
     texts = rendered if rendered is not None else diff_texts(plan)
     return "".join(("-\t-" if _BINARY in text else f"{added}\t{removed}") + f"\t{quote(change.path)}\n"
                    for change, (added, removed), text
-                   in zip(plan.changes, map(_line_counts, texts), texts, strict=True))
+                   in zip(plan.files, map(_line_counts, texts), texts, strict=True))
 
 
 def _similarity(change: FileChange) -> int:
@@ -455,7 +455,7 @@ def change_summary(plan: Plan) -> str:
     """What ``git apply --summary`` prints: creations, deletions, renames, copies and mode
     changes, one line each (a change of content alone prints nothing)."""
     lines = []
-    for change in plan.changes:
+    for change in plan.files:
         if change.source is not None or change.copied_from is not None:
             old_name = quote(change.source if change.source is not None else str(change.copied_from))
             new_name = quote(change.path)

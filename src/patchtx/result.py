@@ -92,14 +92,15 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     lines = recovery_lines(result)
     lines.append(summary_line(result).rstrip("\n"))
     lines.extend(repair_lines(result))
-    shown = plan.changes if max_files is None else plan.changes[:max_files]
+    files = plan.files
+    shown = files if max_files is None else files[:max_files]
     for change in shown:
         name = f"{shown_path(change.source)} -> {shown_path(change.path)}" if change.source else shown_path(change.path)
         if change.copied_from is not None:
             name += f" (copy of {shown_path(change.copied_from)})"
         lines.append(f"  {change.kind.value} {name}")
-    if len(shown) < len(plan.changes):
-        rest = len(plan.changes) - len(shown)
+    if len(shown) < len(files):
+        rest = len(files) - len(shown)
         lines.append(f"  ... and {rest:,} more file{'s' if rest != 1 else ''} (--stat or --json lists them all)")
     if plan.syntax is not None:
         lines.extend(plan.syntax.lines())
@@ -108,7 +109,7 @@ def human_report(result: Result, *, diffs: bool = True, rendered: Sequence[str] 
     lines += [f"Note: {note}" for note in plan.notes]
     text = "\n".join(lines) + "\n"
     if diffs:
-        text += "".join(rendered if rendered is not None else map(unified_diff, plan.changes))
+        text += "".join(rendered if rendered is not None else map(unified_diff, files))
     return text
 
 

@@ -11,8 +11,8 @@ import os
 from types import TracebackType
 from typing import TYPE_CHECKING, Unpack
 
-from .api import check_call, commit_plan, parse_patches
-from .errors import ArgumentTypeError, EncodingPatchError, PatchtxError, TransactionClosedError
+from .api import check_call, commit_plan, name_the_file, parse_patches, patch_list
+from .errors import ArgumentTypeError, EncodingPatchError, ParseError, PatchtxError, TransactionClosedError
 from .formats.edits import name_the_edit, parse_edits
 from .model import DeleteFile, Patch, Plan
 from .plan.planner import Stager
@@ -64,15 +64,20 @@ class Transaction:
                                          hint="Start a new Transaction for further changes.")
         return self._stager
 
-    def apply_patch(self, patch: str | Patch, *, extract: bool = False, strip: int | None = None,
+    def apply_patch(self, patch: str | bytes | Patch, *, extract: bool = False, strip: int | None = None,
                     reverse: bool = False) -> None:
         """Stage a whole patch (all its operations, or none if one fails); ``extract``, ``strip``
         and ``reverse`` as in ``patchtx.apply_patch``."""
         stager = self._open()
-        if not isinstance(patch, str | Patch):
-            raise ArgumentTypeError.expected("the patch", "a patch text (str) or a parsed Patch", patch)
+        if isinstance(patch, list | tuple):  # (one patch here: the module function takes lists)
+            raise ArgumentTypeError.expected("the patch", "a patch text (str or UTF-8 bytes) or a parsed Patch",
+                                             patch, hint="Stage the patches one call each.")
+        texts = patch_list(patch)
         check_call({"extract": extract, "strip": strip, "reverse": reverse})
-        (parsed,) = parse_patches(patch, self._plan_options, extract=extract, strip=strip, reverse=reverse)
+        try:
+            (parsed,) = parse_patches(texts, self._plan_options, extract=extract, strip=strip, reverse=reverse)
+        except ParseError as error:
+            raise name_the_file(error, texts, self._workspace.given_root) from None
         stager.stage_patch(parsed)
 
     def apply_edits(self, edits: Sequence[Mapping[str, Any]], *, file_path: str | None = None) -> None:
@@ -82,7 +87,7 @@ class Transaction:
         try:
             self.apply_patch(patch)
         except PatchtxError as error:
-            raise name_the_edit(error, patch) from None
+            raise name_the_edit(error, patch, self._workspace.root) from None
 
     def write_bytes(self, path: str, data: bytes, *, mode: int | None = None) -> None:
         if not isinstance(data, bytes | bytearray | memoryview):

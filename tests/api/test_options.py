@@ -422,14 +422,20 @@ def test_a_function_tool_call_cannot_send_a_host_option(name: str, tmp_path: Pat
 @pytest.mark.parametrize("case", [c for c in HOST_CASES if not c.files and set(c.options) <= set(HOST_ONLY)],
                          ids=Case.id)
 def test_a_host_option_sent_in_an_mcp_call_changes_nothing(case: Case, tmp_path: Path) -> None:
-    # The SDK drops arguments its schema does not declare: the host's options alone decide.
+    # An argument the tool's schema does not declare is refused (the SDK alone would drop it):
+    # the host's options alone decide, and the model is told the option is not its to set.
     root = make_tree(tmp_path, {})
     arguments = {"patch": case.patch, "allow_delete": True, "allow_move": True, **case.options}
     if "protected" in arguments:
         arguments["protected"] = list(arguments["protected"])
     result = anyio.run(build_server(str(root)).call_tool, "preview_patch", arguments)
     payload = result.structured_content
-    assert ("ok" if payload["ok"] else payload["error"]["kind"]) == case.without
+    assert payload["error"]["kind"] == "invalid_arguments"
+    assert all(f"`{name}` is not an argument of this tool" in payload["error"]["message"] for name in case.options)
+    del arguments[next(iter(case.options))]
+    if not set(case.options) - {next(iter(case.options))}:
+        again = anyio.run(build_server(str(root)).call_tool, "preview_patch", arguments).structured_content
+        assert ("ok" if again["ok"] else again["error"]["kind"]) == case.without
 
 
 @pytest.mark.parametrize("strip", [-1, True, "2", 1.5])

@@ -191,7 +191,7 @@ _NOT_ON_THE_TINY_PATH = (
     "patchtx.formats.text_placement", "patchtx.formats.heredoc", "patchtx.formats.edits",
     "patchtx.formats.gitbinary",
     "patchtx.intake.repair_update", "patchtx.intake.decorations", "patchtx.intake.extract",
-    "patchtx.plan.syntax", "patchtx.plan.isolated",
+    "patchtx.plan.syntax", "patchtx.plan.isolated", "ast", "difflib", "importlib.util",
     "patchtx.txn.verify",
 )
 

@@ -53,3 +53,31 @@ def test_a_refused_option_under_json_is_a_usage_error(tree: Path) -> None:
     assert done.returncode == 2
     error = json.loads(done.stdout)["error"]
     assert error["kind"] == "usage_error" and "git's index" in error["message"]
+
+
+def test_two_commits_of_format_patch_on_one_file_list_it_once(tmp_path: Path) -> None:
+    """Issue 42 item 10: `git format-patch` of two commits that change one file listed it twice
+    under "M 1"; it is one modified file, its diff from the first commit's before to the second's
+    after (text, --json and --stat alike)."""
+    (tmp_path / "f.txt").write_text("a\nb\nc\n")
+    two_commits = ("From 1 Mon Sep 17 00:00:00 2001\nSubject: [PATCH 1/2] one\n\n---\n"
+                   "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n"
+                   "-- \n2.39.0\n\n"
+                   "From 2 Mon Sep 17 00:00:00 2001\nSubject: [PATCH 2/2] two\n\n---\n"
+                   "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n A\n b\n-c\n+C\n"
+                   "-- \n2.39.0\n")
+    (tmp_path / "two.patch").write_text(two_commits)
+    stat = subprocess.run([PATCHTX, "apply", "--stat", "two.patch"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert stat.returncode == 0 and stat.stdout.count("f.txt") == 1, stat.stdout
+    assert " 1 file changed, 2 insertions(+), 2 deletions(-)" in stat.stdout
+    done = subprocess.run([PATCHTX, "apply", "--json", "two.patch"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    payload = json.loads(done.stdout)
+    assert payload["summary"] == "A 0, M 1, D 0, R 0"
+    assert [entry["path"] for entry in payload["files"]] == ["f.txt"]
+    assert "-a\n+A\n b\n-c\n+C\n" in payload["files"][0]["diff"]
+    assert (tmp_path / "f.txt").read_text() == "A\nb\nC\n"
+    shown = subprocess.run([PATCHTX, "apply", "-R", "two.patch"], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=60)
+    assert shown.returncode == 0 and shown.stdout.count("  M f.txt") == 1, shown.stdout

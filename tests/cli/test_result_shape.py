@@ -206,3 +206,12 @@ def test_a_git_diffs_copies_and_modes_are_in_the_shape(tmp_path: Path) -> None:
     shown = subprocess.run([PATCHTX, "check", "--no-diff", "all.diff"], cwd=tmp_path,
                            capture_output=True, text=True, timeout=60).stdout
     assert "  A d (copy of c)\n" in shown and "  R r -> s\n" in shown
+
+
+def test_docs_cli_json_sample_has_every_key_the_cli_prints(tree: Path) -> None:
+    """docs/cli.md says every key is always present: its sample shows them all (issue 42 item 10)."""
+    text = (REPO / "docs" / "cli.md").read_text()
+    sample = text.split("### JSON", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
+    code, payload = cli_json(tree, "apply", "-", stdin=UPDATE)
+    assert code == 0
+    assert list(json.loads(sample)) == list(payload)

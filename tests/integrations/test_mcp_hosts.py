@@ -272,9 +272,10 @@ async def test_view_is_a_read_only_tool_beside_the_editor(tree: Path) -> None:
             assert not shown.is_error and shown.content == through_editor.content, arguments
             jsonschema.validate(shown.structured_content, result_schema())
             assert shown.structured_content == through_editor.structured_content
-        # Arguments of the editor's writing commands are not the view's: nothing is ever written.
+        # Arguments of the editor's writing commands are not the view's: refused, nothing is ever written.
         shown = await client.call_tool("view", {"path": "new.txt", "command": "create", "file_text": "x"})
-        assert shown.is_error and (shown.structured_content or {})["error"]["kind"] == "file_not_found"
+        assert shown.is_error and (shown.structured_content or {})["error"]["kind"] == "invalid_arguments"
+        assert "`command` is not an argument of this tool" in shown.content[0].text  # type: ignore[union-attr]
         missing = await client.call_tool("view", {})
         assert missing.is_error and "`path` is required" in missing.content[0].text  # type: ignore[union-attr]
     assert tree_files(tree) == before

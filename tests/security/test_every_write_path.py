@@ -142,10 +142,10 @@ def test_the_verify_command_is_the_hosts_alone(repo: Path) -> None:
     assert cli_apply(repo, add) == "policy_violation"
     assert not (repo / "a.txt").exists()
     (repo / "pyproject.toml").unlink()
-    # A tool call naming one is refused (function tools), or the argument is dropped (the MCP
-    # SDK validates arguments by the tool's schema, which has no such property): never run.
+    # A tool call naming one is refused, by function tools and by MCP (whose SDK would drop an
+    # argument the tool's schema does not declare: the server refuses it, issue 42): never run.
     refused = run_tool_call({"patch": add, "verify": "touch pwned"}, str(repo))
     assert not refused.ok and refused.payload["error"]["kind"] == "invalid_arguments"
     ((kind, _),) = mcp(repo, [("apply_patch", {"patch": add, "verify": "touch pwned"})])
-    assert kind == "applied" and (repo / "a.txt").exists()
+    assert kind == "invalid_arguments" and not (repo / "a.txt").exists()
     assert not (repo / "pwned").exists()

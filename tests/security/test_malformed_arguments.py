@@ -248,7 +248,7 @@ def test_the_issues_two_calls(tmp_path: Path) -> None:
     assert raised.value.kind == "invalid_arguments" and isinstance(raised.value, TypeError)
     assert "`edits` must be a list of edits, not a boolean (True)" in raised.value.message
     with pytest.raises(TypeError):  # what docs/api.md promises a Python caller
-        patchtx.apply_patch(b"*** Begin Patch\n*** End Patch\n", tmp_path)  # type: ignore[arg-type]
+        patchtx.apply_patch(5, tmp_path)  # type: ignore[arg-type]
     assert (tmp_path / "a.txt").read_text() == "one\n"
 
 
@@ -256,8 +256,8 @@ def test_a_wrong_type_names_the_argument_and_what_it_must_be(tmp_path: Path) -> 
     (tmp_path / "a.txt").write_text("one\n")
     cases: list[tuple[Callable[[], Any], str]] = [
         (lambda: patchtx.apply_patch(Path("fix.patch"), tmp_path),
-         "the patch must be a patch text (str), a parsed Patch or a list of them, not a PosixPath."
-         " Nothing was changed. Pass the patch's text: read the file first (Path(...).read_text())."),
+         "the patch must be a patch text (str or UTF-8 bytes), a parsed Patch or a list of them, not a"
+         " PosixPath. Nothing was changed. Pass the patch's text: read the file first (path.read_text())."),
         (lambda: patchtx.apply_patch(PATCH, 5), "the workspace root must be a path (str or os.PathLike), not a"
                                                 " number (5)."),
         (lambda: patchtx.apply_plan("plan"), "the plan must be a Plan (made by plan_patch or"

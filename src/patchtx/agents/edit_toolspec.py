@@ -43,7 +43,8 @@ EDITS_DESCRIPTION = (
     "transaction: all of them land or none does. Edits apply in order, each to the files as the "
     "edits before it left them. `old_string` must appear in its file exactly once (or set "
     "`replace_all` to replace every occurrence); it may start and end anywhere in a line, white "
-    "space and line breaks included. An empty `old_string` creates the file with `new_string`."
+    "space and line breaks included. An empty `old_string` creates the file with `new_string` (or "
+    "fills an existing empty one)."
 )
 REPLACE_IN_FILE_DESCRIPTION = (
     "Replace sections of one file with SEARCH/REPLACE blocks, all of them as one transaction:\n"
@@ -78,29 +79,36 @@ VIEW_DESCRIPTION = (
 )
 
 
+EDITOR_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "command": {"type": "string", "enum": ["view", "create", "str_replace", "insert"],
+                "description": "The command to run."},
+    "path": {"type": "string", "description": "The file or folder: absolute inside the workspace root, "
+             "or relative to it."},
+    "file_text": {"type": "string", "description": "`create`: the new file's content."},
+    "old_str": {"type": "string", "description": "`str_replace`: the exact text to replace; it must "
+                "appear in the file once."},
+    "new_str": {"type": "string", "description": "`str_replace`: the text to put in its place (empty: "
+                "delete it)."},
+    "insert_line": {"type": "integer", "minimum": 0, "description": "`insert`: the line the text goes "
+                    "after (0: the top of the file)."},
+    "insert_text": {"type": "string", "description": "`insert`: the text to insert."},
+    "view_range": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2,
+                   "description": "`view` of a file: [first, last] line, 1-based; -1 as last for the "
+                   "end of the file."},
+    "max_characters": {"type": "integer", "minimum": 1, "description": "`view`: show at most this many "
+                       "characters (default 16000)."},
+}
+"""THE declaration of the text editor's nine arguments, each as its JSON schema: the tool's schema
+(``editor_schema``), the editor's check of a call (``editor.ARGUMENTS``) and the MCP tool's
+signature (``mcp_server``) are built from it."""
+EDITOR_REQUIRED = ("command", "path")
+
+
 def editor_schema() -> dict[str, Any]:
     return {
         "type": "object",
-        "properties": {
-            "command": {"type": "string", "enum": ["view", "create", "str_replace", "insert"],
-                        "description": "The command to run."},
-            "path": {"type": "string", "description": "The file or folder: absolute inside the "
-                     "workspace root, or relative to it."},
-            "file_text": {"type": "string", "description": "`create`: the new file's content."},
-            "old_str": {"type": "string", "description": "`str_replace`: the exact text to "
-                        "replace; it must appear in the file once."},
-            "new_str": {"type": "string", "description": "`str_replace`: the text to put in its "
-                        "place (empty: delete it)."},
-            "insert_line": {"type": "integer", "minimum": 0, "description": "`insert`: the line "
-                            "the text goes after (0: the top of the file)."},
-            "insert_text": {"type": "string", "description": "`insert`: the text to insert."},
-            "view_range": {"type": "array", "items": {"type": "integer"}, "minItems": 2,
-                           "maxItems": 2, "description": "`view` of a file: [first, last] line, "
-                           "1-based; -1 as last for the end of the file."},
-            "max_characters": {"type": "integer", "minimum": 1, "description": "`view`: show at "
-                               "most this many characters (default 16000)."},
-        },
-        "required": ["command", "path"],
+        "properties": {name: dict(schema) for name, schema in EDITOR_ARGUMENTS.items()},
+        "required": list(EDITOR_REQUIRED),
         "additionalProperties": False,
     }
 

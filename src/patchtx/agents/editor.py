@@ -30,14 +30,16 @@ from .._record import record
 from ..api import commit_plan, parse_patches, plan_parsed
 from ..errors import (
     ArgumentTypeError,
+    EncodingPatchError,
     FileExistsPatchError,
     FileNotFoundPatchError,
     InvalidArgumentsError,
     NoChangeError,
     NotARegularFileError,
+    PatchtxError,
     UnsafePathError,
 )
-from ..formats.edits import as_text, text_edit
+from ..formats.edits import as_text, in_spelled_paths, text_edit
 from ..formats.text_placement import FORMAT, line_of, text_of
 from ..model import AddFile, Chunk, Patch, UpdateFile
 from ..place.textfile import decode, require_unicode
@@ -46,6 +48,7 @@ from ..result import repair_lines
 from ..txn.provenance import state_home
 from ..workspace.paths import STATE_DIR, Workspace, root_path, under, within
 from ..workspace.policy import hidden_for, options_for
+from .edit_toolspec import EDITOR_ARGUMENTS
 
 if TYPE_CHECKING:
     from typing import Any, Unpack
@@ -57,7 +60,7 @@ if TYPE_CHECKING:
     from ..workspace.paths import FileInfo
 
 TOOL_NAME = "str_replace_based_edit_tool"
-COMMANDS = ("view", "create", "str_replace", "insert")
+COMMANDS = tuple(EDITOR_ARGUMENTS["command"]["enum"])
 SNIPPET_LINES = 4
 """Lines of context shown around an edit, before and after (the reference's)."""
 MAX_RESPONSE_CHARACTERS = 16000
@@ -87,6 +90,15 @@ def _invalid(message: str, hint: str = "") -> InvalidArgumentsError:
 
 def _missing(parameter: str, command: str) -> InvalidArgumentsError:
     return _invalid(f"Parameter `{parameter}` is required for command: {command}.")
+
+
+def unknown_command(command: str) -> InvalidArgumentsError:
+    """The refusal of a command the editor does not have (the reference's words); ``undo_edit``
+    is told where undo is."""
+    return _invalid(f"Unrecognized command {command}. The allowed commands for the {TOOL_NAME} tool "
+                    f"are: {', '.join(COMMANDS)}.",
+                    "Every edit is a transaction: the `undo` tool (patchtx undo) reverts one by its id."
+                    if command == "undo_edit" else "")
 
 
 def numbered(lines: list[str], first: int = 1) -> str:
@@ -127,10 +139,7 @@ class TextEditor:
             insert_text: str | None = None, max_characters: int | None = None) -> EditorReply:
         """Run one command; raise ``PatchtxError`` (nothing changed) when it cannot be done."""
         if command not in COMMANDS:
-            raise _invalid(f"Unrecognized command {command}. The allowed commands for the "
-                           f"{TOOL_NAME} tool are: {', '.join(COMMANDS)}",
-                           "Every edit is a transaction: the `undo` tool (patchtx undo) reverts "
-                           "one by its id." if command == "undo_edit" else "")
+            raise unknown_command(command)
         if not isinstance(path, str) or not path:
             raise _missing("path", command)
         for name, value in (("path", path), ("file_text", file_text), ("old_str", old_str),
@@ -289,11 +298,14 @@ class TextEditor:
     def _commit(self, patch: Patch) -> Result:
         plan_options, commit_options = options_for(self.root, self.options, caller="TextEditor():",
                                                    defaults=self.defaults)
-        plan = plan_parsed(parse_patches(patch, plan_options), self.root, plan_options,
-                           intent=self.intent, progress=self.progress, cancel=self.cancel)
-        # (the commit's gate checks it again)
-        return commit_plan(plan, commit_options, policy=plan_options, origin=self.origin,
-                           progress=self.progress, cancel=self.cancel)
+        try:
+            plan = plan_parsed(parse_patches(patch, plan_options), self.root, plan_options,
+                               intent=self.intent, progress=self.progress, cancel=self.cancel)
+            # (the commit's gate checks it again)
+            return commit_plan(plan, commit_options, policy=plan_options, origin=self.origin,
+                               progress=self.progress, cancel=self.cancel)
+        except PatchtxError as error:
+            raise in_spelled_paths(error, patch, self.root) from None
 
     @staticmethod
     def _text_of(data: bytes | None) -> str:
@@ -304,7 +316,16 @@ class TextEditor:
         return decode(data or b"", "").texts
 
     def _file_view(self, data: bytes, path: str, view_range: list[int] | None, limit: int) -> str:
-        lines = decode(data, path).texts or [""]
+        try:
+            lines = decode(data, path).texts or [""]
+        except EncodingPatchError as error:  # (decode's words are an update's: view updates nothing)
+            line = error.details.get("file_line")
+            error.headline = (f"Cannot show {path}: it is not UTF-8 text (byte "
+                              f"{error.details.get('byte_offset')}, line {line}).")
+            error.hint = ("The editor shows UTF-8 text only, and never rewrites a file in another "
+                          "encoding; convert it to UTF-8 first, or read it another way.")
+            error.args = (error.message,)
+            raise
         first, note = 1, ""
         if view_range:
             if (not isinstance(view_range, list | tuple) or len(view_range) != 2
@@ -408,10 +429,10 @@ def run_editor(arguments: Mapping[str, Any], root: str | os.PathLike[str] = ".",
         command, arguments.get("path") or "", **given)
 
 
-ARGUMENTS: dict[str, tuple[type, ...]] = {
-    "command": (str,), "path": (str,), "file_text": (str,), "old_str": (str,), "new_str": (str,),
-    "insert_line": (int,), "insert_text": (str,), "view_range": (list,), "max_characters": (int,),
-}
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "array": (list,)}
+ARGUMENTS: dict[str, tuple[type, ...]] = {name: _PYTHON_TYPES[schema["type"]]
+                                          for name, schema in EDITOR_ARGUMENTS.items()}
+"""Each argument's Python types, from the one declaration (``edit_toolspec.EDITOR_ARGUMENTS``)."""
 ARGUMENT_WORDS = {name: "an integer" if kinds == (int,) else "a list of two integers"
                   if kinds == (list,) else "a string" for name, kinds in ARGUMENTS.items()}
 

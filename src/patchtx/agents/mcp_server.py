@@ -66,7 +66,9 @@ from .edit_toolspec import (
     EDIT_FILE,
     EDIT_FILE_DESCRIPTION,
     EDITOR,
+    EDITOR_ARGUMENTS,
     EDITOR_DESCRIPTION,
+    EDITOR_REQUIRED,
     EDITS,
     EDITS_DESCRIPTION,
     REPLACE_IN_FILE,
@@ -74,10 +76,10 @@ from .edit_toolspec import (
     VIEW,
     VIEW_DESCRIPTION,
     edit_file_schema,
-    editor_schema,
     edits_schema,
     replace_in_file_schema,
 )
+from .editor import COMMANDS, unknown_command
 from .mcp_stdio import INVALID_PARAMS, initialize_first, serve_stdio
 from .tool_call import (
     ToolOutcome,
@@ -250,11 +252,40 @@ def _described(schema: dict[str, Any], name: str, **extra: Any) -> Any:
     return Field(description=schema["properties"][name]["description"], **extra)
 
 
-_EDITOR = editor_schema()
 _EDITS = edits_schema()
 _REPLACE = replace_in_file_schema()
 _EDIT_FILE = edit_file_schema()
-EditorCommand = Annotated[Literal["view", "create", "str_replace", "insert"], _described(_EDITOR, "command")]
+
+
+def _editor_parameter(name: str) -> inspect.Parameter:
+    """The MCP tool's parameter for the editor argument ``name``, from its one declaration
+    (``edit_toolspec.EDITOR_ARGUMENTS``): strict types (JSON true is no integer), optional ones
+    None when left out."""
+    schema = EDITOR_ARGUMENTS[name]
+    field = Field(description=schema["description"], strict=None if schema["type"] == "string" else True)
+    kind: Any
+    if "enum" in schema:
+        kind = Literal[tuple(schema["enum"])]
+    elif schema["type"] == "string":
+        kind = str if name in EDITOR_REQUIRED else OptionalText
+    elif schema["type"] == "integer":
+        kind = int | None
+    else:
+        kind = list[int] | None
+    default = inspect.Parameter.empty if name in EDITOR_REQUIRED else None
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[kind, field],
+                             default=default)
+
+
+def _editor_arguments(*names: str) -> Callable[[_Tool], _Tool]:
+    """A decorator giving an editor tool's function (``**arguments``) the signature the SDK reads its
+    schema from: the named editor arguments."""
+    def decorate(function: _Tool) -> _Tool:
+        function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [_editor_parameter(name) for name in names], return_annotation=Shaped)
+        return function
+
+    return decorate
 
 
 class EditItem(BaseModel):
@@ -307,6 +338,19 @@ class PatchtxMCPServer(MCPServer):
             # the specification's example of an unknown tool answers), not a tool's failure.
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name!r}. The tools are listed by "
                                                         "tools/list.", data={"tool": name})
+        declared = self._tool_manager.get_tool(name)
+        unknown = sorted(set(arguments or {}) - set({} if declared is None else declared.parameters["properties"]))
+        if unknown:
+            # The SDK would drop them and run the call: a model that sent `enable_linting` would
+            # think it was honoured. Refused as the library and run_tool_call refuse them.
+            return _result(failure_outcome(InvalidArgumentsError(
+                f"Invalid arguments for {name}: " + "; ".join(f"`{key}` is not an argument of this tool"
+                                                              for key in unknown) + ".",
+                hint="Resend the call with the tool's own arguments, as its input schema lists them.")))
+        command = (arguments or {}).get("command")
+        if name == EDITOR and isinstance(command, str) and command not in COMMANDS:
+            # (the schema's enum would refuse it first, without the editor's pointer to `undo`)
+            return _result(failure_outcome(unknown_command(command)))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -563,33 +607,15 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
         server.tool(name="undo", description=described, annotations=writes("Undo transaction"))(undo)
 
     @server.tool(name=EDITOR, description=EDITOR_DESCRIPTION, annotations=writes("Text editor"))
-    async def str_replace_based_edit_tool(
-        ctx: Context,
-        command: EditorCommand,
-        path: Annotated[str, _described(_EDITOR, "path")],
-        file_text: Annotated[OptionalText, _described(_EDITOR, "file_text")] = None,
-        old_str: Annotated[OptionalText, _described(_EDITOR, "old_str")] = None,
-        new_str: Annotated[OptionalText, _described(_EDITOR, "new_str")] = None,
-        insert_line: Annotated[int | None, _described(_EDITOR, "insert_line", strict=True)] = None,
-        insert_text: Annotated[OptionalText, _described(_EDITOR, "insert_text")] = None,
-        view_range: Annotated[list[int] | None, _described(_EDITOR, "view_range", strict=True)] = None,
-        max_characters: Annotated[int | None, _described(_EDITOR, "max_characters", strict=True)] = None,
-    ) -> Shaped:
-        arguments = {"command": command, "path": path, "file_text": file_text, "old_str": old_str,
-                     "new_str": new_str, "insert_line": insert_line, "insert_text": insert_text,
-                     "view_range": view_range, "max_characters": max_characters}
+    @_editor_arguments(*EDITOR_ARGUMENTS)
+    async def str_replace_based_edit_tool(ctx: Context, **arguments: Any) -> Shaped:
         given = {k: v for k, v in arguments.items() if v is not None}
         return await run(ctx, lambda at, watch: editor_call(given, at, host=host, origin="mcp", watch=watch))
 
     @server.tool(name=VIEW, description=VIEW_DESCRIPTION, annotations=reads("View file"))
-    async def view(
-        ctx: Context,
-        path: Annotated[str, _described(_EDITOR, "path")],
-        view_range: Annotated[list[int] | None, _described(_EDITOR, "view_range", strict=True)] = None,
-        max_characters: Annotated[int | None, _described(_EDITOR, "max_characters", strict=True)] = None,
-    ) -> Shaped:
-        arguments = {"command": "view", "path": path, "view_range": view_range, "max_characters": max_characters}
-        given = {k: v for k, v in arguments.items() if v is not None}
+    @_editor_arguments("path", "view_range", "max_characters")
+    async def view(ctx: Context, **arguments: Any) -> Shaped:
+        given = {"command": "view"} | {k: v for k, v in arguments.items() if v is not None}
         return await run(ctx, lambda at, watch: editor_call(given, at, host=host, origin="mcp", watch=watch))
 
     @server.tool(name=EDITS, description=EDITS_DESCRIPTION, annotations=writes("Edit files"))
@@ -625,6 +651,9 @@ def build_server(root: str | None, host: dict[str, Any] | None = None, *,
         given = {k: v for k, v in arguments.items() if v is not None}
         return await run(ctx, lambda at, watch: edit_file_call(given, at, host=host, origin="mcp", watch=watch))
 
+    for declared in server._tool_manager.list_tools():
+        # What call_tool refuses, the input schema says: no argument the tool does not declare.
+        declared.parameters["additionalProperties"] = False
     return server
 
 

@@ -30,7 +30,7 @@ from ..errors import (
     UnsafePathError,
     json_type,
 )
-from ..formats.edits import name_the_edit, parse_edits
+from ..formats.edits import in_spelled_paths, name_the_edit, parse_edits
 from ..formats.search_replace import parse_search_replace
 from ..history import log, undo, untrusted
 from ..model import Hunk, Patch, Plan, UpdateFile
@@ -245,7 +245,9 @@ def _applied(patch: str | Patch, root: str, call: Mapping[str, Any], host: Mappi
                                    progress=watch.progress, cancel=watch.cancel))
     except Exception as error:  # noqa: BLE001 - every refusal is the outcome
         if edits is not None and isinstance(error, PatchtxError):
-            error = name_the_edit(error, edits)
+            error = name_the_edit(error, edits, root)
+        elif isinstance(patch, Patch) and isinstance(error, PatchtxError):
+            error = in_spelled_paths(error, patch, root)  # (an edit tool's: SEARCH/REPLACE blocks)
         return failure_outcome(error, root, dry_run=call["dry_run"])
     return success_outcome(result)
 

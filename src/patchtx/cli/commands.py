@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._version import __version__
-from ..api import apply_plan, plan_patch
+from ..api import apply_plan, patch_text, plan_patch
 from ..arguments import (
     add_call_options,
     add_commit_options,
@@ -47,6 +47,7 @@ from ..render import (
 from ..result import Result, human_report, recovery_lines, result_json, summary_line
 from ..txn import recover
 from ..txn.roots import check_root
+from ..workspace.paths import NO_ROOT
 from ..workspace.policy import options_for
 from .oneshot import leave_for_the_exit
 from .progress import TerminalProgress
@@ -223,10 +224,10 @@ def _read_patches(names: list[str]) -> list[str]:
         if name == "-":
             if sys.stdin is None:  # (Python started with descriptor 0 closed)
                 raise OSError(errno.EBADF, "standard input is closed")
-            texts.append(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
+            texts.append(patch_text(sys.stdin.buffer.read()))
         else:
             with open(name, "rb") as handle:
-                texts.append(handle.read().decode("utf-8", "surrogateescape"))
+                texts.append(patch_text(handle.read()))
     return texts
 
 
@@ -272,7 +273,8 @@ def _ask_on_terminal(plan: Plan, reason: str) -> bool:
 
 
 def _for_a_person(error: PatchtxError) -> PatchtxError:
-    """The CLI's wording of a refusal whose hint speaks to an agent (a permission it may ask for)."""
+    """The CLI's wording of a refusal whose hint speaks to an agent (a permission it may ask for) or
+    to a library caller (the `root` argument)."""
     permission = error.details.get("permission")
     if permission == "allow_delete":
         error.hint = ("Deleting is turned off here, by --no-delete or by allow-delete = false in the "
@@ -280,6 +282,9 @@ def _for_a_person(error: PatchtxError) -> PatchtxError:
     elif permission == "allow_move":
         error.hint = ("Moving is turned off here, by --no-move or by allow-move = false in the "
                       "workspace's [tool.patchtx] table.")
+    elif error.hint == NO_ROOT:
+        error.hint = "Pass an existing directory with --root."
+    error.hint = error.hint.replace(" (the `root` argument)", "")  # (the library's words: api.py)
     return error
 
 
@@ -303,13 +308,14 @@ def _report(result: Result, args: argparse.Namespace) -> str:
     (--no-diff: no diffs; --stat: the diffstat instead), coloured on a terminal. A written
     change past MAX_SHOWN_DIFF_LINES of diff shows them only with -v/--diff."""
     recovery = "".join(line + "\n" for line in recovery_lines(result))
+    syntax = "" if result.plan.syntax is None else "".join(line + "\n" for line in result.plan.syntax.lines())
     if args.quiet:
-        return recovery + summary_line(result)
+        return recovery + summary_line(result) + syntax
     if args.stat or args.numstat or args.summary:
         rendered = diff_texts(result.plan)
         return (recovery + summary_line(result) + (diffstat(result.plan, rendered) if args.stat else "")
                 + (numstat(result.plan, rendered) if args.numstat else "")
-                + (change_summary(result.plan) if args.summary else ""))
+                + (change_summary(result.plan) if args.summary else "") + syntax)
     text = human_report(result, diffs=False, max_files=MAX_LISTED_FILES)
     if args.no_diff:
         return text
@@ -395,7 +401,7 @@ def _run_apply(args: argparse.Namespace) -> int:
     try:
         try:
             texts = _read_patches(args.patches)
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             raise FilesystemError(f"Cannot read the patch: {exc}.",
                                   hint="Pass a readable UTF-8 patch file, or '-' for stdin.") \
                 from None
@@ -408,8 +414,9 @@ def _run_apply(args: argparse.Namespace) -> int:
         if args.extract:
             texts = _extracted(args.patches, texts)
         keywords = policy_keywords(args)
-        if args.command == "check" and keywords["syntax"] is None:
-            # check shows what the guard would say: warn unless the host or workspace says more.
+        if keywords["syntax"] is None:
+            # The guard is heard on the command line: warn unless the host or workspace says more
+            # (off for the library). A file with no grammar still costs no parser (plan/syntax.py).
             keywords["syntax"] = options_for(args.root, {}, defaults={"syntax": "warn"})[0].syntax
         plan = plan_patch(texts, args.root, intent=getattr(args, "intent", None), progress=progress,
                           strip=args.strip, reverse=args.reverse, unidiff_zero=args.unidiff_zero,

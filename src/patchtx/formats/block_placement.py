@@ -481,12 +481,19 @@ def _missing(texts: Sequence[str], chunks: Sequence[Chunk], miss: Missing, space
     chunk = chunks[miss.number]
     hint = describe_miss(texts, miss.lines, miss.low, normalised=space.keys(3))
     text = hint.text
-    if miss.number > 0:
-        above = space.first_any(miss.lines, 0)[1]
-        if 0 <= above < miss.low:
-            text = (f"Its SEARCH lines stand at file line {above + 1}, above where the block "
-                    f"before it matched: the blocks of one file must come in the file's order. "
-                    + text)
+    above = space.first_any(miss.lines, 0)[1] if miss.number > 0 else -1
+    if 0 <= above < miss.low and not as_left:
+        # The explanation first: the lines do match, in the wrong place (Cline's order rule).
+        return ContextNotFoundError(
+            f"The block on line {chunk.line} is out of order: its SEARCH lines stand at file line "
+            f"{above + 1}, above where the block before it matched in {display}; the blocks of one "
+            "file must come in the file's order.",
+            hint="Send the blocks in the order their SEARCH lines stand in the file.",
+            path=display, line=chunk.line, details={"closest_line": above + 1})
+    if 0 <= above < miss.low:
+        text = (f"Its SEARCH lines stand at file line {above + 1}, above where the block "
+                f"before it matched: the blocks of one file must come in the file's order. "
+                + text)
     replaced = [text_ for kind, text_ in chunk.lines if kind != "-"]
     if replaced and any(line.strip() for line in replaced):
         # (Resent, its indentation shifted: the already-applied rule looks for exact lines only.)

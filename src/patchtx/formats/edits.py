@@ -5,7 +5,8 @@ files: edits ``{path, old_string, new_string, replace_all}`` applied in order, e
 the edits before it left them, all of them or none (one transaction). ``old_string`` must stand
 exactly once in its file (``replace_all``: every occurrence is replaced, at least one); it may
 start and end anywhere in a line. An empty ``old_string`` creates ``path`` with ``new_string`` as
-its content (refused when the file exists, unless the host allows overwriting).
+its content, or fills it when it exists and is empty, as an empty SEARCH does (refused when the
+file has content, unless the host allows overwriting).
 
 Each edit becomes one operation of a patch of the ``"text"`` format (``text_placement`` places
 it); line breaks written CR LF in the strings are read as LF (the file keeps its own endings).
@@ -14,10 +15,18 @@ it); line breaks written CR LF in the strings are read as LF (the file keeps its
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ArgumentTypeError, InvalidArgumentsError, NoChangeError, PatchtxError
+from ..errors import (
+    AmbiguousContextError,
+    ArgumentTypeError,
+    FileExistsPatchError,
+    InvalidArgumentsError,
+    NoChangeError,
+    PatchtxError,
+)
 from ..model import AddFile, Chunk, Patch, UpdateFile
 from ..place.textfile import require_unicode
 from .text_placement import FORMAT
@@ -37,9 +46,9 @@ def _invalid(number: int, total: int, message: str) -> InvalidArgumentsError:
 
 def text_edit(path: str, old: str, new: str, *, replace_all: bool = False, line: int = 0) -> Hunk:
     """One exact text replacement as a patch operation (an empty ``old``: the file created, with
-    ``new`` as it is)."""
+    ``new`` as it is, or an existing empty file filled, as an empty SEARCH fills it)."""
     if not old:
-        return AddFile(path, new, line)
+        return AddFile(path, new, line, fills_empty=True)
     old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
     return UpdateFile(path, (Chunk((), (("-", old), ("+", new)), line=line, every=replace_all),),
                       line=line)
@@ -98,12 +107,40 @@ def as_text(arguments: object) -> str:
     return json.dumps(arguments, ensure_ascii=False, default=str)
 
 
-def name_the_edit(error: PatchtxError, patch: Patch) -> PatchtxError:
-    """``error`` with the edit it concerns named in front (the error's ``line`` is its number)."""
+def name_the_edit(error: PatchtxError, patch: Patch, root: str | None = None) -> PatchtxError:
+    """``error`` in the edit list's words: the edit it concerns named in front (the error's
+    ``line`` is its number), ``old_string`` for the text editor's ``old_str``, ``replace_all``
+    offered for an ambiguous edit (the editor has no such argument), and each file as the edits
+    spell it (``in_spelled_paths``, given the ``root``)."""
+    if root is not None:
+        in_spelled_paths(error, patch, root)
+    hunk = patch.hunks[error.line - 1] if error.line and 1 <= error.line <= len(patch.hunks) else None
+    if isinstance(error, FileExistsPatchError) and isinstance(hunk, AddFile):  # (the planner's are Codex's)
+        error.headline = (f"An empty old_string creates {hunk.path}, which already exists and is not "
+                          "empty.")
+        error.hint = ("Give the text to replace as old_string (view the file to copy it); an empty "
+                      "old_string only creates a new file or fills an empty one.")
+    error.headline = error.headline.replace("old_str `", "old_string `")
+    if isinstance(error, AmbiguousContextError) and "replace_all" not in error.hint:
+        error.hint += " Or set replace_all to replace every occurrence."
     total = len(patch.hunks)
     if total > 1 and error.line and 1 <= error.line <= total and not error.headline.startswith("Edit "):
         path = patch.hunks[error.line - 1].path
         error.headline = f"Edit {error.line} of {total} ({path}): {error.headline}"
-        error.args = (error.message,)
+    error.args = (error.message,)
+    return error
+
+
+def in_spelled_paths(error: PatchtxError, patch: Patch, root: str) -> PatchtxError:
+    """``error`` naming each file of an edit tool's call (edit lists, the text editor,
+    SEARCH/REPLACE blocks) as the call spelled it: the planner joins a relative path to the root,
+    as Codex's messages do, where the tool's reference names it as given."""
+    real = os.path.realpath(root).rstrip("/")
+    joined = {f"{real}/{os.path.normpath(hunk.path)}": hunk.path for hunk in patch.hunks
+              if hunk.path and not hunk.path.startswith("/") and os.path.normpath(hunk.path) != "."}
+    for absolute in sorted(joined, key=len, reverse=True):
+        error.headline = error.headline.replace(absolute, joined[absolute])
+        error.hint = error.hint.replace(absolute, joined[absolute])
+    error.args = (error.message,)
     return error
 

@@ -165,8 +165,7 @@ def several_found(text: str, chunk: Chunk, display: str, found: Sequence[int]) -
     return AmbiguousContextError(
         f"No replacement was performed. Multiple occurrences of old_str `{old}` in lines "
         f"{lines}{more}. Please ensure it is unique.",
-        hint="Include more of the surrounding text in the old text so it appears exactly once "
-             "(or replace every occurrence with replace_all).",
+        hint="Include more of the surrounding text in the old text so it appears exactly once.",
         path=display, line=chunk.line or None,
         details={"candidate_lines": lines, "occurrences": len(starts) if not more else None})
 

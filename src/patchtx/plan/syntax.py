@@ -25,14 +25,10 @@ file is reported as having its old errors.
 
 from __future__ import annotations
 
-import ast
-import importlib.util
 import json
 import re
-import tomllib
 import warnings
 from bisect import bisect_left, bisect_right
-from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from ..errors import SyntaxGuardError
@@ -138,6 +134,8 @@ def _grammars_installed() -> bool:
     """Whether the ``syntax`` extra is installed (looked for, not imported: the grammars load in
     the child)."""
     if not _INSTALLED:
+        import importlib.util  # (off a one-line edit's path: asked once, by a file with a grammar)
+
         _INSTALLED.append(importlib.util.find_spec("tree_sitter_language_pack") is not None)
     return _INSTALLED[0]
 
@@ -282,7 +280,11 @@ class _Lines:
 
 def _first_error(language: str, path: str, data: bytes) -> SyntaxIssue | None:
     """The first error the standard library's parser finds in ``data`` (None: it parses)."""
+    # (Each parser's module is imported by the first file of its language: a patch to a text
+    # file, with the guard on, as on the command line, loads none of them.)
     if language == "python":
+        import ast  # (off a one-line edit's path: the first Python file checked loads it)
+
         try:
             # The parser alone: compile() would also build bytecode, which costs as much again and
             # grows faster than the file (module-level comprehensions: 4 s for 570 KB, 37 s for
@@ -309,6 +311,8 @@ def _first_error(language: str, path: str, data: bytes) -> SyntaxIssue | None:
         except json.JSONDecodeError as exc:
             return SyntaxIssue(exc.lineno, exc.colno, exc.msg)
         return None
+    import tomllib  # (off a one-line edit's path: the first TOML file checked loads it)
+
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -449,6 +453,8 @@ def _kept_lines(old: list[bytes], new: list[bytes]) -> list[tuple[int, int]]:
         if old_low == old_high or new_low == new_high:
             continue
         if old_high - old_low <= _SMALL_GAP and new_high - new_low <= _SMALL_GAP:
+            from difflib import SequenceMatcher  # (off a one-line edit's path: a file left with errors)
+
             matcher = SequenceMatcher(None, old[old_low:old_high], new[new_low:new_high], autojunk=False)
             for i, j, size in matcher.get_matching_blocks():
                 kept.extend((old_low + i + k, new_low + j + k) for k in range(size))

@@ -203,6 +203,28 @@ def _unsafe(spelled: str, why: str, line: int | None, hint: str = _INSIDE) -> Un
     return UnsafePathError(f"Refusing path '{spelled}': {why}.", hint=hint, path=spelled, line=line)
 
 
+NO_ROOT = "Pass an existing directory as the `root` argument (the workspace's folder)."
+"""What a missing workspace root is told, in the library's words (the command line says --root)."""
+
+
+def parent_root(root: str, rel: str) -> str | None:
+    """The nearest folder above ``root``, up to the top of the git repository it is in, in which
+    ``rel`` is a file, as a person at the current directory names it (``..`` when that is inside
+    it, else its absolute path): the root a patch made from a parent folder means (a diff applied
+    from a subdirectory). None when there is none, or no repository above: the search goes no
+    further than the tree the caller works in. Reads nothing but a stat of each candidate."""
+    folders = [os.path.realpath(root)]
+    while not os.path.exists(os.path.join(folders[-1], ".git")):
+        if os.path.dirname(folders[-1]) == folders[-1]:
+            return None  # no repository above
+        folders.append(os.path.dirname(folders[-1]))
+    for folder in folders[1:]:
+        if os.path.isfile(os.path.join(folder, rel)):
+            named = os.path.relpath(folder, os.path.realpath(os.getcwd()))
+            return named if set(named.split("/")) == {".."} else folder
+    return None
+
+
 def root_path(root: str | os.PathLike[str]) -> str:
     """``root`` (a workspace root, as every surface is given one) as a path string;
     ArgumentTypeError for another type (a number, a list, bytes)."""
@@ -221,7 +243,7 @@ class Workspace:
         if not os.path.isdir(given):
             raise FilesystemError(
                 f"The workspace root {given} is not a directory.",
-                hint="Pass an existing directory with --root.", path=given,
+                hint=NO_ROOT, path=given,
             )
         self.given_root = given
         self.root = os.path.realpath(given)

@@ -193,4 +193,4 @@ def test_check_shows_what_the_guard_would_say(tree: Path) -> None:
     validate(payload)
     assert done.returncode == 1 and payload["error"]["kind"] == "syntax_error" and payload["dry_run"] is True
     done = subprocess.run([PATCHTX, "apply", "p.patch"], cwd=tree, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and "Syntax" not in done.stdout  # apply's default: off
+    assert done.returncode == 0 and "Syntax: app.py" in done.stdout  # apply warns too (issue 42 item 4)

@@ -169,7 +169,7 @@ def test_which_lines_a_patch_wrote_is_found_in_linear_time(monkeypatch: pytest.M
         work[0] += old_high - old_low + new_high - new_low
         return real_anchors(old, new, old_low, old_high, new_low, new_high)
 
-    monkeypatch.setattr(syntax, "SequenceMatcher", Counted)
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counted)  # (syntax imports it when it needs it)
     monkeypatch.setattr(syntax, "_anchors", anchors)
     done: dict[tuple[str, int], int] = {}
     for lines in (5_000, 10_000):
