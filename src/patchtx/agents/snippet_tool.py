@@ -1,5 +1,5 @@
 """The ``edit_file`` tool: a lazy edit snippet (Cursor's ``edit_file``, Morph's and Relace's apply)
-merged into its file by ``formats.snippet`` and applied as one transaction, through the same
+merged into its file by ``plan.snippet`` and applied as one transaction, through the same
 plan, gate, syntax guard and undo history as every edit (docs/edit-file.md).
 
 The file is read as the editor's ``view`` reads it (the host's hidden paths refused, patchtx's
@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 from ..api import apply_patch
 from ..errors import InvalidArgumentsError, NotARegularFileError
 from ..formats.edits import as_text, text_edit
-from ..formats.snippet import merge_snippet
 from ..formats.text_placement import FORMAT, text_of
 from ..model import AddFile, Patch
 from ..place.textfile import decode, require_unicode
 from ..plan.placeholders import extension_of
 from ..plan.reads import ReadGuard
+from ..plan.snippet import merge_snippet
 from ..workspace.paths import Workspace, root_path
 from ..workspace.policy import hidden_for
 
@@ -110,7 +110,7 @@ def snippet_patch(root: str, path: str, snippet: str, hidden: tuple[str, ...] = 
                   initial_code: str | None = None, arguments: Mapping[str, Any] | None = None) -> Patch:
     """The patch that writes ``snippet`` merged into the file ``path`` of ``root`` (a new file:
     the snippet itself): one exact replacement of the file's whole text. Raises ``PatchtxError``
-    when the snippet does not decide one file (``formats.snippet``)."""
+    when the snippet does not decide one file (``plan.snippet``)."""
     rel, data = _read(root, path, hidden)
     text = as_text(dict(arguments) if arguments is not None else {"target_file": path, "code_edit": snippet})
     if data is None:

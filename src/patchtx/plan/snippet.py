@@ -41,7 +41,7 @@ from ..errors import (
     PlaceholderError,
 )
 from ..place.normalise import rstrip
-from ..plan.placeholders import is_elision, is_placeholder
+from .placeholders import is_elision, is_placeholder
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

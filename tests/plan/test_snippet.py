@@ -1,4 +1,4 @@
-"""Lazy edit snippets merged only when the text decides (issue 44, ``patchtx.formats.snippet``):
+"""Lazy edit snippets merged only when the text decides (issue 44, ``patchtx.plan.snippet``):
 each of the seven rules, a refusal naming the context to add and where, and conformance cases
 written from each vendor's documented snippet rules (Cursor's ``edit_file``, Morph's fast apply,
 Relace's instant apply)."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from patchtx.errors import PatchtxError
-from patchtx.formats.snippet import merge_snippet, split_snippet
+from patchtx.plan.snippet import merge_snippet, split_snippet
 
 PY = """import os
 
