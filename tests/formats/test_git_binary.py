@@ -167,10 +167,8 @@ def test_a_crash_at_every_call_leaves_the_binary_files_as_before_or_after(tmp_pa
     """A binary patch (and a latin-1 text diff beside it) goes through the same crash-safe commit:
     a crash at any filesystem call, then recovery, leaves every byte as before or as after."""
     from patchtx.api import plan_patch
-    from patchtx.txn import commit, recover
 
-    from ..fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
-    from ..txn.helpers import crash_in_process, leftovers, snapshot, variant
+    from ..txn.helpers import crash_at_every_call
 
     before_tree = {**BEFORE, "latin.txt": "caf\u00e9\n".encode("latin-1")}
     after_tree = {**AFTER, "latin.txt": "caf\u00e9s\n".encode("latin-1")}
@@ -181,25 +179,8 @@ def test_a_crash_at_every_call_leaves_the_binary_files_as_before_or_after(tmp_pa
         write(root, before_tree)
         return plan_patch(patch, root)
 
-    reference = tmp_path / "reference"
-    plan = fresh(reference)
-    before = snapshot(reference)
-    recording = variant(RecordingFileSystemOps, real_sync=False)()
-    commit(plan, fs=recording)
-    assert read(reference) == after_tree
-    after = snapshot(reference)
-    crashing = variant(CrashingFileSystemOps, real_sync=False)
-    outcomes = set()
-    for crash_at in range(1, len(recording.log) + 1):
-        root = tmp_path / f"crash-{crash_at}"
-        plan = fresh(root)
-        assert crash_in_process(lambda fs: commit(plan, fs=fs), crashing(crash_at))  # noqa: B023
-        recover(str(root))
-        state = snapshot(root)
-        assert state in (before, after), f"crash before call {crash_at}"
-        outcomes.add(state == after)
-        assert leftovers(root) == []
-    assert outcomes == {False, True}
+    _before, after = crash_at_every_call(fresh, tmp_path)
+    assert read(tmp_path / "reference") == after_tree
 
 
 def test_stat_and_numstat_are_git_applys(made: tuple[Path, bytes], tmp_path: Path) -> None:

@@ -279,3 +279,33 @@ def variant(base: type[_FS], *, real_sync: bool = True, journal_links: bool = Tr
     would (``journal_links=False``: forces the copy fallback)."""
     name = f"{base.__name__}{'' if real_sync else 'NoSync'}{'' if journal_links else 'NoLinks'}"
     return type(name, (_Quirks, base), {"real_sync": real_sync, "journal_links": journal_links})
+
+
+def crash_at_every_call(fresh: Callable[[Path], Plan], scratch: Path) -> tuple[Snapshot, Snapshot]:
+    """Commit the plan ``fresh`` makes in a new tree, crashing it at each filesystem call in turn
+    (one tree per call, in ``scratch``), then recover: every tree ends as before or as after,
+    nothing left behind, both seen (crashes before and after the commit point). Returns the
+    (before, after) snapshots of an uncrashed run, for the caller's own checks of ``after``."""
+    from patchtx.txn import commit, recover
+
+    from ..fsops_testing import RecordingFileSystemOps
+
+    reference = scratch / "reference"
+    plan = fresh(reference)
+    before = snapshot(reference)
+    recording = variant(RecordingFileSystemOps, real_sync=False)()
+    commit(plan, fs=recording)
+    after = snapshot(reference)
+    crashing = variant(CrashingFileSystemOps, real_sync=False)
+    outcomes = set()
+    for crash_at in range(1, len(recording.log) + 1):
+        root = scratch / f"crash-{crash_at}"
+        plan = fresh(root)
+        assert crash_in_process(lambda fs: commit(plan, fs=fs), crashing(crash_at))  # noqa: B023
+        recover(str(root))
+        state = snapshot(root)
+        assert state in (before, after), f"crash before call {crash_at}: {state}"
+        outcomes.add(state == after)
+        assert leftovers(root) == []
+    assert outcomes == {False, True}
+    return before, after

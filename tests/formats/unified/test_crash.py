@@ -8,10 +8,8 @@ from pathlib import Path
 
 from patchtx.api import plan_patch
 from patchtx.model import Plan
-from patchtx.txn import commit, recover
 
-from ...fsops_testing import CrashingFileSystemOps, RecordingFileSystemOps
-from ...txn.helpers import crash_in_process, leftovers, snapshot, variant
+from ...txn.helpers import crash_at_every_call
 from .support import write_tree
 
 DIFF = """\
@@ -52,23 +50,6 @@ def _fresh(root: Path) -> Plan:
 
 
 def test_crash_at_every_call_then_recover(tmp_path: Path) -> None:
-    reference = tmp_path / "reference"
-    plan = _fresh(reference)
-    before = snapshot(reference)
-    recording = variant(RecordingFileSystemOps, real_sync=False)()
-    commit(plan, fs=recording)
-    after = snapshot(reference)
+    _before, after = crash_at_every_call(_fresh, tmp_path)
     assert after["run.sh"][1] & 0o111 and after["tool"][1] & 0o111 and "src" not in after
     assert after["lib/a.py"][2] == b"one\nTWO\n" and "old.txt" not in after
-    crashing = variant(CrashingFileSystemOps, real_sync=False)
-    outcomes = set()
-    for crash_at in range(1, len(recording.log) + 1):
-        root = tmp_path / f"crash-{crash_at}"
-        plan = _fresh(root)
-        assert crash_in_process(lambda fs: commit(plan, fs=fs), crashing(crash_at))  # noqa: B023
-        recover(str(root))
-        state = snapshot(root)
-        assert state in (before, after), f"crash before call {crash_at}: {state}"
-        outcomes.add(state == after)
-        assert leftovers(root) == []
-    assert outcomes == {False, True}  # crashes before and after the commit point
