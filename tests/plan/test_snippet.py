@@ -244,3 +244,42 @@ def test_new_lines_that_all_stand_in_the_file_are_refused() -> None:
                "// ... existing code ...\n")
     error = refused(texts, snippet, "rs")
     assert error.kind == "ambiguous_context" and "which the file already holds (line 5)" in error.message
+
+
+ATTACKED = "def f(a):\n    b = a + 1\n    c = b * 2\n    d = c - 3\n    return d\n\n\ndef g():\n    return 1\n"
+
+
+@pytest.mark.parametrize("wording", [
+    "# rest unchanged", "# same as before", "# (unchanged)", "# keep existing code", "# rest of the function",
+    "# --- existing code ---", "# other statements unchanged", "# code omitted for brevity",
+    "# existing code omitted for brevity", "# no changes below", "# etc.", "# [...]"])
+def test_a_comment_in_place_of_deleted_code_is_refused_whatever_its_words(wording: str) -> None:
+    """Found by an attack on the merger: a placeholder in words the recogniser does not know, in
+    place of lines the model left out, read as code deleted and the comment written (the lines
+    lost, exit 0). A change that adds a comment the file lacks while deleting more code than it
+    writes is refused, whatever the comment says; the change shown between kept lines merges."""
+    lines = ATTACKED.split("\n")[:-1]
+    snippet = f"def f(a):\n    b = a + 10\n    {wording}\n    return d\n# ... existing code ...\n"
+    with pytest.raises(PatchtxError) as refused:
+        merge_snippet(lines, snippet, "py", "a.py")
+    assert refused.value.kind == "placeholder" and wording in refused.value.message
+    shown = "def f(a):\n    b = a + 10\n    c = b * 2\n# ... existing code ...\n"  # (the change between kept lines)
+    assert merge_snippet(lines, shown, "py", "a.py") == ATTACKED.replace("a + 1\n", "a + 10\n").split("\n")[:-1]
+
+
+def test_a_markdown_comment_in_place_of_deleted_text_is_refused() -> None:
+    md = "# Title\n\nIntro line.\n\n## Usage\n\nRun it.\nMore text.\n\n## License\n\nMIT\n".split("\n")[:-1]
+    snippet = ("<!-- ... existing content ... -->\n## Usage\n\nRun it now.\n"
+               "<!-- rest of the section unchanged -->\n\n## License\n<!-- ... -->\n")
+    with pytest.raises(PatchtxError) as refused:
+        merge_snippet(md, snippet, "md", "README.md")
+    assert refused.value.kind == "placeholder"
+
+
+def test_a_comment_added_with_its_code_still_merges() -> None:
+    """Not every new comment is a placeholder: one that comes with as much code as the change
+    deletes (a line replaced, its reason above it) is merged."""
+    lines = ATTACKED.split("\n")[:-1]
+    snippet = "def f(a):\n    # one more than before\n    b = a + 10\n    c = b * 2\n# ... existing code ...\n"
+    assert merge_snippet(lines, snippet, "py", "a.py") == \
+        ATTACKED.replace("    b = a + 1\n", "    # one more than before\n    b = a + 10\n").split("\n")[:-1]

@@ -159,7 +159,7 @@ def extension_of(path: str) -> str:
     return name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
 
 
-def _is_comment(line: str, extension: str) -> bool:
+def is_comment(line: str, extension: str) -> bool:
     """Whether ``line`` belongs to a comment: it starts with a comment marker (or ``*``, a block
     comment's inner line) or ends one."""
     stripped = line.strip()
@@ -180,8 +180,8 @@ def _in_comment(lines: Sequence[str], at: int, extension: str) -> bool:
             break
     before = next((line for line in reversed(lines[:at]) if line.strip()), None)
     after = next((line for line in lines[at + 1:] if line.strip()), None)
-    return (before is not None and after is not None and _is_comment(before, extension)
-            and _is_comment(after, extension))
+    return (before is not None and after is not None and is_comment(before, extension)
+            and is_comment(after, extension))
 
 
 def _variadic(lines: Sequence[str], at: int) -> bool:

@@ -22,7 +22,10 @@ context to add and where:
 6. each part that changes something keeps a line that stands once in the file (with a letter or
    a digit: a lone ``}`` places nothing); the merged file holds no such line twice, and a change
    whose new lines all stand in the file already is refused (a deletion shown with too little
-   context reads as copies inserted).
+   context reads as copies inserted);
+7. a change that adds a comment the file lacks while deleting more code than it writes is
+   refused (``placeholder``): the comment may stand for the lines, in words the recogniser does
+   not know.
 
 Lines are compared as the placement's second pass compares them (trailing white space ignored,
 ``place.normalise.rstrip``); a kept line keeps the file's spelling.
@@ -41,7 +44,7 @@ from ..errors import (
     PlaceholderError,
 )
 from ..place.normalise import rstrip
-from .placeholders import is_elision, is_placeholder
+from .placeholders import PLAIN, is_comment, is_elision, is_placeholder
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -396,6 +399,7 @@ class Merger:
             if after is None and deletes:
                 raise self._edge(part, block, "end")
             self._check_copies(part, block)
+            self._check_comment_for_code(part, block)
             at = end
         if blocks and part.open_before:
             self._check_edge_run(part, ops[:blocks[0][0]], ops[blocks[0][0]:blocks[0][1]], "start")
@@ -452,6 +456,34 @@ class Merger:
                  "the file on each side; to delete lines, show the unchanged lines right before and "
                  "after them. " + _HINT, path=self.display, line=part.first,
             details={"closest_line": at + 1})
+
+    def _check_comment_for_code(self, part: Part, block: list[tuple[str, int, int]]) -> None:
+        """A change that deletes more lines of code than it writes and adds a comment the file does
+        not hold: the comment may be a placeholder in words the recogniser does not know
+        (``# rest unchanged``, ``<!-- rest of the section unchanged -->``), standing for the lines
+        the fewest-edit reading deletes. Whether they are to go, or to stay, the text does not
+        tell."""
+        if self.extension in PLAIN:
+            return  # (text without comments: no line of it stands for others)
+        deleted = [self.texts[line] for kind, _, line in block if kind == "-"]
+        added = [part.lines[index] for kind, index, _ in block if kind == "+"]
+        comments = [line for line in added if line.strip() and is_comment(line, self.extension)
+                    and rstrip(line) not in self.positions]
+        code_deleted = sum(1 for line in deleted if line.strip() and not is_comment(line, self.extension))
+        code_added = sum(1 for line in added if line.strip() and not is_comment(line, self.extension))
+        if not comments or code_deleted <= code_added:
+            return
+        gone = [line for kind, _, line in block if kind == "-"]
+        raise PlaceholderError(
+            f"Refusing the snippet for {self.display}: the part at its line {part.first} adds the "
+            f"comment `{comments[0].strip()}` where it deletes {code_deleted - code_added} more "
+            f"line(s) of code than it writes (file lines {gone[0] + 1}-{gone[-1] + 1}): the comment "
+            "may stand for those lines, as a placeholder, or the lines may be meant to go; the text "
+            "does not tell which.",
+            hint="If the lines stay, write them out or mark them with a placeholder this tool "
+                 "knows (# ... existing code ..., // ... existing code ...); if they go, send the "
+                 "snippet without the comment, or the change as exact replacements (edit_files).",
+            path=self.display, line=part.first, details={"placeholder": comments[0]})
 
     def _check_duplicates(self, merged: list[str]) -> None:
         """A line that stands once in the file and would stand twice in the merged file: the
