@@ -457,17 +457,20 @@ def evaluate_targets(results: dict[str, dict[str, Cell]], works: dict[str, wl.Wo
     ratio_target("guard: tiny edit <= 3.5x python -c pass", "tiny-edit", "patchtx", "python-pass", 3.5)
     codex_tiny = med("tiny-edit", "codex")
     for key, name, limit in (
-            ("mcp", "guard: tiny edit per call to a running patchtx mcp <= 0.75x Codex", 0.75),
+            ("mcp_minimal", "guard: tiny edit per call to a running patchtx mcp (minimal JSON-RPC "
+                            "client) <= 0.75x Codex", 0.75),
             ("library", "guard: tiny edit per call through the library (warm) <= 0.5x Codex", 0.5)):
         per_call = (warm or {}).get(key)
         r = _ratio(per_call, codex_tiny)
-        floor = (warm or {}).get("mcp_floor") if key == "mcp" else None
+        sdk = (warm or {}).get("mcp") if key == "mcp_minimal" else None
+        floor = (warm or {}).get("mcp_floor") if key == "mcp_minimal" else None
         targets.append({"target": name, "limit": limit, "measured": r, "unit": "x",
                         "met": None if r is None else r <= limit,
                         "detail": f"{_fmt_s(per_call)} s per durable call (median of "
                                   f"{WARM_CALLS}) vs one run of Codex's binary {_fmt_s(codex_tiny)} s"
-                                  + ("" if floor is None else f"; the SDK's round trip alone (a canned "
-                                     f"answer of the same shape) {_fmt_s(floor)} s")})
+                                  + ("" if sdk is None else f"; through the official MCP client "
+                                     f"{_fmt_s(sdk)} s, its round trip alone (a canned answer of the "
+                                     f"same shape) {_fmt_s(floor)} s (issue 39: reported, not counted)")})
     cell = results.get("many-files", {}).get("patchtx")
     if cell and cell.maxrss_mib is not None:
         targets.append({"target": "peak memory (many files) <= 150 MiB", "limit": 150,
@@ -776,6 +779,8 @@ def main(argv: list[str] | None = None) -> int:
         for key, measure in (("library", lambda t: warm.library_per_call(
                                   t, WARM_CALLS, str(REPO / ".venv" / "bin" / "python"))),
                              ("mcp", lambda t: warm.mcp_per_call(
+                                  t, WARM_CALLS, str(REPO / ".venv" / "bin" / "patchtx"))),
+                             ("mcp_minimal", lambda t: warm.mcp_minimal_per_call(
                                   t, WARM_CALLS, str(REPO / ".venv" / "bin" / "patchtx"))),
                              ("mcp_floor", lambda t: warm.mcp_floor_per_call(
                                   t, WARM_CALLS, str(REPO / ".venv" / "bin" / "python")))):

@@ -84,6 +84,45 @@ def mcp_per_call(tree: Path, calls: int, patchtx_bin: str) -> list[float]:
     return asyncio.run(_mcp_calls(tree, calls, [patchtx_bin, "mcp"]))
 
 
+def mcp_minimal_per_call(tree: Path, calls: int, patchtx_bin: str) -> list[float]:
+    """``mcp_per_call`` through a minimal JSON-RPC client over stdio (a line written, lines read
+    until the answer with its id): what the server costs per call, the guard of issue 39's
+    decision, without the official client's own validation and task machinery."""
+    prepare(tree)
+    server = subprocess.Popen([patchtx_bin, "mcp", "--root", str(tree)], cwd=tree, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert server.stdin is not None and server.stdout is not None
+    stdin, stdout = server.stdin, server.stdout
+
+    def ask(ident: int, method: str, params: dict[str, object]) -> dict[str, object]:
+        stdin.write(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}).encode() + b"\n")
+        stdin.flush()
+        while True:
+            answer = json.loads(stdout.readline())
+            if answer.get("id") == ident:
+                return answer  # type: ignore[no-any-return]
+
+    try:
+        ask(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                              "clientInfo": {"name": "warm.py", "version": "1"}})
+        stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        stdin.flush()
+        times = []
+        for i in range(calls + WARM_UP):
+            started = time.perf_counter()
+            answer = ask(i + 1, "tools/call", {"name": "apply_patch", "arguments": {"patch": edit(i)}})
+            elapsed = time.perf_counter() - started
+            result = answer.get("result")
+            if not isinstance(result, dict) or result.get("isError"):
+                raise RuntimeError(f"call {i} failed: {answer}")
+            if i >= WARM_UP:
+                times.append(elapsed)
+        return times
+    finally:
+        stdin.close()
+        server.wait(timeout=30)
+
+
 def mcp_floor_per_call(tree: Path, calls: int, python: str = sys.executable) -> list[float]:
     """``mcp_per_call`` against a server whose tool answers at once (see ``_canned_server``)."""
     return asyncio.run(_mcp_calls(tree, calls, [python, __file__, "--canned-server"]))
@@ -124,6 +163,8 @@ def main(argv: list[str]) -> int:
     out["mcp"] = statistics.median(mcp_per_call(tree, calls, str(here / "patchtx")))
     out["mcp_ok"] = check(tree, calls)
     out["mcp_floor"] = statistics.median(mcp_floor_per_call(tree, calls))
+    out["mcp_minimal"] = statistics.median(mcp_minimal_per_call(tree, calls, str(here / "patchtx")))
+    out["mcp_minimal_ok"] = check(tree, calls)
     print(json.dumps(out))
     return 0
 
