@@ -230,17 +230,20 @@ def test_a_path_the_check_made_unremovable_is_named_and_recover_finishes_later(t
     assert files(tree) == before and leftovers(tree) == [] and no_copy_left(tree)
 
 
-def test_a_hard_linked_file_the_check_replaced_gets_its_original_back_under_every_name(tree: Path) -> None:
+@pytest.mark.parametrize("chmod", ["", "chmod 600 twin.txt && "], ids=["bytes", "bytes and mode"])
+def test_a_hard_linked_file_the_check_replaced_gets_its_original_back_under_every_name(
+        tree: Path, chmod: str) -> None:
     """a.txt has another name (twin.txt): the commit rewrites the file in place, so that both names
     see the change. The check puts a new file at a.txt: the roll back puts the original back at
     a.txt, and, through the descriptor the commit held on the file it rewrote, under twin.txt too
-    (which otherwise kept the rejected bytes)."""
+    (which otherwise kept the rejected bytes), its mode too when the check changed it (a mutant
+    without that fchmod survived the mutation run)."""
     os.link(tree / "a.txt", tree / "twin.txt")
     before = files(tree)
 
     with pytest.raises(VerifyFailedError) as raised:
         patchtx.apply_patch(PATCH, tree, allow_delete=True,
-                            verify="grep -q ONE twin.txt && cp a.txt a.new && mv a.new a.txt; exit 1")
+                            verify=f"grep -q ONE twin.txt && {chmod}cp a.txt a.new && mv a.new a.txt; exit 1")
 
     assert (tree / "twin.txt").read_text() == "one\n" and (tree / "a.txt").read_text() == "one\n"
     after = files(tree)
