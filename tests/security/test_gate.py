@@ -71,6 +71,23 @@ def test_a_hand_built_plan_gets_the_one_path_rule(tmp_path: Path, path: str) -> 
     assert snapshot(root) == before
 
 
+def test_a_hand_built_plan_with_a_relative_root_is_refused(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan whose root is relative would be resolved against whatever folder the process is in
+    when it commits: refused before anything is written (a mutant without this check survived
+    the mutation run: no planner makes such a plan)."""
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "a.txt").write_text("one\n")
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    plan = Plan(root="root", changes=(), targets=(PathTarget("a.txt", b"one\n", b"pwned\n"),))
+    for attempt in (lambda: commit(plan), lambda: patchtx.apply_plan(plan)):
+        with pytest.raises(PatchtxError) as caught:
+            attempt()
+        assert caught.value.kind == "unsafe_path" and "not an absolute path" in caught.value.message
+    assert snapshot(tmp_path) == before
+
+
 def test_the_planner_and_the_journal_reader_refuse_what_the_commit_refuses() -> None:
     from patchtx.txn.journal import relpath_field
     from patchtx.workspace.paths import BACKSLASH_IS_A_CHARACTER, path_problem
