@@ -43,6 +43,7 @@ from ..place.normalise import (
     indentation,
     line_shift,
     normalise,
+    old_lines_may_stand,
     one_shift,
     shifted,
     spell_indentation,
@@ -473,9 +474,7 @@ def _in_file_order(texts: Sequence[str], chunks: list[Chunk], place: Place, spel
         return None
     # Each hunk must be found alone: not one whose kept or removed line has a last-pass key the
     # file lacks (``_lost_plus``'s reasoning), told in one pass instead of a placement per hunk.
-    file_keys = set(normalised() if normalised is not None else map(normalise, texts))
-    if any(key and key not in file_keys
-           for chunk in chunks for line in chunk.old_lines for key in [normalise(line)]):
+    if not old_lines_may_stand(chunks, set(normalised() if normalised is not None else map(normalise, texts))):
         return None
     starts = []
     for chunk in chunks:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
+    from ..model import Chunk
+
 PUNCTUATION = str.maketrans(
     {
         **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"},
@@ -80,6 +82,13 @@ def unicode_keys(stripped: list[str]) -> list[str]:
 def normalise(line: str) -> str:
     """The last (loosest) pass's key of a line."""
     return unicode_key(line.strip(WHITESPACE))
+
+
+def old_lines_may_stand(chunks: Sequence[Chunk], file_keys: set[str]) -> bool:
+    """Whether every non-blank line the chunks keep or remove has its last pass's key among
+    ``file_keys`` (a file's lines' keys): if not, no placement in any pass finds them all (a
+    blank line aside: Codex's retry may drop one). The cheap question before placing them."""
+    return all(normalise(line) in file_keys for chunk in chunks for line in chunk.old_lines if line.strip())
 
 
 PASSES: tuple[Callable[[str], str], ...] = (

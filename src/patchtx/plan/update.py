@@ -47,7 +47,7 @@ from ..place.applied import (
 )
 from ..place.exact import update_exactly
 from ..place.matching import LineIndex
-from ..place.normalise import normalise
+from ..place.normalise import normalise, old_lines_may_stand
 from ..place.placer import Placed, UpdateRule
 from ..place.rewrite import rewrite
 from ..place.textfile import TextFile, decode
@@ -422,8 +422,7 @@ def _may_hold(chunks: Sequence[Chunk], data: bytes, texts: bool) -> bool:
     if texts:
         text = text.replace("\r\n", "\n")
         return all(old in text for chunk in chunks for kind, old in chunk.lines if kind == "-")
-    keys = set(map(normalise, text.splitlines()))
-    return all(normalise(line) in keys for chunk in chunks for line in chunk.old_lines if line.strip())
+    return old_lines_may_stand(chunks, set(map(normalise, text.splitlines())))
 
 
 # -- a patch that changes nothing, sections sent again ---------------------------------------------
